@@ -1,0 +1,91 @@
+#pragma once
+// Factories. Each allocates and fills directly on the target device (no host staging; random
+// numbers are generated there). A device left unnamed is the default device (guard.h).
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <vector>
+
+#include "locus/options.h"
+#include "locus/scalar.h"
+#include "locus/small_vector.h"
+#include "locus/tensor.h"
+
+namespace locus {
+
+Tensor empty(IntArrayRef sizes, const TensorOptions& options = {});
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options = {});
+Tensor zeros(IntArrayRef sizes, const TensorOptions& options = {});
+Tensor ones(IntArrayRef sizes, const TensorOptions& options = {});
+/// dtype defaults to the value's: float32 for a floating value, int64 for an integer, bool.
+Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& options = {});
+Tensor arange(const Scalar& end, const TensorOptions& options = {});
+Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options = {});
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& options = {});
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& options = {});
+Tensor eye(int64_t n, const TensorOptions& options = {});
+Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {});
+/// Uniform on [0, 1).
+Tensor rand(IntArrayRef sizes, const TensorOptions& options = {});
+/// Standard normal.
+Tensor randn(IntArrayRef sizes, const TensorOptions& options = {});
+/// Integers in [low, high); int64 unless a dtype is named.
+Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& options = {});
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& options = {});
+/// A random permutation of 0..n-1 (int64).
+Tensor randperm(int64_t n, const TensorOptions& options = {});
+
+Tensor empty_like(const Tensor& t, const TensorOptions& options = {});
+Tensor zeros_like(const Tensor& t, const TensorOptions& options = {});
+Tensor ones_like(const Tensor& t, const TensorOptions& options = {});
+Tensor full_like(const Tensor& t, const Scalar& value, const TensorOptions& options = {});
+Tensor rand_like(const Tensor& t, const TensorOptions& options = {});
+Tensor randn_like(const Tensor& t, const TensorOptions& options = {});
+Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options = {});
+
+/// Nested initializer lists of numbers, as locus::tensor({{1, 2}, {3, 4}}). Integers make
+/// int64, floating values float32 (the default dtype), bools make bool, unless options name one.
+class TensorDataContainer {
+ public:
+  TensorDataContainer(double v) : kind_(Kind::Float), scalar_(v) {}
+  TensorDataContainer(float v) : kind_(Kind::Float), scalar_(static_cast<double>(v)) {}
+  TensorDataContainer(int v) : kind_(Kind::Int), scalar_(static_cast<double>(v)) {}
+  TensorDataContainer(int64_t v) : kind_(Kind::Int), scalar_(static_cast<double>(v)), ival_(v), has_ival_(true) {}
+  TensorDataContainer(bool v) : kind_(Kind::Bool), scalar_(v ? 1.0 : 0.0) {}
+  TensorDataContainer(std::initializer_list<TensorDataContainer> l);
+  template <typename T>
+  TensorDataContainer(const std::vector<T>& v) : TensorDataContainer(from_vector(v)) {}
+
+  enum class Kind { Int, Float, Bool, List };
+  Kind kind() const { return kind_; }
+  /// Shape of the nested lists (throws for ragged lists).
+  std::vector<int64_t> sizes() const;
+  /// The inferred dtype (bool < int64 < float).
+  ScalarType scalar_type() const;
+  /// Flattens into doubles / int64s in row-major order.
+  void flatten(std::vector<double>& out_d, std::vector<int64_t>& out_i) const;
+
+ private:
+  template <typename T>
+  static TensorDataContainer from_vector(const std::vector<T>& v) {
+    TensorDataContainer c(0.0);
+    c.kind_ = Kind::List;
+    for (const T& x : v) c.list_.emplace_back(x);
+    return c;
+  }
+  Kind kind_;
+  double scalar_ = 0;
+  int64_t ival_ = 0;
+  bool has_ival_ = false;
+  std::vector<TensorDataContainer> list_;
+};
+Tensor tensor(const TensorDataContainer& data, const TensorOptions& options = {});
+
+/// Wraps memory the caller owns (a host pointer on cpu) without copying. The optional deleter
+/// runs when the last tensor using it goes away.
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {});
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options = {});
+Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter,
+                 const TensorOptions& options = {});
+
+}  // namespace locus

@@ -1,0 +1,76 @@
+#pragma once
+// Free functions, as libtorch's torch::add, torch::matmul, torch::cat, ...
+#include <optional>
+#include <vector>
+
+#include "locus/tensor.h"
+
+namespace locus {
+
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, const Scalar& b);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor neg(const Tensor& a);
+Tensor abs(const Tensor& a);
+Tensor exp(const Tensor& a);
+Tensor log(const Tensor& a);
+Tensor sqrt(const Tensor& a);
+Tensor relu(const Tensor& a);
+Tensor sigmoid(const Tensor& a);
+Tensor tanh(const Tensor& a);
+Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b);
+Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b);
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
+
+Tensor sum(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);
+Tensor sum(const Tensor& a, IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor mean(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);
+Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor max(const Tensor& a);
+std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor min(const Tensor& a);
+std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor argmax(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+/// beta * self + alpha * (mat1 @ mat2)
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+             const Scalar& alpha = 1);
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
+Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
+/// int64 class indices -> int64 one-hot rows; num_classes = -1 infers max + 1.
+Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+bool equal(const Tensor& a, const Tensor& b);
+Tensor flatten(const Tensor& a, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor reshape(const Tensor& a, IntArrayRef sizes);
+Tensor transpose(const Tensor& a, int64_t dim0, int64_t dim1);
+Tensor permute(const Tensor& a, IntArrayRef dims);
+Tensor unsqueeze(const Tensor& a, int64_t dim);
+Tensor squeeze(const Tensor& a);
+Tensor squeeze(const Tensor& a, int64_t dim);
+Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& a, int64_t dim, int64_t index);
+
+}  // namespace locus

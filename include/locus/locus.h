@@ -1,0 +1,16 @@
+#pragma once
+// Everything: #include <locus/locus.h>, then spell things as libtorch with locus:: for torch::.
+#include "locus/device.h"
+#include "locus/device_info.h"
+#include "locus/dtype.h"
+#include "locus/error.h"
+#include "locus/factory.h"
+#include "locus/functions.h"
+#include "locus/guard.h"
+#include "locus/memory.h"
+#include "locus/options.h"
+#include "locus/parallel.h"
+#include "locus/random.h"
+#include "locus/scalar.h"
+#include "locus/stream.h"
+#include "locus/tensor.h"

@@ -1,0 +1,21 @@
+#pragma once
+// Random numbers: one counter-based Philox 4x32-10 stream per process, so a seed gives the same
+// tensors on every device type (a model initialised on opencl:0 equals one initialised on cpu).
+#include <cstdint>
+
+namespace locus {
+
+/// Seeds the generator and resets its offset.
+void manual_seed(uint64_t seed);
+/// The current seed.
+uint64_t initial_seed();
+
+namespace detail {
+/// Reserves `count` numbers of the stream; returns (seed, offset) for the kernel. Thread-safe.
+struct PhiloxState {
+  uint64_t seed, offset;
+};
+PhiloxState philox_reserve(uint64_t count);
+}  // namespace detail
+
+}  // namespace locus

@@ -1,0 +1,262 @@
+#pragma once
+// Tensor: a strided view of a storage that lives on one device. Spelled as libtorch's at::Tensor.
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "locus/device.h"
+#include "locus/dtype.h"
+#include "locus/options.h"
+#include "locus/scalar.h"
+#include "locus/small_vector.h"
+
+namespace locus {
+
+struct TensorImpl;
+class Tensor;
+
+namespace autograd {
+struct Node;
+}
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- metadata ------------------------------------------------------------------------------
+  bool defined() const { return impl_ != nullptr; }
+  IntArrayRef sizes() const;
+  IntArrayRef strides() const;
+  /// Size of dimension `dim` (negative counts from the end).
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const;
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const;
+  int64_t storage_offset() const;
+  bool is_contiguous() const;
+  ScalarType scalar_type() const;
+  ScalarType dtype() const { return scalar_type(); }
+  Device device() const;
+  TensorOptions options() const;
+  size_t element_size() const { return locus::element_size(scalar_type()); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_opencl() const { return device().is_opencl(); }
+  bool is_floating_point() const { return locus::is_floating_point(scalar_type()); }
+  /// True when both handles refer to the same tensor object.
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+  /// True when both share one storage.
+  bool is_alias_of(const Tensor& other) const;
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
+  int64_t use_count() const { return impl_.use_count(); }
+  std::string toString() const;
+
+  // ---- data access (host-addressable devices; elsewhere an error that says to call .cpu()) --
+  template <typename T> T* data_ptr() const;
+  void* data_ptr() const;
+  const void* const_data_ptr() const { return data_ptr(); }
+  template <typename T> T item() const;
+  Scalar item() const;
+
+  // ---- moving --------------------------------------------------------------------------------
+  /// Returns *this (the same tensor) when device and dtype already match and copy is false.
+  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
+  Tensor cpu() const;
+  Tensor cuda(int index = -1, bool non_blocking = false) const;
+  Tensor opencl(int index = -1, bool non_blocking = false) const;
+  /// A copy in page-locked host memory (the same tensor if already pinned).
+  Tensor pin_memory() const;
+  bool is_pinned() const;
+
+  // ---- views and shape -----------------------------------------------------------------------
+  Tensor view(IntArrayRef sizes) const;
+  Tensor reshape(IntArrayRef sizes) const;
+  Tensor t() const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor slice(int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
+  Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = std::nullopt) const;
+  Tensor contiguous() const;
+  Tensor operator[](int64_t index) const { return select(0, index); }
+
+  // ---- copies and fills ----------------------------------------------------------------------
+  Tensor clone() const;
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  Tensor& fill_(const Scalar& value);
+  Tensor& zero_() { return fill_(0); }
+  Tensor detach() const;
+
+  // ---- arithmetic ----------------------------------------------------------------------------
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor mul(const Tensor& other) const;
+  Tensor mul(const Scalar& other) const;
+  Tensor div(const Tensor& other) const;
+  Tensor div(const Scalar& other) const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(const Scalar& exponent) const;
+  Tensor remainder(const Tensor& other) const;
+  Tensor remainder(const Scalar& other) const;
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(const Scalar& other);
+  Tensor& div_(const Tensor& other);
+  Tensor& div_(const Scalar& other);
+  Tensor neg() const;
+  Tensor abs() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor square() const;
+  Tensor reciprocal() const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor sign() const;
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor round() const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
+  Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor& relu_();
+
+  // ---- comparisons (bool results) ------------------------------------------------------------
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(const Scalar& other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(const Scalar& other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(const Scalar& other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(const Scalar& other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(const Scalar& other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(const Scalar& other) const;
+  Tensor logical_not() const;
+  Tensor logical_and(const Tensor& other) const;
+  Tensor logical_or(const Tensor& other) const;
+
+  // ---- reductions ----------------------------------------------------------------------------
+  Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor max() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dims, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor all() const;
+  Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+
+  // ---- linear algebra and indexing -----------------------------------------------------------
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor bmm(const Tensor& other) const;
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
+  bool equal(const Tensor& other) const;
+
+  // ---- autograd (implemented by src/autograd) ------------------------------------------------
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool requires_grad = true);
+  Tensor& set_requires_grad(bool requires_grad) { return requires_grad_(requires_grad); }
+  /// The accumulated gradient (undefined until a backward pass reaches this leaf).
+  const Tensor& grad() const;
+  Tensor& mutable_grad();
+  void set_grad(const Tensor& g);
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  bool is_leaf() const;
+  void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
+
+ private:
+  void* host_data(const char* op) const;
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// Operators, as libtorch.
+Tensor operator-(const Tensor& a);
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Scalar& b);
+Tensor operator-(const Tensor& a, const Scalar& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator+(const Scalar& a, const Tensor& b);
+Tensor operator-(const Scalar& a, const Tensor& b);
+Tensor operator*(const Scalar& a, const Tensor& b);
+Tensor operator/(const Scalar& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Scalar& b);
+Tensor operator!=(const Tensor& a, const Scalar& b);
+Tensor operator<(const Tensor& a, const Scalar& b);
+Tensor operator<=(const Tensor& a, const Scalar& b);
+Tensor operator>(const Tensor& a, const Scalar& b);
+Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Scalar& b);
+Tensor& operator-=(Tensor& a, const Scalar& b);
+Tensor& operator*=(Tensor& a, const Scalar& b);
+Tensor& operator/=(Tensor& a, const Scalar& b);
+
+/// Prints like PyTorch: tensor([[1., 2.]], device='opencl:0', dtype=float16)
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace locus

@@ -1,0 +1,19 @@
+#pragma once
+// Per-tensor autograd state (the graph itself lives in src/autograd).
+#include <memory>
+
+#include "locus/tensor.h"
+
+namespace locus::autograd {
+
+struct Node;
+
+struct AutogradMeta {
+  bool requires_grad = false;
+  Tensor grad;                    // accumulated gradient of a leaf
+  std::shared_ptr<Node> grad_fn;  // the node that produced a non-leaf
+  uint32_t output_nr = 0;         // which output of grad_fn this tensor is
+  bool retains_grad = false;
+};
+
+}  // namespace locus::autograd

@@ -1,0 +1,217 @@
+#pragma once
+// The one interface a device type implements (cpu/, opencl/, cuda/ under src/backends/).
+//
+// Everything above this boundary is device-neutral: ops check devices, dtypes and shapes once,
+// compute broadcast strides and output shapes, allocate outputs through the device's allocator,
+// then call exactly one op-family entry point here. Nothing above the backends branches on a
+// device type; capabilities are data (DeviceProps).
+//
+// Conventions for every compute entry point:
+//  - All TensorRefs live on the backend's device `index` (checked above the boundary).
+//  - Shapes are already broadcast: every operand of an elementwise op has out's ndim and sizes,
+//    with stride 0 on broadcast dimensions. Strides are in elements; Buffer::offset is in bytes
+//    and already includes the tensor's storage offset.
+//  - Work is enqueued on `stream` and may return before it completes (CPU runs it inline).
+//  - Entry points may throw locus::BackendError; they never abort.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "locus/device.h"
+#include "locus/dtype.h"
+
+namespace locus::backend {
+
+constexpr int kMaxDims = 8;  // kernels see at most this many dims; ops coalesce or copy first
+
+/// A span of device memory: `base` is the backend's handle (a host pointer on CPU, a cl_mem on
+/// OpenCL, a CUdeviceptr on CUDA) and `offset` a byte offset into it.
+struct Buffer {
+  void* base = nullptr;
+  size_t offset = 0;
+};
+
+/// A strided view handed to a kernel.
+struct TensorRef {
+  Buffer buf;
+  ScalarType dtype = kFloat;
+  int ndim = 0;
+  int64_t sizes[kMaxDims] = {};
+  int64_t strides[kMaxDims] = {};
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; ++i) n *= sizes[i];
+    return n;
+  }
+};
+
+/// An opaque stream or event handle; nullptr means the device's default stream.
+using StreamHandle = void*;
+using EventHandle = void*;
+
+struct DeviceProps {
+  std::string name;
+  std::string vendor;
+  std::string driver_version;
+  size_t total_memory = 0;      // bytes
+  int compute_units = 0;
+  size_t max_work_group_size = 0;
+  bool fp16 = false;            // half arithmetic supported
+  bool fp64 = false;
+  bool is_gpu = false;
+  bool host_addressable = false;  // Buffer::base + offset is a host pointer (CPU)
+  std::string extra;            // backend-specific notes for locus-info (compute capability, ...)
+};
+
+enum class UnaryOp : int {
+  Neg, Abs, Exp, Log, Sqrt, Relu, Sigmoid, Tanh, Clamp, PowScalar, Sin, Cos, Rsqrt, Reciprocal,
+  Gelu, GeluTanh, Sign, Square, Log1p, Expm1, Floor, Ceil, Round, LogicalNot,
+  ReluBackward, /* out = grad where a>0 — via binary instead */
+};
+struct UnaryParams {
+  double a = 0, b = 0;   // Clamp: min (a) and max (b); PowScalar: exponent (a)
+  bool has_a = false, has_b = false;  // Clamp: which bounds are set
+};
+
+enum class BinaryOp : int {
+  Add, Sub, Mul, Div, Pow, Maximum, Minimum, Remainder, FloorDivide,
+  Eq, Ne, Lt, Le, Gt, Ge,           // out dtype is kBool
+  LogicalAnd, LogicalOr,            // out dtype is kBool
+  ThresholdBackward,                // out = a if b > 0 else 0  (relu backward: a=grad, b=input)
+};
+inline bool binary_is_comparison(BinaryOp op) {
+  return op >= BinaryOp::Eq && op <= BinaryOp::LogicalOr;
+}
+
+enum class ReduceOp : int { Sum, Mean, Max, Min, ArgMax, ArgMin, Prod, Any, All };
+
+enum class RandomKind : int {
+  Uniform,   // a + (b - a) * U[0,1)
+  Normal,    // a + b * N(0,1)         (Box-Muller)
+  Int,       // integers in [a, b)
+  Bernoulli, // 1 with probability a, else 0
+};
+
+enum class IndexOp : int {
+  IndexSelect,  // out[..., i, ...] = in[..., index[i], ...] along dim
+  Gather,       // out[i][j] = in[index[i][j]][j] (dim 0), index has out's shape
+  ScatterAdd,   // out[index[i][j]][j] += src[i][j]   (out already holds the base values)
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // ---- devices ---------------------------------------------------------------------------
+  virtual DeviceType type() const = 0;
+  /// Number of usable devices; never throws (a missing driver is 0 and a reason).
+  virtual int device_count() noexcept = 0;
+  /// Why device_count() is 0 ("no driver: libcuda.so.1 not found", ...); empty when devices exist.
+  virtual std::string unavailable_reason() noexcept = 0;
+  virtual DeviceProps props(int index) = 0;
+  /// Free device memory in bytes as the driver reports it (total_memory when unknown).
+  virtual size_t free_memory(int index) = 0;
+
+  // ---- raw memory (the caching allocator sits above this) ---------------------------------
+  /// Allocates `bytes` on the device; returns nullptr when the device is out of memory
+  /// (other failures throw BackendError).
+  virtual void* raw_alloc(int index, size_t bytes) = 0;
+  virtual void raw_free(int index, void* base) noexcept = 0;
+  /// Page-locked host memory for fast and asynchronous copies; nullptr when unsupported.
+  virtual void* host_alloc(int index, size_t bytes, void** ctx) = 0;
+  virtual void host_free(int index, void* ptr, void* ctx) noexcept = 0;
+
+  // ---- byte copies (contiguous) -------------------------------------------------------------
+  /// host -> device. When `async` is false the call returns after the copy completed.
+  virtual void copy_from_host(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s,
+                              bool async) = 0;
+  /// device -> host. When `async` is false the call returns after the copy completed.
+  virtual void copy_to_host(int index, void* dst, Buffer src, size_t bytes, StreamHandle s,
+                            bool async) = 0;
+  /// Within one device.
+  virtual void copy_within(int index, Buffer dst, Buffer src, size_t bytes, StreamHandle s) = 0;
+  /// Between two devices of this backend; returns false when no direct route exists (the caller
+  /// then stages through pinned host memory).
+  virtual bool copy_peer(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes,
+                         StreamHandle s) = 0;
+
+  // ---- streams and events -----------------------------------------------------------------
+  virtual StreamHandle stream_create(int index) = 0;
+  virtual void stream_destroy(int index, StreamHandle s) noexcept = 0;
+  virtual void stream_synchronize(int index, StreamHandle s) = 0;
+  virtual EventHandle event_create(int index, bool timing) = 0;
+  virtual void event_destroy(int index, EventHandle e) noexcept = 0;
+  virtual void event_record(int index, EventHandle e, StreamHandle s) = 0;
+  /// Makes future work on `s` wait for `e` without blocking the host.
+  virtual void stream_wait_event(int index, StreamHandle s, EventHandle e) = 0;
+  /// True when all work captured by `e` has completed.
+  virtual bool event_query(int index, EventHandle e) = 0;
+  virtual void event_synchronize(int index, EventHandle e) = 0;
+  /// Milliseconds between two recorded, completed events.
+  virtual float event_elapsed_ms(int index, EventHandle start, EventHandle end) = 0;
+
+  // ---- compute: op families -----------------------------------------------------------------
+  /// out = op(in); out and in have the same dtype (the compute dtype).
+  virtual void unary(int index, StreamHandle s, UnaryOp op, const TensorRef& out,
+                     const TensorRef& in, const UnaryParams& p) = 0;
+  /// out = a op b; a and b share a dtype; out has it too, or kBool for comparisons.
+  virtual void binary(int index, StreamHandle s, BinaryOp op, const TensorRef& out,
+                      const TensorRef& a, const TensorRef& b) = 0;
+  /// out = a op scalar (or scalar op a when scalar_first).
+  virtual void binary_scalar(int index, StreamHandle s, BinaryOp op, const TensorRef& out,
+                             const TensorRef& a, double scalar, bool scalar_first) = 0;
+  /// out = cond ? a : b; cond is kBool, a/b/out share a dtype.
+  virtual void where(int index, StreamHandle s, const TensorRef& out, const TensorRef& cond,
+                     const TensorRef& a, const TensorRef& b) = 0;
+  /// Strided copy with dtype conversion (same device): out = in.to(out.dtype).
+  virtual void copy(int index, StreamHandle s, const TensorRef& out, const TensorRef& in) = 0;
+  /// out[i] = value (out may be strided).
+  virtual void fill(int index, StreamHandle s, const TensorRef& out, double value) = 0;
+  /// Contiguous out: out[i] = start + i * step (arange, linspace).
+  virtual void fill_linear(int index, StreamHandle s, const TensorRef& out, double start,
+                           double step) = 0;
+  /// Reduces the trailing in.ndim - out.ndim dims of `in`; the leading dims match out's sizes.
+  /// ArgMax/ArgMin reduce exactly one trailing dim and write kLong.
+  virtual void reduce(int index, StreamHandle s, ReduceOp op, const TensorRef& out,
+                      const TensorRef& in) = 0;
+  /// Contiguous in/out viewed as [outer, dim, inner]; softmax (or log_softmax) along dim.
+  virtual void softmax(int index, StreamHandle s, const TensorRef& out, const TensorRef& in,
+                       int64_t outer, int64_t dim, int64_t inner, bool log) = 0;
+  /// C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b], row-major, for b in [0, batch).
+  /// lda/ldb/ldc are row strides in elements; stride_* the batch strides in elements.
+  struct Gemm {
+    ScalarType dtype = kFloat;
+    bool trans_a = false, trans_b = false;
+    int64_t m = 0, n = 0, k = 0;
+    double alpha = 1, beta = 0;
+    Buffer a, b, c;
+    int64_t lda = 0, ldb = 0, ldc = 0;
+    int64_t batch = 1, stride_a = 0, stride_b = 0, stride_c = 0;
+  };
+  virtual void gemm(int index, StreamHandle s, const Gemm& g) = 0;
+  /// Contiguous out filled from the Philox 4x32-10 stream (seed, offset): element i uses counter
+  /// offset/4 + i/4 lane i%4 (normal uses pairs); identical on every backend.
+  virtual void random(int index, StreamHandle s, RandomKind kind, const TensorRef& out,
+                      uint64_t seed, uint64_t offset, double a, double b) = 0;
+  /// Index family; `index` tensors are kLong. `dim` is in [0, out.ndim). Out-of-range indices are
+  /// checked above the boundary.
+  virtual void index(int index, StreamHandle s, IndexOp op, const TensorRef& out,
+                     const TensorRef& in, const TensorRef& idx, int dim) = 0;
+  /// im2col for conv2d: in is contiguous [C, H, W] at in.buf; out contiguous
+  /// [C*kh*kw, oh*ow]. (col2im when `reverse`: accumulates out into in.)
+  struct Im2Col {
+    int64_t c = 0, h = 0, w = 0, kh = 0, kw = 0, oh = 0, ow = 0;
+    int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+  };
+  virtual void im2col(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out,
+                      const Im2Col& p, bool reverse) = 0;
+};
+
+/// The backend registered for `t`, or nullptr when locus was built without it.
+Backend* get(DeviceType t) noexcept;
+/// Called once per backend from the generated registry (src/core/registry.cpp).
+void register_backend(std::unique_ptr<Backend> b);
+
+}  // namespace locus::backend

@@ -1,0 +1,250 @@
+// Tensor metadata, storage lifetime, host data access and views.
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "autograd/meta.h"
+#include "core/tensor_impl.h"
+#include "locus/error.h"
+#include "locus/guard.h"
+#include "ops/dispatch.h"
+
+namespace locus {
+
+// ---- Storage ---------------------------------------------------------------------------------
+Storage::~Storage() {
+  wait_pending();
+  if (allocator != nullptr) allocator->free(alloc);
+  else if (pinned.ptr != nullptr) memory::pinned_free(pinned);
+  else if (deleter) deleter(alloc.buf.base);
+}
+
+void Storage::set_pending(backend::Backend* b, int index, backend::EventHandle e) {
+  wait_pending();
+  pending.store(new Pending{b, index, e}, std::memory_order_release);
+}
+
+void Storage::wait_pending_slow() {
+  Pending* p = pending.exchange(nullptr, std::memory_order_acq_rel);
+  if (p == nullptr) return;
+  std::unique_ptr<Pending> owner(p);
+  p->backend->event_synchronize(p->index, p->event);
+  p->backend->event_destroy(p->index, p->event);
+}
+
+namespace detail {
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector s(sizes.size());
+  int64_t acc = 1;
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    s[i] = acc;
+    acc *= std::max<int64_t>(sizes[i], 1);
+  }
+  return s;
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+  int64_t n = std::max<int64_t>(ndim, 1);
+  if (dim < -n || dim >= n)
+    throw Error(std::string(op) + "(): dimension out of range (expected to be in range of [" +
+                std::to_string(-n) + ", " + std::to_string(n - 1) + "], but got " + std::to_string(dim) + ").");
+  return dim < 0 ? dim + n : dim;
+}
+
+Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinned) {
+  int64_t numel = 1;
+  for (int64_t s : sizes) {
+    if (s < 0)
+      throw Error("empty(): trying to create a tensor with negative dimension " + std::to_string(s) +
+                  ": " + ops::shape_str(sizes) + ".");
+    numel *= s;
+  }
+  if (!device.is_cpu() && !device.has_index()) device = resolve_device(device);
+  auto storage = std::make_shared<Storage>();
+  storage->device = device;
+  size_t bytes = static_cast<size_t>(numel) * element_size(dtype);
+  storage->nbytes = bytes;
+  if (pinned) {
+    if (!device.is_cpu()) throw Error("pin_memory(): only cpu tensors can be pinned, got " + device.str() + ".");
+    Device acc = Device(kCPU);
+    for (DeviceType t : {kCUDA, kOpenCL}) {
+      backend::Backend* b = backend::get(t);
+      if (b != nullptr && b->device_count() > 0) { acc = Device(t, 0); break; }
+    }
+    if (acc.is_cpu())
+      throw NotAvailableError("pin_memory(): page-locked memory needs an accelerator (cuda or opencl), and none is "
+                              "available on this machine; use ordinary cpu tensors.");
+    storage->pinned = memory::pinned_allocate(acc, bytes);
+    storage->alloc.buf.base = storage->pinned.ptr;
+    storage->alloc.size = bytes;
+  } else {
+    memory::DeviceAllocator& a = memory::allocator_for(device);
+    storage->alloc = a.allocate(bytes, device.is_cpu() ? nullptr : ops::current_stream(device));
+    storage->allocator = &a;
+  }
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::move(storage);
+  impl->sizes = DimVector(sizes);
+  impl->strides = contiguous_strides(sizes);
+  impl->numel = numel;
+  impl->dtype = dtype;
+  impl->device = device;
+  impl->contiguous = true;
+  return Tensor(std::move(impl));
+}
+
+Tensor make_view(const Tensor& src, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  const TensorImpl* s = src.unsafeGetTensorImpl();
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = s->storage;
+  impl->sizes = DimVector(sizes);
+  impl->strides = DimVector(strides);
+  impl->offset = offset;
+  impl->dtype = s->dtype;
+  impl->device = s->device;
+  impl->refresh();
+  return Tensor(std::move(impl));
+}
+
+}  // namespace detail
+
+namespace {
+const TensorImpl& checked(const std::shared_ptr<TensorImpl>& p) {
+  if (!p) throw Error("Tensor: the tensor is undefined (default-constructed); create it with a factory first.");
+  return *p;
+}
+}  // namespace
+
+// ---- metadata -------------------------------------------------------------------------------
+IntArrayRef Tensor::sizes() const { return checked(impl_).sizes.ref(); }
+IntArrayRef Tensor::strides() const { return checked(impl_).strides.ref(); }
+int64_t Tensor::dim() const { return static_cast<int64_t>(checked(impl_).sizes.size()); }
+int64_t Tensor::numel() const { return checked(impl_).numel; }
+int64_t Tensor::storage_offset() const { return checked(impl_).offset; }
+bool Tensor::is_contiguous() const { return checked(impl_).contiguous; }
+ScalarType Tensor::scalar_type() const { return checked(impl_).dtype; }
+Device Tensor::device() const { return checked(impl_).device; }
+TensorOptions Tensor::options() const {
+  return TensorOptions().device(device()).dtype(scalar_type()).requires_grad(requires_grad());
+}
+bool Tensor::is_alias_of(const Tensor& o) const {
+  return defined() && o.defined() && impl_->storage == o.impl_->storage;
+}
+int64_t Tensor::size(int64_t d) const { return impl_->sizes[detail::wrap_dim(d, dim(), "size")]; }
+int64_t Tensor::stride(int64_t d) const { return impl_->strides[detail::wrap_dim(d, dim(), "stride")]; }
+
+// ---- host data --------------------------------------------------------------------------------
+void* Tensor::host_data(const char* op) const {
+  const TensorImpl& t = checked(impl_);
+  if (!t.device.is_cpu())
+    throw Error(std::string(op) + "(): the data of a tensor on " + t.device.str() +
+                " is not addressable from the host; copy it first with .cpu() (or .to(locus::kCPU)).");
+  t.storage->wait_pending();
+  if (t.storage->alloc.buf.base == nullptr) return nullptr;
+  return t.storage->host_ptr() + t.offset * static_cast<int64_t>(locus::element_size(t.dtype));
+}
+
+void* Tensor::data_ptr() const { return host_data("data_ptr"); }
+
+#define LOCUS_DATA_PTR(T)                                                                        \
+  template <>                                                                                    \
+  T* Tensor::data_ptr<T>() const {                                                               \
+    if (scalar_type() != CppTypeToScalarType<T>::value)                                          \
+      throw Error(std::string("data_ptr<") + dtype_name(CppTypeToScalarType<T>::value) +         \
+                  ">(): the tensor's dtype is " + dtype_name(scalar_type()) +                    \
+                  "; use data_ptr<" + dtype_name(scalar_type()) + " type> or convert with .to()."); \
+    return static_cast<T*>(host_data("data_ptr"));                                               \
+  }
+LOCUS_DATA_PTR(uint8_t)
+LOCUS_DATA_PTR(int32_t)
+LOCUS_DATA_PTR(int64_t)
+LOCUS_DATA_PTR(Half)
+LOCUS_DATA_PTR(float)
+LOCUS_DATA_PTR(double)
+LOCUS_DATA_PTR(bool)
+LOCUS_DATA_PTR(BFloat16)
+#undef LOCUS_DATA_PTR
+
+Scalar Tensor::item() const {
+  if (numel() != 1)
+    throw Error("item(): a Tensor with " + std::to_string(numel()) +
+                " elements cannot be converted to a Scalar; index or reduce it first.");
+  Tensor c = device().is_cpu() ? *this : this->to(Device(kCPU));
+  const void* p = c.host_data("item");
+  switch (c.scalar_type()) {
+    case kByte: return Scalar(static_cast<int64_t>(*static_cast<const uint8_t*>(p)));
+    case kInt: return Scalar(static_cast<int64_t>(*static_cast<const int32_t*>(p)));
+    case kLong: return Scalar(*static_cast<const int64_t*>(p));
+    case kHalf: return Scalar(static_cast<double>(static_cast<float>(*static_cast<const Half*>(p))));
+    case kFloat: return Scalar(static_cast<double>(*static_cast<const float*>(p)));
+    case kDouble: return Scalar(*static_cast<const double*>(p));
+    case kBool: return Scalar(*static_cast<const bool*>(p));
+    case kBFloat16: return Scalar(static_cast<double>(static_cast<float>(*static_cast<const BFloat16*>(p))));
+    default: throw Error("item(): undefined dtype.");
+  }
+}
+
+template <typename T>
+T Tensor::item() const {
+  return item().to<T>();
+}
+template uint8_t Tensor::item<uint8_t>() const;
+template int32_t Tensor::item<int32_t>() const;
+template int64_t Tensor::item<int64_t>() const;
+template float Tensor::item<float>() const;
+template double Tensor::item<double>() const;
+template bool Tensor::item<bool>() const;
+template Half Tensor::item<Half>() const;
+template BFloat16 Tensor::item<BFloat16>() const;
+
+// ---- autograd state (the graph is in src/autograd) -------------------------------------------
+bool Tensor::requires_grad() const { return impl_ && impl_->autograd && impl_->autograd->requires_grad; }
+
+Tensor& Tensor::requires_grad_(bool b) {
+  checked(impl_);
+  if (b && !is_floating_point())
+    throw Error(std::string("requires_grad_(): only tensors of floating point dtype can require gradients, got ") +
+                dtype_name(scalar_type()) + ".");
+  if (!impl_->autograd) impl_->autograd = std::make_shared<autograd::AutogradMeta>();
+  impl_->autograd->requires_grad = b;
+  return *this;
+}
+
+const Tensor& Tensor::grad() const {
+  static const Tensor undefined;
+  if (!impl_ || !impl_->autograd) return undefined;
+  return impl_->autograd->grad;
+}
+
+Tensor& Tensor::mutable_grad() {
+  checked(impl_);
+  if (!impl_->autograd) impl_->autograd = std::make_shared<autograd::AutogradMeta>();
+  return impl_->autograd->grad;
+}
+
+void Tensor::set_grad(const Tensor& g) {
+  if (g.defined()) ops::check_same_device("set_grad", {{"self", this}, {"grad", &g}});
+  mutable_grad() = g;
+}
+
+std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  return impl_ && impl_->autograd ? impl_->autograd->grad_fn : nullptr;
+}
+bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
+
+Tensor Tensor::detach() const {
+  checked(impl_);
+  return detail::make_view(*this, sizes(), strides(), storage_offset());
+}
+
+std::string Tensor::toString() const {
+  if (!defined()) return "UndefinedTensor";
+  // libtorch spells it "CPUFloatType", "CUDAHalfType"; we follow with our type names.
+  std::string t = device_type_name(device().type());
+  for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (device().is_opencl()) t = "OpenCL";
+  return t + locus::toString(scalar_type()) + "Type";
+}
+
+}  // namespace locus

@@ -1,0 +1,90 @@
+#pragma once
+// TensorImpl and Storage: the internals behind locus::Tensor.
+#include <atomic>
+#include <functional>
+#include <memory>
+
+#include "core/backend.h"
+#include "locus/tensor.h"
+#include "memory/allocator.h"
+
+namespace locus {
+
+namespace autograd {
+struct AutogradMeta;  // defined by src/autograd
+}
+
+/// Bytes on one device. Freed through the allocator that made them (or the caller's deleter).
+struct Storage {
+  Device device = Device(kCPU);
+  memory::Allocation alloc;             // alloc.buf is what kernels see
+  memory::DeviceAllocator* allocator = nullptr;  // null: external (from_blob) or pinned
+  std::function<void(void*)> deleter;   // from_blob
+  memory::PinnedBlock pinned;           // pinned host memory (cpu tensors only)
+  size_t nbytes = 0;
+
+  // A device->host copy still in flight into this storage (non_blocking to cpu): the first host
+  // access waits on it. Also used for async host->device reads from pinned memory so the pinned
+  // block is not released while a copy reads it.
+  struct Pending {
+    backend::Backend* backend = nullptr;
+    int index = 0;
+    backend::EventHandle event = nullptr;
+  };
+  std::atomic<Pending*> pending{nullptr};
+
+  Storage() = default;
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  ~Storage();
+
+  /// Waits for and clears any pending copy.
+  void wait_pending() {
+    if (pending.load(std::memory_order_acquire) != nullptr) wait_pending_slow();
+  }
+  void set_pending(backend::Backend* b, int index, backend::EventHandle e);
+  void wait_pending_slow();
+  /// Host pointer to byte 0 (host-addressable devices only).
+  char* host_ptr() const { return static_cast<char*>(alloc.buf.base) + alloc.buf.offset; }
+};
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  DimVector sizes;
+  DimVector strides;
+  int64_t offset = 0;  // in elements
+  int64_t numel = 1;
+  ScalarType dtype = kFloat;
+  Device device = Device(kCPU);
+  bool contiguous = true;
+  std::shared_ptr<autograd::AutogradMeta> autograd;
+
+  void refresh() {
+    numel = 1;
+    for (size_t i = 0; i < sizes.size(); ++i) numel *= sizes[i];
+    contiguous = compute_contiguous();
+  }
+  bool compute_contiguous() const {
+    if (numel == 0) return true;
+    int64_t expected = 1;
+    for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+      if (sizes[i] == 1) continue;
+      if (strides[i] != expected) return false;
+      expected *= sizes[i];
+    }
+    return true;
+  }
+};
+
+namespace detail {
+/// Contiguous row-major strides for `sizes`.
+DimVector contiguous_strides(IntArrayRef sizes);
+/// A new uninitialised contiguous tensor on an indexed device (resolved, checked).
+Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinned = false);
+/// A tensor sharing `src`'s storage with new geometry.
+Tensor make_view(const Tensor& src, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+/// Wraps a dimension index: -1 -> ndim-1; throws a clear error when out of range.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+}  // namespace detail
+
+}  // namespace locus

@@ -1,0 +1,193 @@
+// Moving and copying. One function, copy_(), decides every route: same device (a strided
+// conversion kernel), host <-> device, peer (same backend, direct when the driver can), or staged
+// through pinned host memory.
+#include <cstring>
+
+#include "core/tensor_impl.h"
+#include "locus/error.h"
+#include "locus/factory.h"
+#include "locus/guard.h"
+#include "memory/allocator.h"
+#include "ops/dispatch.h"
+
+namespace locus {
+namespace {
+
+// Same-device strided copy with conversion; src already broadcast-compatible with dst.
+void copy_same_device(const Tensor& dst, const Tensor& src) {
+  if (dst.numel() == 0) return;
+  Device d = dst.device();
+  backend::TensorRef o = ops::ref(dst, "copy_");
+  backend::TensorRef i = ops::ref_broadcast(src, dst.sizes(), "copy_");
+  backend::TensorRef* refs[] = {&o, &i};
+  ops::coalesce(refs, 2);
+  ops::backend_for(d).copy(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), o, i);
+}
+
+int idx(Device d) { return d.index() < 0 ? 0 : d.index(); }
+
+// A contiguous tensor on src's device holding src broadcast to `sizes`, converted to `dtype`.
+Tensor dense_like(const Tensor& src, IntArrayRef sizes, ScalarType dtype) {
+  if (src.sizes() == sizes && src.is_contiguous() && src.scalar_type() == dtype) return src;
+  Tensor out = detail::make_empty(sizes, dtype, src.device());
+  copy_same_device(out, src);
+  return out;
+}
+
+}  // namespace
+
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+  if (!defined() || !src.defined()) throw Error("copy_(): both tensors must be defined.");
+  // src must broadcast to self's shape
+  DimVector b = ops::broadcast_shapes(sizes(), src.sizes(), "copy_");
+  if (b.ref() != sizes())
+    throw Error("copy_(): the source of shape " + ops::shape_str(src.sizes()) +
+                " cannot be broadcast to the destination's shape " + ops::shape_str(sizes()) + ".");
+  if (numel() == 0) return *this;
+  Device dd = device(), sd = src.device();
+  if (dd == sd) {
+    copy_same_device(*this, src);
+    return *this;
+  }
+  // Cross-device: move dense bytes of dst's dtype, then place them.
+  if (sd.is_cpu()) {  // host -> device
+    Tensor host = dense_like(src, sizes(), scalar_type());
+    host.unsafeGetTensorImpl()->storage->wait_pending();
+    Tensor target = is_contiguous() ? *this : detail::make_empty(sizes(), scalar_type(), dd);
+    backend::Backend& be = ops::backend_for(dd);
+    backend::TensorRef t = ops::ref(target, "copy_");
+    bool async = non_blocking && host.is_pinned();
+    auto stream = ops::current_stream(dd);
+    be.copy_from_host(idx(dd), t.buf, host.data_ptr(), host.nbytes(), stream, async);
+    if (async) {
+      // Keep the pinned source alive and unreusable until the copy has read it.
+      backend::EventHandle e = be.event_create(idx(dd), false);
+      be.event_record(idx(dd), e, stream);
+      host.unsafeGetTensorImpl()->storage->set_pending(&be, idx(dd), e);
+    }
+    if (!target.is_same(*this)) copy_same_device(*this, target);
+    return *this;
+  }
+  if (dd.is_cpu()) {  // device -> host
+    Tensor dev = dense_like(src, sizes(), scalar_type());
+    bool direct = is_contiguous();
+    Tensor target = direct ? *this : detail::make_empty(sizes(), scalar_type(), dd);
+    backend::Backend& be = ops::backend_for(sd);
+    backend::TensorRef s = ops::ref(dev, "copy_");
+    bool async = non_blocking && direct && is_pinned();
+    auto stream = ops::current_stream(sd);
+    Storage& st = *target.unsafeGetTensorImpl()->storage;
+    st.wait_pending();
+    void* dst_ptr = st.host_ptr() + target.storage_offset() * static_cast<int64_t>(target.element_size());
+    be.copy_to_host(idx(sd), dst_ptr, s.buf, target.nbytes(), stream, async);
+    if (async) {
+      backend::EventHandle e = be.event_create(idx(sd), false);
+      be.event_record(idx(sd), e, stream);
+      st.set_pending(&be, idx(sd), e);  // the first host access waits for it
+    }
+    if (!direct) copy_same_device(*this, target);
+    return *this;
+  }
+  // device -> device
+  Tensor dev = dense_like(src, sizes(), scalar_type());
+  Tensor target = is_contiguous() ? *this : detail::make_empty(sizes(), scalar_type(), dd);
+  bool done = false;
+  if (sd.type() == dd.type()) {
+    backend::Backend& be = ops::backend_for(sd);
+    be.stream_synchronize(idx(sd), ops::current_stream(sd));  // src's producers have finished
+    backend::TensorRef s = ops::ref(dev, "copy_"), t = ops::ref(target, "copy_");
+    done = be.copy_peer(idx(dd), t.buf, idx(sd), s.buf, target.nbytes(), ops::current_stream(dd));
+  }
+  if (!done) {  // staged through pinned host memory when we can, pageable otherwise
+    Tensor staging;
+    try {
+      staging = detail::make_empty(sizes(), scalar_type(), Device(kCPU), /*pinned=*/true);
+    } catch (const NotAvailableError&) {
+      staging = detail::make_empty(sizes(), scalar_type(), Device(kCPU));
+    }
+    staging.copy_(dev);
+    target.copy_(staging);
+  }
+  if (!target.is_same(*this)) copy_same_device(*this, target);
+  return *this;
+}
+
+Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {
+  if (!defined()) throw Error("to(): the tensor is undefined.");
+  Device cur = device();
+  Device target = options.has_device() ? options.device_opt().value() : cur;
+  if (!target.is_cpu() && !target.has_index()) target = resolve_device(target);
+  ScalarType dt = options.has_dtype() ? options.dtype() : scalar_type();
+  if (target == cur && dt == scalar_type() && !copy && (!options.pinned_memory() || is_pinned())) return *this;
+  if (target != cur) check_device_available(target);
+  bool pinned = options.pinned_memory() || (target.is_cpu() && !cur.is_cpu() && non_blocking);
+  Tensor out;
+  if (pinned) {
+    try {
+      out = detail::make_empty(sizes(), dt, target, true);
+    } catch (const NotAvailableError&) {
+      out = detail::make_empty(sizes(), dt, target, false);
+    }
+  } else {
+    out = detail::make_empty(sizes(), dt, target, false);
+  }
+  out.copy_(*this, non_blocking);
+  return out;
+}
+
+Tensor Tensor::to(Device d, bool nb, bool copy) const { return to(TensorOptions().device(d), nb, copy); }
+Tensor Tensor::to(ScalarType t, bool nb, bool copy) const { return to(TensorOptions().dtype(t), nb, copy); }
+Tensor Tensor::to(Device d, ScalarType t, bool nb, bool copy) const {
+  return to(TensorOptions().device(d).dtype(t), nb, copy);
+}
+Tensor Tensor::to(const Tensor& other, bool nb, bool copy) const {
+  return to(TensorOptions().device(other.device()).dtype(other.scalar_type()), nb, copy);
+}
+Tensor Tensor::cpu() const { return to(Device(kCPU)); }
+Tensor Tensor::cuda(int index, bool nb) const {
+  return to(Device(kCUDA, static_cast<DeviceIndex>(index)), nb);
+}
+Tensor Tensor::opencl(int index, bool nb) const {
+  return to(Device(kOpenCL, static_cast<DeviceIndex>(index)), nb);
+}
+
+bool Tensor::is_pinned() const {
+  return defined() && device().is_cpu() && impl()->storage->pinned.ptr != nullptr;
+}
+
+Tensor Tensor::pin_memory() const {
+  if (!device().is_cpu())
+    throw Error("pin_memory(): cannot pin a tensor on " + device().str() + "; only cpu tensors can be pinned.");
+  if (is_pinned()) return *this;
+  Tensor out = detail::make_empty(sizes(), scalar_type(), device(), true);
+  out.copy_(*this);
+  return out;
+}
+
+Tensor Tensor::contiguous() const {
+  if (is_contiguous()) return *this;
+  Tensor out = detail::make_empty(sizes(), scalar_type(), device());
+  copy_same_device(out, *this);
+  return out;
+}
+
+Tensor Tensor::clone() const {
+  Tensor out = detail::make_empty(sizes(), scalar_type(), device());
+  copy_same_device(out, *this);
+  return out;
+}
+
+Tensor& Tensor::fill_(const Scalar& value) {
+  if (numel() == 0) return *this;
+  if (is_integral(scalar_type(), false) && value.isFloatingPoint() && value.toDouble() != static_cast<double>(value.toLong()))
+    throw Error(std::string("fill_(): value ") + std::to_string(value.toDouble()) + " cannot be converted to " +
+                dtype_name(scalar_type()) + " without overflow or loss; use a floating dtype.");
+  Device d = device();
+  backend::TensorRef o = ops::ref(*this, "fill_");
+  backend::TensorRef* refs[] = {&o};
+  ops::coalesce(refs, 1);
+  ops::backend_for(d).fill(idx(d), ops::current_stream(d), o, value.toDouble());
+  return *this;
+}
+
+}  // namespace locus

@@ -1,0 +1,138 @@
+#include "ops/dispatch.h"
+
+#include <sstream>
+
+namespace locus::ops {
+
+backend::Backend& backend_for(Device d) {
+  backend::Backend* b = backend::get(d.type());
+  if (b == nullptr)
+    throw NotAvailableError(std::string("locus was built without ") + device_type_name(d.type()) +
+                            " support; device " + d.str() + " is not available.");
+  return *b;
+}
+
+Device check_same_device(const char* op, std::initializer_list<Arg> args) {
+  const Arg* first = nullptr;
+  for (const Arg& a : args) {
+    if (!a.t->defined()) continue;
+    if (first == nullptr || (is_cpu_scalar(*first->t) && !is_cpu_scalar(*a.t))) first = &a;
+  }
+  if (first == nullptr) throw Error(std::string(op) + "(): expected a defined tensor.");
+  Device d = first->t->device();
+  for (const Arg& a : args) {
+    if (!a.t->defined() || a.t->device() == d) continue;
+    if (is_cpu_scalar(*a.t)) continue;  // a 0-dim cpu tensor is a scalar anywhere
+    std::ostringstream os;
+    os << op << "(): Expected all tensors to be on the same device, but found at least two devices, "
+       << d << " and " << a.t->device() << "! Argument '" << a.name << "' is on " << a.t->device() << "; move it with .to(" << d << ").";
+    throw DeviceMismatchError(os.str());
+  }
+  return d;
+}
+
+backend::TensorRef ref(const Tensor& t, const char* op) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  impl->storage->wait_pending();
+  backend::TensorRef r;
+  if (impl->sizes.size() > static_cast<size_t>(backend::kMaxDims))
+    throw Error(std::string(op) + "(): tensors with more than " + std::to_string(backend::kMaxDims) +
+                " dimensions are not supported by this op, got " + std::to_string(impl->sizes.size()) +
+                ". Reshape to fewer dimensions first.");
+  r.buf = impl->storage->alloc.buf;
+  r.buf.offset += static_cast<size_t>(impl->offset) * element_size(impl->dtype);
+  r.dtype = impl->dtype;
+  r.ndim = static_cast<int>(impl->sizes.size());
+  for (int i = 0; i < r.ndim; ++i) {
+    r.sizes[i] = impl->sizes[i];
+    r.strides[i] = impl->strides[i];
+  }
+  return r;
+}
+
+backend::TensorRef ref_broadcast(const Tensor& t, IntArrayRef sizes, const char* op) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  impl->storage->wait_pending();
+  backend::TensorRef r;
+  if (sizes.size() > static_cast<size_t>(backend::kMaxDims))
+    throw Error(std::string(op) + "(): tensors with more than " + std::to_string(backend::kMaxDims) +
+                " dimensions are not supported by this op, got " + std::to_string(sizes.size()) +
+                ". Reshape to fewer dimensions first.");
+  r.buf = impl->storage->alloc.buf;
+  r.buf.offset += static_cast<size_t>(impl->offset) * element_size(impl->dtype);
+  r.dtype = impl->dtype;
+  r.ndim = static_cast<int>(sizes.size());
+  int64_t lead = r.ndim - static_cast<int64_t>(impl->sizes.size());
+  for (int i = 0; i < r.ndim; ++i) {
+    r.sizes[i] = sizes[i];
+    int64_t j = i - lead;
+    if (j < 0 || (impl->sizes[j] == 1 && sizes[i] != 1)) r.strides[i] = 0;
+    else r.strides[i] = impl->strides[j];
+  }
+  return r;
+}
+
+void coalesce(backend::TensorRef* refs[], int n) {
+  backend::TensorRef& r0 = *refs[0];
+  if (r0.ndim <= 1) return;
+  // drop size-1 dims, then merge dim i into i+1 when stride[i] == stride[i+1] * size[i+1] everywhere
+  int nd = 0;
+  for (int i = 0; i < r0.ndim; ++i) {
+    if (r0.sizes[i] == 1) continue;
+    for (int k = 0; k < n; ++k) {
+      refs[k]->sizes[nd] = refs[k]->sizes[i];
+      refs[k]->strides[nd] = refs[k]->strides[i];
+    }
+    ++nd;
+  }
+  if (nd == 0) {
+    for (int k = 0; k < n; ++k) { refs[k]->ndim = 1; refs[k]->sizes[0] = 1; refs[k]->strides[0] = 1; }
+    return;
+  }
+  int out = 0;
+  for (int i = 1; i < nd; ++i) {
+    bool mergeable = true;
+    for (int k = 0; k < n; ++k)
+      if (refs[k]->strides[out] != refs[k]->strides[i] * refs[k]->sizes[i]) { mergeable = false; break; }
+    for (int k = 0; k < n; ++k) {
+      if (mergeable) {
+        refs[k]->sizes[out] *= refs[k]->sizes[i];
+        refs[k]->strides[out] = refs[k]->strides[i];
+      } else {
+        refs[k]->sizes[out + 1] = refs[k]->sizes[i];
+        refs[k]->strides[out + 1] = refs[k]->strides[i];
+      }
+    }
+    if (!mergeable) ++out;
+  }
+  for (int k = 0; k < n; ++k) refs[k]->ndim = out + 1;
+}
+
+std::string shape_str(IntArrayRef s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
+  size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1)
+      throw Error(std::string(op) + "(): the size of tensor a (" + std::to_string(da) +
+                  ") must match the size of tensor b (" + std::to_string(db) + ") at non-singleton dimension " +
+                  std::to_string(i) + "; shapes " + shape_str(a) + " and " + shape_str(b) +
+                  " cannot be broadcast together.");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Tensor cast(const Tensor& t, ScalarType dtype) {
+  if (t.scalar_type() == dtype) return t;
+  return t.to(dtype);
+}
+
+}  // namespace locus::ops

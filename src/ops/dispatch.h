@@ -1,0 +1,45 @@
+#pragma once
+// Helpers shared by the device-neutral op code: device checks, backend lookup, kernel refs.
+#include <initializer_list>
+#include <utility>
+
+#include "core/backend.h"
+#include "core/tensor_impl.h"
+#include "locus/error.h"
+#include "locus/stream.h"
+
+namespace locus::ops {
+
+/// The backend serving `d` (registered, since the tensor exists there).
+backend::Backend& backend_for(Device d);
+/// The current stream handle of `d` on this thread (nullptr: the default stream).
+backend::StreamHandle current_stream(Device d);
+
+/// A named operand for device checks.
+struct Arg {
+  const char* name;
+  const Tensor* t;
+};
+/// Checks that every defined operand is on one device before anything is allocated; a 0-dim
+/// cpu tensor is accepted as a scalar on any device. Returns that device. Throws
+/// DeviceMismatchError with PyTorch's opening words, the argument and the fix.
+Device check_same_device(const char* op, std::initializer_list<Arg> args);
+/// True for a 0-dim cpu tensor used with tensors on another device.
+inline bool is_cpu_scalar(const Tensor& t) { return t.dim() == 0 && t.device().is_cpu(); }
+
+/// The kernel's view of `t` (waits for a pending copy into it first). At most kMaxDims dims.
+backend::TensorRef ref(const Tensor& t, const char* op);
+/// `t`'s view broadcast to `sizes` (stride 0 on broadcast dims), at most kMaxDims dims.
+backend::TensorRef ref_broadcast(const Tensor& t, IntArrayRef sizes, const char* op);
+/// Merges dimensions that are contiguous in every operand (same sizes in all).
+void coalesce(backend::TensorRef* refs[], int n);
+
+/// Shape of broadcasting a and b, or an error naming the op and both shapes.
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
+
+/// `t` converted to `dtype` on its own device (the same tensor when it already has it).
+Tensor cast(const Tensor& t, ScalarType dtype);
+
+std::string shape_str(IntArrayRef s);
+
+}  // namespace locus::ops

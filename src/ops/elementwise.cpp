@@ -1,0 +1,415 @@
+// Elementwise ops: device checks, PyTorch's type promotion, broadcasting, then one backend call.
+#include <cmath>
+
+#include "core/tensor_impl.h"
+#include "locus/error.h"
+#include "locus/factory.h"
+#include "locus/functions.h"
+#include "ops/dispatch.h"
+
+namespace locus {
+namespace {
+
+using backend::BinaryOp;
+using backend::UnaryOp;
+
+enum class Cat { Undefined, Bool, Int, Float };
+Cat category(ScalarType t) {
+  if (t == ScalarType::Undefined) return Cat::Undefined;
+  if (t == kBool) return Cat::Bool;
+  return locus::is_floating_point(t) ? Cat::Float : Cat::Int;
+}
+ScalarType promote_skip(ScalarType a, ScalarType b) {
+  if (a == ScalarType::Undefined) return b;
+  if (b == ScalarType::Undefined) return a;
+  return promote_types(a, b);
+}
+// PyTorch's combine_categories: the higher-priority class wins unless the lower one is of a
+// higher category.
+ScalarType combine(ScalarType higher, ScalarType lower) {
+  if (category(higher) == Cat::Float) return higher;
+  if (higher == kBool || category(lower) == Cat::Float) return promote_skip(higher, lower);
+  if (higher != ScalarType::Undefined) return higher;
+  return lower;
+}
+
+// Result dtype of an op over tensors (dimensioned, or 0-dim) and a wrapped Scalar.
+struct ResultType {
+  ScalarType dim = ScalarType::Undefined, zero = ScalarType::Undefined, wrapped = ScalarType::Undefined;
+  void add(const Tensor& t) {
+    if (t.dim() == 0) zero = promote_skip(zero, t.scalar_type());
+    else dim = promote_skip(dim, t.scalar_type());
+  }
+  void add(const Scalar& s) {
+    ScalarType st = s.isFloatingPoint() ? default_dtype() : (s.isBoolean() ? kBool : kLong);
+    wrapped = promote_skip(wrapped, st);
+  }
+  ScalarType get() const { return combine(combine(dim, zero), wrapped); }
+};
+
+bool is_int_like(ScalarType t) { return !locus::is_floating_point(t); }
+
+const char* binary_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return "add";
+    case BinaryOp::Sub: return "sub";
+    case BinaryOp::Mul: return "mul";
+    case BinaryOp::Div: return "div";
+    case BinaryOp::Pow: return "pow";
+    case BinaryOp::Maximum: return "maximum";
+    case BinaryOp::Minimum: return "minimum";
+    case BinaryOp::Remainder: return "remainder";
+    case BinaryOp::FloorDivide: return "floor_divide";
+    case BinaryOp::Eq: return "eq";
+    case BinaryOp::Ne: return "ne";
+    case BinaryOp::Lt: return "lt";
+    case BinaryOp::Le: return "le";
+    case BinaryOp::Gt: return "gt";
+    case BinaryOp::Ge: return "ge";
+    case BinaryOp::LogicalAnd: return "logical_and";
+    case BinaryOp::LogicalOr: return "logical_or";
+    case BinaryOp::ThresholdBackward: return "threshold_backward";
+  }
+  return "binary";
+}
+
+// The dtype the kernel computes in.
+ScalarType compute_type(BinaryOp op, ScalarType common) {
+  if ((op == BinaryOp::Div) && is_int_like(common)) return default_dtype();
+  if (op == BinaryOp::Pow && common == kBool) return kLong;
+  if ((op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul) && common == kBool)
+    return op == BinaryOp::Sub ? ScalarType::Undefined : kBool;
+  return common;
+}
+
+void check_out_cast(const char* op, ScalarType result, ScalarType out) {
+  // PyTorch's canCast: no float -> integral, no non-bool -> bool.
+  bool ok = !(locus::is_floating_point(result) && !locus::is_floating_point(out)) && !(result != kBool && out == kBool);
+  if (!ok)
+    throw Error(std::string(op) + "(): result type " + toString(result) +
+                " can't be cast to the desired output type " + toString(out) + ".");
+}
+
+Tensor binary_impl(BinaryOp op, const Tensor& a, const Tensor& b, Tensor* out_inplace) {
+  const char* name = binary_name(op);
+  Device d = ops::check_same_device(name, {{"self", &a}, {"other", &b}});
+  // A 0-dim cpu operand of an op on another device becomes a scalar.
+  if (!d.is_cpu() && (ops::is_cpu_scalar(a) != ops::is_cpu_scalar(b))) {
+    const Tensor& s = ops::is_cpu_scalar(a) ? a : b;
+    const Tensor& t = ops::is_cpu_scalar(a) ? b : a;
+    ResultType rt;
+    rt.add(t);
+    rt.add(s);
+    ScalarType common = rt.get();
+    ScalarType ct = compute_type(op, common);
+    if (ct == ScalarType::Undefined)
+      throw Error(std::string(name) + "(): subtraction with two bool tensors is not supported; use logical_xor() or cast to an integer dtype.");
+    ScalarType od = backend::binary_is_comparison(op) ? kBool : ct;
+    Tensor tc = ops::cast(t, ct);
+    Tensor out = out_inplace && out_inplace->scalar_type() == od && out_inplace->is_contiguous() ? *out_inplace
+                                                                                                   : detail::make_empty(t.sizes(), od, d);
+    backend::TensorRef o = ops::ref(out, name), x = ops::ref(tc, name);
+    backend::TensorRef* refs[] = {&o, &x};
+    ops::coalesce(refs, 2);
+    if (t.numel() > 0)
+      ops::backend_for(d).binary_scalar(d.index(), ops::current_stream(d), op, o, x, s.item().toDouble(),
+                                        ops::is_cpu_scalar(a));
+    return out;
+  }
+  ResultType rt;
+  rt.add(a);
+  rt.add(b);
+  ScalarType common = rt.get();
+  ScalarType ct = compute_type(op, common);
+  if (ct == ScalarType::Undefined)
+    throw Error(std::string(name) + "(): subtraction with two bool tensors is not supported; use logical_xor() or cast to an integer dtype.");
+  ScalarType od = backend::binary_is_comparison(op) ? kBool : ct;
+  DimVector shape = ops::broadcast_shapes(a.sizes(), b.sizes(), name);
+  Tensor ac = ops::cast(a, ct), bc = ops::cast(b, ct);
+  Tensor out;
+  if (out_inplace != nullptr && out_inplace->scalar_type() == od && out_inplace->sizes() == shape.ref())
+    out = *out_inplace;
+  else
+    out = detail::make_empty(shape, od, d);
+  if (out.numel() == 0) return out;
+  backend::TensorRef o = ops::ref(out, name), x = ops::ref_broadcast(ac, shape, name), y = ops::ref_broadcast(bc, shape, name);
+  backend::TensorRef* refs[] = {&o, &x, &y};
+  ops::coalesce(refs, 3);
+  ops::backend_for(d).binary(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), op, o, x, y);
+  return out;
+}
+
+Tensor binary_scalar_impl(BinaryOp op, const Tensor& a, const Scalar& s, bool scalar_first, Tensor* out_inplace) {
+  const char* name = binary_name(op);
+  Device d = a.device();
+  ResultType rt;
+  rt.add(a);
+  rt.add(s);
+  ScalarType common = rt.get();
+  ScalarType ct = compute_type(op, common);
+  if (ct == ScalarType::Undefined)
+    throw Error(std::string(name) + "(): subtraction with bool tensors is not supported; use logical_xor() or cast to an integer dtype.");
+  ScalarType od = backend::binary_is_comparison(op) ? kBool : ct;
+  Tensor ac = ops::cast(a, ct);
+  Tensor out;
+  if (out_inplace != nullptr && out_inplace->scalar_type() == od) out = *out_inplace;
+  else out = detail::make_empty(a.sizes(), od, d);
+  if (out.numel() == 0) return out;
+  backend::TensorRef o = ops::ref(out, name), x = ops::ref(ac, name);
+  backend::TensorRef* refs[] = {&o, &x};
+  ops::coalesce(refs, 2);
+  ops::backend_for(d).binary_scalar(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), op, o, x, s.toDouble(), scalar_first);
+  return out;
+}
+
+// In-place: compute straight into self when the result dtype matches, else through a temporary.
+Tensor& inplace(Tensor& self, const char* name, ScalarType result, const std::function<Tensor(Tensor*)>& f) {
+  check_out_cast(name, result, self.scalar_type());
+  Tensor r = f(&self);
+  if (!r.is_same(self)) {
+    if (r.sizes() != self.sizes())
+      throw Error(std::string(name) + "(): output with shape " + ops::shape_str(self.sizes()) +
+                  " doesn't match the broadcast shape " + ops::shape_str(r.sizes()) + ".");
+    self.copy_(r);
+  }
+  return self;
+}
+
+ScalarType result_of(const Tensor& a, const Tensor& b) {
+  ResultType rt;
+  rt.add(a);
+  rt.add(b);
+  return rt.get();
+}
+ScalarType result_of(const Tensor& a, const Scalar& b) {
+  ResultType rt;
+  rt.add(a);
+  rt.add(b);
+  return rt.get();
+}
+
+Tensor unary_impl(UnaryOp op, const char* name, const Tensor& a, backend::UnaryParams p = {}, bool float_only = false) {
+  Device d = a.device();
+  ScalarType ct = a.scalar_type();
+  if (float_only && !locus::is_floating_point(ct)) ct = default_dtype();
+  Tensor ac = ops::cast(a, ct);
+  Tensor out = detail::make_empty(a.sizes(), ct, d);
+  if (out.numel() == 0) return out;
+  backend::TensorRef o = ops::ref(out, name), x = ops::ref(ac, name);
+  backend::TensorRef* refs[] = {&o, &x};
+  ops::coalesce(refs, 2);
+  ops::backend_for(d).unary(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), op, o, x, p);
+  return out;
+}
+
+}  // namespace
+
+// ---- binary ---------------------------------------------------------------------------------
+Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
+  if (alpha.toDouble() == 1.0) return binary_impl(BinaryOp::Add, *this, o, nullptr);
+  return binary_impl(BinaryOp::Add, *this, o.mul(alpha), nullptr);
+}
+Tensor Tensor::add(const Scalar& o, const Scalar& alpha) const {
+  if (alpha.toDouble() == 1.0) return binary_scalar_impl(BinaryOp::Add, *this, o, false, nullptr);
+  return binary_scalar_impl(BinaryOp::Add, *this, Scalar(o.toDouble() * alpha.toDouble()), false, nullptr);
+}
+Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const {
+  if (alpha.toDouble() == 1.0) return binary_impl(BinaryOp::Sub, *this, o, nullptr);
+  return binary_impl(BinaryOp::Sub, *this, o.mul(alpha), nullptr);
+}
+Tensor Tensor::sub(const Scalar& o, const Scalar& alpha) const {
+  if (alpha.toDouble() == 1.0) return binary_scalar_impl(BinaryOp::Sub, *this, o, false, nullptr);
+  return binary_scalar_impl(BinaryOp::Sub, *this, Scalar(o.toDouble() * alpha.toDouble()), false, nullptr);
+}
+Tensor Tensor::mul(const Tensor& o) const { return binary_impl(BinaryOp::Mul, *this, o, nullptr); }
+Tensor Tensor::mul(const Scalar& o) const { return binary_scalar_impl(BinaryOp::Mul, *this, o, false, nullptr); }
+Tensor Tensor::div(const Tensor& o) const { return binary_impl(BinaryOp::Div, *this, o, nullptr); }
+Tensor Tensor::div(const Scalar& o) const { return binary_scalar_impl(BinaryOp::Div, *this, o, false, nullptr); }
+Tensor Tensor::pow(const Tensor& o) const { return binary_impl(BinaryOp::Pow, *this, o, nullptr); }
+Tensor Tensor::pow(const Scalar& e) const {
+  if (is_floating_point()) {
+    backend::UnaryParams p;
+    p.a = e.toDouble();
+    return unary_impl(UnaryOp::PowScalar, "pow", *this, p);
+  }
+  return binary_scalar_impl(BinaryOp::Pow, *this, e, false, nullptr);
+}
+Tensor Tensor::remainder(const Tensor& o) const { return binary_impl(BinaryOp::Remainder, *this, o, nullptr); }
+Tensor Tensor::remainder(const Scalar& o) const { return binary_scalar_impl(BinaryOp::Remainder, *this, o, false, nullptr); }
+Tensor Tensor::maximum(const Tensor& o) const { return binary_impl(BinaryOp::Maximum, *this, o, nullptr); }
+Tensor Tensor::minimum(const Tensor& o) const { return binary_impl(BinaryOp::Minimum, *this, o, nullptr); }
+
+#define LOCUS_INPLACE_T(fn, OP)                                                                  \
+  Tensor& Tensor::fn(const Tensor& o) {                                                          \
+    ops::check_same_device(#fn, {{"self", this}, {"other", &o}});                                \
+    return inplace(*this, #fn, result_of(*this, o), [&](Tensor* s) { return binary_impl(OP, *this, o, s); }); \
+  }                                                                                              \
+  Tensor& Tensor::fn(const Scalar& o) {                                                          \
+    return inplace(*this, #fn, result_of(*this, o), [&](Tensor* s) { return binary_scalar_impl(OP, *this, o, false, s); }); \
+  }
+LOCUS_INPLACE_T(mul_, BinaryOp::Mul)
+LOCUS_INPLACE_T(div_, BinaryOp::Div)
+#undef LOCUS_INPLACE_T
+
+Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
+  ops::check_same_device("add_", {{"self", this}, {"other", &o}});
+  Tensor other = alpha.toDouble() == 1.0 ? o : o.mul(alpha);
+  return inplace(*this, "add_", result_of(*this, o), [&](Tensor* s) { return binary_impl(BinaryOp::Add, *this, other, s); });
+}
+Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
+  Scalar v = alpha.toDouble() == 1.0 ? o : Scalar(o.toDouble() * alpha.toDouble());
+  return inplace(*this, "add_", result_of(*this, o), [&](Tensor* s) { return binary_scalar_impl(BinaryOp::Add, *this, v, false, s); });
+}
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
+  ops::check_same_device("sub_", {{"self", this}, {"other", &o}});
+  Tensor other = alpha.toDouble() == 1.0 ? o : o.mul(alpha);
+  return inplace(*this, "sub_", result_of(*this, o), [&](Tensor* s) { return binary_impl(BinaryOp::Sub, *this, other, s); });
+}
+Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
+  Scalar v = alpha.toDouble() == 1.0 ? o : Scalar(o.toDouble() * alpha.toDouble());
+  return inplace(*this, "sub_", result_of(*this, o), [&](Tensor* s) { return binary_scalar_impl(BinaryOp::Sub, *this, v, false, s); });
+}
+
+// ---- comparisons ----------------------------------------------------------------------------
+#define LOCUS_CMP(fn, OP)                                                                         \
+  Tensor Tensor::fn(const Tensor& o) const { return binary_impl(OP, *this, o, nullptr); }         \
+  Tensor Tensor::fn(const Scalar& o) const { return binary_scalar_impl(OP, *this, o, false, nullptr); }
+LOCUS_CMP(eq, BinaryOp::Eq)
+LOCUS_CMP(ne, BinaryOp::Ne)
+LOCUS_CMP(lt, BinaryOp::Lt)
+LOCUS_CMP(le, BinaryOp::Le)
+LOCUS_CMP(gt, BinaryOp::Gt)
+LOCUS_CMP(ge, BinaryOp::Ge)
+#undef LOCUS_CMP
+Tensor Tensor::logical_and(const Tensor& o) const { return binary_impl(BinaryOp::LogicalAnd, *this, o, nullptr); }
+Tensor Tensor::logical_or(const Tensor& o) const { return binary_impl(BinaryOp::LogicalOr, *this, o, nullptr); }
+Tensor Tensor::logical_not() const { return unary_impl(UnaryOp::LogicalNot, "logical_not", ops::cast(*this, kBool)); }
+
+// ---- unary ----------------------------------------------------------------------------------
+Tensor Tensor::neg() const {
+  if (scalar_type() == kBool) throw Error("neg(): negation, the `-` operator, on a bool tensor is not supported; use logical_not().");
+  return unary_impl(UnaryOp::Neg, "neg", *this);
+}
+Tensor Tensor::abs() const { return unary_impl(UnaryOp::Abs, "abs", *this); }
+Tensor Tensor::exp() const { return unary_impl(UnaryOp::Exp, "exp", *this, {}, true); }
+Tensor Tensor::log() const { return unary_impl(UnaryOp::Log, "log", *this, {}, true); }
+Tensor Tensor::sqrt() const { return unary_impl(UnaryOp::Sqrt, "sqrt", *this, {}, true); }
+Tensor Tensor::rsqrt() const { return unary_impl(UnaryOp::Rsqrt, "rsqrt", *this, {}, true); }
+Tensor Tensor::sin() const { return unary_impl(UnaryOp::Sin, "sin", *this, {}, true); }
+Tensor Tensor::cos() const { return unary_impl(UnaryOp::Cos, "cos", *this, {}, true); }
+Tensor Tensor::square() const { return unary_impl(UnaryOp::Square, "square", *this); }
+Tensor Tensor::reciprocal() const { return unary_impl(UnaryOp::Reciprocal, "reciprocal", *this, {}, true); }
+Tensor Tensor::relu() const { return unary_impl(UnaryOp::Relu, "relu", *this); }
+Tensor Tensor::sigmoid() const { return unary_impl(UnaryOp::Sigmoid, "sigmoid", *this, {}, true); }
+Tensor Tensor::tanh() const { return unary_impl(UnaryOp::Tanh, "tanh", *this, {}, true); }
+Tensor Tensor::sign() const { return unary_impl(UnaryOp::Sign, "sign", *this); }
+Tensor Tensor::floor() const { return unary_impl(UnaryOp::Floor, "floor", *this); }
+Tensor Tensor::ceil() const { return unary_impl(UnaryOp::Ceil, "ceil", *this); }
+Tensor Tensor::round() const { return unary_impl(UnaryOp::Round, "round", *this); }
+Tensor Tensor::clamp(std::optional<Scalar> mn, std::optional<Scalar> mx) const {
+  if (!mn && !mx) throw Error("clamp(): at least one of 'min' or 'max' must not be None.");
+  backend::UnaryParams p;
+  p.has_a = mn.has_value();
+  p.has_b = mx.has_value();
+  if (mn) p.a = mn->toDouble();
+  if (mx) p.b = mx->toDouble();
+  ScalarType rt = scalar_type();
+  if (!locus::is_floating_point(rt) && ((mn && mn->isFloatingPoint()) || (mx && mx->isFloatingPoint()))) rt = default_dtype();
+  return unary_impl(UnaryOp::Clamp, "clamp", ops::cast(*this, rt), p);
+}
+Tensor& Tensor::clamp_(std::optional<Scalar> mn, std::optional<Scalar> mx) { return copy_(clamp(mn, mx)); }
+Tensor& Tensor::relu_() { return copy_(relu()); }
+
+Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
+  ops::check_same_device("masked_fill", {{"self", this}, {"mask", &mask}});
+  if (mask.scalar_type() != kBool)
+    throw Error(std::string("masked_fill(): expected the mask to be bool, got ") + dtype_name(mask.scalar_type()) + ".");
+  Tensor v = full({}, value, TensorOptions().dtype(scalar_type()).device(device()));
+  return where(mask, v, *this);
+}
+
+// ---- where ----------------------------------------------------------------------------------
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  Device d = ops::check_same_device("where", {{"condition", &cond}, {"self", &a}, {"other", &b}});
+  if (cond.scalar_type() != kBool && cond.scalar_type() != kByte)
+    throw Error(std::string("where(): expected condition to be a bool tensor, got ") + dtype_name(cond.scalar_type()) + ".");
+  ScalarType ct = result_of(a, b);
+  DimVector shape = ops::broadcast_shapes(ops::broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
+  auto on_device = [&](const Tensor& t, ScalarType dt) { return ops::cast(t.device() == d ? t : t.to(d), dt); };
+  Tensor c = on_device(cond, kBool), ac = on_device(a, ct), bc = on_device(b, ct);
+  Tensor out = detail::make_empty(shape, ct, d);
+  if (out.numel() == 0) return out;
+  backend::TensorRef o = ops::ref(out, "where"), rc = ops::ref_broadcast(c, shape, "where"),
+                     ra = ops::ref_broadcast(ac, shape, "where"), rb = ops::ref_broadcast(bc, shape, "where");
+  backend::TensorRef* refs[] = {&o, &rc, &ra, &rb};
+  ops::coalesce(refs, 4);
+  ops::backend_for(d).where(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), o, rc, ra, rb);
+  return out;
+}
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
+  return where(cond, a, full({}, b, TensorOptions().dtype(result_of(a, b)).device(a.device())));
+}
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
+  return where(cond, full({}, a, TensorOptions().dtype(result_of(b, a)).device(b.device())), b);
+}
+
+// ---- free functions and operators ---------------------------------------------------------------
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return a.add(b, alpha); }
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return a.sub(b, alpha); }
+Tensor mul(const Tensor& a, const Tensor& b) { return a.mul(b); }
+Tensor div(const Tensor& a, const Tensor& b) { return a.div(b); }
+Tensor pow(const Tensor& a, const Tensor& b) { return a.pow(b); }
+Tensor pow(const Tensor& a, const Scalar& b) { return a.pow(b); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return a.maximum(b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return a.minimum(b); }
+Tensor neg(const Tensor& a) { return a.neg(); }
+Tensor abs(const Tensor& a) { return a.abs(); }
+Tensor exp(const Tensor& a) { return a.exp(); }
+Tensor log(const Tensor& a) { return a.log(); }
+Tensor sqrt(const Tensor& a) { return a.sqrt(); }
+Tensor relu(const Tensor& a) { return a.relu(); }
+Tensor sigmoid(const Tensor& a) { return a.sigmoid(); }
+Tensor tanh(const Tensor& a) { return a.tanh(); }
+Tensor clamp(const Tensor& a, std::optional<Scalar> mn, std::optional<Scalar> mx) { return a.clamp(mn, mx); }
+Tensor eq(const Tensor& a, const Tensor& b) { return a.eq(b); }
+Tensor ne(const Tensor& a, const Tensor& b) { return a.ne(b); }
+Tensor lt(const Tensor& a, const Tensor& b) { return a.lt(b); }
+Tensor le(const Tensor& a, const Tensor& b) { return a.le(b); }
+Tensor gt(const Tensor& a, const Tensor& b) { return a.gt(b); }
+Tensor ge(const Tensor& a, const Tensor& b) { return a.ge(b); }
+
+Tensor operator-(const Tensor& a) { return a.neg(); }
+Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return a.sub(b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return a.mul(b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return a.div(b); }
+Tensor operator+(const Tensor& a, const Scalar& b) { return a.add(b); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return a.sub(b); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return a.mul(b); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return a.div(b); }
+Tensor operator+(const Scalar& a, const Tensor& b) { return b.add(a); }
+Tensor operator-(const Scalar& a, const Tensor& b) { return binary_scalar_impl(BinaryOp::Sub, b, a, true, nullptr); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return b.mul(a); }
+Tensor operator/(const Scalar& a, const Tensor& b) { return binary_scalar_impl(BinaryOp::Div, b, a, true, nullptr); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return a.eq(b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return a.ne(b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return a.lt(b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return a.le(b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return a.gt(b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return a.ge(b); }
+Tensor operator==(const Tensor& a, const Scalar& b) { return a.eq(b); }
+Tensor operator!=(const Tensor& a, const Scalar& b) { return a.ne(b); }
+Tensor operator<(const Tensor& a, const Scalar& b) { return a.lt(b); }
+Tensor operator<=(const Tensor& a, const Scalar& b) { return a.le(b); }
+Tensor operator>(const Tensor& a, const Scalar& b) { return a.gt(b); }
+Tensor operator>=(const Tensor& a, const Scalar& b) { return a.ge(b); }
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
+
+}  // namespace locus

@@ -1,0 +1,159 @@
+// Matrix products: shapes and layouts are settled here, the backend runs one (batched) GEMM.
+#include "core/tensor_impl.h"
+#include "locus/error.h"
+#include "locus/functions.h"
+#include "ops/dispatch.h"
+
+namespace locus {
+namespace {
+
+struct MatLayout {
+  Tensor t;       // the tensor whose memory the GEMM reads
+  bool trans;     // read as transposed
+  int64_t ld;     // row stride of the stored matrix
+};
+
+// A [.., r, c] operand as GEMM wants it: row-major (stride c, 1) or transposed (1, r).
+MatLayout layout(const Tensor& m) {
+  int64_t nd = m.dim();
+  int64_t r = m.size(nd - 2), c = m.size(nd - 1);
+  int64_t sr = m.stride(nd - 2), sc = m.stride(nd - 1);
+  bool batch_ok = true;
+  if (nd == 3 && m.size(0) > 1 && m.stride(0) < r * c) batch_ok = false;  // broadcast/overlapping batch
+  if (batch_ok && (sc == 1 || c == 1) && sr >= std::max<int64_t>(c, 1)) return {m, false, std::max<int64_t>(sr, 1)};
+  if (batch_ok && (sr == 1 || r == 1) && sc >= std::max<int64_t>(r, 1)) return {m, true, std::max<int64_t>(sc, 1)};
+  Tensor cm = m.contiguous();
+  return {cm, false, std::max<int64_t>(c, 1)};
+}
+
+void check_mat_dtypes(const char* op, const Tensor& a, const Tensor& b) {
+  if (a.scalar_type() != b.scalar_type())
+    throw Error(std::string(op) + "(): expected both operands to have the same dtype, but got " +
+                dtype_name(a.scalar_type()) + " for argument 'self' and " + dtype_name(b.scalar_type()) +
+                " for argument 'mat2'. Convert one with .to(" + dtype_name(a.scalar_type()) + ").");
+  if (a.scalar_type() == kBool)
+    throw Error(std::string(op) + "(): not implemented for bool tensors; convert to a numeric dtype first.");
+}
+
+// out[b] = alpha * a[b] @ b[b] + beta * out[b] for 3-D a [B,m,k], b [B,k,n], out [B,m,n] contiguous.
+void run_gemm(const char* op, const Tensor& a, const Tensor& b, Tensor& out, double alpha, double beta) {
+  int64_t batch = a.size(0), m = a.size(1), k = a.size(2), n = b.size(2);
+  if (out.numel() == 0) return;
+  Device d = out.device();
+  if (k == 0) {
+    if (beta == 0) out.zero_();
+    else if (beta != 1) out.mul_(beta);
+    return;
+  }
+  MatLayout la = layout(a), lb = layout(b);
+  backend::Backend::Gemm g;
+  g.dtype = a.scalar_type();
+  g.trans_a = la.trans;
+  g.trans_b = lb.trans;
+  g.m = m; g.n = n; g.k = k;
+  g.alpha = alpha; g.beta = beta;
+  g.a = ops::ref(la.t, op).buf;
+  g.b = ops::ref(lb.t, op).buf;
+  g.c = ops::ref(out, op).buf;
+  g.lda = la.ld; g.ldb = lb.ld; g.ldc = n;
+  g.batch = batch;
+  g.stride_a = batch > 1 ? la.t.stride(0) : m * k;
+  g.stride_b = batch > 1 ? lb.t.stride(0) : k * n;
+  g.stride_c = m * n;
+  ops::backend_for(d).gemm(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), g);
+}
+
+}  // namespace
+
+Tensor Tensor::mm(const Tensor& o) const {
+  ops::check_same_device("mm", {{"self", this}, {"mat2", &o}});
+  if (dim() != 2 || o.dim() != 2)
+    throw Error("mm(): expected 2-D tensors, got " + std::to_string(dim()) + "-D 'self' " + ops::shape_str(sizes()) +
+                " and " + std::to_string(o.dim()) + "-D 'mat2' " + ops::shape_str(o.sizes()) + ".");
+  if (size(1) != o.size(0))
+    throw Error("mm(): mat1 and mat2 shapes cannot be multiplied (" + std::to_string(size(0)) + "x" +
+                std::to_string(size(1)) + " and " + std::to_string(o.size(0)) + "x" + std::to_string(o.size(1)) + ").");
+  check_mat_dtypes("mm", *this, o);
+  Tensor out = detail::make_empty({size(0), o.size(1)}, scalar_type(), device());
+  Tensor o3 = out.unsqueeze(0);
+  run_gemm("mm", unsqueeze(0), o.unsqueeze(0), o3, 1.0, 0.0);
+  return out;
+}
+
+Tensor Tensor::bmm(const Tensor& o) const {
+  ops::check_same_device("bmm", {{"self", this}, {"mat2", &o}});
+  if (dim() != 3 || o.dim() != 3)
+    throw Error("bmm(): expected 3-D tensors, got " + std::to_string(dim()) + "-D 'self' " + ops::shape_str(sizes()) +
+                " and " + std::to_string(o.dim()) + "-D 'mat2' " + ops::shape_str(o.sizes()) + ".");
+  if (size(0) != o.size(0) || size(2) != o.size(1))
+    throw Error("bmm(): batch1 and batch2 shapes cannot be multiplied: " + ops::shape_str(sizes()) + " and " +
+                ops::shape_str(o.sizes()) + " (expected [b, n, m] and [b, m, p]).");
+  check_mat_dtypes("bmm", *this, o);
+  Tensor out = detail::make_empty({size(0), size(1), o.size(2)}, scalar_type(), device());
+  run_gemm("bmm", *this, o, out, 1.0, 0.0);
+  return out;
+}
+
+Tensor Tensor::addmm(const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) const {
+  ops::check_same_device("addmm", {{"self", this}, {"mat1", &m1}, {"mat2", &m2}});
+  if (m1.dim() != 2 || m2.dim() != 2 || m1.size(1) != m2.size(0))
+    throw Error("addmm(): mat1 and mat2 shapes cannot be multiplied (" + ops::shape_str(m1.sizes()) + " and " +
+                ops::shape_str(m2.sizes()) + ").");
+  check_mat_dtypes("addmm", m1, m2);
+  Tensor out = detail::make_empty({m1.size(0), m2.size(1)}, m1.scalar_type(), m1.device());
+  double b = beta.toDouble();
+  if (b != 0) out.copy_(expand({m1.size(0), m2.size(1)}));
+  Tensor o3 = out.unsqueeze(0);
+  run_gemm("addmm", m1.unsqueeze(0), m2.unsqueeze(0), o3, alpha.toDouble(), b);
+  return out;
+}
+
+Tensor Tensor::matmul(const Tensor& o) const {
+  ops::check_same_device("matmul", {{"self", this}, {"other", &o}});
+  int64_t da = dim(), db = o.dim();
+  if (da == 0 || db == 0)
+    throw Error("matmul(): both arguments need at least 1 dimension, but got " + std::to_string(da) + "D and " +
+                std::to_string(db) + "D; use mul() for scalars.");
+  if (da == 1 && db == 1) {
+    if (size(0) != o.size(0))
+      throw Error("matmul(): inconsistent tensor size, expected tensor [" + std::to_string(size(0)) +
+                  "] and src [" + std::to_string(o.size(0)) + "] to have the same number of elements.");
+    return unsqueeze(0).mm(o.unsqueeze(1)).reshape({});
+  }
+  if (da == 2 && db == 1) return mm(o.unsqueeze(1)).squeeze(1);
+  if (da == 1 && db == 2) return unsqueeze(0).mm(o).squeeze(0);
+  if (da == 2 && db == 2) return mm(o);
+  // batched: broadcast batch dims
+  Tensor a = da == 1 ? unsqueeze(0) : *this;
+  Tensor b = db == 1 ? o.unsqueeze(1) : o;
+  int64_t m = a.size(-2), k = a.size(-1), k2 = b.size(-2), n = b.size(-1);
+  if (k != k2)
+    throw Error("matmul(): shapes cannot be multiplied: " + ops::shape_str(sizes()) + " and " + ops::shape_str(o.sizes()) +
+                " (the last dim of the first, " + std::to_string(k) + ", must equal the second-to-last of the second, " +
+                std::to_string(k2) + ").");
+  DimVector ba(a.sizes()), bb(b.sizes());
+  ba.resize(ba.size() - 2);
+  bb.resize(bb.size() - 2);
+  DimVector batch = ops::broadcast_shapes(ba, bb, "matmul");
+  int64_t bn = 1;
+  for (int64_t s : batch) bn *= s;
+  DimVector ea(batch), eb(batch);
+  ea.push_back(m); ea.push_back(k);
+  eb.push_back(k); eb.push_back(n);
+  Tensor a3 = a.expand(ea).reshape({bn, m, k});
+  Tensor b3 = b.expand(eb).reshape({bn, k, n});
+  Tensor r = a3.bmm(b3);
+  DimVector out(batch);
+  if (da > 1) out.push_back(m);
+  if (db > 1) out.push_back(n);
+  return r.view(out);
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) { return a.matmul(b); }
+Tensor mm(const Tensor& a, const Tensor& b) { return a.mm(b); }
+Tensor bmm(const Tensor& a, const Tensor& b) { return a.bmm(b); }
+Tensor addmm(const Tensor& s, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
+  return s.addmm(m1, m2, beta, alpha);
+}
+
+}  // namespace locus

@@ -1,0 +1,149 @@
+// Printing like PyTorch: tensor([[1., 2.]], device='opencl:0', dtype=float16)
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/tensor_impl.h"
+#include "locus/tensor.h"
+
+namespace locus {
+namespace {
+
+struct Formatter {
+  bool floating = false, int_mode = false, sci = false;
+  int width = 1;
+  int precision = 4;
+
+  std::string fmt(double v) const {
+    char buf[64];
+    if (!floating) {
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+    } else if (std::isnan(v)) {
+      std::snprintf(buf, sizeof buf, "nan");
+    } else if (std::isinf(v)) {
+      std::snprintf(buf, sizeof buf, v > 0 ? "inf" : "-inf");
+    } else if (sci) {
+      std::snprintf(buf, sizeof buf, "%.*e", precision, v);
+    } else if (int_mode) {
+      std::snprintf(buf, sizeof buf, "%.0f.", v);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.*f", precision, v);
+    }
+    return buf;
+  }
+};
+
+// PyTorch's _Formatter: integer-valued floats print as "1.", large ranges in scientific form.
+Formatter make_formatter(const std::vector<double>& vals, ScalarType t) {
+  Formatter f;
+  f.floating = is_floating_point(t);
+  if (f.floating) {
+    std::vector<double> finite;
+    for (double v : vals)
+      if (std::isfinite(v)) finite.push_back(v);
+    f.int_mode = true;
+    for (double v : finite)
+      if (v != std::ceil(v)) { f.int_mode = false; break; }
+    if (!finite.empty()) {
+      double mx = 0, mn = INFINITY;
+      for (double v : finite) {
+        mx = std::max(mx, std::fabs(v));
+        if (v != 0) mn = std::min(mn, std::fabs(v));
+      }
+      if (mn == INFINITY) mn = 0;
+      if (f.int_mode) {
+        if (mx > 1e8) f.sci = true;
+      } else if (mx / std::max(mn, 1e-300) > 1000.0 || mx > 1e8 || (mn != 0 && mn < 1e-4)) {
+        f.sci = true;
+      }
+    }
+  }
+  for (double v : vals) f.width = std::max<int>(f.width, static_cast<int>(f.fmt(v).size()));
+  return f;
+}
+
+void print_rec(std::ostream& os, const std::vector<double>& vals, IntArrayRef sizes, size_t dim, size_t& pos,
+               const Formatter& f, int indent, bool summarize, ScalarType t) {
+  auto item = [&](double v) {
+    std::string s = t == kBool ? (v != 0 ? "True" : "False") : f.fmt(v);
+    if (t != kBool) s = std::string(static_cast<size_t>(std::max<int>(0, f.width - static_cast<int>(s.size()))), ' ') + s;
+    os << s;
+  };
+  int64_t n = sizes[dim];
+  bool cut = summarize && n > 6;
+  os << "[";
+  for (int64_t i = 0; i < n; ++i) {
+    if (cut && i == 3) {
+      os << (dim + 1 == sizes.size() ? "..., " : "...,\n" + std::string(static_cast<size_t>(indent + 1), ' '));
+      i = n - 3;
+    }
+    if (dim + 1 == sizes.size()) {
+      item(vals[pos++]);
+      if (i + 1 < n) os << ", ";
+    } else {
+      print_rec(os, vals, sizes, dim + 1, pos, f, indent + 1, summarize, t);
+      if (i + 1 < n) os << "," << std::string(sizes.size() - dim - 1, '\n') << std::string(static_cast<size_t>(indent + 1), ' ');
+    }
+  }
+  os << "]";
+}
+
+void collect_fast(const Tensor& c, std::vector<double>& out) {
+  Tensor d = c.to(kDouble).contiguous();
+  const double* p = d.data_ptr<double>();
+  out.assign(p, p + d.numel());
+}
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  if (!t.defined()) return os << "[ Tensor (undefined) ]";
+  Tensor c = t.device().is_cpu() ? t : t.cpu();
+  bool summarize = c.numel() > 1000;
+  std::vector<double> vals;
+  if (summarize) {
+    // gather row-by-row through select (dims collapse as we go)
+    std::function<void(const Tensor&)> rec = [&](const Tensor& x) {
+      if (x.dim() == 0) { vals.push_back(x.to(kDouble).item().toDouble()); return; }
+      int64_t n = x.size(0);
+      for (int64_t i = 0; i < n; ++i) {
+        if (n > 6 && i == 3) i = n - 3;
+        rec(x.select(0, i));
+      }
+    };
+    rec(c);
+  } else {
+    collect_fast(c, vals);
+  }
+  Formatter f = make_formatter(vals, t.scalar_type());
+  std::ostringstream body;
+  body << "tensor(";
+  if (t.dim() == 0) {
+    body << (t.scalar_type() == kBool ? (vals[0] != 0 ? "True" : "False") : f.fmt(vals[0]));
+  } else if (t.numel() == 0) {
+    body << "[]";
+  } else {
+    size_t pos = 0;
+    print_rec(body, vals, t.sizes(), 0, pos, f, 7, summarize, t.scalar_type());
+  }
+  std::vector<std::string> suffix;
+  if (t.numel() == 0 && t.dim() != 1) {
+    std::string s = "size=(";
+    for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
+    suffix.push_back(s + (t.dim() == 1 ? ",)" : ")"));
+  }
+  if (!t.device().is_cpu()) suffix.push_back("device='" + t.device().str() + "'");
+  ScalarType dt = t.scalar_type();
+  bool implied = dt == default_dtype() || dt == kLong || dt == kBool;
+  if (!implied || (t.numel() == 0 && dt != default_dtype())) suffix.push_back(std::string("dtype=") + dtype_name(dt));
+  if (t.requires_grad()) suffix.push_back("requires_grad=True");
+  for (const auto& s : suffix) body << ", " << s;
+  body << ")";
+  return os << body.str();
+}
+
+}  // namespace locus

@@ -1,0 +1,191 @@
+// Reductions and softmax: dims are wrapped and checked here; the backend reduces trailing dims.
+#include <algorithm>
+
+#include "core/tensor_impl.h"
+#include "locus/error.h"
+#include "locus/functions.h"
+#include "ops/dispatch.h"
+
+namespace locus {
+namespace {
+
+using backend::ReduceOp;
+
+const char* reduce_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return "sum";
+    case ReduceOp::Mean: return "mean";
+    case ReduceOp::Max: return "max";
+    case ReduceOp::Min: return "min";
+    case ReduceOp::ArgMax: return "argmax";
+    case ReduceOp::ArgMin: return "argmin";
+    case ReduceOp::Prod: return "prod";
+    case ReduceOp::Any: return "any";
+    case ReduceOp::All: return "all";
+  }
+  return "reduce";
+}
+
+// Reduces `dims` of `a` (all dims when empty and `all` is set) into a tensor of dtype `out_dtype`.
+Tensor reduce_impl(ReduceOp op, const Tensor& a, IntArrayRef dims_in, bool all, bool keepdim, ScalarType in_dtype,
+                   ScalarType out_dtype) {
+  const char* name = reduce_name(op);
+  int64_t nd = a.dim();
+  std::vector<bool> red(static_cast<size_t>(std::max<int64_t>(nd, 1)), false);
+  if (all || dims_in.empty()) {
+    std::fill(red.begin(), red.end(), true);
+  } else {
+    for (int64_t d : dims_in) {
+      int64_t w = detail::wrap_dim(d, nd, name);
+      if (red[w]) throw Error(std::string(name) + "(): dim " + std::to_string(w) + " appears multiple times in the list of dims.");
+      red[w] = true;
+    }
+  }
+  bool needs_nonempty = op == ReduceOp::Max || op == ReduceOp::Min || op == ReduceOp::ArgMax || op == ReduceOp::ArgMin;
+  DimVector out_sizes, kept_sizes, perm;
+  int64_t reduced_numel = 1;
+  for (int64_t i = 0; i < nd; ++i) {
+    if (red[i]) {
+      reduced_numel *= a.size(i);
+      if (keepdim) out_sizes.push_back(1);
+    } else {
+      out_sizes.push_back(a.size(i));
+      kept_sizes.push_back(a.size(i));
+      perm.push_back(i);
+    }
+  }
+  for (int64_t i = 0; i < nd; ++i)
+    if (red[i]) perm.push_back(i);
+  if (needs_nonempty && reduced_numel == 0)
+    throw Error(std::string(name) + "(): cannot reduce over a dimension of size 0 (the input has shape " +
+                ops::shape_str(a.sizes()) + "); there is no identity for " + name + ". Specify a non-empty dim.");
+  Device d = a.device();
+  Tensor in = ops::cast(a, in_dtype);
+  Tensor out = detail::make_empty(kept_sizes, out_dtype, d);
+  if (out.numel() == 0) return keepdim ? out.view(out_sizes) : out;
+  Tensor pin = nd == 0 ? in.reshape({1}) : in.permute(perm);
+  backend::TensorRef o = ops::ref(out, name), x = ops::ref(pin, name);
+  if (nd == 0) {  // a 0-dim input reduces over one dim of size 1
+    o.ndim = 0;
+  }
+  if (op == ReduceOp::ArgMax || op == ReduceOp::ArgMin) {
+    // exactly one trailing reduced dim: flatten the reduced dims (contiguous copy when needed)
+    int64_t nred = x.ndim - o.ndim;
+    if (nred != 1) {
+      DimVector shp(kept_sizes);
+      shp.push_back(reduced_numel);
+      pin = pin.reshape(shp);
+      x = ops::ref(pin, name);
+    }
+  }
+  ops::backend_for(d).reduce(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), op, o, x);
+  return keepdim ? out.view(out_sizes) : out;
+}
+
+ScalarType sum_dtype(const Tensor& a, std::optional<ScalarType> dt) {
+  if (dt) return *dt;
+  return is_floating_point(a.scalar_type()) ? a.scalar_type() : kLong;
+}
+
+ScalarType mean_dtype(const Tensor& a, std::optional<ScalarType> dt, const char* op) {
+  ScalarType t = dt.value_or(a.scalar_type());
+  if (!locus::is_floating_point(t))
+    throw Error(std::string(op) + "(): could not infer output dtype. Input dtype must be either a floating point or "
+                "complex dtype. Got: " + toString(t) + ". Convert with .to(locus::kFloat) or pass dtype.");
+  return t;
+}
+
+}  // namespace
+
+Tensor Tensor::sum(std::optional<ScalarType> dt) const {
+  ScalarType o = sum_dtype(*this, dt);
+  return reduce_impl(ReduceOp::Sum, *this, {}, true, false, locus::is_floating_point(o) ? o : scalar_type(), o);
+}
+Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt) const {
+  ScalarType o = sum_dtype(*this, dt);
+  return reduce_impl(ReduceOp::Sum, *this, dims, dims.empty(), keepdim, locus::is_floating_point(o) ? o : scalar_type(), o);
+}
+Tensor Tensor::mean(std::optional<ScalarType> dt) const {
+  ScalarType o = mean_dtype(*this, dt, "mean");
+  return reduce_impl(ReduceOp::Mean, *this, {}, true, false, o, o);
+}
+Tensor Tensor::mean(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt) const {
+  ScalarType o = mean_dtype(*this, dt, "mean");
+  return reduce_impl(ReduceOp::Mean, *this, dims, dims.empty(), keepdim, o, o);
+}
+Tensor Tensor::prod(std::optional<ScalarType> dt) const {
+  ScalarType o = sum_dtype(*this, dt);
+  return reduce_impl(ReduceOp::Prod, *this, {}, true, false, locus::is_floating_point(o) ? o : scalar_type(), o);
+}
+Tensor Tensor::max() const { return reduce_impl(ReduceOp::Max, *this, {}, true, false, scalar_type(), scalar_type()); }
+Tensor Tensor::min() const { return reduce_impl(ReduceOp::Min, *this, {}, true, false, scalar_type(), scalar_type()); }
+Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const {
+  return reduce_impl(ReduceOp::Max, *this, dims, dims.empty(), keepdim, scalar_type(), scalar_type());
+}
+Tensor Tensor::amin(IntArrayRef dims, bool keepdim) const {
+  return reduce_impl(ReduceOp::Min, *this, dims, dims.empty(), keepdim, scalar_type(), scalar_type());
+}
+std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
+  int64_t d = dim;
+  Tensor v = reduce_impl(ReduceOp::Max, *this, IntArrayRef(d), false, keepdim, scalar_type(), scalar_type());
+  Tensor i = reduce_impl(ReduceOp::ArgMax, *this, IntArrayRef(d), false, keepdim, scalar_type(), kLong);
+  return {v, i};
+}
+std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
+  int64_t d = dim;
+  Tensor v = reduce_impl(ReduceOp::Min, *this, IntArrayRef(d), false, keepdim, scalar_type(), scalar_type());
+  Tensor i = reduce_impl(ReduceOp::ArgMin, *this, IntArrayRef(d), false, keepdim, scalar_type(), kLong);
+  return {v, i};
+}
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
+  if (!dim) return reduce_impl(ReduceOp::ArgMax, reshape({-1}), {}, true, false, scalar_type(), kLong);
+  int64_t d = *dim;
+  return reduce_impl(ReduceOp::ArgMax, *this, IntArrayRef(d), false, keepdim, scalar_type(), kLong);
+}
+Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
+  if (!dim) return reduce_impl(ReduceOp::ArgMin, reshape({-1}), {}, true, false, scalar_type(), kLong);
+  int64_t d = *dim;
+  return reduce_impl(ReduceOp::ArgMin, *this, IntArrayRef(d), false, keepdim, scalar_type(), kLong);
+}
+Tensor Tensor::any() const { return reduce_impl(ReduceOp::Any, *this, {}, true, false, kBool, kBool); }
+Tensor Tensor::all() const { return reduce_impl(ReduceOp::All, *this, {}, true, false, kBool, kBool); }
+
+namespace {
+Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dt, bool log) {
+  const char* name = log ? "log_softmax" : "softmax";
+  ScalarType t = dt.value_or(a.scalar_type());
+  if (!locus::is_floating_point(t))
+    throw Error(std::string(name) + "(): expected a floating point input, got " + dtype_name(t) +
+                "; convert with .to(locus::kFloat) or pass dtype.");
+  int64_t nd = a.dim();
+  int64_t d = detail::wrap_dim(dim, nd, name);
+  Tensor in = ops::cast(a, t).contiguous();
+  Tensor out = detail::make_empty(a.sizes(), t, a.device());
+  if (out.numel() == 0) return out;
+  int64_t outer = 1, inner = 1, n = nd == 0 ? 1 : a.size(d);
+  for (int64_t i = 0; i < d; ++i) outer *= a.size(i);
+  for (int64_t i = d + 1; i < nd; ++i) inner *= a.size(i);
+  Device dev = a.device();
+  backend::TensorRef o = ops::ref(out.reshape({-1}), name), x = ops::ref(in.reshape({-1}), name);
+  ops::backend_for(dev).softmax(dev.index() < 0 ? 0 : dev.index(), ops::current_stream(dev), o, x, outer, n, inner, log);
+  return out;
+}
+}  // namespace
+
+Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dt) const { return softmax_impl(*this, dim, dt, false); }
+Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dt) const { return softmax_impl(*this, dim, dt, true); }
+
+Tensor sum(const Tensor& a, std::optional<ScalarType> dt) { return a.sum(dt); }
+Tensor sum(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt) { return a.sum(dims, keepdim, dt); }
+Tensor mean(const Tensor& a, std::optional<ScalarType> dt) { return a.mean(dt); }
+Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt) { return a.mean(dims, keepdim, dt); }
+Tensor max(const Tensor& a) { return a.max(); }
+std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) { return a.max(dim, keepdim); }
+Tensor min(const Tensor& a) { return a.min(); }
+std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) { return a.min(dim, keepdim); }
+Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return a.argmax(dim, keepdim); }
+Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return a.argmin(dim, keepdim); }
+Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dt) { return a.softmax(dim, dt); }
+Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dt) { return a.log_softmax(dim, dt); }
+
+}  // namespace locus
