@@ -130,7 +130,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
                   std::to_string(p.dim()) + " (tensor " + std::to_string(i) + ").");
     for (int64_t k = 0; k < ref.dim(); ++k)
       if (k != d && p.size(k) != ref.size(k))
-        throw Error("cat(): sizes of tensors must match except in dimension " + std::to_string(d) + ". Expected size " +
+        throw Error("cat(): Sizes of tensors must match except in dimension " + std::to_string(d) + ". Expected size " +
                     std::to_string(ref.size(k)) + " but got size " + std::to_string(p.size(k)) + " for tensor number " +
                     std::to_string(i) + " in the list.");
     t = promote_types(t, p.scalar_type());

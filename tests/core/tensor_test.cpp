@@ -1,0 +1,167 @@
+// Tensor semantics every device shares: identity of no-op moves, views, item/data_ptr, printing.
+#include <sstream>
+
+#include "testing.h"
+
+using namespace locus;
+
+class TensorOnDevice : public ::testing::TestWithParam<Device> {};
+
+TEST_P(TensorOnDevice, NoOpToReturnsTheSameTensorWithoutAllocating) {
+  Device d = GetParam();
+  Tensor x = randn({16, 16}, device(d));
+  int64_t before = memory_allocated(d);
+  auto stats_before = memory_stats(d);
+  Tensor y = x.to(d);
+  EXPECT_TRUE(y.is_same(x));
+  EXPECT_TRUE(x.to(x.scalar_type()).is_same(x));
+  EXPECT_TRUE(x.to(d, kFloat).is_same(x));
+  EXPECT_TRUE(x.to(TensorOptions().device(d).dtype(kFloat)).is_same(x));
+  EXPECT_TRUE(x.to(x).is_same(x));
+  EXPECT_TRUE(x.contiguous().is_same(x));
+  if (d.is_cpu()) {
+    EXPECT_TRUE(x.cpu().is_same(x));
+    EXPECT_EQ(y.data_ptr(), x.data_ptr());
+  }
+  // "opencl" without an index resolves to the current index: still a no-op
+  if (!d.is_cpu() && d.index() == 0) EXPECT_TRUE(x.to(Device(d.type())).is_same(x));
+  EXPECT_EQ(memory_allocated(d), before);
+  EXPECT_EQ(memory_stats(d)["num_allocs"], stats_before["num_allocs"]);
+}
+
+TEST_P(TensorOnDevice, CopyingToLeavesTheSourceUnchanged) {
+  Device d = GetParam();
+  Tensor x = tensor({{1.5, -2.0}, {3.0, 4.25}}, device(d));
+  Tensor y = x.to(d, kFloat, /*non_blocking=*/false, /*copy=*/true);
+  EXPECT_FALSE(y.is_same(x));
+  EXPECT_FALSE(y.is_alias_of(x));
+  y.fill_(7);
+  EXPECT_EQ(values(x), (std::vector<double>{1.5, -2.0, 3.0, 4.25}));
+  Tensor h = x.to(kHalf);
+  EXPECT_EQ(h.scalar_type(), kHalf);
+  EXPECT_EQ(h.device(), d);
+  EXPECT_EQ(values(h), (std::vector<double>{1.5, -2.0, 3.0, 4.25}));
+  EXPECT_EQ(x.scalar_type(), kFloat);
+  Tensor back = x.cpu();
+  EXPECT_TRUE(back.is_cpu());
+  EXPECT_EQ(values(back), values(x));
+}
+
+TEST_P(TensorOnDevice, TensorsCarryAnIndexExceptOnCpu) {
+  Device d = GetParam();
+  Tensor x = zeros({2}, device(Device(d.type())));
+  if (d.is_cpu()) EXPECT_FALSE(x.device().has_index());
+  else EXPECT_EQ(x.device(), Device(d.type(), 0));
+}
+
+TEST_P(TensorOnDevice, ViewsShareStorage) {
+  Device d = GetParam();
+  Tensor x = arange(12, TensorOptions().device(d).dtype(kFloat)).view({3, 4});
+  EXPECT_EQ(x.sizes(), IntArrayRef({3, 4}));
+  EXPECT_EQ(x.strides(), IntArrayRef({4, 1}));
+  Tensor t = x.t();
+  EXPECT_FALSE(t.is_contiguous());
+  EXPECT_TRUE(t.is_alias_of(x));
+  EXPECT_EQ(values(t), (std::vector<double>{0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}));
+  EXPECT_EQ(values(x.transpose(0, 1).contiguous()), values(t));
+  EXPECT_EQ(values(x.narrow(1, 1, 2)), (std::vector<double>{1, 2, 5, 6, 9, 10}));
+  EXPECT_EQ(values(x.select(0, 1)), (std::vector<double>{4, 5, 6, 7}));
+  EXPECT_EQ(values(x.select(1, -1)), (std::vector<double>{3, 7, 11}));
+  EXPECT_EQ(values(x.slice(1, 0, 4, 2)), (std::vector<double>{0, 2, 4, 6, 8, 10}));
+  EXPECT_EQ(x.unsqueeze(0).sizes(), IntArrayRef({1, 3, 4}));
+  EXPECT_EQ(x.unsqueeze(-1).sizes(), IntArrayRef({3, 4, 1}));
+  EXPECT_EQ(x.unsqueeze(0).squeeze().sizes(), IntArrayRef({3, 4}));
+  EXPECT_EQ(x.unsqueeze(1).squeeze(1).sizes(), IntArrayRef({3, 4}));
+  EXPECT_EQ(x.flatten().sizes(), IntArrayRef({12}));
+  EXPECT_EQ(x.permute({1, 0}).sizes(), IntArrayRef({4, 3}));
+  EXPECT_EQ(x.reshape({2, -1}).sizes(), IntArrayRef({2, 6}));
+  EXPECT_EQ(values(t.reshape({-1})), values(t));  // reshape of a non-contiguous view copies
+  Tensor e = tensor({1.0, 2.0}, device(d)).view({2, 1}).expand({2, 3});
+  EXPECT_EQ(e.strides(), IntArrayRef({1, 0}));
+  EXPECT_EQ(values(e), (std::vector<double>{1, 1, 1, 2, 2, 2}));
+  // writing through a view changes the base
+  x.select(0, 0).fill_(-1);
+  EXPECT_EQ(values(x.select(0, 0)), (std::vector<double>{-1, -1, -1, -1}));
+}
+
+TEST_P(TensorOnDevice, ShapeErrorsAreClear) {
+  Device d = GetParam();
+  Tensor x = zeros({3, 4}, device(d));
+  EXPECT_THROW_MSG(x.view({5, -1}), Error, "view(): shape [5, -1] is invalid for input of size 12");
+  EXPECT_THROW_MSG(x.t().view({12}), Error, "Use .reshape(...) instead");
+  EXPECT_THROW_MSG(x.transpose(0, 2), Error, "dimension out of range (expected to be in range of [-2, 1], but got 2)");
+  EXPECT_THROW_MSG(x.narrow(0, 2, 2), Error, "exceeds dimension size (3)");
+  EXPECT_THROW_MSG(x.expand({3, 5}), Error, "must match the existing size (4)");
+  EXPECT_THROW_MSG(x.permute({0, 0}), Error, "repeated dim");
+}
+
+TEST_P(TensorOnDevice, ItemAndDataPtr) {
+  Device d = GetParam();
+  Tensor x = full({1}, 2.5, device(d));
+  EXPECT_EQ(x.item<float>(), 2.5f);
+  EXPECT_EQ(x.item<double>(), 2.5);
+  EXPECT_EQ(x.item().toDouble(), 2.5);
+  EXPECT_THROW_MSG(zeros({2}, device(d)).item<float>(), Error, "a Tensor with 2 elements cannot be converted to a Scalar");
+  if (d.is_cpu()) {
+    EXPECT_EQ(x.data_ptr<float>()[0], 2.5f);
+    EXPECT_THROW_MSG(x.data_ptr<double>(), Error, "the tensor's dtype is float32");
+  } else {
+    EXPECT_THROW_MSG(x.data_ptr<float>(), Error, "is not addressable from the host; copy it first with .cpu()");
+  }
+}
+
+TEST_P(TensorOnDevice, PrintsLikePyTorch) {
+  Device d = GetParam();
+  std::string suffix = d.is_cpu() ? "" : ", device='" + d.str() + "'";
+  auto str = [](const Tensor& t) { std::ostringstream os; os << t; return os.str(); };
+  EXPECT_EQ(str(tensor({{1.0, 2.0}}, device(d))), "tensor([[1., 2.]]" + suffix + ")");
+  EXPECT_EQ(str(tensor({{1.0, 2.0}}, TensorOptions().device(d).dtype(kHalf))),
+            "tensor([[1., 2.]]" + suffix + ", dtype=float16)");
+  EXPECT_EQ(str(tensor({1, 2, 3}, device(d))), "tensor([1, 2, 3]" + suffix + ")");
+  EXPECT_EQ(str(tensor({0.5, -1.25}, device(d))), "tensor([ 0.5000, -1.2500]" + suffix + ")");
+  EXPECT_EQ(str(full({}, 3.0, device(d))), "tensor(3." + suffix + ")");
+  EXPECT_EQ(str(tensor({true, false}, device(d))), "tensor([ True, False]" + suffix + ")");
+  EXPECT_EQ(str(tensor({{1, 2}, {3, 4}}, device(d))), "tensor([[1, 2],\n        [3, 4]]" + suffix + ")");
+  EXPECT_EQ(str(zeros({0, 3}, device(d))), "tensor([], size=(0, 3)" + suffix + ")");
+  EXPECT_EQ(str(arange(2000, device(d))).substr(0, 27), "tensor([   0,    1,    2, ");
+}
+
+LOCUS_INSTANTIATE_DEVICES(TensorOnDevice);
+
+TEST(Tensor, LiteralDtypesFollowLibtorch) {
+  EXPECT_EQ(tensor({1, 2, 3}).dtype(), kInt64);
+  EXPECT_EQ(tensor({1.5}).dtype(), kFloat32);
+  EXPECT_EQ(tensor({true}).dtype(), kBool);
+  EXPECT_EQ(tensor({1, 2}, kFloat64).dtype(), kFloat64);
+  EXPECT_TRUE(tensor({1.5}).dtype() == kFloat);  // dtype() compares equal to a ScalarType
+  EXPECT_EQ(tensor({{1, 2}, {3, 4}}).sizes(), IntArrayRef({2, 2}));
+  EXPECT_THROW_MSG(tensor({{1, 2}, {3}}), Error, "ragged");
+}
+
+TEST(Tensor, UndefinedTensorIsAClearError) {
+  Tensor t;
+  EXPECT_FALSE(t.defined());
+  EXPECT_THROW_MSG(t.sizes(), Error, "the tensor is undefined");
+}
+
+TEST(Tensor, FromBlobWrapsWithoutCopyAndRunsTheDeleter) {
+  float data[6] = {0, 1, 2, 3, 4, 5};
+  bool deleted = false;
+  {
+    Tensor t = from_blob(data, {2, 3}, [&](void*) { deleted = true; }, dtype(kFloat));
+    EXPECT_EQ(t.data_ptr<float>(), data);
+    t.mul_(2);
+    EXPECT_EQ(data[5], 10.0f);
+  }
+  EXPECT_TRUE(deleted);
+  EXPECT_THROW_MSG(from_blob(data, {2}, device(Device("opencl:0"))), Error, "only host memory can be wrapped");
+}
+
+TEST(Tensor, UsingAMissingDeviceListsThePresentOnes) {
+  int n = device_count(kOpenCL);
+  Device missing(kOpenCL, static_cast<DeviceIndex>(n + 3));
+  EXPECT_THROW_MSG(zeros({2}, device(missing)), NotAvailableError,
+                   missing.str() + " is not available: this machine has " + std::to_string(n) + " opencl device");
+  EXPECT_THROW_MSG(zeros({2}, device(missing)), NotAvailableError, "available: cpu");
+  EXPECT_THROW_MSG(zeros({2}, device(Device("mps"))), NotAvailableError, "has no backend in locus");
+}

@@ -1,0 +1,169 @@
+// Elementwise ops on every device against hand-computed values.
+#include <cmath>
+
+#include "testing.h"
+
+using namespace locus;
+using V = std::vector<double>;
+
+class Elementwise : public ::testing::TestWithParam<Device> {
+ protected:
+  TensorOptions o() const { return device(GetParam()); }
+};
+
+TEST_P(Elementwise, ArithmeticWithBroadcasting) {
+  Tensor a = tensor({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, o());
+  Tensor b = tensor({10.0, 20.0, 30.0}, o());
+  EXPECT_EQ(values(a + b), (V{11, 22, 33, 14, 25, 36}));
+  EXPECT_EQ(values(a - b), (V{-9, -18, -27, -6, -15, -24}));
+  EXPECT_EQ(values(a * b), (V{10, 40, 90, 40, 100, 180}));
+  EXPECT_EQ(values(b / tensor({2.0}, o())), (V{5, 10, 15}));
+  EXPECT_EQ(values(a.add(b, 2)), (V{21, 42, 63, 24, 45, 66}));
+  Tensor col = tensor({{1.0}, {2.0}}, o());
+  EXPECT_EQ(values(col * b), (V{10, 20, 30, 20, 40, 60}));
+  EXPECT_EQ((col * b).sizes(), IntArrayRef({2, 3}));
+  // non-contiguous operands
+  EXPECT_EQ(values(a.t() + a.t()), (V{2, 8, 4, 10, 6, 12}));
+  EXPECT_THROW_MSG(a + tensor({1.0, 2.0}, o()), Error, "shapes [2, 3] and [2] cannot be broadcast together");
+}
+
+TEST_P(Elementwise, ScalarForms) {
+  Tensor a = tensor({1.0, -2.0, 4.0}, o());
+  EXPECT_EQ(values(a + 1), (V{2, -1, 5}));
+  EXPECT_EQ(values(a - 1.5), (V{-0.5, -3.5, 2.5}));
+  EXPECT_EQ(values(a * 2), (V{2, -4, 8}));
+  EXPECT_EQ(values(a / 2), (V{0.5, -1, 2}));
+  EXPECT_EQ(values(1 - a), (V{0, 3, -3}));
+  EXPECT_EQ(values(8 / a), (V{8, -4, 2}));
+  EXPECT_EQ(values(3 * a), (V{3, -6, 12}));
+  Tensor c = a.clone();
+  c += 1;
+  c *= 2;
+  c -= 1;
+  c /= 2;
+  EXPECT_EQ(values(c), (V{1.5, -1.5, 4.5}));
+}
+
+TEST_P(Elementwise, TypePromotion) {
+  Tensor i = tensor({1, 2, 3}, o());
+  Tensor f = tensor({0.5, 0.5, 0.5}, o());
+  EXPECT_EQ((i + f).dtype(), kFloat);
+  EXPECT_EQ((i + 1).dtype(), kLong);
+  EXPECT_EQ((i + 1.5).dtype(), kFloat);
+  EXPECT_EQ((i / 2).dtype(), kFloat);  // true division
+  EXPECT_EQ(values(i / 2), (V{0.5, 1, 1.5}));
+  EXPECT_EQ((i.to(kInt) + i).dtype(), kLong);
+  EXPECT_EQ((f.to(kHalf) + 2.5).dtype(), kHalf);  // a wrapped number does not promote
+  EXPECT_EQ((f.to(kHalf) + f).dtype(), kFloat);
+  EXPECT_EQ((i.to(kInt) + full({}, 2, TensorOptions().dtype(kLong).device(GetParam()))).dtype(), kInt);  // 0-dim loses
+  EXPECT_EQ((tensor({true}, o()) + 1).dtype(), kLong);
+  EXPECT_EQ((i.to(kByte) + i.to(kBool)).dtype(), kByte);
+  Tensor li = i.clone();
+  EXPECT_THROW_MSG(li += 0.5, Error, "result type Float can't be cast to the desired output type Long");
+}
+
+TEST_P(Elementwise, UnaryMath) {
+  Tensor a = tensor({-1.0, 0.0, 4.0}, o());
+  EXPECT_EQ(values(-a), (V{1, 0, -4}));
+  EXPECT_EQ(values(a.abs()), (V{1, 0, 4}));
+  EXPECT_EQ(values(a.relu()), (V{0, 0, 4}));
+  EXPECT_EQ(values(a.clamp(-0.5, 2.0)), (V{-0.5, 0, 2}));
+  EXPECT_EQ(values(a.clamp_min(0.5)), (V{0.5, 0.5, 4}));
+  EXPECT_EQ(values(a.clamp(std::nullopt, 1)), (V{-1, 0, 1}));
+  EXPECT_EQ(values(tensor({4.0, 9.0}, o()).sqrt()), (V{2, 3}));
+  EXPECT_EQ(values(tensor({2.0, 3.0}, o()).pow(2)), (V{4, 9}));
+  EXPECT_EQ(values(tensor({2, 3}, o()).pow(tensor({3, 2}, o()))), (V{8, 9}));
+  Tensor x = tensor({0.0, 1.0, -2.0}, o());
+  V e = values(x.exp()), l = values(tensor({1.0, 2.718281828}, o()).log());
+  EXPECT_NEAR(e[1], std::exp(1.0), 1e-5);
+  EXPECT_NEAR(e[2], std::exp(-2.0), 1e-6);
+  EXPECT_NEAR(l[1], 1.0, 1e-6);
+  V s = values(x.sigmoid()), t = values(x.tanh());
+  EXPECT_NEAR(s[0], 0.5, 1e-7);
+  EXPECT_NEAR(s[2], 1.0 / (1.0 + std::exp(2.0)), 1e-6);
+  EXPECT_NEAR(t[1], std::tanh(1.0), 1e-6);
+  EXPECT_EQ(x.exp().dtype(), kFloat);
+  EXPECT_EQ(tensor({1, 4}, o()).sqrt().dtype(), kFloat);  // integer inputs give floats
+  EXPECT_THROW_MSG(tensor({true}, o()).neg(), Error, "on a bool tensor is not supported");
+}
+
+TEST_P(Elementwise, ComparisonsGiveBool) {
+  Tensor a = tensor({1.0, 2.0, 3.0}, o());
+  Tensor b = tensor({3.0, 2.0, 1.0}, o());
+  EXPECT_EQ((a < b).dtype(), kBool);
+  EXPECT_EQ(values(a < b), (V{1, 0, 0}));
+  EXPECT_EQ(values(a <= b), (V{1, 1, 0}));
+  EXPECT_EQ(values(a > b), (V{0, 0, 1}));
+  EXPECT_EQ(values(a >= 2), (V{0, 1, 1}));
+  EXPECT_EQ(values(a == b), (V{0, 1, 0}));
+  EXPECT_EQ(values(a != 2), (V{1, 0, 1}));
+  EXPECT_EQ(values(where(a > 1.5, a, b)), (V{3, 2, 3}));
+  EXPECT_EQ(values(where(a > 1.5, a, 0.0)), (V{0, 2, 3}));
+  EXPECT_EQ(values(a.masked_fill(a == 2, -1)), (V{1, -1, 3}));
+  EXPECT_EQ(values((a > 1).logical_and(b > 1)), (V{0, 1, 0}));
+  EXPECT_EQ(values((a > 1).logical_not()), (V{1, 0, 0}));
+}
+
+TEST_P(Elementwise, EveryDtypeCast) {
+  Tensor src = tensor({0.0, 1.0, 2.5, -3.0}, TensorOptions().device(GetParam()).dtype(kDouble));
+  for (ScalarType a : {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kByte, kBool}) {
+    for (ScalarType b : {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kByte, kBool}) {
+      Tensor x = src.abs().to(a).to(b);
+      EXPECT_EQ(x.dtype(), b);
+      V v = values(x);
+      V want;
+      for (double s : {0.0, 1.0, 2.5, 3.0}) {
+        double t = s;
+        for (ScalarType step : {a, b}) {
+          if (step == kBool) t = t != 0;
+          else if (!is_floating_point(step)) t = std::trunc(t);
+        }
+        want.push_back(t);
+      }
+      EXPECT_EQ(v, want) << dtype_name(a) << " -> " << dtype_name(b);
+    }
+  }
+}
+
+TEST_P(Elementwise, OneElementAddAndEmpty) {
+  Tensor a = ones({1}, o()), b = ones({1}, o());
+  EXPECT_EQ(values(a + b), (V{2}));
+  Tensor e = zeros({0, 3}, o());
+  EXPECT_EQ((e + 1).sizes(), IntArrayRef({0, 3}));
+}
+
+TEST_P(Elementwise, ZeroDimCpuTensorIsAScalarAnywhere) {
+  Tensor a = tensor({1.0, 2.0}, o());
+  Tensor s = full({}, 10.0);  // cpu, 0-dim
+  Tensor r = a * s;
+  EXPECT_EQ(r.device(), GetParam());
+  EXPECT_EQ(values(r), (V{10, 20}));
+  EXPECT_EQ(values(s - a), (V{9, 8}));
+}
+
+LOCUS_INSTANTIATE_DEVICES(Elementwise);
+
+TEST(SameDeviceRule, MismatchMessageNamesOpArgumentDevicesAndFix) {
+  if (device_count(kOpenCL) == 0) GTEST_SKIP() << "needs an OpenCL device";
+  Tensor a = ones({2}, device(Device("opencl:0")));
+  Tensor b = ones({2});
+  auto before = memory_stats(Device("opencl:0"))["num_allocs"];
+  try {
+    a.add(b);
+    ADD_FAILURE() << "no error";
+  } catch (const DeviceMismatchError& e) {
+    EXPECT_STREQ(e.what(),
+                 "add(): Expected all tensors to be on the same device, but found at least two devices, opencl:0 and "
+                 "cpu! Argument 'other' is on cpu; move it with .to(opencl:0).");
+  }
+  EXPECT_EQ(memory_stats(Device("opencl:0"))["num_allocs"], before);  // nothing allocated
+  EXPECT_THROW_MSG(b.mm(ones({2, 2}, device(Device("opencl:0")))), DeviceMismatchError,
+                   "mm(): Expected all tensors to be on the same device, but found at least two devices, cpu and opencl:0! "
+                   "Argument 'mat2' is on opencl:0; move it with .to(cpu).");
+  EXPECT_THROW_MSG(cat({a, b}), DeviceMismatchError, "Argument 'tensors[1]' is on cpu");
+  if (device_count(kOpenCL) > 1) {
+    Tensor c = ones({2}, device(Device("opencl:1")));
+    EXPECT_THROW_MSG(a * c, DeviceMismatchError, "opencl:0 and opencl:1! Argument 'other' is on opencl:1; move it with .to(opencl:0).");
+    EXPECT_THROW_MSG(where(a > 0, a, c), DeviceMismatchError, "where(): Expected all tensors");
+  }
+}

@@ -1,0 +1,59 @@
+#include "testing.h"
+
+using namespace locus;
+using V = std::vector<double>;
+
+class Indexing : public ::testing::TestWithParam<Device> {
+ protected:
+  TensorOptions o(ScalarType t = kFloat) const { return TensorOptions().device(GetParam()).dtype(t); }
+};
+
+TEST_P(Indexing, CatAndStack) {
+  Tensor a = tensor({{1.0, 2.0}}, o()), b = tensor({{3.0, 4.0}, {5.0, 6.0}}, o());
+  EXPECT_EQ(values(cat({a, b})), (V{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(cat({a, b}).sizes(), IntArrayRef({3, 2}));
+  EXPECT_EQ(values(cat({b, b}, 1)), (V{3, 4, 3, 4, 5, 6, 5, 6}));
+  EXPECT_EQ(stack({a, a}).sizes(), IntArrayRef({2, 1, 2}));
+  EXPECT_EQ(values(stack({b.select(0, 0), b.select(0, 1)}, 1)), (V{3, 5, 4, 6}));
+  EXPECT_EQ(cat({a, a.to(kDouble)}).dtype(), kDouble);
+  EXPECT_THROW_MSG(cat({a, ones({1, 3}, o())}), Error, "Sizes of tensors must match except in dimension 0");
+  EXPECT_THROW_MSG(stack({a, b}), Error, "stack(): expects each tensor to be equal size");
+}
+
+TEST_P(Indexing, IndexSelectGatherScatterAdd) {
+  Tensor x = tensor({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, o());
+  Tensor i = tensor({2, 0}, o(kLong));
+  EXPECT_EQ(values(x.index_select(1, i)), (V{3, 1, 6, 4}));
+  EXPECT_EQ(values(x.index_select(0, tensor({1, 1}, o(kLong)))), (V{4, 5, 6, 4, 5, 6}));
+  Tensor g = tensor({{0, 0}, {1, 0}}, o(kLong));
+  EXPECT_EQ(values(x.gather(1, g)), (V{1, 1, 5, 4}));
+  Tensor base = zeros({2, 3}, o());
+  Tensor idx = tensor({{0, 1, 1}, {2, 2, 2}}, o(kLong));
+  EXPECT_EQ(values(base.scatter_add(1, idx, x)), (V{1, 5, 0, 0, 0, 15}));  // duplicates accumulate
+  EXPECT_THROW_MSG(x.index_select(1, tensor({3}, o(kLong))), Error, "index 3 is out of bounds");
+  EXPECT_THROW_MSG(x.index_select(1, tensor({-1}, o(kLong))), Error, "index -1 is out of bounds");
+  EXPECT_THROW_MSG(x.index_select(1, tensor({0.0}, o())), Error, "expected 'index' to be int64");
+}
+
+TEST_P(Indexing, OneHot) {
+  Tensor labels = tensor({0, 2, 1}, o(kLong));
+  Tensor h = one_hot(labels);
+  EXPECT_EQ(h.sizes(), IntArrayRef({3, 3}));
+  EXPECT_EQ(values(h), (V{1, 0, 0, 0, 0, 1, 0, 1, 0}));
+  EXPECT_EQ(one_hot(labels, 5).size(1), 5);
+  EXPECT_THROW_MSG(one_hot(labels, 2), Error, "class value 2 is out of range for num_classes = 2");
+}
+
+TEST_P(Indexing, AllcloseAndEqual) {
+  Tensor a = tensor({1.0, 2.0}, o());
+  EXPECT_TRUE(a.allclose(a + 1e-7));
+  EXPECT_FALSE(a.allclose(a + 1e-3));
+  EXPECT_TRUE(a.equal(a.clone()));
+  EXPECT_FALSE(a.equal(a + 1));
+  EXPECT_FALSE(a.equal(ones({3}, o())));
+  Tensor n = tensor({std::nan("")}, o());
+  EXPECT_FALSE(n.allclose(n));
+  EXPECT_TRUE(n.allclose(n, 1e-5, 1e-8, true));
+}
+
+LOCUS_INSTANTIATE_DEVICES(Indexing);

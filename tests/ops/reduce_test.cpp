@@ -1,0 +1,84 @@
+#include <cmath>
+#include <limits>
+
+#include "testing.h"
+
+using namespace locus;
+using V = std::vector<double>;
+
+class Reduce : public ::testing::TestWithParam<Device> {
+ protected:
+  TensorOptions o() const { return device(GetParam()); }
+};
+
+TEST_P(Reduce, SumMeanMaxMinWithDimAndKeepdim) {
+  Tensor a = tensor({{1.0, 5.0, 3.0}, {4.0, 2.0, 6.0}}, o());
+  EXPECT_EQ(a.sum().item<double>(), 21);
+  EXPECT_EQ(a.sum().dim(), 0);
+  EXPECT_EQ(values(a.sum({0})), (V{5, 7, 9}));
+  EXPECT_EQ(values(a.sum({1})), (V{9, 12}));
+  EXPECT_EQ(a.sum({1}, true).sizes(), IntArrayRef({2, 1}));
+  EXPECT_EQ(values(a.sum({-1, 0})), (V{21}));
+  EXPECT_EQ(a.mean().item<double>(), 3.5);
+  EXPECT_EQ(values(a.mean({0})), (V{2.5, 3.5, 4.5}));
+  EXPECT_EQ(a.max().item<double>(), 6);
+  EXPECT_EQ(a.min().item<double>(), 1);
+  auto [mx, imx] = a.max(1);
+  EXPECT_EQ(values(mx), (V{5, 6}));
+  EXPECT_EQ(values(imx), (V{1, 2}));
+  EXPECT_EQ(imx.dtype(), kLong);
+  auto [mn, imn] = a.min(0, true);
+  EXPECT_EQ(mn.sizes(), IntArrayRef({1, 3}));
+  EXPECT_EQ(values(imn), (V{0, 1, 0}));
+  EXPECT_EQ(values(a.argmax(1)), (V{1, 2}));
+  EXPECT_EQ(values(a.argmin(0)), (V{0, 1, 0}));
+  EXPECT_EQ(a.argmax().item<int64_t>(), 5);
+  EXPECT_EQ(values(a.t().sum({1})), (V{5, 7, 9}));  // non-contiguous input
+}
+
+TEST_P(Reduce, DtypesOfResults) {
+  Tensor i = tensor({1, 2, 3}, TensorOptions().device(GetParam()).dtype(kInt));
+  EXPECT_EQ(i.sum().dtype(), kLong);
+  EXPECT_EQ(i.sum().item<int64_t>(), 6);
+  EXPECT_EQ(tensor({true, true, false}, o()).sum().item<int64_t>(), 2);
+  EXPECT_THROW_MSG(i.mean(), Error, "Input dtype must be either a floating point or complex dtype. Got: Int");
+  EXPECT_EQ(i.mean(kFloat).item<double>(), 2.0);
+  Tensor h = ones({1000}, TensorOptions().device(GetParam()).dtype(kHalf));
+  EXPECT_EQ(h.sum().item<double>(), 1000);  // accumulates in float
+  EXPECT_EQ(tensor({true, false}, o()).any().item<bool>(), true);
+  EXPECT_EQ(tensor({true, false}, o()).all().item<bool>(), false);
+}
+
+TEST_P(Reduce, EdgeCases) {
+  Tensor e = zeros({0, 3}, o());
+  EXPECT_EQ(values(e.sum({0})), (V{0, 0, 0}));
+  EXPECT_EQ(e.sum().item<double>(), 0);
+  EXPECT_THROW_MSG(e.max(), Error, "cannot reduce over a dimension of size 0");
+  EXPECT_THROW_MSG(e.argmax(0), Error, "cannot reduce over a dimension of size 0");
+  Tensor n = tensor({1.0, std::nan(""), 3.0}, o());
+  EXPECT_TRUE(std::isnan(n.max().item<double>()));
+  EXPECT_EQ(n.argmax().item<int64_t>(), 1);
+  EXPECT_EQ(tensor({2.0, 7.0, 7.0}, o()).argmax().item<int64_t>(), 1);  // first occurrence
+  EXPECT_EQ(full({}, 4.0, o()).sum().item<double>(), 4);
+  EXPECT_THROW_MSG(ones({2, 2}, o()).sum({0, 0}), Error, "appears multiple times");
+  // a large sum stays accurate
+  EXPECT_NEAR(ones({1 << 20}, o()).sum().item<double>(), 1 << 20, 0);
+}
+
+TEST_P(Reduce, SoftmaxAndLogSoftmax) {
+  Tensor a = tensor({{1.0, 2.0, 3.0}, {1000.0, 1000.0, 1000.0}}, o());
+  V s = values(a.softmax(1));
+  double z = std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
+  EXPECT_NEAR(s[0], std::exp(1.0) / z, 1e-6);
+  EXPECT_NEAR(s[2], std::exp(3.0) / z, 1e-6);
+  EXPECT_NEAR(s[4], 1.0 / 3.0, 1e-6);  // stable for large inputs
+  V l = values(a.log_softmax(1));
+  EXPECT_NEAR(l[0], 1.0 - std::log(z), 1e-5);
+  EXPECT_NEAR(l[5], -std::log(3.0), 1e-5);
+  V c = values(a.softmax(0));
+  EXPECT_NEAR(c[0], 0.0, 1e-12);
+  EXPECT_NEAR(c[3], 1.0, 1e-6);
+  EXPECT_THROW_MSG(tensor({1, 2}, o()).softmax(0), Error, "expected a floating point input");
+}
+
+LOCUS_INSTANTIATE_DEVICES(Reduce);
