@@ -1,5 +1,6 @@
 #pragma once
 // Everything: #include <locus/locus.h>, then spell things as libtorch with locus:: for torch::.
+#include "locus/autograd.h"
 #include "locus/device.h"
 #include "locus/device_info.h"
 #include "locus/dtype.h"
@@ -8,6 +9,8 @@
 #include "locus/functions.h"
 #include "locus/guard.h"
 #include "locus/memory.h"
+#include "locus/nn.h"
+#include "locus/optim.h"
 #include "locus/options.h"
 #include "locus/parallel.h"
 #include "locus/random.h"

@@ -215,6 +215,11 @@ class Tensor {
   bool is_leaf() const;
   void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
                 bool create_graph = false) const;
+  /// Replaces this tensor's data (storage, shape, dtype, device) with `new_data`'s, keeping its
+  /// identity and autograd state: every handle to it sees the change (Module::to uses this).
+  void set_data(const Tensor& new_data) const;
+  /// A tensor sharing storage with this one, outside the graph (same as detach()).
+  Tensor data() const { return detach(); }
 
  private:
   void* host_data(const char* op) const;

@@ -14,6 +14,7 @@ struct AutogradMeta {
   std::shared_ptr<Node> grad_fn;  // the node that produced a non-leaf
   uint32_t output_nr = 0;         // which output of grad_fn this tensor is
   bool retains_grad = false;
+  std::weak_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad node, while the graph holds it
 };
 
 }  // namespace locus::autograd

@@ -8,6 +8,7 @@
 #include "locus/factory.h"
 #include "locus/guard.h"
 #include "memory/allocator.h"
+#include "autograd/record.h"
 #include "ops/dispatch.h"
 
 namespace locus {
@@ -38,6 +39,7 @@ Tensor dense_like(const Tensor& src, IntArrayRef sizes, ScalarType dtype) {
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   if (!defined() || !src.defined()) throw Error("copy_(): both tensors must be defined.");
+  if (autograd::should_record(*this)) autograd::check_inplace("copy_", *this);
   // src must broadcast to self's shape
   DimVector b = ops::broadcast_shapes(sizes(), src.sizes(), "copy_");
   if (b.ref() != sizes())
@@ -132,6 +134,7 @@ Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) co
     out = detail::make_empty(sizes(), dt, target, false);
   }
   out.copy_(*this, non_blocking);
+  if (autograd::should_record(*this)) autograd::on_to(out, *this);
   return out;
 }
 
@@ -168,16 +171,19 @@ Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;
   Tensor out = detail::make_empty(sizes(), scalar_type(), device());
   copy_same_device(out, *this);
+  if (autograd::should_record(*this)) autograd::on_clone(out, *this);
   return out;
 }
 
 Tensor Tensor::clone() const {
   Tensor out = detail::make_empty(sizes(), scalar_type(), device());
   copy_same_device(out, *this);
+  if (autograd::should_record(*this)) autograd::on_clone(out, *this);
   return out;
 }
 
 Tensor& Tensor::fill_(const Scalar& value) {
+  if (autograd::should_record(*this)) autograd::check_inplace("fill_", *this);
   if (numel() == 0) return *this;
   if (is_integral(scalar_type(), false) && value.isFloatingPoint() && value.toDouble() != static_cast<double>(value.toLong()))
     throw Error(std::string("fill_(): value ") + std::to_string(value.toDouble()) + " cannot be converted to " +

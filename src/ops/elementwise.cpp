@@ -5,6 +5,7 @@
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/functions.h"
+#include "autograd/record.h"
 #include "ops/dispatch.h"
 
 namespace locus {
@@ -114,6 +115,8 @@ Tensor binary_impl(BinaryOp op, const Tensor& a, const Tensor& b, Tensor* out_in
     if (t.numel() > 0)
       ops::backend_for(d).binary_scalar(d.index(), ops::current_stream(d), op, o, x, s.item().toDouble(),
                                         ops::is_cpu_scalar(a));
+    if (out_inplace == nullptr && autograd::should_record(tc))
+      autograd::on_binary_scalar(op, out, tc, s.item().toDouble(), ops::is_cpu_scalar(a));
     return out;
   }
   ResultType rt;
@@ -136,6 +139,7 @@ Tensor binary_impl(BinaryOp op, const Tensor& a, const Tensor& b, Tensor* out_in
   backend::TensorRef* refs[] = {&o, &x, &y};
   ops::coalesce(refs, 3);
   ops::backend_for(d).binary(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), op, o, x, y);
+  if (out_inplace == nullptr && autograd::should_record(ac, bc)) autograd::on_binary(op, out, ac, bc);
   return out;
 }
 
@@ -159,11 +163,13 @@ Tensor binary_scalar_impl(BinaryOp op, const Tensor& a, const Scalar& s, bool sc
   backend::TensorRef* refs[] = {&o, &x};
   ops::coalesce(refs, 2);
   ops::backend_for(d).binary_scalar(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), op, o, x, s.toDouble(), scalar_first);
+  if (out_inplace == nullptr && autograd::should_record(ac)) autograd::on_binary_scalar(op, out, ac, s.toDouble(), scalar_first);
   return out;
 }
 
 // In-place: compute straight into self when the result dtype matches, else through a temporary.
 Tensor& inplace(Tensor& self, const char* name, ScalarType result, const std::function<Tensor(Tensor*)>& f) {
+  if (autograd::should_record(self)) autograd::check_inplace(name, self);
   check_out_cast(name, result, self.scalar_type());
   Tensor r = f(&self);
   if (!r.is_same(self)) {
@@ -199,6 +205,7 @@ Tensor unary_impl(UnaryOp op, const char* name, const Tensor& a, backend::UnaryP
   backend::TensorRef* refs[] = {&o, &x};
   ops::coalesce(refs, 2);
   ops::backend_for(d).unary(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), op, o, x, p);
+  if (autograd::should_record(ac)) autograd::on_unary(op, out, ac, p);
   return out;
 }
 
@@ -344,6 +351,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   backend::TensorRef* refs[] = {&o, &rc, &ra, &rb};
   ops::coalesce(refs, 4);
   ops::backend_for(d).where(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), o, rc, ra, rb);
+  if (autograd::should_record(ac, bc)) autograd::on_where(out, c, ac, bc);
   return out;
 }
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {

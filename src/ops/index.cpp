@@ -3,6 +3,7 @@
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/functions.h"
+#include "autograd/record.h"
 #include "ops/dispatch.h"
 
 namespace locus {
@@ -41,6 +42,7 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   sz[d] = idx.numel();
   Tensor out = detail::make_empty(sz, scalar_type(), device());
   if (out.numel() > 0) run_index("index_select", IndexOp::IndexSelect, out, self, idx, static_cast<int>(d));
+  if (autograd::should_record(self)) autograd::on_index_select(out, self, d, idx);
   return this->dim() == 0 ? out.reshape({}) : out;
 }
 
@@ -57,6 +59,7 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   Tensor idx = check_index("gather", index, this->dim() == 0 ? 1 : size(d), "the gathered dimension");
   Tensor out = detail::make_empty(index.sizes(), scalar_type(), device());
   if (out.numel() > 0) run_index("gather", IndexOp::Gather, out, *this, idx, static_cast<int>(d));
+  if (autograd::should_record(*this)) autograd::on_gather(out, *this, d, idx);
   return out;
 }
 
@@ -85,6 +88,7 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
   Tensor out = clone();
   out.scatter_add_(dim, index, src);
+  if (autograd::should_record(*this, src)) autograd::on_scatter_add(out, *this, dim, index, src);
   return out;
 }
 
@@ -144,6 +148,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     if (p->size(d) > 0) out.narrow(d, off, p->size(d)).copy_(*p);
     off += p->size(d);
   }
+  if (autograd::detail::grad_enabled) autograd::on_cat(out, parts, d);
   return out;
 }
 

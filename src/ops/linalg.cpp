@@ -2,6 +2,7 @@
 #include "core/tensor_impl.h"
 #include "locus/error.h"
 #include "locus/functions.h"
+#include "autograd/record.h"
 #include "ops/dispatch.h"
 
 namespace locus {
@@ -77,6 +78,7 @@ Tensor Tensor::mm(const Tensor& o) const {
   Tensor out = detail::make_empty({size(0), o.size(1)}, scalar_type(), device());
   Tensor o3 = out.unsqueeze(0);
   run_gemm("mm", unsqueeze(0), o.unsqueeze(0), o3, 1.0, 0.0);
+  if (autograd::should_record(*this, o)) autograd::on_mm(out, *this, o);
   return out;
 }
 
@@ -91,6 +93,7 @@ Tensor Tensor::bmm(const Tensor& o) const {
   check_mat_dtypes("bmm", *this, o);
   Tensor out = detail::make_empty({size(0), size(1), o.size(2)}, scalar_type(), device());
   run_gemm("bmm", *this, o, out, 1.0, 0.0);
+  if (autograd::should_record(*this, o)) autograd::on_bmm(out, *this, o);
   return out;
 }
 
@@ -105,6 +108,7 @@ Tensor Tensor::addmm(const Tensor& m1, const Tensor& m2, const Scalar& beta, con
   if (b != 0) out.copy_(expand({m1.size(0), m2.size(1)}));
   Tensor o3 = out.unsqueeze(0);
   run_gemm("addmm", m1.unsqueeze(0), m2.unsqueeze(0), o3, alpha.toDouble(), b);
+  if (autograd::should_record(*this, m1, m2)) autograd::on_addmm(out, *this, m1, m2, b, alpha.toDouble());
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include "core/tensor_impl.h"
 #include "locus/error.h"
 #include "locus/functions.h"
+#include "autograd/record.h"
 #include "ops/dispatch.h"
 
 namespace locus {
@@ -79,7 +80,9 @@ Tensor reduce_impl(ReduceOp op, const Tensor& a, IntArrayRef dims_in, bool all, 
     }
   }
   ops::backend_for(d).reduce(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), op, o, x);
-  return keepdim ? out.view(out_sizes) : out;
+  Tensor result = keepdim ? out.view(out_sizes) : out;
+  if (autograd::should_record(in)) autograd::on_reduce(op, result, in, red, keepdim);
+  return result;
 }
 
 ScalarType sum_dtype(const Tensor& a, std::optional<ScalarType> dt) {
@@ -129,12 +132,14 @@ std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
   int64_t d = dim;
   Tensor v = reduce_impl(ReduceOp::Max, *this, IntArrayRef(d), false, keepdim, scalar_type(), scalar_type());
   Tensor i = reduce_impl(ReduceOp::ArgMax, *this, IntArrayRef(d), false, keepdim, scalar_type(), kLong);
+  if (autograd::should_record(*this)) autograd::on_max_dim(v, *this, i, dim, keepdim);
   return {v, i};
 }
 std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
   int64_t d = dim;
   Tensor v = reduce_impl(ReduceOp::Min, *this, IntArrayRef(d), false, keepdim, scalar_type(), scalar_type());
   Tensor i = reduce_impl(ReduceOp::ArgMin, *this, IntArrayRef(d), false, keepdim, scalar_type(), kLong);
+  if (autograd::should_record(*this)) autograd::on_max_dim(v, *this, i, dim, keepdim);
   return {v, i};
 }
 Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
@@ -168,6 +173,7 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dt, 
   Device dev = a.device();
   backend::TensorRef o = ops::ref(out.reshape({-1}), name), x = ops::ref(in.reshape({-1}), name);
   ops::backend_for(dev).softmax(dev.index() < 0 ? 0 : dev.index(), ops::current_stream(dev), o, x, outer, n, inner, log);
+  if (autograd::should_record(in)) autograd::on_softmax(out, in, d, log);
   return out;
 }
 }  // namespace

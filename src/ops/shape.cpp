@@ -5,6 +5,7 @@
 #include "core/tensor_impl.h"
 #include "locus/error.h"
 #include "locus/functions.h"
+#include "autograd/record.h"
 #include "ops/dispatch.h"
 
 namespace locus {
@@ -82,19 +83,19 @@ Tensor Tensor::view(IntArrayRef shape) const {
     throw Error("view(): view size " + ops::shape_str(sz) + " is not compatible with input tensor's size " +
                 ops::shape_str(sizes()) + " and stride " + ops::shape_str(strides()) +
                 " (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
-  return make_view(*this, sz, *st, storage_offset());
+  return autograd::reshape_hook(make_view(*this, sz, *st, storage_offset()), *this);
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   DimVector sz = infer_size(shape, numel(), "reshape");
   auto st = compute_stride(sizes(), strides(), sz);
-  if (st) return make_view(*this, sz, *st, storage_offset());
+  if (st) return autograd::reshape_hook(make_view(*this, sz, *st, storage_offset()), *this);
   return contiguous().view(sz);
 }
 
 Tensor Tensor::t() const {
   if (dim() > 2) throw Error("t(): expects a tensor with <= 2 dimensions, but self is " + std::to_string(dim()) + "D; use transpose(dim0, dim1).");
-  if (dim() < 2) return make_view(*this, sizes(), strides(), storage_offset());
+  if (dim() < 2) return autograd::reshape_hook(make_view(*this, sizes(), strides(), storage_offset()), *this);
   return transpose(0, 1);
 }
 
@@ -107,7 +108,7 @@ Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
     std::swap(sz[d0], sz[d1]);
     std::swap(st[d0], st[d1]);
   }
-  return make_view(*this, sz, st, storage_offset());
+  return autograd::transpose_hook(make_view(*this, sz, st, storage_offset()), *this, d0, d1);
 }
 
 Tensor Tensor::permute(IntArrayRef dims) const {
@@ -124,7 +125,7 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     sz[i] = size(d);
     st[i] = stride(d);
   }
-  return make_view(*this, sz, st, storage_offset());
+  return autograd::permute_hook(make_view(*this, sz, st, storage_offset()), *this, dims);
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
@@ -133,22 +134,22 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   int64_t new_stride = d >= dim() ? 1 : sz[d] * st[d];
   sz.insert(d, 1);
   st.insert(d, new_stride);
-  return make_view(*this, sz, st, storage_offset());
+  return autograd::reshape_hook(make_view(*this, sz, st, storage_offset()), *this);
 }
 
 Tensor Tensor::squeeze() const {
   DimVector sz, st;
   for (int64_t i = 0; i < dim(); ++i)
     if (size(i) != 1) { sz.push_back(size(i)); st.push_back(stride(i)); }
-  return make_view(*this, sz, st, storage_offset());
+  return autograd::reshape_hook(make_view(*this, sz, st, storage_offset()), *this);
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
-  if (dim() == 0) return make_view(*this, sizes(), strides(), storage_offset());
+  if (dim() == 0) return autograd::reshape_hook(make_view(*this, sizes(), strides(), storage_offset()), *this);
   d = wrap_dim(d, dim(), "squeeze");
   DimVector sz(sizes()), st(strides());
   if (sz[d] == 1) { sz.erase(d); st.erase(d); }
-  return make_view(*this, sz, st, storage_offset());
+  return autograd::reshape_hook(make_view(*this, sz, st, storage_offset()), *this);
 }
 
 Tensor Tensor::flatten(int64_t start, int64_t end) const {
@@ -156,7 +157,7 @@ Tensor Tensor::flatten(int64_t start, int64_t end) const {
   start = wrap_dim(start, dim(), "flatten");
   end = wrap_dim(end, dim(), "flatten");
   if (start > end) throw Error("flatten(): start_dim (" + std::to_string(start) + ") cannot come after end_dim (" + std::to_string(end) + ").");
-  if (start == end) return make_view(*this, sizes(), strides(), storage_offset());
+  if (start == end) return autograd::reshape_hook(make_view(*this, sizes(), strides(), storage_offset()), *this);
   DimVector sz;
   for (int64_t i = 0; i < start; ++i) sz.push_back(size(i));
   int64_t m = 1;
@@ -176,7 +177,8 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
                 ") exceeds dimension size (" + std::to_string(n) + ") of dim " + std::to_string(d) + ".");
   DimVector sz(sizes());
   sz[d] = length;
-  return make_view(*this, sz, strides(), storage_offset() + start * stride(d));
+  return autograd::restrict_hook(make_view(*this, sz, strides(), storage_offset() + start * stride(d)), *this,
+                                 [d, start, length](const Tensor& b) { return b.narrow(d, start, length); });
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
@@ -191,7 +193,8 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   int64_t off = storage_offset() + index * st[d];
   sz.erase(d);
   st.erase(d);
-  return make_view(*this, sz, st, off);
+  return autograd::restrict_hook(make_view(*this, sz, st, off), *this,
+                                 [d, index](const Tensor& b) { return b.select(d, index); });
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt, int64_t step) const {
@@ -207,7 +210,8 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<
   DimVector sz(sizes()), st(strides());
   sz[d] = (end - start + step - 1) / step;
   st[d] *= step;
-  return make_view(*this, sz, st, storage_offset() + start * stride(d));
+  return autograd::restrict_hook(make_view(*this, sz, st, storage_offset() + start * stride(d)), *this,
+                                 [d, start, end, step](const Tensor& b) { return b.slice(d, start, end, step); });
 }
 
 Tensor Tensor::expand(IntArrayRef shape) const {
@@ -232,7 +236,7 @@ Tensor Tensor::expand(IntArrayRef shape) const {
     sz[i] = want;
     st[i] = have == want ? stride(static_cast<int64_t>(i - lead)) : 0;
   }
-  return make_view(*this, sz, st, storage_offset());
+  return autograd::expand_hook(make_view(*this, sz, st, storage_offset()), *this);
 }
 
 Tensor Tensor::as_strided(IntArrayRef sz, IntArrayRef st, std::optional<int64_t> offset) const {

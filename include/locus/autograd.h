@@ -1,0 +1,97 @@
+#pragma once
+// Reverse-mode automatic differentiation, spelled as libtorch's.
+//
+// Every differentiable op, when grad mode is on and an input requires grad, records a Node in
+// the graph: the output's grad_fn. backward() walks the graph from the outputs, in reverse order
+// of creation, and accumulates gradients into the .grad of leaves (tensors made by the user with
+// requires_grad). Gradients live on the device of the tensor they belong to; a gradient that
+// would arrive on another device raises DeviceMismatchError instead of being moved silently.
+//
+// Saved tensors are released after a backward pass unless retain_graph is true; walking the same
+// graph again then fails with PyTorch's message.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "locus/tensor.h"
+
+namespace locus {
+
+/// Whether ops record the autograd graph on this thread (on by default).
+struct GradMode {
+  static bool is_enabled();
+  static void set_enabled(bool enabled);
+};
+
+/// Sets grad mode for a scope and restores the previous mode on exit.
+class AutoGradMode {
+ public:
+  explicit AutoGradMode(bool enabled);
+  ~AutoGradMode();
+  AutoGradMode(const AutoGradMode&) = delete;
+  AutoGradMode& operator=(const AutoGradMode&) = delete;
+
+ private:
+  bool previous_;
+};
+
+/// Disables graph recording for a scope (torch::NoGradGuard; Python's `with torch.no_grad()`).
+class NoGradGuard : public AutoGradMode {
+ public:
+  NoGradGuard() : AutoGradMode(false) {}
+};
+
+namespace autograd {
+
+using variable_list = std::vector<Tensor>;
+using tensor_list = std::vector<Tensor>;
+
+/// Where a gradient goes: input `input_nr` of `function` (empty when the input needs no gradient).
+struct Edge {
+  std::shared_ptr<Node> function;
+  uint32_t input_nr = 0;
+  bool is_valid() const { return function != nullptr; }
+};
+
+/// A function in the backward graph. apply() takes one gradient per output of the forward op
+/// and returns one gradient (possibly undefined) per next edge, i.e. per forward input.
+struct Node {
+  Node();
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  /// "AddBackward0", "MmBackward0", "AccumulateGrad", ... as PyTorch names them.
+  virtual std::string name() const = 0;
+  virtual variable_list apply(variable_list&& grads) = 0;
+  /// Frees saved tensors (called after a backward pass without retain_graph).
+  virtual void release_variables() {}
+
+  variable_list operator()(variable_list&& grads) { return apply(std::move(grads)); }
+  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  const Edge& next_edge(size_t i) const { return next_edges_.at(i); }
+  size_t num_inputs() const { return next_edges_.size(); }
+  /// Creation order; later nodes run first in backward.
+  uint64_t sequence_nr() const { return sequence_nr_; }
+
+ protected:
+  std::vector<Edge> next_edges_;
+  uint64_t sequence_nr_;
+};
+
+/// Computes the gradients of `outputs` with respect to `inputs` (not accumulated into .grad).
+/// grad_outputs defaults to ones for one-element outputs. With create_graph the result is
+/// itself differentiable. allow_unused: an input the outputs do not depend on gives an undefined
+/// tensor instead of an error.
+variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs = {},
+                   std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+                   bool allow_unused = false);
+
+/// Accumulates the gradients of `tensors` into the .grad of the leaves they depend on.
+void backward(const variable_list& tensors, const variable_list& grad_tensors = {},
+              std::optional<bool> retain_graph = std::nullopt, bool create_graph = false);
+
+}  // namespace autograd
+}  // namespace locus

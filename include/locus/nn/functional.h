@@ -1,0 +1,170 @@
+#pragma once
+// locus::nn::functional (libtorch's torch::nn::functional, usually aliased `namespace F`).
+// Every function is differentiable and runs on the device of its inputs; mixing devices throws
+// DeviceMismatchError from the underlying op.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "locus/nn/module.h"
+#include "locus/tensor.h"
+
+namespace locus {
+
+/// Loss reductions: locus::kMean, locus::kSum, locus::kNone (as libtorch's enum types).
+namespace enumtype {
+enum class Reduction { None, Mean, Sum };
+}
+inline constexpr enumtype::Reduction kNone = enumtype::Reduction::None;
+inline constexpr enumtype::Reduction kMean = enumtype::Reduction::Mean;
+inline constexpr enumtype::Reduction kSum = enumtype::Reduction::Sum;
+
+/// Two integers given as one (`3`) or two (`{3, 5}`), as libtorch's ExpandingArray<2>.
+template <size_t N>
+class ExpandingArray {
+ public:
+  ExpandingArray(int64_t v) { values_.fill(v); }
+  ExpandingArray(std::initializer_list<int64_t> l) {
+    if (l.size() != N) throw Error("ExpandingArray: expected " + std::to_string(N) + " values, got " + std::to_string(l.size()) + ".");
+    std::copy(l.begin(), l.end(), values_.begin());
+  }
+  ExpandingArray(const std::array<int64_t, N>& a) : values_(a) {}
+  int64_t operator[](size_t i) const { return values_[i]; }
+  const int64_t* data() const { return values_.data(); }
+  size_t size() const { return N; }
+  IntArrayRef ref() const { return IntArrayRef(values_.data(), N); }
+  bool operator==(const ExpandingArray& o) const { return values_ == o.values_; }
+
+ private:
+  std::array<int64_t, N> values_{};
+};
+
+namespace nn::functional {
+
+// ---- options ------------------------------------------------------------------------------
+struct SoftmaxFuncOptions {
+  SoftmaxFuncOptions(int64_t dim) : dim_(dim) {}
+  LOCUS_ARG(int64_t, dim);
+  LOCUS_ARG(std::optional<ScalarType>, dtype) = std::nullopt;
+};
+using LogSoftmaxFuncOptions = SoftmaxFuncOptions;
+
+struct ReLUFuncOptions {
+  ReLUFuncOptions(bool inplace = false) : inplace_(inplace) {}
+  LOCUS_ARG(bool, inplace);
+};
+
+struct GELUFuncOptions {
+  /// "none" (exact, erf) or "tanh".
+  LOCUS_ARG(std::string, approximate) = "none";
+};
+
+struct DropoutFuncOptions {
+  LOCUS_ARG(double, p) = 0.5;
+  LOCUS_ARG(bool, training) = true;
+  LOCUS_ARG(bool, inplace) = false;
+};
+
+struct NLLLossFuncOptions {
+  LOCUS_ARG(Tensor, weight) = {};
+  LOCUS_ARG(int64_t, ignore_index) = -100;
+  LOCUS_ARG(enumtype::Reduction, reduction) = kMean;
+};
+
+struct CrossEntropyFuncOptions {
+  LOCUS_ARG(Tensor, weight) = {};
+  LOCUS_ARG(int64_t, ignore_index) = -100;
+  LOCUS_ARG(enumtype::Reduction, reduction) = kMean;
+  LOCUS_ARG(double, label_smoothing) = 0.0;
+};
+
+struct MSELossFuncOptions {
+  MSELossFuncOptions(enumtype::Reduction r = kMean) : reduction_(r) {}
+  LOCUS_ARG(enumtype::Reduction, reduction);
+};
+
+struct BinaryCrossEntropyWithLogitsFuncOptions {
+  LOCUS_ARG(Tensor, weight) = {};
+  LOCUS_ARG(enumtype::Reduction, reduction) = kMean;
+  LOCUS_ARG(Tensor, pos_weight) = {};
+};
+
+struct Conv2dFuncOptions {
+  LOCUS_ARG(Tensor, bias) = {};
+  LOCUS_ARG(ExpandingArray<2>, stride) = 1;
+  LOCUS_ARG(ExpandingArray<2>, padding) = 0;
+  LOCUS_ARG(ExpandingArray<2>, dilation) = 1;
+  LOCUS_ARG(int64_t, groups) = 1;
+};
+
+struct MaxPool2dFuncOptions {
+  MaxPool2dFuncOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
+  LOCUS_ARG(ExpandingArray<2>, kernel_size);
+  LOCUS_ARG(ExpandingArray<2>, stride);
+  LOCUS_ARG(ExpandingArray<2>, padding) = 0;
+  LOCUS_ARG(ExpandingArray<2>, dilation) = 1;
+  LOCUS_ARG(bool, ceil_mode) = false;
+};
+
+struct AvgPool2dFuncOptions {
+  AvgPool2dFuncOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
+  LOCUS_ARG(ExpandingArray<2>, kernel_size);
+  LOCUS_ARG(ExpandingArray<2>, stride);
+  LOCUS_ARG(ExpandingArray<2>, padding) = 0;
+  LOCUS_ARG(bool, ceil_mode) = false;
+  LOCUS_ARG(bool, count_include_pad) = true;
+};
+
+struct BatchNormFuncOptions {
+  LOCUS_ARG(Tensor, weight) = {};
+  LOCUS_ARG(Tensor, bias) = {};
+  LOCUS_ARG(bool, training) = false;
+  LOCUS_ARG(double, momentum) = 0.1;
+  LOCUS_ARG(double, eps) = 1e-5;
+};
+
+struct LayerNormFuncOptions {
+  LayerNormFuncOptions(std::vector<int64_t> normalized_shape) : normalized_shape_(std::move(normalized_shape)) {}
+  LOCUS_ARG(std::vector<int64_t>, normalized_shape);
+  LOCUS_ARG(Tensor, weight) = {};
+  LOCUS_ARG(Tensor, bias) = {};
+  LOCUS_ARG(double, eps) = 1e-5;
+};
+
+// ---- functions ----------------------------------------------------------------------------
+/// input @ weight^T + bias; input [..., in], weight [out, in], bias [out].
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+Tensor relu(const Tensor& input, const ReLUFuncOptions& options = {});
+Tensor gelu(const Tensor& input, const GELUFuncOptions& options = {});
+Tensor sigmoid(const Tensor& input);
+Tensor tanh(const Tensor& input);
+Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options);
+Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options);
+/// Zeroes elements with probability p and scales the rest by 1/(1-p) when training.
+Tensor dropout(const Tensor& input, const DropoutFuncOptions& options = {});
+/// input [N, C] (or [N, C, d...]) log-probabilities, target int64 [N] class indices.
+Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options = {});
+/// input [N, C] logits, target int64 [N] class indices; optional class weights, ignore_index and
+/// label smoothing as PyTorch.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options = {});
+Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options = {});
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
+/// input [N, C, H, W], weight [O, C/groups, kh, kw]: im2col + GEMM on the input's device.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options = {});
+Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options);
+Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options);
+Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size);
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                  const BatchNormFuncOptions& options = {});
+Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);
+Tensor embedding(const Tensor& input, const Tensor& weight);
+
+/// Differentiable im2col: input [N, C, H, W] -> columns [N, C*kh*kw, oh*ow] (zero padding).
+Tensor im2col(const Tensor& input, ExpandingArray<2> kernel_size, ExpandingArray<2> dilation,
+              ExpandingArray<2> padding, ExpandingArray<2> stride);
+
+}  // namespace nn::functional
+}  // namespace locus

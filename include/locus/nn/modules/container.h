@@ -1,0 +1,149 @@
+#pragma once
+// Sequential, ModuleList, ModuleDict and Functional (a function as a module).
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "locus/nn/module.h"
+
+namespace locus::nn {
+
+/// Wraps a function Tensor -> Tensor as a module (libtorch's nn::Functional).
+class FunctionalImpl : public Module {
+ public:
+  using Function = std::function<Tensor(Tensor)>;
+  explicit FunctionalImpl(Function function) : function_(std::move(function)) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(Tensor input) { return function_(std::move(input)); }
+
+ private:
+  Function function_;
+};
+LOCUS_MODULE(Functional);
+
+/// Runs its children in order; children are keyed "0", "1", ... (parameters "0.weight").
+/// Holds any module with `Tensor forward(const Tensor&)`.
+class SequentialImpl : public Module {
+ public:
+  SequentialImpl() = default;
+  template <typename... Modules>
+  explicit SequentialImpl(Modules&&... modules) {
+    (push_back(std::forward<Modules>(modules)), ...);
+  }
+
+  template <typename M>
+  void push_back(std::shared_ptr<M> module) {
+    push_back(std::to_string(modules_.size()), std::move(module));
+  }
+  template <typename M>
+  void push_back(std::string name, std::shared_ptr<M> module) {
+    register_module(name, module);
+    M* raw = module.get();
+    forwards_.push_back([raw](const Tensor& x) { return raw->forward(x); });
+    modules_.push_back(std::move(module));
+  }
+  template <typename M>
+  void push_back(const ModuleHolder<M>& holder) {
+    push_back(holder.ptr());
+  }
+  template <typename M>
+  void push_back(std::string name, const ModuleHolder<M>& holder) {
+    push_back(std::move(name), holder.ptr());
+  }
+
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+
+  size_t size() const noexcept { return modules_.size(); }
+  bool is_empty() const noexcept { return modules_.empty(); }
+  std::shared_ptr<Module> ptr(size_t index) const { return modules_.at(index); }
+  std::shared_ptr<Module> operator[](size_t index) const { return ptr(index); }
+  template <typename T>
+  T& at(size_t index) {
+    auto* p = dynamic_cast<T*>(modules_.at(index).get());
+    if (p == nullptr) throw Error("Sequential::at(): module " + std::to_string(index) + " is a " + modules_[index]->name() + ".");
+    return *p;
+  }
+  auto begin() const { return modules_.begin(); }
+  auto end() const { return modules_.end(); }
+
+ private:
+  std::vector<std::shared_ptr<Module>> modules_;
+  std::vector<std::function<Tensor(const Tensor&)>> forwards_;
+};
+LOCUS_MODULE(Sequential);
+
+/// A list of modules, registered as "0", "1", ...; no forward of its own.
+class ModuleListImpl : public Module {
+ public:
+  ModuleListImpl() = default;
+  template <typename... Modules>
+  explicit ModuleListImpl(Modules&&... modules) {
+    (push_back(std::forward<Modules>(modules)), ...);
+  }
+  template <typename M>
+  void push_back(std::shared_ptr<M> module) {
+    register_module(std::to_string(modules_.size()), module);
+    modules_.push_back(std::move(module));
+  }
+  template <typename M>
+  void push_back(const ModuleHolder<M>& holder) {
+    push_back(holder.ptr());
+  }
+  void pretty_print(std::ostream& stream) const override;
+  size_t size() const noexcept { return modules_.size(); }
+  bool is_empty() const noexcept { return modules_.empty(); }
+  std::shared_ptr<Module> ptr(size_t index) const { return modules_.at(index); }
+  std::shared_ptr<Module> operator[](size_t index) const { return ptr(index); }
+  template <typename T>
+  std::shared_ptr<T> ptr(size_t index) const {
+    return std::dynamic_pointer_cast<T>(modules_.at(index));
+  }
+  template <typename T>
+  T& at(size_t index) {
+    auto p = ptr<T>(index);
+    if (!p) throw Error("ModuleList::at(): module " + std::to_string(index) + " is a " + modules_[index]->name() + ".");
+    return *p;
+  }
+  auto begin() const { return modules_.begin(); }
+  auto end() const { return modules_.end(); }
+
+ private:
+  std::vector<std::shared_ptr<Module>> modules_;
+};
+LOCUS_MODULE(ModuleList);
+
+/// Modules by name, in insertion order.
+class ModuleDictImpl : public Module {
+ public:
+  ModuleDictImpl() = default;
+  explicit ModuleDictImpl(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules) {
+    for (const auto& [k, m] : modules) insert(k, m);
+  }
+  template <typename M>
+  void insert(const std::string& key, std::shared_ptr<M> module) {
+    register_module(key, module);
+    modules_.insert(key, std::move(module));
+  }
+  template <typename M>
+  void insert(const std::string& key, const ModuleHolder<M>& holder) {
+    insert(key, holder.ptr());
+  }
+  void pretty_print(std::ostream& stream) const override;
+  std::shared_ptr<Module> operator[](const std::string& key) const { return modules_[key]; }
+  bool contains(const std::string& key) const { return modules_.contains(key); }
+  size_t size() const noexcept { return modules_.size(); }
+  bool empty() const noexcept { return modules_.is_empty(); }
+  std::vector<std::string> keys() const { return modules_.keys(); }
+  std::vector<std::shared_ptr<Module>> values() const { return modules_.values(); }
+  auto begin() const { return modules_.begin(); }
+  auto end() const { return modules_.end(); }
+
+ private:
+  OrderedDict<std::string, std::shared_ptr<Module>> modules_{"Module"};
+};
+LOCUS_MODULE(ModuleDict);
+
+}  // namespace locus::nn

@@ -1,0 +1,83 @@
+#pragma once
+// Linear, Flatten, Embedding.
+#include <optional>
+
+#include "locus/nn/functional.h"
+#include "locus/nn/module.h"
+
+namespace locus::nn {
+
+/// Where and in which dtype a layer makes its parameters (a locus extension to libtorch's
+/// options): unset means the default device (DefaultDeviceGuard) and float32.
+#define LOCUS_PLACEMENT_ARGS                                \
+  LOCUS_ARG(std::optional<Device>, device) = std::nullopt; \
+  LOCUS_ARG(std::optional<ScalarType>, dtype) = std::nullopt
+
+struct LinearOptions {
+  LinearOptions(int64_t in_features, int64_t out_features) : in_features_(in_features), out_features_(out_features) {}
+  LOCUS_ARG(int64_t, in_features);
+  LOCUS_ARG(int64_t, out_features);
+  LOCUS_ARG(bool, bias) = true;
+  LOCUS_PLACEMENT_ARGS;
+};
+
+/// y = x W^T + b; weight [out, in] and bias [out] drawn Kaiming-uniform on the target device.
+class LinearImpl : public Module {
+ public:
+  LinearImpl(int64_t in_features, int64_t out_features) : LinearImpl(LinearOptions(in_features, out_features)) {}
+  explicit LinearImpl(const LinearOptions& options);
+  void reset();
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  std::string brief() const override;
+  Tensor forward(const Tensor& input);
+
+  LinearOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+LOCUS_MODULE(Linear);
+
+struct FlattenOptions {
+  LOCUS_ARG(int64_t, start_dim) = 1;
+  LOCUS_ARG(int64_t, end_dim) = -1;
+};
+
+class FlattenImpl : public Module {
+ public:
+  explicit FlattenImpl(const FlattenOptions& options = {}) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return input.flatten(options.start_dim(), options.end_dim()); }
+  FlattenOptions options;
+};
+LOCUS_MODULE(Flatten);
+
+struct EmbeddingOptions {
+  EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim)
+      : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
+  LOCUS_ARG(int64_t, num_embeddings);
+  LOCUS_ARG(int64_t, embedding_dim);
+  LOCUS_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  LOCUS_PLACEMENT_ARGS;
+};
+
+/// A lookup table [num_embeddings, embedding_dim], initialised N(0, 1); the row at padding_idx is zero.
+class EmbeddingImpl : public Module {
+ public:
+  EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim)
+      : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim)) {}
+  explicit EmbeddingImpl(const EmbeddingOptions& options);
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& indices);
+  EmbeddingOptions options;
+  Tensor weight;
+};
+LOCUS_MODULE(Embedding);
+
+namespace detail {
+/// TensorOptions for a layer's parameters from its placement options.
+TensorOptions placement(const std::optional<Device>& device, const std::optional<ScalarType>& dtype);
+}  // namespace detail
+
+}  // namespace locus::nn

@@ -1,0 +1,75 @@
+#pragma once
+// BatchNorm1d, BatchNorm2d (running statistics as buffers) and LayerNorm.
+#include <optional>
+#include <vector>
+
+#include "locus/nn/functional.h"
+#include "locus/nn/module.h"
+#include "locus/nn/modules/linear.h"
+
+namespace locus::nn {
+
+struct BatchNormOptions {
+  BatchNormOptions(int64_t num_features) : num_features_(num_features) {}
+  LOCUS_ARG(int64_t, num_features);
+  LOCUS_ARG(double, eps) = 1e-5;
+  /// nullopt: a cumulative moving average (momentum 1/num_batches_tracked), as PyTorch's None.
+  LOCUS_ARG(std::optional<double>, momentum) = 0.1;
+  LOCUS_ARG(bool, affine) = true;
+  LOCUS_ARG(bool, track_running_stats) = true;
+  LOCUS_PLACEMENT_ARGS;
+};
+using BatchNorm1dOptions = BatchNormOptions;
+using BatchNorm2dOptions = BatchNormOptions;
+
+/// Normalises over every dim but 1 with batch statistics in train(), running ones in eval().
+/// Buffers: running_mean, running_var, num_batches_tracked (int64).
+class BatchNormImplBase : public Module {
+ public:
+  explicit BatchNormImplBase(const BatchNormOptions& options, int64_t expected_dim, const char* kind);
+  void reset_running_stats();
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  BatchNormOptions options;
+  Tensor weight, bias, running_mean, running_var, num_batches_tracked;
+
+ private:
+  int64_t expected_dim_;
+  const char* kind_;
+};
+
+class BatchNorm1dImpl : public BatchNormImplBase {
+ public:
+  BatchNorm1dImpl(int64_t num_features) : BatchNorm1dImpl(BatchNormOptions(num_features)) {}
+  explicit BatchNorm1dImpl(const BatchNormOptions& options) : BatchNormImplBase(options, 1, "BatchNorm1d") {}
+};
+LOCUS_MODULE(BatchNorm1d);
+
+class BatchNorm2dImpl : public BatchNormImplBase {
+ public:
+  BatchNorm2dImpl(int64_t num_features) : BatchNorm2dImpl(BatchNormOptions(num_features)) {}
+  explicit BatchNorm2dImpl(const BatchNormOptions& options) : BatchNormImplBase(options, 2, "BatchNorm2d") {}
+};
+LOCUS_MODULE(BatchNorm2d);
+
+struct LayerNormOptions {
+  LayerNormOptions(std::vector<int64_t> normalized_shape) : normalized_shape_(std::move(normalized_shape)) {}
+  LOCUS_ARG(std::vector<int64_t>, normalized_shape);
+  LOCUS_ARG(double, eps) = 1e-5;
+  LOCUS_ARG(bool, elementwise_affine) = true;
+  LOCUS_PLACEMENT_ARGS;
+};
+class LayerNormImpl : public Module {
+ public:
+  LayerNormImpl(std::vector<int64_t> normalized_shape) : LayerNormImpl(LayerNormOptions(std::move(normalized_shape))) {}
+  explicit LayerNormImpl(const LayerNormOptions& options);
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  LayerNormOptions options;
+  Tensor weight, bias;
+};
+LOCUS_MODULE(LayerNorm);
+
+}  // namespace locus::nn

@@ -1,0 +1,19 @@
+#pragma once
+// nn::utils: gradient clipping.
+#include <vector>
+
+#include "locus/tensor.h"
+
+namespace locus::nn::utils {
+
+/// Scales the gradients of `parameters` in place so that their total norm (of type norm_type;
+/// infinity for the max norm) is at most max_norm. Returns the total norm before clipping.
+/// Norms are computed on each gradient's own device.
+double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type = 2.0,
+                       bool error_if_nonfinite = false);
+double clip_grad_norm_(const Tensor& parameter, double max_norm, double norm_type = 2.0,
+                       bool error_if_nonfinite = false);
+/// Clamps every gradient element to [-clip_value, clip_value].
+void clip_grad_value_(const std::vector<Tensor>& parameters, double clip_value);
+
+}  // namespace locus::nn::utils

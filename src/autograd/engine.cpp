@@ -1,0 +1,352 @@
+// The backward engine.
+//
+// A pass starts from root edges (the outputs' grad_fns) with their gradients. It first finds the
+// nodes that matter (all reachable ones for backward(); for grad(), only those on a path to a
+// requested input), counts for each how many gradients it will receive, then runs nodes whose
+// count reached zero, latest-created first (a max-heap on sequence_nr), summing gradients that
+// meet at one input. Leaves are reached through AccumulateGrad nodes, which add into .grad on the
+// leaf's own device. One thread, the caller's; device work is enqueued by the ops themselves.
+#include <algorithm>
+#include <atomic>
+#include <queue>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/record.h"
+#include "locus/error.h"
+#include "locus/factory.h"
+#include "ops/dispatch.h"
+
+namespace locus {
+
+namespace autograd::detail {
+thread_local constinit bool grad_enabled = true;
+}
+
+bool GradMode::is_enabled() { return autograd::detail::grad_enabled; }
+void GradMode::set_enabled(bool enabled) { autograd::detail::grad_enabled = enabled; }
+AutoGradMode::AutoGradMode(bool enabled) : previous_(GradMode::is_enabled()) { GradMode::set_enabled(enabled); }
+AutoGradMode::~AutoGradMode() { GradMode::set_enabled(previous_); }
+
+namespace autograd {
+namespace {
+
+std::atomic<uint64_t> next_sequence_nr{0};
+
+std::string device_mismatch(const char* op, Device expected, Device got, const char* what) {
+  std::ostringstream os;
+  os << op << "(): Expected all tensors to be on the same device, but found at least two devices, " << expected
+     << " and " << got << "! Argument '" << what << "' is on " << got << "; move it with .to(" << expected << ").";
+  return os.str();
+}
+
+const char* kSecondBackward =
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
+    "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd::grad(). "
+    "Specify retain_graph=true if you need to backward through the graph a second time or if you need to access "
+    "saved tensors after calling backward.";
+
+// The node an op records: a closure over what its backward formula needs.
+struct FunctionNode : Node {
+  const char* name_;
+  BackwardFn fn_;
+  std::vector<Device> input_devices_;
+  void set_edges(std::vector<Edge> e) { next_edges_ = std::move(e); }
+  std::string name() const override { return name_; }
+  variable_list apply(variable_list&& grads) override {
+    if (!fn_) throw Error(std::string(name_) + ": " + kSecondBackward);
+    variable_list out = fn_(grads.at(0));
+    if (out.size() != next_edges_.size())
+      throw Error(std::string(name_) + ": the backward function returned " + std::to_string(out.size()) +
+                  " gradients for " + std::to_string(next_edges_.size()) + " inputs.");
+    for (size_t i = 0; i < out.size(); ++i)
+      if (out[i].defined() && next_edges_[i].is_valid() && out[i].device() != input_devices_[i])
+        throw DeviceMismatchError(device_mismatch(name_, input_devices_[i], out[i].device(), "grad"));
+    return out;
+  }
+  void release_variables() override { fn_ = nullptr; }
+};
+
+// Adds incoming gradients into a leaf's .grad.
+struct AccumulateGrad : Node {
+  Tensor variable;
+  std::string name() const override { return "AccumulateGrad"; }
+  variable_list apply(variable_list&& grads) override {
+    Tensor g = std::move(grads.at(0));
+    if (!g.defined()) return {};
+    if (g.device() != variable.device())
+      throw DeviceMismatchError(device_mismatch("AccumulateGrad", variable.device(), g.device(), "grad"));
+    if (g.sizes() != variable.sizes())
+      throw Error("AccumulateGrad(): the gradient has shape " + ops::shape_str(g.sizes()) + " but the tensor has shape " +
+                  ops::shape_str(variable.sizes()) + ".");
+    if (g.scalar_type() != variable.scalar_type()) g = g.to(variable.scalar_type());
+    Tensor& acc = variable.mutable_grad();
+    if (!acc.defined()) {
+      bool unique = g.use_count() == 1 && g.impl()->storage.use_count() == 1 && g.is_contiguous();
+      if (GradMode::is_enabled()) acc = g;           // create_graph: keep the graph of the gradient
+      else acc = unique ? g.detach() : g.clone();    // never alias a buffer someone else holds
+    } else {
+      if (acc.device() != variable.device())
+        throw DeviceMismatchError(device_mismatch("AccumulateGrad", variable.device(), acc.device(), "grad"));
+      if (GradMode::is_enabled()) acc = acc + g;
+      else acc.add_(g);
+    }
+    return {};
+  }
+};
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
+  auto* meta = t.impl()->autograd.get();
+  std::shared_ptr<Node> acc = meta->grad_accumulator.lock();
+  if (acc) return acc;
+  auto a = std::make_shared<AccumulateGrad>();
+  a->variable = t;
+  meta->grad_accumulator = a;
+  return a;
+}
+
+struct Capture {
+  Node* fn;
+  uint32_t input_nr;
+  size_t slot;
+};
+
+// Runs one backward pass. With `captures`, gradients arriving at those edges are returned instead
+// of flowing on, and only nodes that lead to them run.
+variable_list run(const std::vector<Edge>& roots, variable_list root_grads, bool keep_graph, bool create_graph,
+                  const std::vector<Edge>& targets, bool allow_unused) {
+  AutoGradMode mode(create_graph);
+  bool grad_mode = !targets.empty();
+  // 1. nodes that matter, in an iterative DFS (graphs can be deep)
+  std::unordered_map<Node*, bool> needed;  // node -> on a path to a target (grad mode) / reachable
+  std::unordered_set<Node*> target_nodes;
+  for (const Edge& e : targets) target_nodes.insert(e.function.get());
+  {
+    struct Frame { Node* n; size_t next; };
+    std::vector<Frame> stack;
+    for (const Edge& r : roots) {
+      if (!r.is_valid() || needed.count(r.function.get())) continue;
+      needed[r.function.get()] = false;
+      stack.push_back({r.function.get(), 0});
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        const auto& edges = f.n->next_edges();
+        if (f.next < edges.size()) {
+          Node* c = edges[f.next++].function.get();
+          if (c != nullptr && !needed.count(c)) {
+            needed[c] = false;
+            stack.push_back({c, 0});
+          }
+          continue;
+        }
+        bool need = !grad_mode || target_nodes.count(f.n) > 0;
+        for (const Edge& e : edges)
+          if (e.function && needed[e.function.get()]) need = true;
+        needed[f.n] = need;
+        stack.pop_back();
+      }
+    }
+  }
+  // 2. dependency counts over needed nodes
+  std::unordered_map<Node*, int> deps;
+  for (auto& [n, need] : needed) {
+    if (!need) continue;
+    for (const Edge& e : n->next_edges())
+      if (e.function && needed[e.function.get()]) deps[e.function.get()]++;
+  }
+  // 3. run
+  std::unordered_map<Node*, variable_list> buffers;
+  auto add_to = [&](Node* n, uint32_t nr, Tensor g) {
+    variable_list& b = buffers[n];
+    if (b.size() <= nr) b.resize(nr + 1);
+    if (!b[nr].defined()) b[nr] = std::move(g);
+    else b[nr] = b[nr] + g;
+  };
+  auto cmp = [](Node* a, Node* b) { return a->sequence_nr() < b->sequence_nr(); };
+  std::priority_queue<Node*, std::vector<Node*>, decltype(cmp)> ready(cmp);
+  std::vector<std::shared_ptr<Node>> keep_alive;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    if (!roots[i].is_valid()) continue;
+    add_to(roots[i].function.get(), roots[i].input_nr, root_grads[i]);
+  }
+  std::unordered_set<Node*> queued;
+  for (const Edge& r : roots) {
+    Node* n = r.function.get();
+    if (n && needed[n] && deps[n] == 0 && queued.insert(n).second) ready.push(n);
+  }
+  variable_list captured(targets.size());
+  while (!ready.empty()) {
+    Node* n = ready.top();
+    ready.pop();
+    variable_list in = std::move(buffers[n]);
+    buffers.erase(n);
+    if (grad_mode && target_nodes.count(n)) {
+      for (size_t k = 0; k < targets.size(); ++k)
+        if (targets[k].function.get() == n && targets[k].input_nr < in.size()) captured[k] = in[targets[k].input_nr];
+    }
+    bool run_it = true;
+    if (grad_mode) {
+      run_it = false;
+      for (const Edge& e : n->next_edges())
+        if (e.function && needed[e.function.get()]) run_it = true;
+    }
+    bool any = false;
+    for (const Tensor& t : in) any = any || t.defined();
+    variable_list out;
+    if (run_it && any) {
+      if (in.empty()) in.resize(1);
+      out = n->apply(std::move(in));
+      if (!keep_graph) n->release_variables();
+    }
+    const auto& edges = n->next_edges();
+    for (size_t i = 0; i < edges.size(); ++i) {
+      Node* c = edges[i].function.get();
+      if (c == nullptr || !needed[c]) continue;
+      if (i < out.size() && out[i].defined()) add_to(c, edges[i].input_nr, std::move(out[i]));
+      if (--deps[c] == 0 && queued.insert(c).second) ready.push(c);
+    }
+  }
+  if (grad_mode && !allow_unused) {
+    for (size_t k = 0; k < targets.size(); ++k)
+      if (!captured[k].defined() && !needed[targets[k].function.get()])
+        throw Error("grad(): One of the differentiated Tensors appears to not have been used in the graph. Set "
+                    "allow_unused=true if this is the desired behavior.");
+  }
+  return captured;
+}
+
+// Root edges and gradients for outputs, with PyTorch's checks.
+void prepare_roots(const char* op, const variable_list& outputs, const variable_list& grads, std::vector<Edge>& roots,
+                   variable_list& root_grads) {
+  if (!grads.empty() && grads.size() != outputs.size())
+    throw Error(std::string(op) + "(): got " + std::to_string(grads.size()) + " gradients for " +
+                std::to_string(outputs.size()) + " tensors; pass one per tensor.");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& t = outputs[i];
+    if (!t.defined()) throw Error(std::string(op) + "(): tensor " + std::to_string(i) + " is undefined.");
+    if (!t.requires_grad())
+      throw Error(std::string(op) + "(): element " + std::to_string(i) +
+                  " of tensors does not require grad and does not have a grad_fn. Set requires_grad_(true) on the "
+                  "leaves, or compute it outside NoGradGuard.");
+    Tensor g = grads.empty() ? Tensor() : grads[i];
+    if (!g.defined()) {
+      if (t.numel() != 1)
+        throw Error(std::string(op) + "(): grad can be implicitly created only for scalar outputs, but tensor " +
+                    std::to_string(i) + " has shape " + ops::shape_str(t.sizes()) + "; pass a gradient of that shape.");
+      g = ones(t.sizes(), TensorOptions().dtype(t.scalar_type()).device(t.device()));
+    } else {
+      if (g.device() != t.device())
+        throw DeviceMismatchError(device_mismatch(op, t.device(), g.device(), "gradient"));
+      if (g.sizes() != t.sizes())
+        throw Error(std::string(op) + "(): Mismatch in shape: grad_output[" + std::to_string(i) + "] has a shape of " +
+                    ops::shape_str(g.sizes()) + " and output[" + std::to_string(i) + "] has a shape of " +
+                    ops::shape_str(t.sizes()) + ".");
+    }
+    roots.push_back(gradient_edge(t));
+    root_grads.push_back(std::move(g));
+  }
+}
+
+}  // namespace
+
+Node::Node() : sequence_nr_(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+
+Edge gradient_edge(const Tensor& t) {
+  auto* meta = t.impl()->autograd.get();
+  if (meta == nullptr || !meta->requires_grad) return {};
+  if (meta->grad_fn) return {meta->grad_fn, meta->output_nr};
+  return {grad_accumulator(t), 0};
+}
+
+namespace {
+template <class List>
+void record_impl(const char* name, Tensor& result, const List& inputs, BackwardFn&& fn) {
+  if (!detail::grad_enabled || !result.defined() || !result.is_floating_point()) return;
+  bool any = false;
+  for (const Tensor* t : inputs) {
+    if (t->defined() && t->is_same(result)) return;
+    any = any || requires_grad_fast(*t);
+  }
+  if (!any) return;
+  auto node = std::make_shared<FunctionNode>();
+  node->name_ = name;
+  node->fn_ = std::move(fn);
+  std::vector<Edge> edges;
+  edges.reserve(inputs.size());
+  node->input_devices_.reserve(inputs.size());
+  for (const Tensor* t : inputs) {
+    edges.push_back(t->defined() ? gradient_edge(*t) : Edge{});
+    node->input_devices_.push_back(t->defined() ? t->device() : Device(kCPU));
+  }
+  node->set_edges(std::move(edges));
+  TensorImpl* impl = result.unsafeGetTensorImpl();
+  if (!impl->autograd) impl->autograd = std::make_shared<AutogradMeta>();
+  impl->autograd->requires_grad = true;
+  impl->autograd->grad_fn = std::move(node);
+  impl->autograd->output_nr = 0;
+}
+}  // namespace
+
+void record(const char* name, Tensor& result, std::initializer_list<const Tensor*> inputs, BackwardFn fn) {
+  record_impl(name, result, inputs, std::move(fn));
+}
+void record(const char* name, Tensor& result, const std::vector<const Tensor*>& inputs, BackwardFn fn) {
+  record_impl(name, result, inputs, std::move(fn));
+}
+
+void check_inplace(const char* op, const Tensor& self) {
+  if (!detail::grad_enabled || !requires_grad_fast(self)) return;
+  if (self.is_leaf())
+    throw Error(std::string(op) + "(): a leaf Variable that requires grad is being used in an in-place operation. "
+                "Wrap the update in locus::NoGradGuard, or use the out-of-place form.");
+  throw Error(std::string(op) + "(): in-place operations on a tensor that is part of the autograd graph are not "
+              "supported; use the out-of-place form.");
+}
+
+variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
+                   std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+  std::vector<Edge> roots;
+  variable_list root_grads;
+  prepare_roots("grad", outputs, grad_outputs, roots, root_grads);
+  if (inputs.empty()) throw Error("grad(): expected a non-empty list of inputs to differentiate with respect to.");
+  std::vector<Edge> targets;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined() || !inputs[i].requires_grad())
+      throw Error("grad(): One of the differentiated Tensors (input " + std::to_string(i) +
+                  ") does not require grad; call requires_grad_(true) on it first.");
+    targets.push_back(gradient_edge(inputs[i]));
+  }
+  return run(roots, std::move(root_grads), retain_graph.value_or(create_graph), create_graph, targets, allow_unused);
+}
+
+void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
+              bool create_graph) {
+  std::vector<Edge> roots;
+  variable_list root_grads;
+  prepare_roots("backward", tensors, grad_tensors, roots, root_grads);
+  run(roots, std::move(root_grads), retain_graph.value_or(create_graph), create_graph, {}, false);
+}
+
+}  // namespace autograd
+
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
+  autograd::backward({*this}, {gradient}, retain_graph, create_graph);
+}
+
+void Tensor::set_data(const Tensor& new_data) const {
+  if (!defined() || !new_data.defined()) throw Error("set_data(): both tensors must be defined.");
+  TensorImpl* s = impl_.get();
+  const TensorImpl* n = new_data.unsafeGetTensorImpl();
+  if (s == n) return;
+  s->storage = n->storage;
+  s->sizes = n->sizes;
+  s->strides = n->strides;
+  s->offset = n->offset;
+  s->numel = n->numel;
+  s->dtype = n->dtype;
+  s->device = n->device;
+  s->contiguous = n->contiguous;
+}
+
+}  // namespace locus

@@ -1,0 +1,101 @@
+#pragma once
+// How ops record themselves in the autograd graph (internal).
+//
+// An op computes its result as usual, then, only when should_record(inputs...) is true (grad mode
+// on and an input requires grad: a thread-local bool and a few pointer loads), calls one of the
+// on_<op> recorders below. Each recorder makes a Node whose closure holds what the backward
+// formula needs; the formulas are in formulas.cpp and are written with locus ops, so they run on
+// the device of the tensors. Closures never hold the result's own TensorImpl (they save
+// detach()-ed aliases), so a result and its grad_fn never form a reference cycle.
+#include <functional>
+#include <initializer_list>
+#include <vector>
+
+#include "autograd/meta.h"
+#include "core/backend.h"
+#include "core/tensor_impl.h"
+#include "locus/autograd.h"
+
+namespace locus::autograd {
+
+namespace detail {
+extern thread_local constinit bool grad_enabled;
+}
+
+inline bool requires_grad_fast(const Tensor& t) {
+  const TensorImpl* i = t.unsafeGetTensorImpl();
+  return i != nullptr && i->autograd != nullptr && i->autograd->requires_grad;
+}
+/// True when grad mode is on and any of `ts` requires grad. Cheap; call it before recording.
+template <class... T>
+inline bool should_record(const T&... ts) {
+  return detail::grad_enabled && (requires_grad_fast(ts) || ...);
+}
+
+/// Backward of a one-output op: the output's gradient in, one gradient per input out
+/// (undefined where an input needs none).
+using BackwardFn = std::function<variable_list(const Tensor& grad)>;
+
+/// Makes `result` the output of a new node `name` (e.g. "MulBackward0") with edges to `inputs`.
+/// Does nothing when grad mode is off, no input requires grad, `result` is not floating point,
+/// or `result` is one of the inputs (an op that returned its input unchanged).
+void record(const char* name, Tensor& result, std::initializer_list<const Tensor*> inputs, BackwardFn fn);
+void record(const char* name, Tensor& result, const std::vector<const Tensor*>& inputs, BackwardFn fn);
+
+/// The edge a gradient for `t` flows into: its grad_fn, or its AccumulateGrad node for a leaf.
+Edge gradient_edge(const Tensor& t);
+
+/// Throws when an in-place op would modify a tensor that requires grad while grad mode is on.
+void check_inplace(const char* op, const Tensor& self);
+
+/// `g` summed down to `shape` (undoing broadcasting), in `like`'s dtype, on `like`'s device.
+Tensor reduce_grad(const Tensor& g, const Tensor& like);
+
+// ---- recorders used by src/ops (formulas.cpp) ------------------------------------------------
+void on_binary(backend::BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b);
+void on_binary_scalar(backend::BinaryOp op, Tensor& out, const Tensor& a, double s, bool scalar_first);
+void on_unary(backend::UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryParams& p);
+void on_where(Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+void on_reduce(backend::ReduceOp op, Tensor& out, const Tensor& in, const std::vector<bool>& reduced, bool keepdim);
+void on_max_dim(Tensor& values, const Tensor& in, const Tensor& indices, int64_t dim, bool keepdim);
+void on_softmax(Tensor& out, const Tensor& in, int64_t dim, bool log);
+void on_mm(Tensor& out, const Tensor& a, const Tensor& b);
+void on_bmm(Tensor& out, const Tensor& a, const Tensor& b);
+void on_addmm(Tensor& out, const Tensor& self, const Tensor& m1, const Tensor& m2, double beta, double alpha);
+void on_reshape(Tensor& out, const Tensor& in);
+void on_transpose(Tensor& out, const Tensor& in, int64_t d0, int64_t d1);
+void on_permute(Tensor& out, const Tensor& in, IntArrayRef dims);
+void on_expand(Tensor& out, const Tensor& in);
+/// narrow/select/slice: `replay` applies the same view to a tensor shaped like `in`.
+void on_restrict(Tensor& out, const Tensor& in, std::function<Tensor(const Tensor&)> replay);
+void on_to(Tensor& out, const Tensor& in);
+void on_clone(Tensor& out, const Tensor& in);
+void on_index_select(Tensor& out, const Tensor& in, int64_t dim, const Tensor& idx);
+void on_gather(Tensor& out, const Tensor& in, int64_t dim, const Tensor& idx);
+void on_scatter_add(Tensor& out, const Tensor& self, int64_t dim, const Tensor& idx, const Tensor& src);
+void on_cat(Tensor& out, const std::vector<const Tensor*>& parts, int64_t dim);
+
+// One-line hooks for view functions that return their result directly.
+inline Tensor reshape_hook(Tensor out, const Tensor& in) {
+  if (should_record(in)) on_reshape(out, in);
+  return out;
+}
+inline Tensor transpose_hook(Tensor out, const Tensor& in, int64_t d0, int64_t d1) {
+  if (should_record(in)) on_transpose(out, in, d0, d1);
+  return out;
+}
+inline Tensor permute_hook(Tensor out, const Tensor& in, IntArrayRef dims) {
+  if (should_record(in)) on_permute(out, in, dims);
+  return out;
+}
+inline Tensor expand_hook(Tensor out, const Tensor& in) {
+  if (should_record(in)) on_expand(out, in);
+  return out;
+}
+template <class F>
+inline Tensor restrict_hook(Tensor out, const Tensor& in, F replay) {
+  if (should_record(in)) on_restrict(out, in, std::move(replay));
+  return out;
+}
+
+}  // namespace locus::autograd

@@ -1,0 +1,138 @@
+// index_select, gather and scatter_add. Index ranges were checked above the boundary.
+// scatter_add runs serially: two source elements may target one output element.
+#include <cstring>
+
+#include "backends/cpu/kernels.h"
+
+namespace locus::cpu {
+namespace {
+
+using backend::IndexOp;
+
+// Walks positions [begin, end) of `sizes` (row-major) keeping off[k] = sum_d pos[d] * st[k][d]
+// for the N stride sets; f(off, pos).
+template <int N, class F>
+void walk(int ndim, const int64_t* sizes, const int64_t* const (&st)[N], int64_t begin, int64_t end, F&& f) {
+  int64_t pos[kMaxDims] = {}, off[N] = {};
+  int64_t rem = begin;
+  for (int d = ndim - 1; d >= 0; --d) {
+    pos[d] = rem % sizes[d];
+    rem /= sizes[d];
+    for (int k = 0; k < N; ++k) off[k] += pos[d] * st[k][d];
+  }
+  for (int64_t i = begin; i < end; ++i) {
+    f(off, pos);
+    for (int d = ndim - 1; d >= 0; --d) {
+      for (int k = 0; k < N; ++k) off[k] += st[k][d];
+      if (++pos[d] < sizes[d]) break;
+      for (int k = 0; k < N; ++k) off[k] -= sizes[d] * st[k][d];
+      pos[d] = 0;
+    }
+  }
+}
+
+template <class U>
+void index_select(const TensorRef& out, const TensorRef& in, const TensorRef& idx, int dim) {
+  U* o = data_as<U>(out.buf);
+  const U* x = data_as<const U>(in.buf);
+  const int64_t* ix = data_as<const int64_t>(idx.buf);
+  const int64_t is = idx.ndim > 0 ? idx.strides[0] : 1;
+  const int64_t L = out.sizes[dim];
+  if (is_contiguous(out) && is_contiguous(in)) {  // rows of `inner` elements (embedding lookups)
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < dim; ++d) outer *= out.sizes[d];
+    for (int d = dim + 1; d < out.ndim; ++d) inner *= out.sizes[d];
+    const int64_t n_in = in.sizes[dim];
+    parallel_for(0, outer * L, std::max<int64_t>(1, kGrainCheap / inner), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        int64_t ob = r / L, j = r % L;
+        std::memcpy(o + r * inner, x + (ob * n_in + ix[j * is]) * inner, static_cast<size_t>(inner) * sizeof(U));
+      }
+    });
+    return;
+  }
+  int64_t in_st[kMaxDims];
+  for (int d = 0; d < out.ndim; ++d) in_st[d] = d == dim ? 0 : in.strides[d];
+  const int64_t* st[2] = {out.strides, in_st};
+  const int64_t sdim = in.strides[dim];
+  parallel_for(0, out.numel(), kGrainCheap, [&](int64_t b, int64_t e) {
+    walk<2>(out.ndim, out.sizes, st, b, e, [&](const int64_t* off, const int64_t* pos) {
+      o[off[0]] = x[off[1] + ix[pos[dim] * is] * sdim];
+    });
+  });
+}
+
+template <class U>
+void gather(const TensorRef& out, const TensorRef& in, const TensorRef& idx, int dim) {
+  U* o = data_as<U>(out.buf);
+  const U* x = data_as<const U>(in.buf);
+  const int64_t* ix = data_as<const int64_t>(idx.buf);
+  int64_t in_st[kMaxDims];
+  for (int d = 0; d < out.ndim; ++d) in_st[d] = d == dim ? 0 : in.strides[d];
+  const int64_t* st[3] = {out.strides, in_st, idx.strides};
+  const int64_t sdim = in.strides[dim];
+  parallel_for(0, out.numel(), kGrainCheap, [&](int64_t b, int64_t e) {
+    walk<3>(out.ndim, out.sizes, st, b, e, [&](const int64_t* off, const int64_t*) {
+      o[off[0]] = x[off[1] + ix[off[2]] * sdim];
+    });
+  });
+}
+
+template <class T>
+void scatter_add(const TensorRef& out, const TensorRef& src, const TensorRef& idx, int dim) {
+  T* o = data_as<T>(out.buf);
+  const T* s = data_as<const T>(src.buf);
+  const int64_t* ix = data_as<const int64_t>(idx.buf);
+  int64_t out_st[kMaxDims];
+  for (int d = 0; d < idx.ndim; ++d) out_st[d] = d == dim ? 0 : out.strides[d];
+  const int64_t* st[3] = {out_st, src.strides, idx.strides};
+  const int64_t sdim = out.strides[dim];
+  walk<3>(idx.ndim, idx.sizes, st, 0, idx.numel(), [&](const int64_t* off, const int64_t*) {
+    T& dst = o[off[0] + ix[off[2]] * sdim];
+    using C = compute_t<T>;
+    C a = static_cast<C>(dst), v = static_cast<C>(s[off[1]]);
+    if constexpr (std::is_integral_v<C> && std::is_signed_v<C>)
+      dst = static_cast<T>(static_cast<C>(static_cast<std::make_unsigned_t<C>>(a) + static_cast<std::make_unsigned_t<C>>(v)));
+    else
+      dst = static_cast<T>(a + v);
+  });
+}
+
+template <class F>
+void by_size(ScalarType t, F&& f) {
+  switch (esize(t)) {
+    case 1: return f(static_cast<uint8_t*>(nullptr));
+    case 2: return f(static_cast<uint16_t*>(nullptr));
+    case 4: return f(static_cast<uint32_t*>(nullptr));
+    default: return f(static_cast<uint64_t*>(nullptr));
+  }
+}
+
+}  // namespace
+
+void index(IndexOp op, const TensorRef& out, const TensorRef& in, const TensorRef& idx, int dim) {
+  if (out.numel() == 0 || idx.numel() == 0) return;
+  if (out.ndim == 0) {  // 0-dim tensors: one element, dim 0 of size 1
+    TensorRef o = out, x = in, i = idx;
+    o.ndim = x.ndim = 1;
+    o.sizes[0] = x.sizes[0] = 1;
+    o.strides[0] = x.strides[0] = 1;
+    if (i.ndim == 0) {
+      i.ndim = 1;
+      i.sizes[0] = 1;
+      i.strides[0] = 1;
+    }
+    return index(op, o, x, i, 0);
+  }
+  switch (op) {
+    case IndexOp::IndexSelect:
+      return by_size(out.dtype, [&](auto tag) { index_select<LOCUS_TYPE_OF(tag)>(out, in, idx, dim); });
+    case IndexOp::Gather:
+      return by_size(out.dtype, [&](auto tag) { gather<LOCUS_TYPE_OF(tag)>(out, in, idx, dim); });
+    case IndexOp::ScatterAdd:
+      return visit_dtype(out.dtype, "scatter_add", [&](auto tag) { scatter_add<LOCUS_TYPE_OF(tag)>(out, in, idx, dim); });
+  }
+  throw BackendError("[cpu index] unknown op " + std::to_string(static_cast<int>(op)) + ".");
+}
+
+}  // namespace locus::cpu

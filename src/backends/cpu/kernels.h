@@ -1,0 +1,243 @@
+#pragma once
+// Shared helpers of the CPU kernels: data pointers, dtype dispatch, conversions and the strided
+// N-operand iterator every elementwise family runs on.
+//
+// Iteration model (as PyTorch's TensorIterator, much reduced): the operands' dims are coalesced
+// (size-1 dims dropped, dims merged where every operand is contiguous across them), then the
+// element range [0, numel) is walked as "runs" along the innermost dim. A run hands the kernel one
+// pointer and one byte stride per operand, so a contiguous tensor is a single run, a broadcast
+// row is a run per row with a contiguous fast path inside, and only truly strided data takes
+// the per-element path. Hot loops are compiled for AVX-512, AVX2 and baseline x86-64 with
+// LOCUS_CPU_CLONES (target_clones: the loader picks the best one once).
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "backends/cpu/parallel_for.h"
+#include "core/backend.h"
+#include "locus/dtype.h"
+#include "locus/error.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(LOCUS_NO_CLONES)
+#define LOCUS_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define LOCUS_CPU_CLONES
+#endif
+
+namespace locus::cpu {
+
+using backend::Buffer;
+using backend::TensorRef;
+using backend::kMaxDims;
+
+/// Elements below which an elementwise op never uses a second thread (per chunk grain).
+constexpr int64_t kGrainCheap = 32768;
+/// Grain for ops that cost a libm call per element (exp, tanh, erf, pow, ...).
+constexpr int64_t kGrainMath = 4096;
+
+/// Bytes per element (inline: element_size() is out of line and this is on every op's path).
+inline int64_t esize(ScalarType t) {
+  switch (t) {
+    case kByte: case kBool: return 1;
+    case kHalf: case kBFloat16: return 2;
+    case kInt: case kFloat: return 4;
+    default: return 8;
+  }
+}
+
+inline char* data_ptr(const Buffer& b) { return static_cast<char*>(b.base) + b.offset; }
+template <class T>
+inline T* data_as(const Buffer& b) {
+  return reinterpret_cast<T*>(data_ptr(b));
+}
+
+[[noreturn]] inline void unsupported(const char* what, ScalarType t) {
+  throw BackendError(std::string("[cpu ") + what + "] dtype " + dtype_name(t) + " is not supported by this kernel.");
+}
+
+/// Calls f((T*)nullptr) with T the C++ type of `t`.
+template <class F>
+inline decltype(auto) visit_dtype(ScalarType t, const char* what, F&& f) {
+  switch (t) {
+    case kByte: return f(static_cast<uint8_t*>(nullptr));
+    case kInt: return f(static_cast<int32_t*>(nullptr));
+    case kLong: return f(static_cast<int64_t*>(nullptr));
+    case kHalf: return f(static_cast<Half*>(nullptr));
+    case kFloat: return f(static_cast<float*>(nullptr));
+    case kDouble: return f(static_cast<double*>(nullptr));
+    case kBool: return f(static_cast<bool*>(nullptr));
+    case kBFloat16: return f(static_cast<BFloat16*>(nullptr));
+    default: unsupported(what, t);
+  }
+}
+#define LOCUS_TYPE_OF(tag) std::remove_pointer_t<decltype(tag)>
+
+template <class T>
+inline constexpr bool is_half_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+template <class T>
+inline constexpr bool is_float_v = std::is_floating_point_v<T> || is_half_v<T>;
+
+/// The type arithmetic on T happens in: float for Half/BFloat16, int for bool, T otherwise.
+template <class T>
+struct compute_type { using type = T; };
+template <> struct compute_type<Half> { using type = float; };
+template <> struct compute_type<BFloat16> { using type = float; };
+template <> struct compute_type<bool> { using type = int; };
+template <class T>
+using compute_t = typename compute_type<T>::type;
+
+/// Value conversion with PyTorch's rules: to bool is `!= 0` (NaN is true), floating to integral
+/// truncates toward zero (through int64, so out-of-range values wrap instead of being UB for
+/// small types), 16-bit floats go through float.
+template <class To, class From>
+inline To convert(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return static_cast<compute_t<From>>(v) != 0;
+  } else if constexpr (std::is_integral_v<To> && is_float_v<From>) {
+    using F = std::conditional_t<std::is_same_v<From, double>, double, float>;
+    F f = static_cast<F>(v);
+    if constexpr (std::is_same_v<To, int64_t>) return static_cast<int64_t>(f);
+    else return static_cast<To>(static_cast<int64_t>(f));
+  } else if constexpr (is_half_v<To>) {
+    return To(static_cast<float>(static_cast<compute_t<From>>(v)));
+  } else {
+    return static_cast<To>(static_cast<compute_t<From>>(v));
+  }
+}
+
+/// `v` (a double handed across the backend boundary) as the compute type of T.
+template <class T>
+inline compute_t<T> scalar_as(double v) {
+  using C = compute_t<T>;
+  if constexpr (std::is_same_v<T, bool>) return v != 0 ? 1 : 0;
+  else if constexpr (std::is_integral_v<C>) return static_cast<C>(static_cast<int64_t>(v));
+  else return static_cast<C>(v);
+}
+
+inline bool is_contiguous(const TensorRef& t) {
+  int64_t expected = 1;
+  for (int d = t.ndim - 1; d >= 0; --d) {
+    if (t.sizes[d] == 1) continue;
+    if (t.strides[d] != expected) return false;
+    expected *= t.sizes[d];
+  }
+  return true;
+}
+
+/// N operands walked in runs along the innermost coalesced dim. Operand 0 defines the shape.
+template <int N>
+struct Iter {
+  int ndim = 0;                          // >= 1
+  int64_t sizes[kMaxDims] = {};          // innermost last
+  int64_t strides[N][kMaxDims] = {};     // bytes
+  char* ptr[N] = {};
+  int64_t numel = 0;
+
+  explicit Iter(const TensorRef* const (&refs)[N]) {
+    const TensorRef& o = *refs[0];
+    int64_t es[N];
+    for (int k = 0; k < N; ++k) {
+      ptr[k] = data_ptr(refs[k]->buf);
+      es[k] = esize(refs[k]->dtype);
+    }
+    numel = 1;
+    for (int d = 0; d < o.ndim; ++d) {
+      int64_t sz = o.sizes[d];
+      numel *= sz;
+      if (sz == 1) continue;
+      // merge into the previous (outer) kept dim when every operand is contiguous across both
+      if (ndim > 0) {
+        bool merge = true;
+        for (int k = 0; k < N && merge; ++k)
+          merge = strides[k][ndim - 1] == refs[k]->strides[d] * es[k] * sz;
+        if (merge) {
+          sizes[ndim - 1] *= sz;
+          for (int k = 0; k < N; ++k) strides[k][ndim - 1] = refs[k]->strides[d] * es[k];
+          continue;
+        }
+      }
+      sizes[ndim] = sz;
+      for (int k = 0; k < N; ++k) strides[k][ndim] = refs[k]->strides[d] * es[k];
+      ++ndim;
+    }
+    if (ndim == 0) {  // a single element
+      ndim = 1;
+      sizes[0] = 1;
+    }
+  }
+
+  /// Calls run(char* p[N], const int64_t s[N], int64_t n) for the runs covering [begin, end).
+  template <class F>
+  void for_each(int64_t begin, int64_t end, F&& run) const {
+    int64_t idx[kMaxDims];
+    int64_t rem = begin;
+    char* p[N];
+    for (int k = 0; k < N; ++k) p[k] = ptr[k];
+    for (int d = ndim - 1; d >= 0; --d) {
+      idx[d] = rem % sizes[d];
+      rem /= sizes[d];
+      for (int k = 0; k < N; ++k) p[k] += idx[d] * strides[k][d];
+    }
+    int64_t inner[N];
+    for (int k = 0; k < N; ++k) inner[k] = strides[k][ndim - 1];
+    const int last = ndim - 1;
+    int64_t pos = begin;
+    while (pos < end) {
+      int64_t n = sizes[last] - idx[last];
+      if (n > end - pos) n = end - pos;
+      run(p, inner, n);
+      pos += n;
+      if (pos >= end) break;
+      // advance: the inner dim wrapped to 0, carry into the outer dims
+      for (int k = 0; k < N; ++k) p[k] -= idx[last] * strides[k][last];
+      idx[last] = 0;
+      for (int d = last - 1; d >= 0; --d) {
+        for (int k = 0; k < N; ++k) p[k] += strides[k][d];
+        if (++idx[d] < sizes[d]) break;
+        for (int k = 0; k < N; ++k) p[k] -= sizes[d] * strides[k][d];
+        idx[d] = 0;
+      }
+    }
+  }
+};
+
+/// Calls run(char* p[N], const int64_t s[N], int64_t n) over every run of the operands (operand 0
+/// is the output), splitting the elements over the pool above `grain` elements per thread.
+template <int N, class F>
+void for_each_run(const TensorRef* const (&refs)[N], int64_t grain, F&& run) {
+  const Iter<N> it(refs);
+  if (it.ndim == 1) {  // one run: contiguous, or one uniform stride per operand
+    parallel_for(0, it.numel, grain, [&](int64_t b, int64_t e) {
+      char* p[N];
+      int64_t s[N];
+      for (int k = 0; k < N; ++k) {
+        s[k] = it.strides[k][0];
+        p[k] = it.ptr[k] + b * s[k];
+      }
+      run(p, s, e - b);
+    });
+  } else {
+    parallel_for(0, it.numel, grain, [&](int64_t b, int64_t e) { it.for_each(b, e, run); });
+  }
+}
+
+// Entry points of the op-family files (called by CpuBackend).
+void unary(backend::UnaryOp op, const TensorRef& out, const TensorRef& in, const backend::UnaryParams& p);
+void binary(backend::BinaryOp op, const TensorRef& out, const TensorRef& a, const TensorRef& b);
+void binary_scalar(backend::BinaryOp op, const TensorRef& out, const TensorRef& a, double s, bool scalar_first);
+void where(const TensorRef& out, const TensorRef& cond, const TensorRef& a, const TensorRef& b);
+void copy(const TensorRef& out, const TensorRef& in);
+void fill(const TensorRef& out, double value);
+void fill_linear(const TensorRef& out, double start, double step);
+void reduce(backend::ReduceOp op, const TensorRef& out, const TensorRef& in);
+void softmax(const TensorRef& out, const TensorRef& in, int64_t outer, int64_t dim, int64_t inner, bool log);
+void gemm(const backend::Backend::Gemm& g);
+void random(backend::RandomKind kind, const TensorRef& out, uint64_t seed, uint64_t offset, double a, double b);
+void index(backend::IndexOp op, const TensorRef& out, const TensorRef& in, const TensorRef& idx, int dim);
+void im2col(ScalarType dtype, Buffer in, Buffer out, const backend::Backend::Im2Col& p, bool reverse);
+
+}  // namespace locus::cpu

@@ -1,0 +1,217 @@
+// The one CPU thread pool: elementwise ops, reductions and (through blas_set_num_threads) the BLAS.
+//
+// Design. num_threads - 1 persistent workers plus the calling thread, which always takes part.
+// A job is a range split into `chunks` pieces. It is published in one 64-bit word, `state_` =
+// generation (32 bits) | chunk count (16) | next unclaimed chunk (16); participants claim chunks
+// with a compare-and-swap on that word, so a worker that wakes late, after its job has finished,
+// fails the claim (the generation moved on) and never reads the fields of a job it was not part
+// of. Job fields are read only after a successful claim; the job cannot finish, and its fields
+// cannot be rewritten, until every claimed chunk is done. Workers spin briefly after a job (ops
+// arrive in bursts and a futex wake costs microseconds), then sleep on the 32-bit generation
+// (std::atomic::wait, a futex on Linux). One parallel region runs at a time: a second thread
+// that finds the pool busy runs its range inline, so callers never wait on each other.
+// After fork() the child gets a fresh pool on first use (the parent's threads do not exist there).
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "backends/cpu/blas.h"
+#include "backends/cpu/parallel_for.h"
+#include "locus/error.h"
+#include "locus/parallel.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define LOCUS_CPU_RELAX() _mm_pause()
+#else
+#define LOCUS_CPU_RELAX() std::this_thread::yield()
+#endif
+
+namespace locus::cpu {
+namespace {
+
+thread_local bool t_in_parallel = false;
+
+int default_threads() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+  unsigned h = std::thread::hardware_concurrency();
+  return h > 0 ? static_cast<int>(h) : 1;
+}
+
+std::atomic<int>& thread_count() {
+  static std::atomic<int> n{default_threads()};
+  return n;
+}
+
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+class Pool {
+ public:
+  explicit Pool(int n) { spawn(n); }
+
+  void run(int64_t begin, int64_t end, int chunks, detail::RangeFn fn, void* ctx) {
+    std::unique_lock<std::mutex> lock(run_mu_, std::try_to_lock);
+    if (!lock.owns_lock() || workers_.empty()) {  // another region is running: do it here
+      fn(ctx, begin, end);
+      return;
+    }
+    if (chunks > static_cast<int>(workers_.size()) + 1) chunks = static_cast<int>(workers_.size()) + 1;
+    fn_ = fn;
+    ctx_ = ctx;
+    begin_ = begin;
+    end_ = end;
+    error_ = nullptr;
+    remaining_.store(chunks, std::memory_order_relaxed);
+    uint32_t g = gen_.load(std::memory_order_relaxed) + 1;
+    state_.store(pack(g, static_cast<uint32_t>(chunks), 0), std::memory_order_release);
+    gen_.store(g, std::memory_order_release);
+    gen_.notify_all();
+    work(g);
+    // wait for the chunks other threads claimed
+    auto t0 = std::chrono::steady_clock::now();
+    int left;
+    while ((left = remaining_.load(std::memory_order_acquire)) != 0) {
+      if (std::chrono::steady_clock::now() - t0 < kSpin) {
+        LOCUS_CPU_RELAX();
+      } else {
+        remaining_.wait(left, std::memory_order_acquire);
+      }
+    }
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  // Joins the workers and starts n - 1 new ones (n >= 1).
+  void resize(int n) {
+    std::lock_guard<std::mutex> lock(run_mu_);
+    stop_.store(true, std::memory_order_relaxed);
+    gen_.fetch_add(1, std::memory_order_release);
+    gen_.notify_all();
+    for (std::thread& t : workers_) t.join();
+    workers_.clear();
+    stop_.store(false, std::memory_order_relaxed);
+    spawn(n);
+  }
+
+ private:
+  static uint64_t pack(uint32_t gen, uint32_t chunks, uint32_t next) {
+    return (static_cast<uint64_t>(gen) << 32) | (static_cast<uint64_t>(chunks) << 16) | next;
+  }
+
+  void spawn(int n) {
+    uint32_t g = gen_.load(std::memory_order_acquire);
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this, g] { worker(g); });
+  }
+
+  // Claims and runs chunks of job `g` until none is left.
+  void work(uint32_t g) {
+    bool was = t_in_parallel;
+    t_in_parallel = true;
+    uint64_t s = state_.load(std::memory_order_acquire);
+    for (;;) {
+      if (static_cast<uint32_t>(s >> 32) != g) break;
+      uint32_t chunks = static_cast<uint32_t>(s >> 16) & 0xffffu, next = static_cast<uint32_t>(s) & 0xffffu;
+      if (next >= chunks) break;
+      if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+      int64_t n = end_ - begin_, q = n / chunks, r = n % chunks;
+      int64_t b = begin_ + q * next + std::min<int64_t>(next, r);
+      int64_t e = b + q + (next < r ? 1 : 0);
+      try {
+        fn_(ctx_, b, e);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mu_);
+        if (!error_) error_ = std::current_exception();
+      }
+      if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) remaining_.notify_one();
+      s = state_.load(std::memory_order_acquire);
+    }
+    t_in_parallel = was;
+  }
+
+  void worker(uint32_t seen) {
+    t_in_parallel = true;
+    for (;;) {
+      uint32_t g = gen_.load(std::memory_order_acquire);
+      if (g == seen) {
+        auto t0 = std::chrono::steady_clock::now();
+        while ((g = gen_.load(std::memory_order_acquire)) == seen &&
+               std::chrono::steady_clock::now() - t0 < kSpin)
+          LOCUS_CPU_RELAX();
+        if (g == seen) {
+          gen_.wait(seen, std::memory_order_acquire);
+          continue;
+        }
+      }
+      seen = g;
+      if (stop_.load(std::memory_order_relaxed)) return;
+      work(g);
+    }
+  }
+
+  std::mutex run_mu_;
+  std::vector<std::thread> workers_;
+  std::atomic<uint32_t> gen_{0};
+  std::atomic<uint64_t> state_{0};
+  std::atomic<int> remaining_{0};
+  std::atomic<bool> stop_{false};
+  detail::RangeFn fn_ = nullptr;
+  void* ctx_ = nullptr;
+  int64_t begin_ = 0, end_ = 0;
+  std::mutex error_mu_;
+  std::exception_ptr error_;
+};
+
+std::atomic<Pool*> g_pool{nullptr};
+std::mutex g_pool_mu;
+
+void forget_pool_after_fork() { g_pool.store(nullptr); }  // the child re-creates it (the old one leaks)
+
+Pool& pool() {
+  Pool* p = g_pool.load(std::memory_order_acquire);
+  if (p) return *p;
+  std::lock_guard<std::mutex> lock(g_pool_mu);
+  p = g_pool.load(std::memory_order_acquire);
+  if (!p) {
+    static bool registered = (pthread_atfork(nullptr, nullptr, forget_pool_after_fork), true);
+    (void)registered;
+    p = new Pool(thread_count().load());  // lives for the process: no exit-time join
+    g_pool.store(p, std::memory_order_release);
+  }
+  return *p;
+}
+
+}  // namespace
+
+int num_threads() noexcept { return thread_count().load(std::memory_order_relaxed); }
+bool in_parallel_region() noexcept { return t_in_parallel; }
+
+void detail::parallel_run(int64_t begin, int64_t end, int chunks, RangeFn fn, void* ctx) {
+  pool().run(begin, end, chunks, fn, ctx);
+}
+
+}  // namespace locus::cpu
+
+namespace locus {
+
+int get_num_threads() { return cpu::num_threads(); }
+
+void set_num_threads(int n) {
+  LOCUS_CHECK(n >= 1, "set_num_threads(): expected a positive number of threads, got " + std::to_string(n) + ".");
+  LOCUS_CHECK(!cpu::in_parallel_region(), "set_num_threads(): cannot be called from inside a parallel region.");
+  if (n > 0xffff) n = 0xffff;
+  cpu::thread_count().store(n);
+  if (cpu::g_pool.load() != nullptr) cpu::pool().resize(n);
+  cpu::blas_set_num_threads(n);
+}
+
+}  // namespace locus

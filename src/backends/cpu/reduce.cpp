@@ -1,0 +1,402 @@
+// Reductions over trailing dims, and softmax.
+//
+// The kept (leading) and reduced (trailing) dims of `in` are coalesced separately, then one of
+// three paths runs per output element:
+//  - row:     the reduced elements are contiguous: a vectorised reduction with L independent
+//             accumulators inside blocks of kBlock elements, blocks combined pairwise (float32
+//             sums stay accurate to ~log2(n) roundings, as PyTorch's cascade sum);
+//  - column:  one reduced dim, outputs contiguous in `in` (sum over dim 0 of a row-major
+//             matrix): tiles of outputs accumulated row by row, which vectorises across outputs;
+//  - general: reduced elements gathered kBlock at a time into a stack buffer, then the row path.
+// Accumulation types: float for float32/half/bfloat16, double for float64, int64 for integers
+// and bool (Sum/Prod). Max/Min propagate NaN; ArgMax/ArgMin return the first extreme, a NaN
+// counting as the extreme (the first NaN wins).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "backends/cpu/kernels.h"
+
+namespace locus::cpu {
+namespace {
+
+using backend::ReduceOp;
+
+constexpr int64_t kBlock = 4096;
+
+template <class T>
+using sum_acc_t = std::conditional_t<std::is_same_v<T, double>, double,
+                                     std::conditional_t<is_float_v<T>, float, int64_t>>;
+
+template <class A>
+inline A wrap_add(A a, A b) {
+  if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  else return a + b;
+}
+template <class A>
+inline A wrap_mul(A a, A b) {
+  if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  else return a * b;
+}
+
+// A reducer: accumulator type A, identity, step (fold one element) and combine (fold partials).
+template <class T>
+struct SumR {
+  using A = sum_acc_t<T>;
+  static A identity() { return A(0); }
+  static A step(A a, A x) { return wrap_add(a, x); }
+  static A combine(A a, A b) { return wrap_add(a, b); }
+};
+template <class T>
+struct ProdR {
+  using A = sum_acc_t<T>;
+  static A identity() { return A(1); }
+  static A step(A a, A x) { return wrap_mul(a, x); }
+  static A combine(A a, A b) { return wrap_mul(a, b); }
+};
+template <class T>
+struct MaxR {
+  using A = compute_t<T>;
+  static A identity() {
+    if constexpr (std::is_floating_point_v<A>) return -std::numeric_limits<A>::infinity();
+    else return std::numeric_limits<A>::lowest();
+  }
+  static A step(A a, A x) { return (x > a || x != x) ? x : a; }
+  static A combine(A a, A b) { return step(a, b); }
+};
+template <class T>
+struct MinR {
+  using A = compute_t<T>;
+  static A identity() {
+    if constexpr (std::is_floating_point_v<A>) return std::numeric_limits<A>::infinity();
+    else return std::numeric_limits<A>::max();
+  }
+  static A step(A a, A x) { return (x < a || x != x) ? x : a; }
+  static A combine(A a, A b) { return step(a, b); }
+};
+template <class T>
+struct AnyR {
+  using A = bool;
+  static A identity() { return false; }
+  template <class X> static A step(A a, X x) { return a | (x != X(0)); }
+  static A combine(A a, A b) { return a | b; }
+};
+template <class T>
+struct AllR {
+  using A = bool;
+  static A identity() { return true; }
+  template <class X> static A step(A a, X x) { return a & (x != X(0)); }
+  static A combine(A a, A b) { return a & b; }
+};
+
+template <class R, class T>
+inline typename R::A load_acc(const T& v) {
+  using A = typename R::A;
+  if constexpr (std::is_same_v<A, bool>) return static_cast<compute_t<T>>(v) != 0;
+  else return static_cast<A>(static_cast<compute_t<T>>(v));
+}
+
+// L independent accumulators (4 vectors of 64 bytes), combined as a tree.
+template <class T, class R>
+LOCUS_CPU_CLONES typename R::A row_block(const T* __restrict x, int64_t n) {
+  using A = typename R::A;
+  constexpr int L = sizeof(A) >= 4 ? 256 / static_cast<int>(sizeof(A)) : 64;
+  A acc[L];
+  for (int j = 0; j < L; ++j) acc[j] = R::identity();
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) acc[j] = R::step(acc[j], load_acc<R>(x[i + j]));
+  for (int w = L / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) acc[j] = R::combine(acc[j], acc[j + w]);
+  A r = acc[0];
+  for (; i < n; ++i) r = R::step(r, load_acc<R>(x[i]));
+  return r;
+}
+
+template <class T, class R>
+typename R::A row_reduce(const T* x, int64_t n) {
+  if (n <= kBlock) return row_block<T, R>(x, n);
+  int64_t h = (n / 2 + kBlock - 1) / kBlock * kBlock;
+  return R::combine(row_reduce<T, R>(x, h), row_reduce<T, R>(x + h, n - h));
+}
+
+// acc[j] = step(acc[j], row[j]) for a tile of contiguous outputs
+template <class T, class R>
+LOCUS_CPU_CLONES void col_step(typename R::A* __restrict acc, const T* __restrict row, int64_t m) {
+  for (int64_t j = 0; j < m; ++j) acc[j] = R::step(acc[j], load_acc<R>(row[j]));
+}
+
+struct Dims {
+  int n = 0;
+  int64_t size[kMaxDims];
+  int64_t s0[kMaxDims];  // stride in `in` (elements)
+  int64_t s1[kMaxDims];  // stride in `out` (kept dims only)
+  void add(int64_t sz, int64_t a, int64_t b) {
+    if (sz == 1) return;
+    if (n > 0 && s0[n - 1] == a * sz && s1[n - 1] == b * sz) {
+      size[n - 1] *= sz;
+      s0[n - 1] = a;
+      s1[n - 1] = b;
+      return;
+    }
+    size[n] = sz;
+    s0[n] = a;
+    s1[n] = b;
+    ++n;
+  }
+};
+
+// Element offsets of output o (row-major over the kept dims) in `in` and `out`.
+inline void kept_offsets(const Dims& k, int64_t o, int64_t* in_off, int64_t* out_off) {
+  int64_t a = 0, b = 0;
+  for (int d = k.n - 1; d >= 0; --d) {
+    int64_t i = o % k.size[d];
+    o /= k.size[d];
+    a += i * k.s0[d];
+    b += i * k.s1[d];
+  }
+  *in_off = a;
+  *out_off = b;
+}
+
+template <class O, class A>
+void store_as(char* p, A v) {
+  *reinterpret_cast<O*>(p) = convert<O>(v);
+}
+
+template <class T, class R>
+void reduce_typed(const TensorRef& out, const TensorRef& in, const Dims& kept, const Dims& red, int64_t R_n,
+                  bool mean) {
+  using A = typename R::A;
+  void (*store)(char*, A) = nullptr;
+  visit_dtype(out.dtype, "reduce", [&](auto tag) { store = &store_as<LOCUS_TYPE_OF(tag), A>; });
+  const T* x = data_as<const T>(in.buf);
+  char* o = data_ptr(out.buf);
+  const int64_t oes = esize(out.dtype);
+  const int64_t O_n = out.numel();
+  auto finish = [&](A v) -> A {
+    if constexpr (std::is_floating_point_v<A>) {
+      if (mean) return v / static_cast<A>(R_n);
+    }
+    return v;
+  };
+
+  if (R_n == 0) {  // empty reduction: the identity (mean: 0/0 = NaN)
+    A v = R::identity();
+    if constexpr (std::is_floating_point_v<A>) {
+      if (mean) v = std::numeric_limits<A>::quiet_NaN();
+    }
+    for (int64_t i = 0; i < O_n; ++i) {
+      int64_t a, b;
+      kept_offsets(kept, i, &a, &b);
+      store(o + b * oes, v);
+    }
+    return;
+  }
+
+  const bool row = red.n == 0 || (red.n == 1 && red.s0[0] == 1);
+  if (row && O_n == 1) {  // full reduction of a contiguous range: split it over the threads
+    int nt = static_cast<int>(std::min<int64_t>(num_threads(), R_n / kGrainCheap));
+    if (nt <= 1 || in_parallel_region()) {
+      store(o, finish(row_reduce<T, R>(x, R_n)));
+      return;
+    }
+    std::vector<A> part(static_cast<size_t>(nt));
+    parallel_for(0, nt, 1, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        int64_t lo = R_n * t / nt, hi = R_n * (t + 1) / nt;
+        part[static_cast<size_t>(t)] = row_reduce<T, R>(x + lo, hi - lo);
+      }
+    });
+    A v = part[0];
+    for (int t = 1; t < nt; ++t) v = R::combine(v, part[static_cast<size_t>(t)]);
+    store(o, finish(v));
+    return;
+  }
+
+  if (!row && red.n == 1 && kept.n == 1 && kept.s0[0] == 1) {  // column: outputs contiguous in `in`
+    constexpr int64_t kTile = 256, kRows = 1024;
+    const int64_t s = red.s0[0], ostride = kept.s1[0];
+    int64_t tiles = (O_n + kTile - 1) / kTile;
+    parallel_for(0, tiles, std::max<int64_t>(1, kGrainCheap / (kTile * R_n)), [&](int64_t tb, int64_t te) {
+      A acc[kTile], tot[kTile];
+      for (int64_t t = tb; t < te; ++t) {
+        int64_t o0 = t * kTile, m = std::min(kTile, O_n - o0);
+        for (int64_t j = 0; j < m; ++j) tot[j] = R::identity();
+        for (int64_t r0 = 0; r0 < R_n; r0 += kRows) {  // two levels keep float sums accurate
+          for (int64_t j = 0; j < m; ++j) acc[j] = R::identity();
+          int64_t r1 = std::min(R_n, r0 + kRows);
+          for (int64_t r = r0; r < r1; ++r) col_step<T, R>(acc, x + r * s + o0, m);
+          for (int64_t j = 0; j < m; ++j) tot[j] = R::combine(tot[j], acc[j]);
+        }
+        for (int64_t j = 0; j < m; ++j) store(o + (o0 + j) * ostride * oes, finish(tot[j]));
+      }
+    });
+    return;
+  }
+
+  parallel_for(0, O_n, std::max<int64_t>(1, kGrainCheap / R_n), [&](int64_t ob, int64_t oe) {
+    T buf[kBlock];
+    for (int64_t i = ob; i < oe; ++i) {
+      int64_t a, b;
+      kept_offsets(kept, i, &a, &b);
+      const T* base = x + a;
+      A v;
+      if (row) {
+        v = row_reduce<T, R>(base, R_n);
+      } else {  // gather kBlock reduced elements at a time
+        v = R::identity();
+        int64_t idx[kMaxDims] = {};
+        int64_t off = 0, done = 0;
+        while (done < R_n) {
+          int64_t m = 0;
+          while (m < kBlock && done + m < R_n) {
+            buf[m++] = base[off];
+            for (int d = red.n - 1; d >= 0; --d) {  // odometer over the reduced dims
+              off += red.s0[d];
+              if (++idx[d] < red.size[d]) break;
+              off -= red.size[d] * red.s0[d];
+              idx[d] = 0;
+            }
+          }
+          v = R::combine(v, row_block<T, R>(buf, m));
+          done += m;
+        }
+      }
+      store(o + b * oes, finish(v));
+    }
+  });
+}
+
+template <class T>
+void arg_reduce(const TensorRef& out, const TensorRef& in, const Dims& kept, const Dims& red, int64_t R_n,
+                bool is_max) {
+  using C = compute_t<T>;
+  const T* x = data_as<const T>(in.buf);
+  char* o = data_ptr(out.buf);
+  const int64_t oes = esize(out.dtype);
+  void (*store)(char*, int64_t) = nullptr;
+  visit_dtype(out.dtype, "reduce", [&](auto tag) { store = &store_as<LOCUS_TYPE_OF(tag), int64_t>; });
+  const int64_t s = red.n == 0 ? 1 : red.s0[0];
+  if (red.n > 1) throw BackendError("[cpu reduce] argmax/argmin reduce exactly one trailing dim.");
+  parallel_for(0, out.numel(), std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(R_n, 1)), [&](int64_t ob, int64_t oe) {
+    for (int64_t i = ob; i < oe; ++i) {
+      int64_t a, b;
+      kept_offsets(kept, i, &a, &b);
+      const T* p = x + a;
+      C best = static_cast<C>(p[0]);
+      int64_t bi = 0;
+      if (best == best) {
+        for (int64_t r = 1; r < R_n; ++r) {
+          C v = static_cast<C>(p[r * s]);
+          if (v != v) {  // the first NaN wins
+            bi = r;
+            break;
+          }
+          if (is_max ? v > best : v < best) {
+            best = v;
+            bi = r;
+          }
+        }
+      }
+      store(o + b * oes, bi);
+    }
+  });
+}
+
+// ---- softmax ------------------------------------------------------------------------------------
+template <class T>
+void softmax_typed(T* out, const T* in, int64_t outer, int64_t dim, int64_t inner, bool log) {
+  using C = compute_t<T>;
+  if (inner == 1) {
+    parallel_for(0, outer, std::max<int64_t>(1, kGrainMath / std::max<int64_t>(dim, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const T* x = in + r * dim;
+        T* y = out + r * dim;
+        C mx = -std::numeric_limits<C>::infinity();
+        for (int64_t i = 0; i < dim; ++i) mx = MaxR<C>::step(mx, static_cast<C>(x[i]));
+        C sum = 0;
+        for (int64_t i = 0; i < dim; ++i) sum += std::exp(static_cast<C>(x[i]) - mx);
+        if (log) {
+          C lse = mx + std::log(sum);
+          for (int64_t i = 0; i < dim; ++i) y[i] = static_cast<T>(static_cast<C>(x[i]) - lse);
+        } else {
+          C inv = C(1) / sum;
+          for (int64_t i = 0; i < dim; ++i) y[i] = static_cast<T>(std::exp(static_cast<C>(x[i]) - mx) * inv);
+        }
+      }
+    });
+    return;
+  }
+  constexpr int64_t kTile = 128;
+  int64_t tiles = (inner + kTile - 1) / kTile;
+  parallel_for(0, outer * tiles, std::max<int64_t>(1, kGrainMath / std::max<int64_t>(dim * kTile, 1)), [&](int64_t b, int64_t e) {
+    C mx[kTile], sum[kTile];
+    for (int64_t t = b; t < e; ++t) {
+      int64_t r = t / tiles, i0 = (t % tiles) * kTile, m = std::min(kTile, inner - i0);
+      const T* x = in + r * dim * inner + i0;
+      T* y = out + r * dim * inner + i0;
+      for (int64_t j = 0; j < m; ++j) {
+        mx[j] = -std::numeric_limits<C>::infinity();
+        sum[j] = 0;
+      }
+      for (int64_t d = 0; d < dim; ++d)
+        for (int64_t j = 0; j < m; ++j) mx[j] = MaxR<C>::step(mx[j], static_cast<C>(x[d * inner + j]));
+      for (int64_t d = 0; d < dim; ++d)
+        for (int64_t j = 0; j < m; ++j) sum[j] += std::exp(static_cast<C>(x[d * inner + j]) - mx[j]);
+      if (log) {
+        for (int64_t j = 0; j < m; ++j) sum[j] = mx[j] + std::log(sum[j]);
+        for (int64_t d = 0; d < dim; ++d)
+          for (int64_t j = 0; j < m; ++j) y[d * inner + j] = static_cast<T>(static_cast<C>(x[d * inner + j]) - sum[j]);
+      } else {
+        for (int64_t j = 0; j < m; ++j) sum[j] = C(1) / sum[j];
+        for (int64_t d = 0; d < dim; ++d)
+          for (int64_t j = 0; j < m; ++j)
+            y[d * inner + j] = static_cast<T>(std::exp(static_cast<C>(x[d * inner + j]) - mx[j]) * sum[j]);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void reduce(ReduceOp op, const TensorRef& out, const TensorRef& in) {
+  const int nk = out.ndim;
+  if (in.ndim < nk) throw BackendError("[cpu reduce] the input has fewer dims than the output.");
+  Dims kept, red;
+  for (int d = 0; d < nk; ++d) kept.add(in.sizes[d], in.strides[d], out.strides[d]);
+  int64_t R_n = 1;
+  for (int d = nk; d < in.ndim; ++d) {
+    red.add(in.sizes[d], in.strides[d], 0);
+    R_n *= in.sizes[d];
+  }
+  visit_dtype(in.dtype, "reduce", [&](auto tag) {
+    using T = LOCUS_TYPE_OF(tag);
+    switch (op) {
+      case ReduceOp::Sum: return reduce_typed<T, SumR<T>>(out, in, kept, red, R_n, false);
+      case ReduceOp::Mean:
+        if constexpr (is_float_v<T>) return reduce_typed<T, SumR<T>>(out, in, kept, red, R_n, true);
+        else unsupported("reduce mean", in.dtype);
+      case ReduceOp::Prod: return reduce_typed<T, ProdR<T>>(out, in, kept, red, R_n, false);
+      case ReduceOp::Max: return reduce_typed<T, MaxR<T>>(out, in, kept, red, R_n, false);
+      case ReduceOp::Min: return reduce_typed<T, MinR<T>>(out, in, kept, red, R_n, false);
+      case ReduceOp::Any: return reduce_typed<T, AnyR<T>>(out, in, kept, red, R_n, false);
+      case ReduceOp::All: return reduce_typed<T, AllR<T>>(out, in, kept, red, R_n, false);
+      case ReduceOp::ArgMax: return arg_reduce<T>(out, in, kept, red, R_n, true);
+      case ReduceOp::ArgMin: return arg_reduce<T>(out, in, kept, red, R_n, false);
+    }
+    throw BackendError("[cpu reduce] unknown op " + std::to_string(static_cast<int>(op)) + ".");
+  });
+}
+
+void softmax(const TensorRef& out, const TensorRef& in, int64_t outer, int64_t dim, int64_t inner, bool log) {
+  if (outer * dim * inner == 0) return;
+  visit_dtype(in.dtype, "softmax", [&](auto tag) {
+    using T = LOCUS_TYPE_OF(tag);
+    if constexpr (is_float_v<T>) softmax_typed<T>(data_as<T>(out.buf), data_as<const T>(in.buf), outer, dim, inner, log);
+    else unsupported("softmax", in.dtype);
+  });
+}
+
+}  // namespace locus::cpu

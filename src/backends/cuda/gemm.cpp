@@ -1,0 +1,148 @@
+// GEMM: cuBLAS for float32 and float64 (cublasSgemm/Dgemm and their strided-batched forms) and
+// for float16/bfloat16 (cublasGemmEx, float accumulation; cuBLAS picks tensor cores where the
+// device has them); the tiled kernel in gemm.cl for integer dtypes and for shapes cuBLAS
+// refuses (leading dimensions below the row length, offsets that are not whole elements,
+// sizes beyond int). float32 stays in CUBLAS_DEFAULT_MATH (no TF32), so results match the CPU.
+//
+// Row-major to column-major: C = op(A) op(B) row-major is C^T = op(B)^T op(A)^T column-major,
+// so cuBLAS gets (B, A) swapped with n and m swapped; leading dimensions stay as they are.
+// One cuBLAS handle per device (created on first use, with the device's context current); a
+// lock per handle keeps cublasSetStream and the call together.
+#include <climits>
+#include <mutex>
+
+#include "backends/cuda/check.h"
+#include "backends/cuda/context.h"
+#include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/launch.h"
+#include "locus/error.h"
+
+namespace locus::cuda {
+
+struct Blas {
+  std::mutex mu;
+  cublasHandle_t h = nullptr;
+};
+
+namespace {
+
+struct GemmArgs {  // gemm.cl
+  int64_t m, n, k, lda, ldb, ldc, sa, sb, sc;
+  int32_t ta, tb;
+};
+
+Blas& blas_of(int index) {
+  CuDevice& d = Runtime::get().bind(index);
+  std::lock_guard<std::mutex> lock(d.mu);
+  if (!d.blas) {
+    auto b = std::make_unique<Blas>();
+    LOCUS_CUDA(cublasCreate(&b->h), index, "creating the cuBLAS handle");
+    d.blas = b.release();  // lives as long as the runtime (forever)
+  }
+  return *d.blas;
+}
+
+bool cublas_fits(const backend::Backend::Gemm& g, size_t es) {
+  if (g.a.offset % es || g.b.offset % es || g.c.offset % es) return false;
+  int64_t arow = g.trans_a ? g.m : g.k, brow = g.trans_b ? g.k : g.n;
+  if (g.lda < std::max<int64_t>(1, arow) || g.ldb < std::max<int64_t>(1, brow) || g.ldc < std::max<int64_t>(1, g.n))
+    return false;
+  for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.batch})
+    if (v > INT_MAX) return false;
+  return g.batch == 1 || (g.stride_a >= 0 && g.stride_b >= 0 && g.stride_c > 0);
+}
+
+cudaDataType_t cuda_type(ScalarType t) {
+  switch (t) {
+    case kFloat: return CUDA_R_32F;
+    case kDouble: return CUDA_R_64F;
+    case kHalf: return CUDA_R_16F;
+    default: return CUDA_R_16BF;
+  }
+}
+
+void cublas_gemm(int index, cublasHandle_t h, const backend::Backend::Gemm& g) {
+  cublasOperation_t ta = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, tb = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
+  int lda = static_cast<int>(g.lda), ldb = static_cast<int>(g.ldb), ldc = static_cast<int>(g.ldc);
+  int batch = static_cast<int>(g.batch);
+  void* a = reinterpret_cast<void*>(dptr(g.a));
+  void* b = reinterpret_cast<void*>(dptr(g.b));
+  void* c = reinterpret_cast<void*>(dptr(g.c));
+  std::string what = std::string(dtype_name(g.dtype)) + ", m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) +
+                     " k=" + std::to_string(g.k) + ", batch " + std::to_string(g.batch);
+  if (g.dtype == kFloat) {
+    float al = static_cast<float>(g.alpha), be = static_cast<float>(g.beta);
+    auto A = static_cast<const float*>(a), B = static_cast<const float*>(b);
+    auto C = static_cast<float*>(c);
+    if (batch == 1)
+      LOCUS_CUDA(cublasSgemm(h, tb, ta, n, m, k, &al, B, ldb, A, lda, &be, C, ldc), index, what);
+    else
+      LOCUS_CUDA(cublasSgemmStridedBatched(h, tb, ta, n, m, k, &al, B, ldb, g.stride_b, A, lda, g.stride_a, &be, C,
+                                           ldc, g.stride_c, batch),
+                 index, what);
+  } else if (g.dtype == kDouble) {
+    double al = g.alpha, be = g.beta;
+    auto A = static_cast<const double*>(a), B = static_cast<const double*>(b);
+    auto C = static_cast<double*>(c);
+    if (batch == 1)
+      LOCUS_CUDA(cublasDgemm(h, tb, ta, n, m, k, &al, B, ldb, A, lda, &be, C, ldc), index, what);
+    else
+      LOCUS_CUDA(cublasDgemmStridedBatched(h, tb, ta, n, m, k, &al, B, ldb, g.stride_b, A, lda, g.stride_a, &be, C,
+                                           ldc, g.stride_c, batch),
+                 index, what);
+  } else {  // float16 / bfloat16: 16-bit storage, float accumulation, tensor cores when present
+    float al = static_cast<float>(g.alpha), be = static_cast<float>(g.beta);
+    cudaDataType_t t = cuda_type(g.dtype);
+    if (batch == 1)
+      LOCUS_CUDA(cublasGemmEx(h, tb, ta, n, m, k, &al, b, t, ldb, a, t, lda, &be, c, t, ldc, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT),
+                 index, what);
+    else
+      LOCUS_CUDA(cublasGemmStridedBatchedEx(h, tb, ta, n, m, k, &al, b, t, ldb, g.stride_b, a, t, lda, g.stride_a, &be,
+                                            c, t, ldc, g.stride_c, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 index, what);
+  }
+}
+
+}  // namespace
+
+void CudaBackend::gemm(int index, StreamHandle s, const Gemm& g) {
+  if (g.m == 0 || g.n == 0 || g.batch == 0) return;
+  size_t es = element_size(g.dtype);
+  bool blas_type = g.dtype == kFloat || g.dtype == kDouble || g.dtype == kHalf || g.dtype == kBFloat16;
+  if (blas_type && cublas_fits(g, es)) {
+    Blas& b = blas_of(index);
+    std::lock_guard<std::mutex> lock(b.mu);
+    LOCUS_CUDA(cublasSetStream(b.h, stream_of(s)), index, "cuBLAS stream");
+    cublas_gemm(index, b.h, g);
+    return;
+  }
+  constexpr int64_t tile = 16, max_grid_yz = 65535;
+  int64_t rows = (g.m + tile - 1) / tile;
+  if (rows > max_grid_yz)
+    throw BackendError("[cuda] gemm: " + std::to_string(g.m) + " rows of " + dtype_name(g.dtype) +
+                       " exceed the tiled kernel's grid (at most " + std::to_string(max_grid_yz * tile) +
+                       "). Split the product or use a floating dtype (cuBLAS).");
+  GemmArgs a{g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.stride_a, g.stride_b, g.stride_c, g.trans_a, g.trans_b};
+  for (int64_t b0 = 0; b0 < g.batch; b0 += max_grid_yz) {  // the grid's z extent is limited
+    int64_t nb = std::min(max_grid_yz, g.batch - b0);
+    auto at = [&](Buffer buf, int64_t stride) {
+      return Buffer{buf.base, buf.offset + static_cast<size_t>(b0 * stride) * es};
+    };
+    unsigned grid[3] = {static_cast<unsigned>((g.n + tile - 1) / tile), static_cast<unsigned>(rows),
+                        static_cast<unsigned>(nb)};
+    unsigned block[3] = {tile, tile, 1};
+    Launch(index, "gemm.cl", g.dtype, "gemm_tiled", s)
+        .buf(at(g.a, g.stride_a))
+        .buf(at(g.b, g.stride_b))
+        .buf(at(g.c, g.stride_c))
+        .arg(a)
+        .arg(make_scalar(g.alpha, g.dtype))
+        .arg(make_scalar(g.beta, g.dtype))
+        .arg(int32_t{g.beta == 0})
+        .run(grid, block);
+  }
+}
+
+}  // namespace locus::cuda

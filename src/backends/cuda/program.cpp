@@ -1,0 +1,303 @@
+#include "backends/cuda/program.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+
+#include "backends/cuda/check.h"
+#include "backends/cuda/context.h"
+#include "backends/cuda/driver.h"
+#include "kernels/sources.h"
+#include "locus/error.h"
+
+namespace locus::cuda {
+
+struct ProgramCache {
+  std::mutex mu;
+  std::map<std::string, CUmodule> modules;    // file|dtype
+  std::map<std::string, CUfunction> kernels;  // file|dtype|name
+};
+
+namespace {
+
+std::atomic<int64_t> g_built{0}, g_loaded{0}, g_corrupt{0};
+constexpr char kMagic[8] = {'L', 'O', 'C', 'U', 'S', 'C', 'U', '1'};
+
+uint64_t fnv1a(const void* data, size_t n, uint64_t h = 1469598103934665603ull) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string hex(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+const std::vector<int>& supported_archs() {
+  static const std::vector<int> archs = [] {
+    int n = 0;
+    std::vector<int> v;
+    if (nvrtcGetNumSupportedArchs(&n) == NVRTC_SUCCESS && n > 0) {
+      v.resize(static_cast<size_t>(n));
+      if (nvrtcGetSupportedArchs(v.data()) != NVRTC_SUCCESS) v.clear();
+    }
+    std::sort(v.begin(), v.end());
+    return v;
+  }();
+  return archs;
+}
+
+}  // namespace
+
+std::string read_cache(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return "";
+  std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  uint64_t size = 0, hash = 0;
+  if (data.size() >= 24) {
+    std::memcpy(&size, data.data() + 8, 8);
+    std::memcpy(&hash, data.data() + 16, 8);
+  }
+  if (data.size() < 24 || std::memcmp(data.data(), kMagic, 8) != 0 || size != data.size() - 24 ||
+      fnv1a(data.data() + 24, size) != hash) {
+    ++g_corrupt;
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    return "";
+  }
+  return data.substr(24);
+}
+
+void write_cache(const std::string& path, const std::string& image) {
+  std::error_code ec;
+  std::filesystem::path fp(path);
+  std::filesystem::create_directories(fp.parent_path(), ec);
+  static std::atomic<int> counter{0};
+  std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) return;
+    uint64_t sz = image.size(), h = fnv1a(image.data(), image.size());
+    out.write(kMagic, 8);
+    out.write(reinterpret_cast<const char*>(&sz), 8);
+    out.write(reinterpret_cast<const char*>(&h), 8);
+    out.write(image.data(), static_cast<std::streamsize>(image.size()));
+    if (!out) {
+      out.close();
+      std::filesystem::remove(tmp, ec);
+      return;
+    }
+  }
+  std::filesystem::rename(tmp, fp, ec);  // atomic: readers never see a partial file
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
+namespace {
+
+ProgramCache& cache_of(CuDevice& d) {
+  std::lock_guard<std::mutex> lock(d.mu);
+  if (!d.programs) d.programs = new ProgramCache();  // lives as long as the runtime (forever)
+  return *d.programs;
+}
+
+}  // namespace
+
+const std::vector<KernelUse>& kernel_uses() {
+  static const std::vector<KernelUse> uses = {
+      {"binary.cl", "binary", false},         {"unary.cl", "unary", false},
+      {"copy.cl", "copy_cast", false},        {"copy.cl", "fill", false},
+      {"copy.cl", "fill_linear", false},      {"copy.cl", "where_select", false},
+      {"reduce.cl", "reduce_serial", false},  {"reduce.cl", "reduce_group", false},
+      {"reduce.cl", "softmax_serial", true},  {"reduce.cl", "softmax_group", true},
+      {"index.cl", "index_op", false},        {"im2col.cl", "im2col", false},
+      {"im2col.cl", "col2im", false},         {"random.cl", "random_fill", false},
+      {"gemm.cl", "gemm_tiled", false},
+  };
+  return uses;
+}
+
+const std::vector<ScalarType>& kernel_dtypes() {
+  static const std::vector<ScalarType> dts = {kFloat, kDouble, kHalf, kBFloat16, kInt, kLong, kByte, kBool};
+  return dts;
+}
+
+const char* dtype_suffix(ScalarType t) {
+  switch (t) {
+    case kFloat: return "f32";
+    case kDouble: return "f64";
+    case kHalf: return "f16";
+    case kBFloat16: return "bf16";
+    case kInt: return "i32";
+    case kLong: return "i64";
+    case kByte: return "u8";
+    case kBool: return "bool";
+    default: return "undefined";
+  }
+}
+
+std::vector<std::string> build_options(ScalarType dtype) {
+  if (std::find(kernel_dtypes().begin(), kernel_dtypes().end(), dtype) == kernel_dtypes().end())
+    throw BackendError(std::string("[cuda] no kernels for dtype ") + dtype_name(dtype) + ".");
+  std::string def = std::string("-DDT_") + dtype_suffix(dtype);
+  for (char& c : def) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return {def, "-DHAS_FP64", "-DHAS_FP16", "-DHAS_INT64_ATOMICS", "--fmad=false"};
+}
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "unknown";
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::string target_arch(int major, int minor) {
+  int cc = major * 10 + minor;
+  const std::vector<int>& archs = supported_archs();
+  if (std::find(archs.begin(), archs.end(), cc) != archs.end()) return "sm_" + std::to_string(cc);
+  int best = 0;
+  for (int a : archs)
+    if (a <= cc) best = a;
+  if (best == 0)
+    throw BackendError("[cuda] compute capability " + std::to_string(major) + "." + std::to_string(minor) +
+                       " is older than any target NVRTC " + nvrtc_version() + " supports (oldest: " +
+                       (archs.empty() ? std::string("none") : std::to_string(archs.front() / 10) + "." +
+                                                                  std::to_string(archs.front() % 10)) +
+                       "). Build locus against an older CUDA toolkit for this GPU.");
+  return "compute_" + std::to_string(best);
+}
+
+Compiled compile(const std::string& source, const std::string& label, const std::string& arch,
+                 const std::vector<std::string>& options) {
+  nvrtcProgram prog = nullptr;
+  LOCUS_CUDA(nvrtcCreateProgram(&prog, source.c_str(), label.c_str(), 0, nullptr, nullptr), -1, label);
+  struct Destroy {
+    nvrtcProgram* p;
+    ~Destroy() { nvrtcDestroyProgram(p); }
+  } destroy{&prog};
+  std::vector<std::string> opts = {"--gpu-architecture=" + arch};
+  opts.insert(opts.end(), options.begin(), options.end());
+  std::vector<const char*> argv;
+  for (const std::string& o : opts) argv.push_back(o.c_str());
+  nvrtcResult st = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
+  if (st != NVRTC_SUCCESS) {
+    size_t n = 0;
+    std::string log;
+    if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1) {
+      log.resize(n);
+      if (nvrtcGetProgramLog(prog, log.data()) != NVRTC_SUCCESS) log.clear();
+      while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+    }
+    throw BackendError("[cuda] compiling " + label + " for " + arch + " failed (" + status_name(st) +
+                       ", NVRTC " + nvrtc_version() + ", options \"" + join(options) + "\"). NVRTC log:\n" +
+                       (log.empty() ? "(empty)" : log));
+  }
+  Compiled c;
+  size_t n = 0;
+  LOCUS_CUDA(nvrtcGetPTXSize(prog, &n), -1, label);
+  c.ptx.resize(n);  // n counts the terminating NUL, which cuModuleLoadData needs
+  LOCUS_CUDA(nvrtcGetPTX(prog, c.ptx.data()), -1, label);
+  if (arch.rfind("sm_", 0) == 0) {
+    LOCUS_CUDA(nvrtcGetCUBINSize(prog, &n), -1, label);
+    c.image.resize(n);
+    LOCUS_CUDA(nvrtcGetCUBIN(prog, c.image.data()), -1, label);
+    c.cubin = true;
+  } else {
+    c.image = c.ptx;
+  }
+  return c;
+}
+
+std::string kernel_cache_dir() {
+  if (const char* c = std::getenv("LOCUS_KERNEL_CACHE"); c && *c) return c;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/locus/kernels";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/locus/kernels";
+  return "";
+}
+
+std::string cache_file(const std::string& arch, int driver_version, const std::string& options,
+                       const std::string& source) {
+  std::string key = arch + '\0' + std::to_string(driver_version) + '\0' + nvrtc_version() + '\0' + options + '\0';
+  uint64_t h1 = fnv1a(source.data(), source.size(), fnv1a(key.data(), key.size()));
+  uint64_t h2 = fnv1a(source.data(), source.size(), fnv1a(key.data(), key.size(), 0x9E3779B97F4A7C15ull));
+  std::string dir = kernel_cache_dir();
+  return dir.empty() ? "" : dir + "/" + hex(h1) + hex(h2) + ".cudabin";
+}
+
+CUfunction get_kernel(int index, const char* file, ScalarType dtype, const char* name) {
+  const auto& uses = kernel_uses();
+  if (std::none_of(uses.begin(), uses.end(), [&](const KernelUse& u) {
+        return std::strcmp(u.file, file) == 0 && std::strcmp(u.name, name) == 0;
+      }))
+    throw BackendError(std::string("[cuda] kernel ") + file + ":" + name +
+                       " is not listed in kernel_uses() (src/backends/cuda/program.cpp); add it there so "
+                       "that nvrtc_compile_test builds it.");
+  CuDevice& d = Runtime::get().bind(index);
+  ProgramCache& pc = cache_of(d);
+  std::string mkey = std::string(file) + "|" + dtype_suffix(dtype);
+  std::string kkey = mkey + "|" + name;
+  std::lock_guard<std::mutex> lock(pc.mu);
+  if (auto it = pc.kernels.find(kkey); it != pc.kernels.end()) return it->second;
+  std::string label = std::string(file) + " (" + dtype_suffix(dtype) + ")";
+  CUmodule& mod = pc.modules[mkey];
+  if (!mod) {
+    try {
+      std::string src = kernels::expand(file, "prelude_cuda.h");
+      std::vector<std::string> opts = build_options(dtype);
+      std::string arch = target_arch(d.cc_major, d.cc_minor);
+      std::string path = cache_file(arch, drv().version, join(opts), src);
+      std::string image = path.empty() ? "" : read_cache(path);
+      if (!image.empty()) {
+        if (drv().cuModuleLoadData(&mod, image.data()) == CUDA_SUCCESS) {
+          ++g_loaded;
+        } else {  // an image this driver rejects: rebuild it
+          mod = nullptr;
+          ++g_corrupt;
+          std::error_code ec;
+          std::filesystem::remove(path, ec);
+        }
+      }
+      if (!mod) {
+        Compiled c = compile(src, label, arch, opts);
+        ++g_built;
+        CUresult st = drv().cuModuleLoadData(&mod, c.image.data());
+        if (st != CUDA_SUCCESS) {
+          mod = nullptr;
+          throw BackendError(failure_message("cuModuleLoadData", status_name(st), index, label + " for " + arch) +
+                             ". NVRTC " + nvrtc_version() + " built it; the driver is CUDA " +
+                             std::to_string(drv().version / 1000) + "." + std::to_string(drv().version % 1000 / 10) +
+                             " (a driver older than the toolkit cannot load its code: update the driver).");
+        }
+        if (!path.empty()) write_cache(path, c.image);
+      }
+    } catch (...) {
+      pc.modules.erase(mkey);
+      throw;
+    }
+  }
+  CUfunction f = nullptr;
+  LOCUS_CUDA(drv().cuModuleGetFunction(&f, mod, name), index, "kernel " + std::string(name) + " in " + label);
+  pc.kernels[kkey] = f;
+  return f;
+}
+
+ProgramStats program_stats() { return {g_built.load(), g_loaded.load(), g_corrupt.load()}; }
+
+}  // namespace locus::cuda

@@ -1,0 +1,82 @@
+#pragma once
+// Kernel programs: the shared sources (src/kernels/) compiled by NVRTC for the device's
+// architecture on first use, loaded with cuModuleLoadData, cached on disk.
+//
+// Target: sm_<cc> (a CUBIN with machine code) when this NVRTC knows the device's compute
+// capability, else PTX for the newest compute_<arch> it knows below it, which the driver
+// JIT-compiles. Options: the dtype define (-DDT_F32, ...), HAS_FP64/HAS_FP16/HAS_INT64_ATOMICS
+// (every CUDA device has them), and --fmad=false so that a*b+c rounds as on the CPU.
+//
+// Cache folder: $LOCUS_KERNEL_CACHE, else $XDG_CACHE_HOME/locus/kernels, else
+// ~/.cache/locus/kernels (the OpenCL backend's folder; the file suffix differs). One file per
+// program, named by a 128-bit hash of target arch, driver version, NVRTC version, options and
+// the full expanded source; the file holds a magic, the payload size and a hash of the
+// payload. A file with a bad size or hash, or an image the driver rejects, is deleted and the
+// program rebuilt. An unwritable folder only disables the disk cache.
+#include <cuda.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "locus/dtype.h"
+
+namespace locus::cuda {
+
+/// A kernel of the shared sources as the launch code uses it. Every (file, dtype) the launch
+/// code may request is listed here, so nvrtc_compile_test can build them all for real GPU
+/// targets on a machine without a GPU; get_kernel refuses anything not listed.
+struct KernelUse {
+  const char* file;   // "binary.cl"
+  const char* name;   // "binary"
+  bool float_only;    // defined only for floating dtypes (softmax)
+};
+const std::vector<KernelUse>& kernel_uses();
+/// The dtypes every kernel file is compiled for.
+const std::vector<ScalarType>& kernel_dtypes();
+
+/// NVRTC options for `dtype` apart from the target: {"-DDT_F32", "-DHAS_FP64", ..., "--fmad=false"}.
+std::vector<std::string> build_options(ScalarType dtype);
+/// "f32", "f64", "f16", "bf16", "i32", "i64", "u8", "bool".
+const char* dtype_suffix(ScalarType dtype);
+
+struct Compiled {
+  std::string image;  // CUBIN for sm_XX targets, NUL-terminated PTX for compute_XX
+  std::string ptx;    // the PTX (both kinds of target)
+  bool cubin = false;
+};
+/// Compiles a complete source with NVRTC for `arch` ("sm_90" or "compute_90") and `options`;
+/// needs no driver and no GPU. A compile error throws BackendError carrying the log; `label`
+/// names the program in messages.
+Compiled compile(const std::string& source, const std::string& label, const std::string& arch,
+                 const std::vector<std::string>& options);
+
+/// The target for compute capability major.minor (see above): "sm_86", or "compute_90" when
+/// this NVRTC predates the device.
+std::string target_arch(int major, int minor);
+/// "13.0".
+std::string nvrtc_version();
+
+/// Kernel `name` of the shared source `file` for `dtype` on device `index`, compiled (or
+/// loaded from the disk cache) and loaded on first use. Binds the device's context.
+CUfunction get_kernel(int index, const char* file, ScalarType dtype, const char* name);
+
+/// The cache folder, and the file for a program built for `arch` by a driver of
+/// `driver_version` with `options` from `source` (it may not exist yet; "" when no folder).
+std::string kernel_cache_dir();
+std::string cache_file(const std::string& arch, int driver_version, const std::string& options,
+                       const std::string& source);
+/// The verified payload of a cache file, or "" when it is missing or corrupt (then deleted and
+/// counted in program_stats().corrupt_entries).
+std::string read_cache(const std::string& path);
+/// Writes `image` to `path` atomically (a temporary renamed into place); failures are ignored.
+void write_cache(const std::string& path, const std::string& image);
+
+struct ProgramStats {
+  int64_t built_from_source = 0;
+  int64_t loaded_from_disk = 0;
+  int64_t corrupt_entries = 0;  // deleted and rebuilt
+};
+ProgramStats program_stats();
+
+}  // namespace locus::cuda

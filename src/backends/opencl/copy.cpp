@@ -1,0 +1,74 @@
+// Byte copies. Non-blocking enqueues are only truly asynchronous from pinned memory (the layer
+// above passes async=false for pageable host memory). Peer copies are direct when both devices
+// share a context (same platform): clEnqueueCopyBuffer on dst's stream, ordered after the
+// work already enqueued on src's default queue.
+#include <algorithm>
+
+#include "backends/opencl/check.h"
+#include "backends/opencl/opencl_backend.h"
+#include "backends/opencl/runtime.h"
+
+namespace locus::opencl {
+
+void OpenCLBackend::copy_from_host(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s,
+                                   bool async) {
+  if (bytes == 0) return;
+  cl_command_queue q = Runtime::get().queue(index, s);
+  LOCUS_CL(clEnqueueWriteBuffer(q, static_cast<cl_mem>(dst.base), async ? CL_FALSE : CL_TRUE, dst.offset, bytes,
+                                src, 0, nullptr, nullptr),
+           index, "host to device copy");
+  if (async) LOCUS_CL(clFlush(q), index, "");
+}
+
+void OpenCLBackend::copy_to_host(int index, void* dst, Buffer src, size_t bytes, StreamHandle s, bool async) {
+  if (bytes == 0) return;
+  cl_command_queue q = Runtime::get().queue(index, s);
+  LOCUS_CL(clEnqueueReadBuffer(q, static_cast<cl_mem>(src.base), async ? CL_FALSE : CL_TRUE, src.offset, bytes,
+                               dst, 0, nullptr, nullptr),
+           index, "device to host copy");
+  if (async) LOCUS_CL(clFlush(q), index, "");
+}
+
+void OpenCLBackend::copy_within(int index, Buffer dst, Buffer src, size_t bytes, StreamHandle s) {
+  if (bytes == 0 || (dst.base == src.base && dst.offset == src.offset)) return;
+  cl_command_queue q = Runtime::get().queue(index, s);
+  cl_mem d = static_cast<cl_mem>(dst.base), m = static_cast<cl_mem>(src.base);
+  bool overlap = d == m && std::max(dst.offset, src.offset) < std::min(dst.offset, src.offset) + bytes;
+  if (!overlap) {
+    LOCUS_CL(clEnqueueCopyBuffer(q, m, d, src.offset, dst.offset, bytes, 0, nullptr, nullptr), index,
+             "device copy");
+    return;
+  }
+  // OpenCL refuses overlapping copies: go through a temporary buffer
+  ClDevice& dev = Runtime::get().device(index);
+  cl_mem tmp = LOCUS_CL(clCreateBuffer(dev.ctx, CL_MEM_READ_WRITE, bytes, nullptr, locus_err), index,
+                        "overlapping device copy");
+  cl_int e1 = clEnqueueCopyBuffer(q, m, tmp, src.offset, 0, bytes, 0, nullptr, nullptr);
+  cl_int e2 = e1 == CL_SUCCESS ? clEnqueueCopyBuffer(q, tmp, d, 0, dst.offset, bytes, 0, nullptr, nullptr) : e1;
+  clReleaseMemObject(tmp);  // released once the copies are done
+  cl_check(e2, "clEnqueueCopyBuffer", index, "overlapping device copy");
+}
+
+bool OpenCLBackend::copy_peer(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes,
+                              StreamHandle s) {
+  Runtime& rt = Runtime::get();
+  if (!rt.same_context(dst_index, src_index)) return false;
+  if (bytes == 0) return true;
+  if (dst_index == src_index) {
+    copy_within(dst_index, dst, src, bytes, s);
+    return true;
+  }
+  cl_command_queue q = rt.queue(dst_index, s);
+  cl_command_queue sq = rt.device(src_index).queue;
+  cl_event ready = nullptr;
+  LOCUS_CL(clEnqueueMarkerWithWaitList(sq, 0, nullptr, &ready), src_index, "peer copy");
+  cl_int err = clFlush(sq);
+  if (err == CL_SUCCESS)
+    err = clEnqueueCopyBuffer(q, static_cast<cl_mem>(src.base), static_cast<cl_mem>(dst.base), src.offset,
+                              dst.offset, bytes, 1, &ready, nullptr);
+  clReleaseEvent(ready);
+  cl_check(err, "clEnqueueCopyBuffer", dst_index, "peer copy from opencl:" + std::to_string(src_index));
+  return true;
+}
+
+}  // namespace locus::opencl

@@ -1,0 +1,98 @@
+// GEMM: CLBlast for float32/float64 (and float16 where the device does fp16); the tiled kernel
+// in gemm.cl for everything else and for shapes CLBlast refuses (k == 0, leading dimensions
+// below the row length, offsets that are not whole elements).
+#include <algorithm>
+#include <string>
+
+#include "backends/opencl/check.h"
+#include "backends/opencl/launch.h"
+#include "backends/opencl/opencl_backend.h"
+#include "backends/opencl/runtime.h"
+#include "locus/error.h"
+
+#ifdef LOCUS_HAVE_CLBLAST
+#include <clblast.h>
+#include <clblast_half.h>
+#endif
+
+namespace locus::opencl {
+
+namespace {
+
+struct GemmArgs {  // gemm.cl
+  int64_t m, n, k, lda, ldb, ldc, sa, sb, sc;
+  int32_t ta, tb;
+};
+
+#ifdef LOCUS_HAVE_CLBLAST
+template <typename T>
+clblast::StatusCode clblast_gemm(const backend::Backend::Gemm& g, T alpha, T beta, cl_command_queue q, size_t es) {
+  using clblast::Layout;
+  using clblast::Transpose;
+  Transpose ta = g.trans_a ? Transpose::kYes : Transpose::kNo;
+  Transpose tb = g.trans_b ? Transpose::kYes : Transpose::kNo;
+  auto M = static_cast<size_t>(g.m), N = static_cast<size_t>(g.n), K = static_cast<size_t>(g.k);
+  auto a = static_cast<cl_mem>(g.a.base), b = static_cast<cl_mem>(g.b.base), c = static_cast<cl_mem>(g.c.base);
+  if (g.batch == 1)
+    return clblast::Gemm<T>(Layout::kRowMajor, ta, tb, M, N, K, alpha, a, g.a.offset / es, g.lda, b, g.b.offset / es,
+                            g.ldb, beta, c, g.c.offset / es, g.ldc, &q, nullptr);
+  return clblast::GemmStridedBatched<T>(Layout::kRowMajor, ta, tb, M, N, K, alpha, a, g.a.offset / es, g.lda,
+                                        g.stride_a, b, g.b.offset / es, g.ldb, g.stride_b, beta, c, g.c.offset / es,
+                                        g.ldc, g.stride_c, static_cast<size_t>(g.batch), &q, nullptr);
+}
+
+bool clblast_fits(const backend::Backend::Gemm& g, size_t es) {
+  if (g.k == 0 || g.a.offset % es || g.b.offset % es || g.c.offset % es) return false;
+  int64_t arow = g.trans_a ? g.m : g.k, brow = g.trans_b ? g.k : g.n;
+  if (g.lda < std::max<int64_t>(1, arow) || g.ldb < std::max<int64_t>(1, brow) || g.ldc < std::max<int64_t>(1, g.n))
+    return false;
+  return g.batch == 1 || (g.stride_a >= 0 && g.stride_b >= 0 && g.stride_c > 0);
+}
+#endif
+
+}  // namespace
+
+void OpenCLBackend::gemm(int index, StreamHandle s, const Gemm& g) {
+  if (g.m == 0 || g.n == 0 || g.batch == 0) return;
+  cl_command_queue q = Runtime::get().queue(index, s);
+#ifdef LOCUS_HAVE_CLBLAST
+  const ClDevice& d = Runtime::get().device(index);
+  size_t es = element_size(g.dtype);
+  bool blas_type = g.dtype == kFloat || (g.dtype == kDouble && d.props.fp64) || (g.dtype == kHalf && d.props.fp16);
+  if (blas_type && clblast_fits(g, es)) {
+    clblast::StatusCode st;
+    if (g.dtype == kFloat)
+      st = clblast_gemm<float>(g, static_cast<float>(g.alpha), static_cast<float>(g.beta), q, es);
+    else if (g.dtype == kDouble)
+      st = clblast_gemm<double>(g, g.alpha, g.beta, q, es);
+    else
+      st = clblast_gemm<cl_half>(g, FloatToHalf(static_cast<float>(g.alpha)), FloatToHalf(static_cast<float>(g.beta)),
+                                 q, es);
+    if (st != clblast::StatusCode::kSuccess) {
+      int code = static_cast<int>(st);
+      std::string name = code > -1000 ? cl_status_name(code) : "CLBlast status " + std::to_string(code);
+      throw BackendError("[opencl] CLBlast GEMM failed on " + device_label(index) + " (" + dtype_name(g.dtype) +
+                         ", m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) +
+                         ", batch " + std::to_string(g.batch) + "): " + name);
+    }
+    return;
+  }
+#endif
+  GemmArgs a{g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.stride_a, g.stride_b, g.stride_c, g.trans_a, g.trans_b};
+  constexpr size_t tile = 16;
+  size_t global[3] = {(static_cast<size_t>(g.n) + tile - 1) / tile * tile,
+                      (static_cast<size_t>(g.m) + tile - 1) / tile * tile, static_cast<size_t>(g.batch)};
+  size_t local[3] = {tile, tile, 1};
+  Launch(index, get_kernel(index, "gemm.cl", g.dtype, "gemm_tiled"), s)
+      .buf(g.a)
+      .buf(g.b)
+      .buf(g.c)
+      .arg(a)
+      .arg(make_scalar(g.alpha, g.dtype))
+      .arg(make_scalar(g.beta, g.dtype))
+      .arg(int32_t{g.beta == 0})
+      .run(3, global, local);
+  (void)q;
+}
+
+}  // namespace locus::opencl

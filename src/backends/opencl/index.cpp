@@ -1,0 +1,66 @@
+// The index family (index.cl) and im2col / col2im (im2col.cl).
+#include "backends/opencl/launch.h"
+#include "backends/opencl/opencl_backend.h"
+#include "backends/opencl/runtime.h"
+#include "locus/error.h"
+
+namespace locus::opencl {
+
+using backend::TensorRef;
+
+namespace {
+struct Im2ColArgs {  // im2col.cl
+  int64_t c, h, w, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
+};
+}  // namespace
+
+void OpenCLBackend::index(int index, StreamHandle s, backend::IndexOp op, const TensorRef& out, const TensorRef& in,
+                          const TensorRef& idx, int dim) {
+  bool scatter = op == backend::IndexOp::ScatterAdd;
+  // iterate over out's shape (gather, index_select) or the index's (scatter_add); no dim
+  // merging here: `dim` must stay a dim of its own
+  const TensorRef& shape = scatter ? idx : out;
+  Geom g;
+  int nd = std::max(1, shape.ndim);
+  if (nd > kMaxDims) throw BackendError("[opencl] index: at most 8 dims.");
+  g.ndim = nd;
+  g.numel = shape.numel();
+  for (int d = 0; d < nd; ++d) {
+    bool real = d < shape.ndim;
+    g.sizes[d] = real ? shape.sizes[d] : 1;
+    g.strides[0][d] = d < out.ndim ? out.strides[d] : 0;
+    g.strides[1][d] = d < in.ndim ? in.strides[d] : 0;
+    if (op == backend::IndexOp::IndexSelect)
+      g.strides[2][d] = (d == dim && idx.ndim > 0) ? idx.strides[0] : 0;
+    else
+      g.strides[2][d] = d < idx.ndim ? idx.strides[d] : 0;
+  }
+  if (g.numel == 0) return;
+  const TensorRef& sized = scatter ? out : in;  // the tensor the index points into
+  int64_t dim_size = dim < sized.ndim ? sized.sizes[dim] : 1;
+  if (scatter && (out.dtype == kLong || out.dtype == kDouble) && !Runtime::get().device(index).int64_atomics)
+    throw BackendError("[opencl] scatter_add on " + std::string(dtype_name(out.dtype)) + " needs 64-bit atomics, which " +
+                       device_label(index) + " lacks. Use a 32-bit dtype on this device.");
+  Launch(index, get_kernel(index, "index.cl", out.dtype, "index_op"), s)
+      .buf(out.buf)
+      .buf(in.buf)
+      .buf(idx.buf)
+      .arg(g)
+      .arg(static_cast<int32_t>(op))
+      .arg(static_cast<int32_t>(dim))
+      .arg(dim_size)
+      .run1d(g.numel);
+}
+
+void OpenCLBackend::im2col(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out, const Im2Col& p,
+                           bool reverse) {
+  Im2ColArgs a{p.c, p.h, p.w, p.kh, p.kw, p.oh, p.ow, p.sh, p.sw, p.ph, p.pw, p.dh, p.dw};
+  int64_t n = reverse ? p.c * p.h * p.w : p.c * p.kh * p.kw * p.oh * p.ow;
+  Launch(index, get_kernel(index, "im2col.cl", dtype, reverse ? "col2im" : "im2col"), s)
+      .buf(in)
+      .buf(out)
+      .arg(a)
+      .run1d(n);
+}
+
+}  // namespace locus::opencl

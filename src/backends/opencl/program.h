@@ -1,0 +1,63 @@
+#pragma once
+// Kernel programs: the shared sources (src/kernels/) compiled per device and dtype on first use,
+// with the compiled binaries cached on disk.
+//
+// Cache folder: $LOCUS_KERNEL_CACHE, else $XDG_CACHE_HOME/locus/kernels, else
+// ~/.cache/locus/kernels. One file per program, named by a 128-bit hash of platform, device
+// name, driver version, build options and the full expanded source; the file holds a magic,
+// the payload size and a hash of the payload. A file with a bad size or hash, or a binary the
+// driver rejects, is deleted and the program rebuilt from source. An unwritable folder only
+// disables the disk cache.
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "locus/dtype.h"
+
+namespace locus::opencl {
+
+struct Kernel {
+  cl_kernel k = nullptr;
+  std::string label;  // "binary_f32": names the kernel in error messages
+  std::mutex mu;      // clSetKernelArg + enqueue are not thread-safe per kernel object
+};
+
+/// Kernel `name` of the shared source `file` built for `dtype` on device `index`, built (or
+/// loaded from the disk cache) on first use. `extra` adds build options (-DX=1 ...). Throws
+/// BackendError for dtypes the device lacks (float64 without fp64) and for build failures.
+Kernel& get_kernel(int index, const char* file, ScalarType dtype, const char* name,
+                   const std::string& extra = "");
+
+/// Builds `source` with `options` for device `index` through the disk cache; `label` names it in
+/// messages. A compile error throws BackendError carrying the build log. Used by get_kernel and
+/// exposed for tests (a deliberately broken source).
+cl_program build_program(int index, const std::string& source, const std::string& options,
+                         const std::string& label);
+
+/// Releases a program from build_program (tests need no OpenCL symbols of their own).
+void release_program(cl_program p) noexcept;
+
+/// The cache file `build_program` uses for these inputs (it may not exist yet).
+std::string program_cache_file(int index, const std::string& source, const std::string& options);
+std::string kernel_cache_dir();
+
+/// Build options for `dtype` on device `index`: "-DDT_F32 -DHAS_FP64 ...".
+std::string dtype_options(int index, ScalarType dtype);
+/// "f32", "f64", "f16", "bf16", "i32", "i64", "u8", "bool".
+const char* dtype_suffix(ScalarType dtype);
+
+struct ProgramStats {
+  int64_t built_from_source = 0;
+  int64_t loaded_from_disk = 0;
+  int64_t corrupt_entries = 0;  // deleted and rebuilt
+};
+ProgramStats program_stats();
+/// Forgets device `index`'s in-memory programs and kernels (tests: the next use reloads).
+void forget_programs(int index);
+
+}  // namespace locus::opencl

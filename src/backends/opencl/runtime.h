@@ -1,0 +1,73 @@
+#pragma once
+// The OpenCL runtime: devices across all platforms, one context per platform (shared by its
+// devices, so peer copies are direct), one default in-order queue per device with profiling.
+//
+// Order is stable: GPUs, then accelerators, then CPUs (then anything else); within a kind,
+// platform order then the platform's device order. LOCUS_OPENCL_DEVICES keeps only devices
+// whose platform or device name contains one of its comma-separated, case-insensitive
+// substrings ("nvidia", "pthread,intel"). The runtime is created on first use, never
+// destroyed (drivers may already be unloaded at exit), and enumeration never throws: no ICD
+// or no platform means zero devices and a reason.
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/backend.h"
+
+namespace locus::opencl {
+
+struct ProgramCache;  // program.cpp
+
+struct ClDevice {
+  int index = 0;
+  cl_platform_id platform = nullptr;
+  cl_device_id id = nullptr;
+  cl_context ctx = nullptr;
+  cl_command_queue queue = nullptr;  // the default stream
+  std::string platform_name;
+  backend::DeviceProps props;
+  size_t max_alloc = 0;       // CL_DEVICE_MAX_MEM_ALLOC_SIZE
+  size_t global_mem = 0;      // CL_DEVICE_GLOBAL_MEM_SIZE
+  bool int64_atomics = false;
+
+  // raw allocations, counted here because drivers (PoCL) may allocate lazily
+  std::mutex mem_mu;
+  std::unordered_map<cl_mem, size_t> live;
+  size_t allocated = 0;
+
+  ProgramCache* programs = nullptr;  // created by program.cpp under its own lock
+};
+
+class Runtime {
+ public:
+  /// The process-wide runtime, enumerated on first call; never throws.
+  static Runtime& get() noexcept;
+
+  int count() const noexcept { return static_cast<int>(devices_.size()); }
+  const std::string& reason() const noexcept { return reason_; }
+  /// Throws NotAvailableError for an index that does not exist.
+  ClDevice& device(int index);
+  /// The queue for stream handle `s` (nullptr: the device's default queue).
+  cl_command_queue queue(int index, backend::StreamHandle s) {
+    return s ? static_cast<cl_command_queue>(s) : device(index).queue;
+  }
+  /// Devices that share `a`'s context (same platform): direct peer copies are possible.
+  bool same_context(int a, int b) { return device(a).ctx == device(b).ctx; }
+
+ private:
+  Runtime();
+  std::vector<std::unique_ptr<ClDevice>> devices_;
+  std::string reason_;
+};
+
+/// "opencl:1 (pthread-haswell-AMD EPYC)": for messages.
+std::string device_label(int index);
+
+}  // namespace locus::opencl

@@ -1,0 +1,232 @@
+// nn::Module: registration, traversal, modes, in-place moves and messages.
+#include "locus/nn/module.h"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <ostream>
+#include <sstream>
+#include <typeinfo>
+
+#include "locus/autograd.h"
+#include "locus/error.h"
+#include "locus/guard.h"
+
+namespace locus::nn {
+namespace {
+
+std::string demangle(const char* name) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string out = status == 0 && d ? d : name;
+  std::free(d);
+  return out;
+}
+
+std::string short_name(const std::string& full) {
+  size_t p = full.rfind("::");
+  return p == std::string::npos ? full : full.substr(p + 2);
+}
+
+}  // namespace
+
+Module::Module(std::string name) : name_(std::move(name)) {}
+Module::Module() = default;
+Module::~Module() {
+  for (auto& c : children_)
+    if (c.value() && c.value()->parent_ == this) c.value()->parent_ = nullptr;
+}
+
+const std::string& Module::name() const noexcept {
+  if (!name_) {
+    std::string n = demangle(typeid(*this).name());
+    if (n.size() > 4 && n.compare(n.size() - 4, 4, "Impl") == 0) n.resize(n.size() - 4);
+    name_ = n;
+  }
+  return *name_;
+}
+
+std::string Module::brief() const { return short_name(name()); }
+
+std::string Module::path() const {
+  if (parent_ == nullptr) return short_name(name());
+  return parent_->path() + "/" + key_in_parent_;
+}
+
+void Module::check_input_device(const Tensor& input, const char* param_name, const Tensor& param) const {
+  if (!input.defined() || !param.defined() || input.device() == param.device()) return;
+  std::ostringstream os;
+  if (parent_ == nullptr) os << brief();
+  else os << path() << " (" << brief() << ")";
+  os << ": " << param_name << " is on " << param.device() << " but input is on " << input.device()
+     << "; move the input with .to(" << param.device() << ")";
+  throw DeviceMismatchError(os.str());
+}
+
+void Module::attach(const std::string& key, Module& child) {
+  child.parent_ = this;
+  child.key_in_parent_ = key;
+}
+
+// ---- registration ----------------------------------------------------------------------------
+Tensor& Module::register_parameter(std::string name, Tensor tensor, bool requires_grad) {
+  if (name.empty()) throw Error("register_parameter(): parameter name must not be empty.");
+  if (name.find('.') != std::string::npos)
+    throw Error("register_parameter(): parameter name must not contain a dot (got '" + name + "').");
+  if (tensor.defined()) tensor.set_requires_grad(requires_grad);
+  return parameters_.insert(std::move(name), std::move(tensor));
+}
+
+Tensor& Module::register_buffer(std::string name, Tensor tensor) {
+  if (name.empty()) throw Error("register_buffer(): buffer name must not be empty.");
+  if (name.find('.') != std::string::npos)
+    throw Error("register_buffer(): buffer name must not contain a dot (got '" + name + "').");
+  return buffers_.insert(std::move(name), std::move(tensor));
+}
+
+// ---- traversal -------------------------------------------------------------------------------
+OrderedDict<std::string, std::shared_ptr<Module>> Module::named_modules(const std::string& prefix,
+                                                                        bool include_self) const {
+  OrderedDict<std::string, std::shared_ptr<Module>> out("Module");
+  if (include_self) out.insert(prefix, std::const_pointer_cast<Module>(shared_from_this()));
+  for (const auto& c : children_) {
+    std::string key = prefix.empty() ? c.key() : prefix + "." + c.key();
+    for (const auto& m : c.value()->named_modules(key, true)) out.insert_or_assign(m.key(), m.value());
+  }
+  return out;
+}
+
+std::vector<std::shared_ptr<Module>> Module::modules(bool include_self) const {
+  return named_modules("", include_self).values();
+}
+
+OrderedDict<std::string, std::shared_ptr<Module>> Module::named_children() const { return children_; }
+std::vector<std::shared_ptr<Module>> Module::children() const { return children_.values(); }
+
+OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
+  OrderedDict<std::string, Tensor> out("Parameter");
+  for (const auto& p : parameters_)
+    if (p.value().defined()) out.insert(p.key(), p.value());
+  if (!recurse) return out;
+  for (const auto& c : children_)
+    for (const auto& p : c.value()->named_parameters(true))
+      if (!out.contains(c.key() + "." + p.key())) out.insert(c.key() + "." + p.key(), p.value());
+  return out;
+}
+
+std::vector<Tensor> Module::parameters(bool recurse) const {
+  // A parameter shared by two modules is listed once.
+  std::vector<Tensor> out;
+  for (const auto& p : named_parameters(recurse)) {
+    bool seen = false;
+    for (const Tensor& t : out) seen = seen || t.is_same(p.value());
+    if (!seen) out.push_back(p.value());
+  }
+  return out;
+}
+
+OrderedDict<std::string, Tensor> Module::named_buffers(bool recurse) const {
+  OrderedDict<std::string, Tensor> out("Buffer");
+  for (const auto& b : buffers_)
+    if (b.value().defined()) out.insert(b.key(), b.value());
+  if (!recurse) return out;
+  for (const auto& c : children_)
+    for (const auto& b : c.value()->named_buffers(true)) out.insert_or_assign(c.key() + "." + b.key(), b.value());
+  return out;
+}
+
+std::vector<Tensor> Module::buffers(bool recurse) const { return named_buffers(recurse).values(); }
+
+void Module::train(bool on) {
+  for (auto& c : children_) c.value()->train(on);
+  is_training_ = on;
+}
+
+void Module::apply(const ModuleApplyFunction& fn) {
+  fn(*this);
+  for (auto& c : children_) c.value()->apply(fn);
+}
+
+void Module::zero_grad(bool set_to_none) {
+  NoGradGuard no_grad;
+  for (auto& c : children_) c.value()->zero_grad(set_to_none);
+  for (auto& p : parameters_) {
+    Tensor& g = p.value().mutable_grad();
+    if (!g.defined()) continue;
+    if (set_to_none) g = Tensor();
+    else g.zero_();
+  }
+}
+
+// ---- moving ----------------------------------------------------------------------------------
+namespace {
+void move_in_place(const Tensor& t, std::optional<Device> device, std::optional<ScalarType> dtype, bool nb) {
+  if (!t.defined()) return;
+  TensorOptions o;
+  if (device) o = o.device(*device);
+  if (dtype && t.is_floating_point()) o = o.dtype(*dtype);
+  Tensor moved = t.to(o, nb);
+  if (!moved.is_same(t)) t.set_data(moved);
+}
+}  // namespace
+
+Module& Module::to_impl(std::optional<Device> device, std::optional<ScalarType> dtype, bool nb) {
+  NoGradGuard no_grad;
+  if (device && !device->is_cpu() && !device->has_index()) device = resolve_device(*device);
+  for (auto& c : children_) c.value()->to_impl(device, dtype, nb);
+  for (auto& p : parameters_) {
+    move_in_place(p.value(), device, dtype, nb);
+    move_in_place(p.value().grad(), device, dtype, nb);
+  }
+  for (auto& b : buffers_) move_in_place(b.value(), device, dtype, nb);
+  return *this;
+}
+
+Module& Module::to(Device device, ScalarType dtype, bool nb) { return to_impl(device, dtype, nb); }
+Module& Module::to(ScalarType dtype, bool nb) { return to_impl(std::nullopt, dtype, nb); }
+Module& Module::to(Device device, bool nb) { return to_impl(device, std::nullopt, nb); }
+
+Device device_of(const Module& module) {
+  std::optional<Device> found;
+  std::string found_name;
+  auto visit = [&](const OrderedDict<std::string, Tensor>& d) {
+    for (const auto& p : d) {
+      if (!found) {
+        found = p.value().device();
+        found_name = p.key();
+      } else if (p.value().device() != *found) {
+        std::ostringstream os;
+        os << "device_of(): " << module.path() << " is split across devices: " << found_name << " is on " << *found
+           << " but " << p.key() << " is on " << p.value().device() << "; move the module with .to(device) first";
+        throw DeviceMismatchError(os.str());
+      }
+    }
+  };
+  visit(module.named_parameters());
+  visit(module.named_buffers());
+  return found ? *found : default_device();
+}
+
+// ---- printing --------------------------------------------------------------------------------
+void Module::pretty_print(std::ostream& stream) const { stream << name(); }
+
+void Module::pretty_print_recursive(std::ostream& stream, const std::string& indentation) const {
+  pretty_print(stream);
+  if (!children_.is_empty()) {
+    stream << "(\n";
+    const std::string next = indentation + "  ";
+    for (const auto& c : children_) {
+      stream << next << "(" << c.key() << "): ";
+      c.value()->pretty_print_recursive(stream, next);
+      stream << '\n';
+    }
+    stream << indentation << ")";
+  }
+}
+
+std::ostream& operator<<(std::ostream& stream, const Module& module) {
+  module.pretty_print_recursive(stream, "");
+  return stream;
+}
+
+}  // namespace locus::nn

@@ -1,0 +1,290 @@
+// Layers: construction on the target device, forward with the module/input device check, and
+// libtorch's pretty_print lines.
+#include <cmath>
+#include <ostream>
+
+#include "locus/autograd.h"
+#include "locus/error.h"
+#include "locus/factory.h"
+#include "locus/nn.h"
+
+namespace locus::nn {
+
+namespace detail {
+TensorOptions placement(const std::optional<Device>& device, const std::optional<ScalarType>& dtype) {
+  TensorOptions o = TensorOptions().dtype(dtype.value_or(default_dtype()));
+  if (device) o = o.device(*device);
+  return o;
+}
+}  // namespace detail
+
+namespace {
+std::ostream& operator<<(std::ostream& os, const ExpandingArray<2>& a) { return os << "[" << a[0] << ", " << a[1] << "]"; }
+}  // namespace
+
+// ---- Linear ---------------------------------------------------------------------------------
+LinearImpl::LinearImpl(const LinearOptions& options_) : options(options_) { reset(); }
+
+void LinearImpl::reset() {
+  TensorOptions o = detail::placement(options.device(), options.dtype());
+  weight = register_parameter("weight", empty({options.out_features(), options.in_features()}, o));
+  if (options.bias()) bias = register_parameter("bias", empty({options.out_features()}, o));
+  else bias = register_parameter("bias", Tensor(), false);
+  reset_parameters();
+}
+
+void LinearImpl::reset_parameters() {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    auto [fan_in, fan_out] = init::calculate_fan_in_and_fan_out(weight);
+    double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
+    init::uniform_(bias, -bound, bound);
+  }
+}
+
+void LinearImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "locus::nn::Linear(in_features=" << options.in_features()
+         << ", out_features=" << options.out_features() << ", bias=" << options.bias() << ")";
+}
+
+std::string LinearImpl::brief() const {
+  return "Linear " + std::to_string(options.in_features()) + "->" + std::to_string(options.out_features());
+}
+
+Tensor LinearImpl::forward(const Tensor& input) {
+  check_input_device(input, "weight", weight);
+  return functional::linear(input, weight, bias);
+}
+
+void FlattenImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::Flatten(start_dim=" << options.start_dim() << ", end_dim=" << options.end_dim() << ")";
+}
+
+// ---- Embedding ------------------------------------------------------------------------------
+EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options_) {
+  TensorOptions o = detail::placement(options.device(), options.dtype());
+  weight = register_parameter("weight", empty({options.num_embeddings(), options.embedding_dim()}, o));
+  reset_parameters();
+}
+
+void EmbeddingImpl::reset_parameters() {
+  init::normal_(weight);
+  if (options.padding_idx()) {
+    NoGradGuard no_grad;
+    weight.select(0, *options.padding_idx()).fill_(0);
+  }
+}
+
+void EmbeddingImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::Embedding(num_embeddings=" << options.num_embeddings()
+         << ", embedding_dim=" << options.embedding_dim();
+  if (options.padding_idx()) stream << ", padding_idx=" << *options.padding_idx();
+  stream << ")";
+}
+
+Tensor EmbeddingImpl::forward(const Tensor& indices) {
+  check_input_device(indices, "weight", weight);
+  return functional::embedding(indices, weight);
+}
+
+// ---- activations ----------------------------------------------------------------------------
+void ReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::ReLU(";
+  if (options.inplace()) stream << "inplace=true";
+  stream << ")";
+}
+void GELUImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::GELU(";
+  if (options.approximate() != "none") stream << "approximate=" << options.approximate();
+  stream << ")";
+}
+void SigmoidImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Sigmoid()"; }
+void TanhImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Tanh()"; }
+
+DropoutImpl::DropoutImpl(const DropoutOptions& options_) : options(options_) {
+  if (options.p() < 0 || options.p() > 1)
+    throw Error("Dropout: dropout probability has to be between 0 and 1, but got " + std::to_string(options.p()) + ".");
+}
+void DropoutImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "locus::nn::Dropout(p=" << options.p() << ", inplace=" << options.inplace() << ")";
+}
+
+// ---- convolution and pooling ----------------------------------------------------------------
+Conv2dImpl::Conv2dImpl(const Conv2dOptions& options_) : options(options_) {
+  if (options.groups() <= 0 || options.in_channels() % options.groups() != 0 ||
+      options.out_channels() % options.groups() != 0)
+    throw Error("Conv2d: in_channels (" + std::to_string(options.in_channels()) + ") and out_channels (" +
+                std::to_string(options.out_channels()) + ") must be divisible by groups (" +
+                std::to_string(options.groups()) + ").");
+  TensorOptions o = detail::placement(options.device(), options.dtype());
+  weight = register_parameter("weight", empty({options.out_channels(), options.in_channels() / options.groups(),
+                                               options.kernel_size()[0], options.kernel_size()[1]}, o));
+  if (options.bias()) bias = register_parameter("bias", empty({options.out_channels()}, o));
+  else bias = register_parameter("bias", Tensor(), false);
+  reset_parameters();
+}
+
+void Conv2dImpl::reset_parameters() {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    auto [fan_in, fan_out] = init::calculate_fan_in_and_fan_out(weight);
+    double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
+    init::uniform_(bias, -bound, bound);
+  }
+}
+
+void Conv2dImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::Conv2d(" << options.in_channels() << ", " << options.out_channels()
+         << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride();
+  if (!(options.padding() == ExpandingArray<2>(0))) stream << ", padding=" << options.padding();
+  if (!(options.dilation() == ExpandingArray<2>(1))) stream << ", dilation=" << options.dilation();
+  if (options.groups() != 1) stream << ", groups=" << options.groups();
+  if (!options.bias()) stream << ", bias=false";
+  stream << ")";
+}
+
+std::string Conv2dImpl::brief() const {
+  return "Conv2d " + std::to_string(options.in_channels()) + "->" + std::to_string(options.out_channels()) + " " +
+         std::to_string(options.kernel_size()[0]) + "x" + std::to_string(options.kernel_size()[1]);
+}
+
+Tensor Conv2dImpl::forward(const Tensor& input) {
+  check_input_device(input, "weight", weight);
+  return functional::conv2d(input, weight,
+                            functional::Conv2dFuncOptions()
+                                .bias(bias)
+                                .stride(options.stride())
+                                .padding(options.padding())
+                                .dilation(options.dilation())
+                                .groups(options.groups()));
+}
+
+void MaxPool2dImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "locus::nn::MaxPool2d(kernel_size=" << options.kernel_size()
+         << ", stride=" << options.stride() << ", padding=" << options.padding() << ", dilation=" << options.dilation()
+         << ", ceil_mode=" << options.ceil_mode() << ")";
+}
+void AvgPool2dImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "locus::nn::AvgPool2d(kernel_size=" << options.kernel_size()
+         << ", stride=" << options.stride() << ", padding=" << options.padding() << ")";
+}
+void AdaptiveAvgPool2dImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::AdaptiveAvgPool2d(output_size=" << options.output_size() << ")";
+}
+
+// ---- normalization --------------------------------------------------------------------------
+BatchNormImplBase::BatchNormImplBase(const BatchNormOptions& options_, int64_t expected_dim, const char* kind)
+    : options(options_), expected_dim_(expected_dim), kind_(kind) {
+  TensorOptions o = detail::placement(options.device(), options.dtype());
+  int64_t c = options.num_features();
+  if (options.affine()) {
+    weight = register_parameter("weight", empty({c}, o));
+    bias = register_parameter("bias", empty({c}, o));
+  }
+  if (options.track_running_stats()) {
+    running_mean = register_buffer("running_mean", zeros({c}, o));
+    running_var = register_buffer("running_var", ones({c}, o));
+    num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, TensorOptions(o).dtype(kLong)));
+  }
+  reset_parameters();
+}
+
+void BatchNormImplBase::reset_running_stats() {
+  if (!options.track_running_stats()) return;
+  NoGradGuard no_grad;
+  running_mean.zero_();
+  running_var.fill_(1);
+  num_batches_tracked.zero_();
+}
+
+void BatchNormImplBase::reset_parameters() {
+  reset_running_stats();
+  if (options.affine()) {
+    init::ones_(weight);
+    init::zeros_(bias);
+  }
+}
+
+void BatchNormImplBase::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "locus::nn::" << kind_ << "(" << options.num_features() << ", eps=" << options.eps()
+         << ", momentum=";
+  if (options.momentum()) stream << *options.momentum();
+  else stream << "None";
+  stream << ", affine=" << options.affine() << ", track_running_stats=" << options.track_running_stats() << ")";
+}
+
+Tensor BatchNormImplBase::forward(const Tensor& input) {
+  int64_t d = input.dim();
+  bool ok = expected_dim_ == 1 ? (d == 2 || d == 3) : d == 4;
+  if (!ok)
+    throw Error(std::string(kind_) + ": expected " + (expected_dim_ == 1 ? "2D or 3D" : "4D") + " input (got " +
+                std::to_string(d) + "D input).");
+  if (input.size(1) != options.num_features())
+    throw Error(std::string(kind_) + ": expected input with " + std::to_string(options.num_features()) +
+                " channels (dim 1), got " + std::to_string(input.size(1)) + ".");
+  if (weight.defined()) check_input_device(input, "weight", weight);
+  else if (running_mean.defined()) check_input_device(input, "running_mean", running_mean);
+  double momentum = options.momentum().value_or(0.0);
+  bool training = is_training() || !options.track_running_stats();
+  if (is_training() && options.track_running_stats()) {
+    NoGradGuard no_grad;
+    num_batches_tracked.add_(1);
+    if (!options.momentum()) momentum = 1.0 / static_cast<double>(num_batches_tracked.item<int64_t>());
+  }
+  return functional::batch_norm(input, running_mean, running_var,
+                                functional::BatchNormFuncOptions()
+                                    .weight(weight)
+                                    .bias(bias)
+                                    .training(training)
+                                    .momentum(momentum)
+                                    .eps(options.eps()));
+}
+
+LayerNormImpl::LayerNormImpl(const LayerNormOptions& options_) : options(options_) {
+  if (options.elementwise_affine()) {
+    TensorOptions o = detail::placement(options.device(), options.dtype());
+    weight = register_parameter("weight", empty(options.normalized_shape(), o));
+    bias = register_parameter("bias", empty(options.normalized_shape(), o));
+  }
+  reset_parameters();
+}
+
+void LayerNormImpl::reset_parameters() {
+  if (!options.elementwise_affine()) return;
+  init::ones_(weight);
+  init::zeros_(bias);
+}
+
+void LayerNormImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "locus::nn::LayerNorm(" << IntArrayRef(options.normalized_shape())
+         << ", eps=" << options.eps() << ", elementwise_affine=" << options.elementwise_affine() << ")";
+}
+
+Tensor LayerNormImpl::forward(const Tensor& input) {
+  if (weight.defined()) check_input_device(input, "weight", weight);
+  return functional::layer_norm(input, functional::LayerNormFuncOptions(options.normalized_shape())
+                                           .weight(weight)
+                                           .bias(bias)
+                                           .eps(options.eps()));
+}
+
+// ---- losses ---------------------------------------------------------------------------------
+void CrossEntropyLossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::CrossEntropyLoss()"; }
+void NLLLossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::NLLLoss()"; }
+void MSELossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::MSELoss()"; }
+void BCEWithLogitsLossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::BCEWithLogitsLoss()"; }
+
+// ---- containers -----------------------------------------------------------------------------
+void FunctionalImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Functional()"; }
+void SequentialImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Sequential"; }
+void ModuleListImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::ModuleList"; }
+void ModuleDictImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::ModuleDict"; }
+
+Tensor SequentialImpl::forward(const Tensor& input) {
+  if (forwards_.empty()) throw Error("Sequential::forward(): cannot call forward() on an empty Sequential.");
+  Tensor x = forwards_[0](input);
+  for (size_t i = 1; i < forwards_.size(); ++i) x = forwards_[i](x);
+  return x;
+}
+
+}  // namespace locus::nn

@@ -1,0 +1,157 @@
+// The autograd engine: accumulation, retain_graph, grad(), grad mode, messages, devices.
+#include "autograd/gradcheck.h"
+
+using namespace locus;
+
+class Engine : public testing::TestWithParam<Device> {
+ protected:
+  TensorOptions opts() const { return TensorOptions().device(GetParam()); }
+};
+
+TEST_P(Engine, MatchesPyTorch) {
+  // Values from PyTorch 1.13:
+  //   x=torch.tensor([[1.,2.],[3.,4.]],requires_grad=True); w=torch.tensor([[0.5,-1.],[2.,0.25]],requires_grad=True)
+  //   b=torch.tensor([0.1,-0.2],requires_grad=True)
+  //   y=F.cross_entropy(torch.tanh(x@w+b), torch.tensor([1,0])); y.backward()
+  Tensor x = tensor({{1., 2.}, {3., 4.}}, opts()).requires_grad_();
+  Tensor w = tensor({{0.5, -1.}, {2., 0.25}}, opts()).requires_grad_();
+  Tensor b = tensor({0.1, -0.2}, opts()).requires_grad_();
+  Tensor y = nn::functional::cross_entropy((x.matmul(w) + b).tanh(), tensor({1, 0}).to(GetParam()));
+  y.backward();
+  EXPECT_NEAR(y.item<double>(), 0.9586092829704285, 1e-5);
+  std::vector<double> gx{0.2643261253833771, -0.06572406738996506, -0.00291801686398685, 0.0007295042159967124};
+  std::vector<double> gw{0.00016821791359689087, -0.25548797845840454, 0.00033643582719378173, -0.5168119668960571};
+  std::vector<double> gb{0.00016821791359689087, -0.261324018239975};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(values(x.grad())[i], gx[i], 1e-5);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(values(w.grad())[i], gw[i], 1e-5);
+  for (int i = 0; i < 2; ++i) EXPECT_NEAR(values(b.grad())[i], gb[i], 1e-5);
+  EXPECT_EQ(x.grad().device(), GetParam());
+}
+
+TEST_P(Engine, AccumulatesAndRetains) {
+  Tensor x = tensor({1., 2., 3.}, opts()).requires_grad_();
+  Tensor y = (x * x).sum();
+  EXPECT_TRUE(y.requires_grad());
+  EXPECT_FALSE(y.is_leaf());
+  EXPECT_TRUE(x.is_leaf());
+  EXPECT_EQ(y.grad_fn()->name(), "SumBackward1");
+  y.backward({}, /*retain_graph=*/true);
+  EXPECT_EQ(values(x.grad()), std::vector<double>({2, 4, 6}));
+  y.backward();
+  EXPECT_EQ(values(x.grad()), std::vector<double>({4, 8, 12}));
+  EXPECT_THROW_MSG(y.backward(), Error, "Trying to backward through the graph a second time");
+}
+
+TEST_P(Engine, SharedSubgraphAndUnusedBranches) {
+  Tensor x = tensor({1., -2.}, opts()).requires_grad_();
+  Tensor h = x * 3;
+  Tensor y = (h * h + h).sum();  // dy/dx = 3 * (2h + 1)
+  y.backward();
+  EXPECT_EQ(values(x.grad()), std::vector<double>({21, -33}));
+  Tensor z = tensor({5.}, opts());
+  Tensor u = (x.sum() * z).sum();
+  x.mutable_grad() = Tensor();
+  u.backward();
+  EXPECT_EQ(values(x.grad()), std::vector<double>({5, 5}));
+  EXPECT_FALSE(z.grad().defined());
+}
+
+TEST_P(Engine, ExplicitGradient) {
+  Tensor x = tensor({1., 2.}, opts()).requires_grad_();
+  Tensor y = x * 2;
+  y.backward(tensor({1., 10.}, opts()));
+  EXPECT_EQ(values(x.grad()), std::vector<double>({2, 20}));
+  Tensor y2 = x * 2;
+  EXPECT_THROW_MSG(y2.backward(), Error, "grad can be implicitly created only for scalar outputs");
+  EXPECT_THROW_MSG(y2.backward(tensor({1., 2., 3.}, opts())), Error, "Mismatch in shape");
+}
+
+TEST_P(Engine, GradAndHigherOrder) {
+  Tensor x = tensor({1., 2.}, opts().dtype(kDouble)).requires_grad_();
+  Tensor y = (x * x * x).sum();
+  auto g = autograd::grad({y}, {x}, {}, std::nullopt, /*create_graph=*/true);
+  EXPECT_EQ(values(g[0]), std::vector<double>({3, 12}));
+  EXPECT_FALSE(x.grad().defined());  // grad() does not accumulate
+  EXPECT_TRUE(g[0].requires_grad());
+  auto gg = autograd::grad({g[0].sum()}, {x});
+  EXPECT_EQ(values(gg[0]), std::vector<double>({6, 12}));
+  Tensor unused = tensor({1.}, opts()).requires_grad_();
+  Tensor y2 = (x * 2).sum();
+  EXPECT_THROW_MSG(autograd::grad({y2}, {unused}), Error, "appears to not have been used in the graph");
+  auto r = autograd::grad({(x * 2).sum()}, {unused}, {}, std::nullopt, false, /*allow_unused=*/true);
+  EXPECT_FALSE(r[0].defined());
+}
+
+TEST_P(Engine, GradModeAndDetach) {
+  Tensor x = tensor({1., 2.}, opts()).requires_grad_();
+  {
+    NoGradGuard no_grad;
+    EXPECT_FALSE(GradMode::is_enabled());
+    Tensor y = x * 2;
+    EXPECT_FALSE(y.requires_grad());
+    EXPECT_TRUE(y.is_leaf());
+  }
+  EXPECT_TRUE(GradMode::is_enabled());
+  Tensor d = x.detach();
+  EXPECT_FALSE(d.requires_grad());
+  EXPECT_TRUE(d.is_alias_of(x));
+  Tensor y = (x * d).sum();
+  y.backward();
+  EXPECT_EQ(values(x.grad()), std::vector<double>({1, 2}));
+  Tensor i = tensor({1, 2}, opts());
+  EXPECT_THROW_MSG(i.requires_grad_(), Error, "only tensors of floating point dtype can require gradients");
+}
+
+TEST_P(Engine, Messages) {
+  Tensor x = tensor({1., 2.}, opts());
+  EXPECT_THROW_MSG(x.sum().backward(), Error, "element 0 of tensors does not require grad and does not have a grad_fn");
+  x.requires_grad_();
+  EXPECT_THROW_MSG(x.add_(1.0), Error, "add_(): a leaf Variable that requires grad is being used in an in-place operation");
+  EXPECT_THROW_MSG(x.zero_(), Error, "fill_(): a leaf Variable that requires grad");
+  {
+    NoGradGuard no_grad;
+    x.add_(1.0);  // fine outside the graph
+  }
+  EXPECT_EQ(values(x), std::vector<double>({2, 3}));
+}
+
+TEST_P(Engine, NoCycles) {
+  std::weak_ptr<autograd::Node> fn;
+  std::weak_ptr<TensorImpl> out_impl;
+  {
+    Tensor x = tensor({1., 2.}, opts()).requires_grad_();
+    Tensor y = x.exp();  // saves its result
+    fn = y.grad_fn();
+    out_impl = y.impl();
+  }
+  EXPECT_TRUE(fn.expired());
+  EXPECT_TRUE(out_impl.expired());
+}
+
+TEST_P(Engine, GradientsStayOnTheirDevice) {
+  // The forward moved explicitly with .to(); the backward moves the gradient back.
+  Device d = GetParam();
+  Tensor x = tensor({1., 2.}).requires_grad_();  // cpu
+  Tensor y = (x.to(d) * 3).sum();
+  y.backward();
+  EXPECT_EQ(x.grad().device(), Device(kCPU));
+  EXPECT_EQ(values(x.grad()), std::vector<double>({3, 3}));
+}
+
+TEST(EngineDevices, GradientOnAnotherDeviceIsAnError) {
+  std::vector<Device> devs = test_devices();
+  if (devs.size() < 2) GTEST_SKIP() << "needs two devices";
+  Device other = devs[1];
+  Tensor x = tensor({1., 2.}).requires_grad_();
+  x.mutable_grad() = zeros({2}, TensorOptions().device(other));  // bypasses set_grad's check
+  EXPECT_THROW_MSG((x * 2).sum().backward(), DeviceMismatchError,
+                   "AccumulateGrad(): Expected all tensors to be on the same device, but found at least two devices, "
+                   "cpu and " + other.str() + "! Argument 'grad' is on " + other.str() + "; move it with .to(cpu).");
+  Tensor z = tensor({1., 2.}, TensorOptions().device(other)).requires_grad_();
+  EXPECT_THROW_MSG((z * 2).backward(tensor({1., 1.})), DeviceMismatchError,
+                   "backward(): Expected all tensors to be on the same device, but found at least two devices, " +
+                       other.str() + " and cpu! Argument 'gradient' is on cpu; move it with .to(" + other.str() + ").");
+  EXPECT_THROW_MSG(x.set_grad(zeros({2}, TensorOptions().device(other))), DeviceMismatchError, "set_grad()");
+}
+
+LOCUS_INSTANTIATE_DEVICES(Engine);

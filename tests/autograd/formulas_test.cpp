@@ -1,0 +1,130 @@
+// Every differentiable op's backward against central differences (float64), on every device.
+#include "autograd/gradcheck.h"
+
+using namespace locus;
+using V = std::vector<Tensor>;
+
+class Formulas : public testing::TestWithParam<Device> {};
+
+TEST_P(Formulas, Binary) {
+  Device d = GetParam();
+  Tensor a = sample({2, 3}), b = sample({3}, 0.4), pos = sample({2, 3}).abs() + 0.5;
+  gradcheck([](const V& x) { return x[0] + x[1]; }, {a, b}, d);
+  gradcheck([](const V& x) { return x[0].add(x[1], 2.5); }, {a, b}, d);
+  gradcheck([](const V& x) { return x[0] - x[1]; }, {a, b}, d);
+  gradcheck([](const V& x) { return x[0].sub(x[1], 0.5); }, {a, b}, d);
+  gradcheck([](const V& x) { return x[0] * x[1]; }, {a, b}, d);
+  gradcheck([](const V& x) { return x[0] / x[1]; }, {a, pos}, d);
+  gradcheck([](const V& x) { return x[0].pow(x[1]); }, {pos, a}, d);
+  gradcheck([](const V& x) { return maximum(x[0], x[1]); }, {a, sample({2, 3}, 2.0)}, d);
+  gradcheck([](const V& x) { return minimum(x[0], x[1]); }, {a, sample({2, 3}, 2.0)}, d);
+  gradcheck([](const V& x) { return x[0].unsqueeze(1) * x[1]; }, {sample({2}), sample({3, 1}, 1.0)}, d);
+}
+
+TEST_P(Formulas, Scalar) {
+  Device d = GetParam();
+  Tensor a = sample({2, 3}), pos = sample({2, 3}).abs() + 0.5;
+  gradcheck([](const V& x) { return x[0] + 2.0; }, {a}, d);
+  gradcheck([](const V& x) { return x[0] - 2.0; }, {a}, d);
+  gradcheck([](const V& x) { return 2.0 - x[0]; }, {a}, d);
+  gradcheck([](const V& x) { return x[0] * 3.0; }, {a}, d);
+  gradcheck([](const V& x) { return x[0] / 3.0; }, {a}, d);
+  gradcheck([](const V& x) { return 3.0 / x[0]; }, {pos}, d);
+  gradcheck([](const V& x) { return x[0].pow(3.0); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].pow(0.5); }, {pos}, d);
+  gradcheck([](const V& x) { return -x[0]; }, {a}, d);
+}
+
+TEST_P(Formulas, Unary) {
+  Device d = GetParam();
+  Tensor a = sample({2, 3}), pos = sample({2, 3}).abs() + 0.5;
+  gradcheck([](const V& x) { return x[0].abs(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].exp(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].log(); }, {pos}, d);
+  gradcheck([](const V& x) { return x[0].sqrt(); }, {pos}, d);
+  gradcheck([](const V& x) { return x[0].rsqrt(); }, {pos}, d);
+  gradcheck([](const V& x) { return x[0].sin(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].cos(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].square(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].reciprocal(); }, {pos}, d);
+  gradcheck([](const V& x) { return x[0].relu(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].sigmoid(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].tanh(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].clamp(-0.5, 0.7); }, {a}, d);
+  gradcheck([](const V& x) { return where(x[0] > 0, x[0] * 2, x[1]); }, {a, sample({3}, 1.0)}, d);
+  gradcheck([](const V& x) { return x[0].masked_fill(x[0] < 0, 0.25); }, {a}, d);
+}
+
+TEST_P(Formulas, Reductions) {
+  Device d = GetParam();
+  Tensor a = sample({2, 3, 4});
+  gradcheck([](const V& x) { return x[0].sum(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].sum({0, 2}); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].sum({1}, true); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].mean(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].mean({-1}); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].max(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].amin({1}); }, {a}, d);
+  gradcheck([](const V& x) { return std::get<0>(x[0].max(1)); }, {a}, d);
+  gradcheck([](const V& x) { return std::get<0>(x[0].min(2, true)); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].prod(); }, {sample({5})}, d);
+  gradcheck([](const V& x) { return x[0].softmax(1); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].log_softmax(-1); }, {a}, d);
+}
+
+TEST_P(Formulas, Linalg) {
+  Device d = GetParam();
+  gradcheck([](const V& x) { return x[0].mm(x[1]); }, {sample({2, 3}), sample({3, 4}, 1.0)}, d);
+  gradcheck([](const V& x) { return x[0].bmm(x[1]); }, {sample({2, 2, 3}), sample({2, 3, 2}, 1.0)}, d);
+  gradcheck([](const V& x) { return x[0].matmul(x[1]); }, {sample({3}), sample({3}, 1.0)}, d);
+  gradcheck([](const V& x) { return x[0].matmul(x[1]); }, {sample({2, 3}), sample({3}, 1.0)}, d);
+  gradcheck([](const V& x) { return x[0].matmul(x[1]); }, {sample({2, 2, 3}), sample({3, 2}, 1.0)}, d);
+  gradcheck([](const V& x) { return x[0].matmul(x[1]); }, {sample({3, 2}), sample({2, 2, 4}, 1.0)}, d);
+  gradcheck([](const V& x) { return x[0].addmm(x[1], x[2], 0.5, 2.0); },
+            {sample({4}), sample({2, 3}, 1.0), sample({3, 4}, 2.0)}, d);
+  gradcheck([](const V& x) { return x[0].mm(x[1].t()); }, {sample({2, 3}), sample({4, 3}, 1.0)}, d);
+}
+
+TEST_P(Formulas, Views) {
+  Device d = GetParam();
+  Tensor a = sample({2, 3, 4});
+  gradcheck([](const V& x) { return x[0].view({6, 4}); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].reshape({4, -1}); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].transpose(0, 2).reshape({-1}); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].permute({2, 0, 1}); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].unsqueeze(1).squeeze(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].flatten(1); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].narrow(2, 1, 2); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].select(1, -1); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].slice(2, 0, 4, 2); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].expand({2, 3, 3}); }, {sample({3, 1})}, d);
+  gradcheck([](const V& x) { return x[0].t().contiguous(); }, {sample({2, 3})}, d);
+  gradcheck([](const V& x) { return x[0].clone() * x[0]; }, {sample({2, 3})}, d);
+  gradcheck([](const V& x) { return x[0][1]; }, {a}, d);
+}
+
+TEST_P(Formulas, Indexing) {
+  Device d = GetParam();
+  Tensor a = sample({3, 4});
+  Tensor idx = tensor({2, 0, 2}).to(d);
+  gradcheck([idx](const V& x) { return x[0].index_select(0, idx); }, {a}, d);
+  gradcheck([idx](const V& x) { return x[0].index_select(1, idx); }, {a}, d);
+  Tensor g = tensor({{0, 1}, {3, 3}, {2, 0}}).to(d);
+  gradcheck([g](const V& x) { return x[0].gather(1, g); }, {a}, d);
+  gradcheck([g](const V& x) { return x[0].scatter_add(1, g, x[1]); }, {a, sample({3, 2}, 1.0)}, d);
+  gradcheck([](const V& x) { return cat({x[0], x[1]}, 1); }, {a, sample({3, 2}, 1.0)}, d);
+  gradcheck([](const V& x) { return stack({x[0], x[1]}, 0); }, {a, sample({3, 4}, 1.0)}, d);
+}
+
+TEST_P(Formulas, DtypeConversions) {
+  Device d = GetParam();
+  gradcheck([](const V& x) { return x[0].to(kFloat).to(kDouble) * x[0]; }, {sample({4})}, d, 1e-3, 1e-3);
+  Tensor f = sample({3}).to(d, kFloat).requires_grad_(true);
+  Tensor y = (f.to(kDouble) * 2).sum();
+  y.backward();
+  EXPECT_EQ(f.grad().scalar_type(), kFloat);
+  EXPECT_EQ(f.grad().device(), d);
+  EXPECT_EQ(values(f.grad()), std::vector<double>({2, 2, 2}));
+}
+
+LOCUS_INSTANTIATE_DEVICES(Formulas);

@@ -1,0 +1,54 @@
+#pragma once
+// Finite-difference gradient checks in float64 on any device.
+#include <functional>
+#include <vector>
+
+#include "testing.h"
+
+/// Checks the autograd gradients of sum(f(inputs) * w) (w fixed, non-uniform) against central
+/// differences. Inputs are given on cpu as float64 and moved to `device`; f runs there.
+inline void gradcheck(const std::function<locus::Tensor(const std::vector<locus::Tensor>&)>& f,
+                      const std::vector<locus::Tensor>& inputs_cpu, locus::Device device, double eps = 1e-6,
+                      double tol = 1e-5) {
+  using namespace locus;
+  std::vector<Tensor> inputs;
+  for (const Tensor& t : inputs_cpu) inputs.push_back(t.to(device, kDouble).requires_grad_(true));
+  Tensor out = f(inputs);
+  ASSERT_TRUE(out.requires_grad()) << "the output does not require grad";
+  Tensor w = (arange(out.numel(), TensorOptions().dtype(kDouble)) * 0.37 + 0.5).sin().reshape(out.sizes()).to(device);
+  auto scalar = [&](const std::vector<Tensor>& in) { return (f(in) * w).sum().item<double>(); };
+  (out * w).sum().backward();
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    std::vector<double> analytic = inputs[k].grad().defined() ? values(inputs[k].grad())
+                                                              : std::vector<double>(inputs[k].numel(), 0.0);
+    ASSERT_EQ(static_cast<int64_t>(analytic.size()), inputs_cpu[k].numel());
+    Tensor base = inputs_cpu[k].to(kDouble).contiguous();
+    for (int64_t i = 0; i < base.numel(); ++i) {
+      NoGradGuard no_grad;
+      std::vector<Tensor> plus, minus;
+      for (size_t j = 0; j < inputs.size(); ++j) {
+        if (j != k) {
+          plus.push_back(inputs[j].detach());
+          minus.push_back(inputs[j].detach());
+          continue;
+        }
+        Tensor p = base.clone(), m = base.clone();
+        p.data_ptr<double>()[i] += eps;
+        m.data_ptr<double>()[i] -= eps;
+        plus.push_back(p.to(device));
+        minus.push_back(m.to(device));
+      }
+      double numeric = (scalar(plus) - scalar(minus)) / (2 * eps);
+      EXPECT_NEAR(analytic[i], numeric, tol * std::max(1.0, std::abs(numeric)))
+          << "input " << k << " element " << i << " on " << device;
+    }
+  }
+}
+
+/// A small float64 cpu tensor with distinct, non-integer values.
+inline locus::Tensor sample(std::vector<int64_t> sizes, double offset = 0.0) {
+  using namespace locus;
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return ((arange(n, TensorOptions().dtype(kDouble)) * 0.731 + offset).sin() * 1.3).reshape(sizes);
+}

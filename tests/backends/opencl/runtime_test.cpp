@@ -1,0 +1,225 @@
+// Devices, raw and pinned memory, copies, streams and events of the OpenCL backend.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <numeric>
+#include <thread>
+
+#include "backends/opencl/check.h"
+#include "backends/opencl/runtime.h"
+#include "locus/error.h"
+#include "opencl_test_util.h"
+
+namespace locus::opencl::test {
+namespace {
+
+TEST(OpenCLRuntime, EnumeratesTwoPoclDevices) {
+  LOCUS_REQUIRE_OPENCL(1);
+  EXPECT_EQ(be().type(), kOpenCL);
+  // the harness sets POCL_DEVICES="pthread pthread": two devices in one platform
+  ASSERT_EQ(be().device_count(), 2);
+  EXPECT_EQ(be().unavailable_reason(), "");
+  EXPECT_TRUE(Runtime::get().same_context(0, 1));
+  for (int i = 0; i < 2; ++i) {
+    backend::DeviceProps p = be().props(i);
+    EXPECT_NE(p.name.find("pthread"), std::string::npos) << p.name;
+    EXPECT_FALSE(p.vendor.empty());
+    EXPECT_FALSE(p.driver_version.empty());
+    EXPECT_GT(p.total_memory, size_t{1} << 20);
+    EXPECT_GE(p.compute_units, 1);
+    EXPECT_GE(p.max_work_group_size, size_t{1});
+    EXPECT_FALSE(p.is_gpu);
+    EXPECT_FALSE(p.host_addressable);
+    EXPECT_TRUE(p.fp64);  // PoCL's CPU device has cl_khr_fp64
+    EXPECT_LE(be().free_memory(i), p.total_memory);
+  }
+}
+
+// The filter is read once per process: run this binary again with LOCUS_OPENCL_DEVICES set and
+// only the child test selected.
+TEST(OpenCLRuntime, FilterChild) {
+  const char* expect = std::getenv("LOCUS_TEST_EXPECT_OPENCL_DEVICES");
+  if (!expect) GTEST_SKIP() << "runs as a child of OpenCLRuntime.DeviceFilter";
+  EXPECT_EQ(be().device_count(), std::atoi(expect));
+  if (be().device_count() == 0) {
+    EXPECT_NE(be().unavailable_reason().find("matches none of the OpenCL devices"), std::string::npos)
+        << be().unavailable_reason();
+  }
+}
+
+TEST(OpenCLRuntime, DeviceFilter) {
+  LOCUS_REQUIRE_OPENCL(1);
+  auto run = [](const std::string& filter, int expect) {
+    std::string cmd = "LOCUS_OPENCL_DEVICES='" + filter + "' LOCUS_TEST_EXPECT_OPENCL_DEVICES=" +
+                      std::to_string(expect) + " /proc/" + std::to_string(getpid()) +
+                      "/exe --gtest_filter=OpenCLRuntime.FilterChild > /dev/null 2>&1";
+    return std::system(cmd.c_str());
+  };
+  EXPECT_EQ(run("no-such-device", 0), 0);
+  EXPECT_EQ(run("PTHREAD", be().device_count()), 0);             // case-insensitive device name
+  EXPECT_EQ(run("nothing, portable computing", be().device_count()), 0);  // platform name, list
+}
+
+TEST(OpenCLRuntime, BadIndexThrowsNotAvailable) {
+  LOCUS_REQUIRE_OPENCL(1);
+  try {
+    be().props(7);
+    FAIL();
+  } catch (const NotAvailableError& e) {
+    EXPECT_NE(std::string(e.what()).find("opencl:7 does not exist"), std::string::npos) << e.what();
+  }
+}
+
+// Stand-ins for driver calls, so the test needs no OpenCL symbols of its own.
+cl_int fake_enqueue(int) { return CL_OUT_OF_RESOURCES; }
+void* fake_create(cl_int* err) {
+  *err = CL_INVALID_CONTEXT;
+  return nullptr;
+}
+
+TEST(OpenCLRuntime, CheckMacroNamesCallDeviceAndStatus) {
+  try {
+    LOCUS_CL(fake_enqueue(3), 0, "kernel add_f32");
+    FAIL();
+  } catch (const BackendError& e) {
+    EXPECT_STREQ(e.what(), "fake_enqueue failed on opencl:0 (kernel add_f32): CL_OUT_OF_RESOURCES");
+  }
+  try {
+    void* m = LOCUS_CL(fake_create(locus_err), -1, "");
+    (void)m;
+    FAIL();
+  } catch (const BackendError& e) {
+    EXPECT_STREQ(e.what(), "fake_create failed: CL_INVALID_CONTEXT");
+  }
+  EXPECT_NO_THROW(LOCUS_CL(CL_SUCCESS + 0 * fake_enqueue(1), 1, ""));
+  EXPECT_EQ(cl_status_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
+  EXPECT_EQ(cl_status_name(-1001), "CL_PLATFORM_NOT_FOUND_KHR");
+  EXPECT_EQ(cl_status_name(-9999), "status -9999");
+}
+
+TEST(OpenCLMemory, AllocFreeAndAccounting) {
+  LOCUS_REQUIRE_OPENCL(1);
+  size_t before = be().free_memory(0);
+  void* p = be().raw_alloc(0, 1000);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(be().free_memory(0), before - 1000);
+  be().raw_free(0, p);
+  EXPECT_EQ(be().free_memory(0), before);
+  be().raw_free(0, nullptr);  // harmless
+}
+
+TEST(OpenCLMemory, ImpossibleSizeReturnsNull) {
+  LOCUS_REQUIRE_OPENCL(1);
+  EXPECT_EQ(be().raw_alloc(0, size_t{1} << 50), nullptr);
+  // beyond what our count leaves of the global memory, though each piece is allowed
+  size_t total = be().props(0).total_memory, piece = Runtime::get().device(0).max_alloc;
+  std::vector<void*> held;
+  for (size_t got = 0; got + piece <= total; got += piece) {
+    void* p = be().raw_alloc(0, piece);
+    ASSERT_NE(p, nullptr);
+    held.push_back(p);
+  }
+  EXPECT_EQ(be().raw_alloc(0, piece), nullptr);
+  void* other = be().raw_alloc(1, 1024);  // opencl:1 keeps working
+  EXPECT_NE(other, nullptr);
+  be().raw_free(1, other);
+  for (void* p : held) be().raw_free(0, p);
+}
+
+TEST(OpenCLCopy, BothWaysAtOffsets) {
+  LOCUS_REQUIRE_OPENCL(1);
+  std::vector<int32_t> host(1000);
+  std::iota(host.begin(), host.end(), -500);
+  DevMem m(0, 8192);
+  be().copy_from_host(0, m.at(0), host.data(), 4000, nullptr, false);
+  be().copy_from_host(0, m.at(4096 + 12), host.data() + 10, 400, nullptr, false);
+  std::vector<int32_t> back(100);
+  be().copy_to_host(0, back.data(), m.at(4096 + 12), 400, nullptr, false);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(back[i], host[i + 10]);
+  be().copy_to_host(0, back.data(), m.at(40), 400, nullptr, false);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(back[i], host[i + 10]);
+  // within one device, including an overlapping range
+  be().copy_within(0, m.at(6000), m.at(0), 400, nullptr);
+  be().copy_to_host(0, back.data(), m.at(6000), 400, nullptr, false);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(back[i], host[i]);
+  be().copy_within(0, m.at(8), m.at(0), 400, nullptr);
+  be().copy_to_host(0, back.data(), m.at(8), 400, nullptr, false);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(back[i], host[i]);
+}
+
+TEST(OpenCLCopy, PeerBetweenDevices) {
+  LOCUS_REQUIRE_OPENCL(2);
+  std::vector<float> host(4096);
+  std::iota(host.begin(), host.end(), 0.5f);
+  DevMem a(0, host.size() * 4 + 64), b(1, host.size() * 4 + 64);
+  be().copy_from_host(0, a.at(64), host.data(), host.size() * 4, nullptr, false);
+  ASSERT_TRUE(be().copy_peer(1, b.at(32), 0, a.at(64), host.size() * 4, nullptr));
+  EXPECT_EQ(download<float>(1, b.at(32), host.size()), host);
+  // and back, onto another offset
+  ASSERT_TRUE(be().copy_peer(0, a.at(0), 1, b.at(32), 16 * 4, nullptr));
+  auto back = download<float>(0, a.at(0), 16);
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(back[i], host[i]);
+}
+
+TEST(OpenCLCopy, AsyncFromPinnedCompletesLater) {
+  LOCUS_REQUIRE_OPENCL(1);
+  const size_t bytes = size_t{64} << 20;
+  void* ctx = nullptr;
+  auto* pinned = static_cast<uint8_t*>(be().host_alloc(0, bytes, &ctx));
+  ASSERT_NE(pinned, nullptr);
+  ASSERT_NE(ctx, nullptr);
+  for (size_t i = 0; i < bytes; i += 4096) pinned[i] = static_cast<uint8_t>(i / 4096);
+  DevMem m(0, bytes);
+  backend::StreamHandle s = be().stream_create(0);
+  backend::EventHandle e = be().event_create(0, false);
+  bool pending_seen = false;
+  for (int attempt = 0; attempt < 5 && !pending_seen; ++attempt) {
+    for (int r = 0; r < 4; ++r) be().copy_from_host(0, m.at(0), pinned, bytes, s, /*async=*/true);
+    be().event_record(0, e, s);
+    pending_seen = !be().event_query(0, e);  // the host was not blocked by the copies
+    be().event_synchronize(0, e);
+  }
+  EXPECT_TRUE(pending_seen);
+  EXPECT_TRUE(be().event_query(0, e));
+  std::vector<uint8_t> back(bytes);
+  be().copy_to_host(0, back.data(), m.at(0), bytes, s, /*async=*/false);
+  for (size_t i = 0; i < bytes; i += 4096) ASSERT_EQ(back[i], static_cast<uint8_t>(i / 4096));
+  be().event_destroy(0, e);
+  be().stream_destroy(0, s);
+  be().host_free(0, pinned, ctx);
+}
+
+TEST(OpenCLStream, EventsOrderTwoStreamsAndTime) {
+  LOCUS_REQUIRE_OPENCL(1);
+  backend::StreamHandle s1 = be().stream_create(0), s2 = be().stream_create(0);
+  backend::EventHandle start = be().event_create(0, true), end = be().event_create(0, true),
+                       done = be().event_create(0, false);
+  EXPECT_TRUE(be().event_query(0, done));  // never recorded: complete
+  const size_t n = size_t{16} << 20;
+  std::vector<uint8_t> host(n, 7);
+  DevMem a(0, n), b(0, n);
+  be().event_record(0, start, s1);
+  be().copy_from_host(0, a.at(0), host.data(), n, s1, false);
+  be().fill(0, s1, ref(a.at(0), kByte, {static_cast<int64_t>(n)}), 9.0);
+  be().event_record(0, done, s1);
+  be().event_record(0, end, s1);
+  // s2 copies a -> b only after s1's fill
+  be().stream_wait_event(0, s2, done);
+  be().copy_within(0, b.at(0), a.at(0), n, s2);
+  be().stream_synchronize(0, s2);
+  std::vector<uint8_t> back(16);
+  be().copy_to_host(0, back.data(), b.at(n - 16), 16, s2, false);
+  for (uint8_t v : back) EXPECT_EQ(v, 9);
+  be().event_synchronize(0, end);
+  float ms = be().event_elapsed_ms(0, start, end);
+  EXPECT_GT(ms, 0.0f);
+  EXPECT_LT(ms, 60000.0f);
+  EXPECT_THROW(be().event_elapsed_ms(0, start, done), BackendError);
+  for (auto e : {start, end, done}) be().event_destroy(0, e);
+  be().stream_destroy(0, s1);
+  be().stream_destroy(0, s2);
+}
+
+}  // namespace
+}  // namespace locus::opencl::test

@@ -1,0 +1,195 @@
+// The cpu allocator (counted malloc, no cache), allocator_for(cpu) and the pinned host pool.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "core/backend.h"
+#include "locus/error.h"
+#include "memory/caching_allocator.h"
+
+using namespace locus;
+using namespace locus::memory;
+
+namespace {
+
+constexpr size_t KiB = 1024, MiB = 1024 * 1024;
+
+bool has_suffix(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+TEST(CpuAllocator, AlignedAndWritable) {
+  auto a = make_cpu_allocator();
+  for (size_t n : {1ul, 4ul, 63ul, 64ul, 65ul, 1000ul, 100 * KiB, 3 * MiB}) {
+    Allocation x = a->allocate(n, nullptr);
+    ASSERT_NE(x.buf.base, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(x.buf.base) % 64, 0u) << n;
+    EXPECT_EQ(x.buf.offset, 0u);
+    EXPECT_EQ(x.size, n);
+    std::memset(x.buf.base, 0x5a, n);
+    a->free(x);
+  }
+}
+
+TEST(CpuAllocator, CountsEveryAllocation) {
+  auto a = make_cpu_allocator();
+  Allocation x = a->allocate(100, nullptr), y = a->allocate(1000, nullptr);
+  Stats s = a->stats();
+  EXPECT_EQ(s.allocated, 128 + 1024);
+  EXPECT_EQ(s.reserved, s.allocated);
+  EXPECT_EQ(s.requested, 1100);
+  EXPECT_EQ(s.alloc_count, 2);
+  EXPECT_EQ(s.device_alloc_count, 2);
+  EXPECT_EQ(s.segment_count, 2);
+  EXPECT_EQ(s.cache_hits, 0);
+  a->free(y);
+  s = a->stats();
+  EXPECT_EQ(s.allocated, 128);
+  EXPECT_EQ(s.allocated_peak, 128 + 1024);
+  EXPECT_EQ(s.reserved_peak, 128 + 1024);
+  EXPECT_EQ(s.free_count, 1);
+  EXPECT_EQ(s.device_free_count, 1);
+  a->reset_peak_stats();
+  EXPECT_EQ(a->stats().allocated_peak, 128);
+  a->free(x);
+  s = a->stats();
+  EXPECT_EQ(s.allocated, 0);
+  EXPECT_EQ(s.requested, 0);
+  EXPECT_EQ(s.segment_count, 0);
+  a->empty_cache();  // nothing cached: no effect
+  EXPECT_EQ(a->stats().allocated_peak, 128);
+}
+
+TEST(CpuAllocator, ZeroBytesIsNotCounted) {
+  auto a = make_cpu_allocator();
+  Allocation x = a->allocate(0, nullptr);
+  EXPECT_EQ(x.buf.base, nullptr);
+  a->free(x);
+  Stats s = a->stats();
+  EXPECT_EQ(s.alloc_count, 0);
+  EXPECT_EQ(s.free_count, 0);
+}
+
+TEST(CpuAllocator, LimitThrowsThenRecovers) {
+  auto a = make_cpu_allocator();
+  a->set_limit(1 * MiB);
+  Allocation x = a->allocate(512 * KiB, nullptr);
+  try {
+    a->allocate(600 * KiB, nullptr);
+    ADD_FAILURE() << "no OutOfMemoryError";
+  } catch (const OutOfMemoryError& e) {
+    std::string m = e.what();
+    EXPECT_EQ(m.rfind("cpu out of memory: tried to allocate 600.00 KiB. Device cpu has a total capacity of ", 0), 0u)
+        << m;
+    EXPECT_TRUE(has_suffix(m,
+                           "; the limit set with set_per_process_memory_fraction/set_memory_limit is 1.00 MiB. Of the "
+                           "allocated memory 512.00 KiB is allocated by locus. The request would exceed the limit: "
+                           "free tensors you no longer need, reduce the batch size, or raise the limit with "
+                           "set_memory_limit(bytes, device) or set_per_process_memory_fraction(fraction, device)."))
+        << m;
+  }
+  Stats s = a->stats();
+  EXPECT_EQ(s.oom_count, 1);
+  EXPECT_EQ(s.allocated, static_cast<int64_t>(512 * KiB));  // the failed request left no trace
+  EXPECT_EQ(s.limit, static_cast<int64_t>(1 * MiB));
+  a->free(x);
+  Allocation y = a->allocate(600 * KiB, nullptr);
+  a->free(y);
+  a->set_limit(0);
+  Allocation z = a->allocate(2 * MiB, nullptr);
+  a->free(z);
+}
+
+TEST(CpuAllocator, SystemOutOfMemoryIsAnOutOfMemoryError) {
+  auto a = make_cpu_allocator();
+  try {
+    a->allocate(SIZE_MAX / 2, nullptr);
+    ADD_FAILURE() << "no OutOfMemoryError";
+  } catch (const OutOfMemoryError& e) {
+    EXPECT_TRUE(has_suffix(e.what(), " is allocated by locus. Free tensors you no longer need or reduce the batch size."))
+        << e.what();
+  }
+  EXPECT_EQ(a->stats().allocated, 0);
+  EXPECT_GT(a->total_memory(), 0u);
+}
+
+TEST(CpuAllocator, ThreadsKeepTheCountsExact) {
+  auto a = make_cpu_allocator();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 5000; ++i) {
+        Allocation x = a->allocate(static_cast<size_t>(1 + i % 300), nullptr);
+        static_cast<char*>(x.buf.base)[0] = 1;
+        a->free(x);
+      }
+    });
+  for (auto& th : threads) th.join();
+  Stats s = a->stats();
+  EXPECT_EQ(s.allocated, 0);
+  EXPECT_EQ(s.alloc_count, 20000);
+  EXPECT_EQ(s.free_count, 20000);
+  EXPECT_LE(s.allocated_peak, 4 * 320);
+}
+
+TEST(AllocatorFor, CpuIsOneSharedAllocator) {
+  DeviceAllocator& a = allocator_for(Device(kCPU));
+  EXPECT_EQ(&a, &allocator_for(Device("cpu:0")));
+  Allocation x = a.allocate(10, nullptr);
+  EXPECT_GE(a.stats().allocated, 64);
+  a.free(x);
+}
+
+TEST(AllocatorFor, UnknownDevicesAreNotAvailable) {
+  EXPECT_THROW(allocator_for(Device(kMPS, 0)), NotAvailableError);
+  EXPECT_THROW(allocator_for(Device(kOpenCL, 100)), NotAvailableError);
+}
+
+TEST(PinnedPool, CachesBlocksBySizeClass) {
+  PinnedBlock b = pinned_allocate(Device(kCPU), 100);
+  ASSERT_NE(b.ptr, nullptr);
+  EXPECT_EQ(b.size, 100u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(b.ptr) % 64, 0u);
+  std::memset(b.ptr, 1, 4096);  // the block is a whole 4 KiB class
+  EXPECT_FALSE(is_pinned_ptr(b.ptr));  // the cpu backend has no page-locked memory: plain memory
+  pinned_free(b);
+  PinnedBlock c = pinned_allocate(Device(kCPU), 4000);  // same class: the cached block
+  EXPECT_EQ(c.ptr, b.ptr);
+  PinnedBlock d = pinned_allocate(Device(kCPU), 5000);  // next class: another block
+  EXPECT_NE(d.ptr, c.ptr);
+  std::memset(d.ptr, 2, 8192);
+  pinned_free(c);
+  pinned_free(d);
+}
+
+TEST(PinnedPool, AcceleratorMemoryIsPinned) {
+  Device acc = Device(kCPU);
+  for (DeviceType t : {kCUDA, kOpenCL}) {
+    backend::Backend* be = backend::get(t);
+    if (be != nullptr && be->device_count() > 0) {
+      acc = Device(t, 0);
+      break;
+    }
+  }
+  if (acc.is_cpu()) GTEST_SKIP() << "needs an accelerator backend";
+  PinnedBlock b = pinned_allocate(acc, 10000);
+  if (!is_pinned_ptr(b.ptr)) {
+    pinned_free(b);
+    GTEST_SKIP() << acc.str() << " has no page-locked memory";
+  }
+  auto* p = static_cast<char*>(b.ptr);
+  std::memset(p, 3, 10000);
+  EXPECT_TRUE(is_pinned_ptr(p + 9999));
+  EXPECT_FALSE(is_pinned_ptr(p - 1));
+  pinned_free(b);
+  EXPECT_FALSE(is_pinned_ptr(p));  // cached for reuse, but no longer live
+  PinnedBlock c = pinned_allocate(acc, 16384);
+  EXPECT_EQ(c.ptr, b.ptr);
+  EXPECT_TRUE(is_pinned_ptr(c.ptr));
+  pinned_free(c);
+}
+
+}  // namespace

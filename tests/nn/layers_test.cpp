@@ -1,0 +1,224 @@
+// Layers and functional: gradients against finite differences (float64), values against
+// PyTorch, train/eval behaviour, and small models reaching 100% training accuracy, on every device.
+#include <cmath>
+
+#include "autograd/gradcheck.h"
+
+using namespace locus;
+namespace F = locus::nn::functional;
+using V = std::vector<Tensor>;
+
+class Layers : public testing::TestWithParam<Device> {};
+
+TEST_P(Layers, FunctionalGradients) {
+  Device d = GetParam();
+  gradcheck([](const V& x) { return F::linear(x[0], x[1], x[2]); }, {sample({3, 4}), sample({2, 4}, 1.), sample({2}, 2.)}, d);
+  gradcheck([](const V& x) { return F::linear(x[0], x[1]); }, {sample({2, 3, 4}), sample({2, 4}, 1.)}, d);
+  gradcheck([](const V& x) { return F::gelu(x[0]); }, {sample({2, 3})}, d);
+  gradcheck([](const V& x) { return F::gelu(x[0], F::GELUFuncOptions().approximate("tanh")); }, {sample({2, 3})}, d);
+  gradcheck([](const V& x) { return F::softmax(x[0], 1) * F::log_softmax(x[0], 0); }, {sample({2, 3})}, d);
+  gradcheck([](const V& x) { return F::mse_loss(x[0], x[1]); }, {sample({2, 3}), sample({2, 3}, 1.)}, d);
+  gradcheck([](const V& x) { return F::binary_cross_entropy_with_logits(x[0], x[1]); },
+            {sample({2, 3}), sample({2, 3}, 1.).abs()}, d);
+  gradcheck([](const V& x) {
+    return F::binary_cross_entropy_with_logits(x[0], x[1], F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(x[2]));
+  }, {sample({2, 3}), sample({2, 3}, 1.).abs(), sample({3}, 2.).abs()}, d);
+  Tensor t = tensor({2, 0, 1}).to(d);
+  gradcheck([t](const V& x) { return F::cross_entropy(x[0], t); }, {sample({3, 4})}, d);
+  gradcheck([t](const V& x) { return F::cross_entropy(x[0], t, F::CrossEntropyFuncOptions().label_smoothing(0.2)); },
+            {sample({3, 4})}, d);
+  gradcheck([t](const V& x) {
+    return F::cross_entropy(x[0], t, F::CrossEntropyFuncOptions().weight(x[1].detach()).ignore_index(0));
+  }, {sample({3, 4}), sample({4}, 1.).abs()}, d);
+  gradcheck([t](const V& x) { return F::nll_loss(x[0].log_softmax(1), t, F::NLLLossFuncOptions().reduction(kSum)); },
+            {sample({3, 4})}, d);
+  Tensor e = tensor({{1, 3}, {0, 1}}).to(d);
+  gradcheck([e](const V& x) { return F::embedding(e, x[0]); }, {sample({4, 3})}, d);
+  gradcheck([](const V& x) { return F::layer_norm(x[0], F::LayerNormFuncOptions({3}).weight(x[1]).bias(x[2])); },
+            {sample({2, 3}), sample({3}, 1.), sample({3}, 2.)}, d);
+  gradcheck([](const V& x) {
+    Tensor rm = zeros({3}, TensorOptions().dtype(kDouble).device(x[0].device()));
+    Tensor rv = ones({3}, TensorOptions().dtype(kDouble).device(x[0].device()));
+    return F::batch_norm(x[0], rm, rv, F::BatchNormFuncOptions().weight(x[1]).bias(x[2]).training(true));
+  }, {sample({4, 3, 2}), sample({3}, 1.), sample({3}, 2.)}, d);
+}
+
+TEST_P(Layers, ConvAndPoolGradients) {
+  Device d = GetParam();
+  gradcheck([](const V& x) { return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().bias(x[2])); },
+            {sample({2, 2, 4, 4}), sample({3, 2, 3, 3}, 1.), sample({3}, 2.)}, d);
+  gradcheck([](const V& x) { return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().stride(2).padding(1).groups(2)); },
+            {sample({1, 4, 5, 5}), sample({2, 2, 3, 3}, 1.)}, d);
+  gradcheck([](const V& x) { return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().dilation(2).padding({1, 0})); },
+            {sample({1, 1, 5, 6}), sample({2, 1, 2, 2}, 1.)}, d);
+  gradcheck([](const V& x) { return F::max_pool2d(x[0], F::MaxPool2dFuncOptions(2)); }, {sample({1, 2, 4, 4})}, d);
+  gradcheck([](const V& x) { return F::max_pool2d(x[0], F::MaxPool2dFuncOptions(3).stride(2).padding(1)); },
+            {sample({1, 1, 5, 5})}, d);
+  gradcheck([](const V& x) { return F::avg_pool2d(x[0], F::AvgPool2dFuncOptions(2).stride(1)); }, {sample({1, 2, 3, 3})}, d);
+  gradcheck([](const V& x) { return F::adaptive_avg_pool2d(x[0], {1, 1}); }, {sample({2, 2, 3, 3})}, d);
+  gradcheck([](const V& x) { return F::adaptive_avg_pool2d(x[0], {2, 2}); }, {sample({1, 1, 5, 3})}, d);
+}
+
+TEST_P(Layers, ConvMatchesPyTorch) {
+  // x = torch.arange(100, dtype=torch.float64).reshape(2,2,5,5).sin()
+  // w = torch.arange(36, dtype=torch.float64).reshape(4,1,3,3).cos(); b = torch.tensor([0.1,-0.2,0.3,0.])
+  // y = F.conv2d(x, w, b, stride=2, padding=1, groups=2)
+  TensorOptions o = TensorOptions().dtype(kDouble);
+  Tensor x = arange(100, o).reshape({2, 2, 5, 5}).sin().to(GetParam());
+  Tensor w = arange(36, o).reshape({4, 1, 3, 3}).cos().to(GetParam());
+  Tensor b = tensor({0.1, -0.2, 0.3, 0.}, o).to(GetParam());
+  Tensor y = F::conv2d(x, w, F::Conv2dFuncOptions().bias(b).stride(2).padding(1).groups(2));
+  EXPECT_EQ(y.sizes(), IntArrayRef({2, 4, 3, 3}));
+  std::vector<double> want{-0.34358670942396274, -1.2043104531655737, 1.715620820552812,
+                           0.3022488111951441,   0.3317660607905243,  -0.35952245188129817};
+  auto got = values(y);
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12);
+  EXPECT_NEAR(y.sum().item<double>(), 4.078521934786422, 1e-10);
+}
+
+TEST_P(Layers, CrossEntropyLabelSmoothingMatchesPyTorch) {
+  // x = torch.tensor([[1.,-2.,3.],[0.5,4.,-1.]], requires_grad=True)
+  // y = F.cross_entropy(x, torch.tensor([2,1]), label_smoothing=0.1); y.backward()
+  Tensor x = tensor({{1., -2., 3.}, {0.5, 4., -1.}}, TensorOptions().device(GetParam())).requires_grad_();
+  Tensor y = F::cross_entropy(x, tensor({2, 1}).to(GetParam()), F::CrossEntropyFuncOptions().label_smoothing(0.1));
+  y.backward();
+  EXPECT_NEAR(y.item<double>(), 0.34289076924324036, 1e-6);
+  std::vector<double> g{0.042583167552948, -0.013716792687773705, -0.02886638045310974,
+                        -0.002105788327753544, 0.01552349328994751, -0.013417696580290794};
+  for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(values(x.grad())[i], g[i], 1e-6);
+}
+
+TEST_P(Layers, DropoutTrainEval) {
+  Device d = GetParam();
+  nn::Dropout drop(0.5);
+  drop->to(d);
+  Tensor x = ones({1000}, TensorOptions().device(d));
+  Tensor y = drop(x);
+  auto v = values(y);
+  int zeros_n = 0;
+  for (double e : v) {
+    EXPECT_TRUE(e == 0.0 || e == 2.0);
+    zeros_n += e == 0.0;
+  }
+  EXPECT_GT(zeros_n, 400);
+  EXPECT_LT(zeros_n, 600);
+  drop->eval();
+  EXPECT_TRUE(drop(x).is_same(x));
+  EXPECT_THROW_MSG(nn::Dropout(1.5), Error, "dropout probability has to be between 0 and 1");
+}
+
+TEST_P(Layers, BatchNormTrainEval) {
+  Device d = GetParam();
+  nn::BatchNorm1d bn(nn::BatchNormOptions(2).device(d));
+  Tensor x = tensor({{1., 10.}, {3., 20.}, {5., 30.}}, TensorOptions().device(d));
+  Tensor y = bn(x);
+  // batch statistics: each column normalised to mean 0, biased variance 1
+  auto v = values(y);
+  EXPECT_NEAR(v[0], -1.2247356, 1e-4);
+  EXPECT_NEAR(v[5], 1.2247449, 1e-4);
+  // running stats: momentum 0.1, unbiased variance (PyTorch: running_var = 0.9 + 0.1 * var_unbiased)
+  EXPECT_NEAR(values(bn->running_mean)[0], 0.3, 1e-6);
+  EXPECT_NEAR(values(bn->running_var)[0], 0.9 + 0.1 * 4.0, 1e-5);
+  EXPECT_NEAR(values(bn->running_var)[1], 0.9 + 0.1 * 100.0, 1e-4);
+  EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 1);
+  bn->eval();
+  Tensor z = bn(x);
+  EXPECT_NEAR(values(z)[0], (1 - 0.3) / std::sqrt(1.3 + 1e-5), 1e-5);
+  EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 1);
+  EXPECT_THROW_MSG(bn(ones({3, 2, 2, 2}, TensorOptions().device(d))), Error, "BatchNorm1d: expected 2D or 3D input (got 4D input)");
+}
+
+TEST_P(Layers, LayersOnTheDevice) {
+  Device d = GetParam();
+  DefaultDeviceGuard guard(d);
+  nn::Embedding emb(10, 4);
+  EXPECT_EQ(emb(tensor({{1, 2}, {3, 4}})).sizes(), IntArrayRef({2, 2, 4}));
+  nn::LayerNorm ln(std::vector<int64_t>{4});
+  EXPECT_EQ(ln(randn({3, 4})).device(), d);
+  nn::Sequential cnn(nn::Conv2d(nn::Conv2dOptions(1, 4, 3).padding(1)), nn::BatchNorm2d(4), nn::GELU(),
+                     nn::MaxPool2d(2), nn::AvgPool2d(2), nn::AdaptiveAvgPool2d(1), nn::Flatten(), nn::Sigmoid(),
+                     nn::Tanh());
+  Tensor out = cnn(randn({2, 1, 8, 8}));
+  EXPECT_EQ(out.sizes(), IntArrayRef({2, 4}));
+  EXPECT_EQ(out.device(), d);
+  nn::ModuleList list(nn::Linear(2, 2), nn::ReLU());
+  EXPECT_EQ(list->size(), 2u);
+  EXPECT_EQ(list->named_parameters().keys(), std::vector<std::string>({"0.weight", "0.bias"}));
+  std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>> named{
+      {"enc", std::make_shared<nn::LinearImpl>(2, 3)}, {"act", std::make_shared<nn::ReLUImpl>()}};
+  nn::ModuleDict dict(named);
+  EXPECT_TRUE(dict->contains("enc"));
+  EXPECT_EQ(dict->named_parameters().keys(), std::vector<std::string>({"enc.weight", "enc.bias"}));
+}
+
+namespace {
+// A tiny separable set: 4 classes from the sign pattern of two coordinates.
+std::pair<Tensor, Tensor> toy_set(Device d) {
+  manual_seed(3);
+  Tensor x = randn({32, 8});
+  Tensor y = (x.select(1, 0) > 0).to(kLong) * 2 + (x.select(1, 1) > 0).to(kLong);
+  return {x.to(d), y.to(d)};
+}
+double accuracy(const Tensor& logits, const Tensor& y) { return logits.argmax(1).eq(y).to(kDouble).mean().item<double>(); }
+}  // namespace
+
+TEST_P(Layers, MlpReachesFullTrainingAccuracy) {
+  Device d = GetParam();
+  auto [x, y] = toy_set(d);
+  manual_seed(0);
+  nn::Sequential mlp(nn::Linear(8, 32), nn::ReLU(), nn::Linear(32, 4));
+  mlp->to(d);
+  optim::Adam opt(mlp->parameters(), optim::AdamOptions(0.02));
+  for (int i = 0; i < 200; ++i) {
+    opt.zero_grad();
+    Tensor loss = F::cross_entropy(mlp(x), y);
+    loss.backward();
+    opt.step();
+  }
+  EXPECT_EQ(accuracy(mlp(x), y), 1.0);
+}
+
+TEST_P(Layers, CnnReachesFullTrainingAccuracy) {
+  Device d = GetParam();
+  // 16 images 1x6x6: class = which quadrant holds the bright square
+  Tensor x = zeros({16, 1, 6, 6});
+  std::vector<int64_t> labels;
+  {
+    NoGradGuard no_grad;
+    for (int64_t i = 0; i < 16; ++i) {
+      int64_t q = i % 4;
+      x.select(0, i).narrow(1, (q / 2) * 3, 3).narrow(2, (q % 2) * 3, 3).fill_(1.0 + 0.1 * static_cast<double>(i / 4));
+      labels.push_back(q);
+    }
+  }
+  Tensor y = tensor(labels).to(d);
+  x = x.to(d);
+  manual_seed(0);
+  nn::Sequential cnn(nn::Conv2d(nn::Conv2dOptions(1, 4, 3).padding(1)), nn::ReLU(), nn::MaxPool2d(2), nn::Flatten(),
+                     nn::Linear(36, 4));
+  cnn->to(d);
+  optim::SGD opt(cnn->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+  for (int i = 0; i < 60; ++i) {
+    opt.zero_grad();
+    F::cross_entropy(cnn(x), y).backward();
+    opt.step();
+  }
+  EXPECT_EQ(accuracy(cnn(x), y), 1.0);
+}
+
+TEST_P(Layers, Messages) {
+  Device d = GetParam();
+  TensorOptions o = TensorOptions().device(d);
+  EXPECT_THROW_MSG(F::conv2d(ones({1, 3, 5, 5}, o), ones({2, 2, 3, 3}, o)), Error,
+                   "conv2d(): Given groups=1, weight of size [2, 2, 3, 3], expected input[1, 3, 5, 5] to have 2 channels, but got 3 channels instead.");
+  EXPECT_THROW_MSG(F::cross_entropy(ones({2, 3}, o), ones({2}, o)), Error,
+                   "cross_entropy(): expected target to hold int64 class indices, got float32");
+  EXPECT_THROW_MSG(F::cross_entropy(ones({2, 3}, o), tensor({0, 1, 2}).to(d)), Error,
+                   "Expected input batch_size (2) to match target batch_size (3).");
+  EXPECT_THROW_MSG(F::layer_norm(ones({2, 3}, o), F::LayerNormFuncOptions({4})), Error,
+                   "layer_norm(): Given normalized_shape=[4], expected input with shape [*, 4], but got input of size[2, 3].");
+  nn::Linear empty = nullptr;
+  EXPECT_THROW_MSG(empty->forward(ones({1})), Error, "Accessing empty ModuleHolder");
+}
+
+LOCUS_INSTANTIATE_DEVICES(Layers);

@@ -1,0 +1,122 @@
+// Optimizers against PyTorch 1.13, on every device; state follows moved parameters.
+#include "testing.h"
+
+using namespace locus;
+
+class Optim : public testing::TestWithParam<Device> {};
+
+namespace {
+// Three steps on loss = sum(p * p * [1, 2, 3]) + sum(p) from p = [1, -2, 3]. Expected values from
+// PyTorch 1.13:
+//   p = torch.tensor([1.0, -2.0, 3.0], requires_grad=True); o = torch.optim.<Opt>([p], ...)
+//   for i in range(3): o.zero_grad(); ((p*p*torch.tensor([1.,2.,3.])).sum() + p.sum()).backward(); o.step()
+template <class Opt, class Options>
+std::vector<double> run(Device d, Options options) {
+  Tensor p = tensor({1.0, -2.0, 3.0}, TensorOptions().device(d)).requires_grad_();
+  Tensor c = tensor({1., 2., 3.}, TensorOptions().device(d));
+  Opt opt(std::vector<Tensor>{p}, options);
+  for (int i = 0; i < 3; ++i) {
+    opt.zero_grad();
+    ((p * p * c).sum() + p.sum()).backward();
+    opt.step();
+  }
+  EXPECT_EQ(p.device(), d);
+  return values(p);
+}
+void expect_near(const std::vector<double>& got, const std::vector<double>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 2e-5) << i;
+}
+}  // namespace
+
+TEST_P(Optim, SGD) {
+  Device d = GetParam();
+  expect_near(run<optim::SGD>(d, optim::SGDOptions(0.1)), {0.268, -0.628, 0.036});
+  expect_near(run<optim::SGD>(d, optim::SGDOptions(0.1).momentum(0.9).dampening(0.1).weight_decay(0.01)),
+              {-0.3552509, 0.6353213, -2.8428624});
+  expect_near(run<optim::SGD>(d, optim::SGDOptions(0.1).momentum(0.9).nesterov(true)), {-0.662528, 0.5082679, -1.129536});
+}
+
+TEST_P(Optim, Adam) {
+  Device d = GetParam();
+  expect_near(run<optim::Adam>(d, optim::AdamOptions(0.1)), {0.7009028, -1.7007383, 2.7003582});
+  expect_near(run<optim::Adam>(d, optim::AdamOptions(0.1).weight_decay(0.1).amsgrad(true)),
+              {0.7009223, -1.7007351, 2.7003586});
+  expect_near(run<optim::AdamW>(d, optim::AdamWOptions(0.1)), {0.698217, -1.695063, 2.6916792});
+}
+
+TEST_P(Optim, StateLivesOnTheParameterDevice) {
+  Tensor p = tensor({1.0, 2.0}, TensorOptions().device(GetParam())).requires_grad_();
+  optim::Adam opt(std::vector<Tensor>{p}, optim::AdamOptions(0.01));
+  (p * p).sum().backward();
+  opt.step();
+  auto sd = opt.state_dict();
+  EXPECT_EQ(sd["state.0.exp_avg"].device(), GetParam());
+  EXPECT_EQ(sd["state.0.step"].item<int64_t>(), 1);
+  EXPECT_DOUBLE_EQ(sd["param_groups.0.lr"].item<double>(), 0.01);
+  opt.zero_grad();
+  EXPECT_FALSE(p.grad().defined());  // set to none, as PyTorch 2
+  (p * p).sum().backward();
+  opt.zero_grad(/*set_to_none=*/false);
+  EXPECT_EQ(values(p.grad()), std::vector<double>({0, 0}));
+}
+
+TEST_P(Optim, FollowsAModuleMovedAfterItWasBuilt) {
+  manual_seed(1);
+  nn::Linear model(3, 2);
+  optim::Adam opt(model->parameters(), optim::AdamOptions(0.1));
+  auto step = [&](Device d) {
+    opt.zero_grad();
+    Tensor x = ones({4, 3}, TensorOptions().device(d));
+    model->forward(x).pow(2).sum().backward();
+    opt.step();
+  };
+  step(Device(kCPU));
+  Tensor before = model->weight.cpu().clone();
+  model->to(GetParam());
+  step(GetParam());
+  EXPECT_EQ(model->weight.device(), GetParam());
+  EXPECT_EQ(opt.state_dict()["state.0.exp_avg"].device(), GetParam());
+  EXPECT_FALSE(model->weight.cpu().equal(before));  // the moved parameter was updated
+}
+
+TEST(OptimMessages, Validation) {
+  Tensor p = ones({2}).requires_grad_();
+  EXPECT_THROW_MSG(optim::SGD(std::vector<Tensor>{p}, optim::SGDOptions(0.1).nesterov(true)), Error,
+                   "Nesterov momentum requires a momentum and zero dampening");
+  EXPECT_THROW_MSG(optim::Adam(std::vector<Tensor>{p}, optim::AdamOptions(-1)), Error, "Invalid learning rate: -1");
+  EXPECT_THROW_MSG(optim::Adam(std::vector<Tensor>{p * 2}, optim::AdamOptions(0.1)), Error,
+                   "can't optimize a non-leaf Tensor");
+}
+
+TEST(Schedulers, StepAndCosine) {
+  Tensor p = ones({2}).requires_grad_();
+  optim::SGD opt(std::vector<Tensor>{p}, optim::SGDOptions(1.0));
+  optim::StepLR step(opt, 2, 0.5);
+  std::vector<double> lrs;
+  for (int i = 0; i < 5; ++i) {
+    step.step();
+    lrs.push_back(opt.param_groups()[0].options().get_lr());
+  }
+  EXPECT_EQ(lrs, std::vector<double>({1, 0.5, 0.5, 0.25, 0.25}));  // torch.optim.lr_scheduler.StepLR
+  optim::SGD opt2(std::vector<Tensor>{p}, optim::SGDOptions(1.0));
+  optim::CosineAnnealingLR cos(opt2, 4, 0.1);
+  cos.step();
+  cos.step();
+  EXPECT_NEAR(cos.get_last_lr()[0], 0.55, 1e-12);
+  cos.step();
+  cos.step();
+  EXPECT_NEAR(cos.get_last_lr()[0], 0.1, 1e-12);
+}
+
+TEST_P(Optim, ClipGradNorm) {
+  // torch.nn.utils.clip_grad_norm_([p], 1.0) with p.grad = [3, 4] -> 5.0, grad [0.6, 0.8]
+  Tensor p = tensor({1.0, 2.0}, TensorOptions().device(GetParam())).requires_grad_();
+  p.set_grad(tensor({3.0, 4.0}, TensorOptions().device(GetParam())));
+  EXPECT_NEAR(nn::utils::clip_grad_norm_({p}, 1.0), 5.0, 1e-6);
+  EXPECT_NEAR(values(p.grad())[0], 0.6, 1e-5);
+  EXPECT_NEAR(values(p.grad())[1], 0.8, 1e-5);
+  EXPECT_EQ(p.grad().device(), GetParam());
+}
+
+LOCUS_INSTANTIATE_DEVICES(Optim);
