@@ -24,8 +24,9 @@
 //    more; then OutOfMemoryError says what was asked, what is allocated, reserved and free, the
 //    largest free block and the remedy that fits.
 //  - One mutex guards everything. The hot path (a cached block of the same size on the same
-//    stream) is a lower_bound, an extract and an insert; set nodes and Block objects are recycled,
-//    so it does not touch malloc.
+//    stream) does not touch malloc: Block objects and set nodes are recycled. Splitting and
+//    merging change a pooled block's key in place when its neighbours in the set stay ordered,
+//    so carving a small block off a segment and giving it back costs two tree searches.
 #include "memory/caching_allocator.h"
 
 #include <algorithm>
@@ -124,24 +125,50 @@ struct CachingAllocator::Impl {
   }
   void extract(Block* b) { b->node = b->pool->extract(b); }
 
-  // Returns a freed block to its pool, merged with free neighbours.
+  // Gives the pooled block at `it` a new offset and size: in place when the set stays ordered
+  // (the usual case: few blocks per stream and size), else by moving its node.
+  void rekey(Pool::iterator it, size_t offset, size_t size) {
+    Block* b = *it;
+    Pool& pool = *b->pool;
+    b->offset = offset;
+    b->size = size;
+    BlockLess less;
+    if ((it != pool.begin() && !less(*std::prev(it), b)) || (std::next(it) != pool.end() && !less(b, *std::next(it)))) {
+      b->node = pool.extract(it);
+      insert(b);
+    }
+  }
+
+  // Returns a freed block to its pool, merged with free neighbours: a cached neighbour absorbs it.
   void free_block(Block* b) {
-    if (Block* p = b->prev; p != nullptr && p->state == State::Cached) {
-      extract(p);
-      b->offset = p->offset;
-      b->size += p->size;
-      b->prev = p->prev;
-      if (b->prev) b->prev->next = b;
-      recycle(p);
+    Block* p = b->prev;
+    Block* n = b->next;
+    bool prev_free = p != nullptr && p->state == State::Cached;
+    bool next_free = n != nullptr && n->state == State::Cached;
+    if (!prev_free && !next_free) {
+      insert(b);
+      return;
     }
-    if (Block* n = b->next; n != nullptr && n->state == State::Cached) {
-      extract(n);
-      b->size += n->size;
-      b->next = n->next;
-      if (b->next) b->next->prev = b;
-      recycle(n);
+    Block* keep = prev_free ? p : n;
+    auto it = keep->pool->find(keep);
+    size_t offset = prev_free ? p->offset : b->offset;
+    size_t size = keep->size + b->size;
+    if (prev_free) {
+      if (next_free) {  // p absorbs b and n
+        extract(n);
+        size += n->size;
+        p->next = n->next;
+        recycle(n);
+      } else {
+        p->next = n;
+      }
+      if (p->next) p->next->prev = p;
+    } else {  // n absorbs b
+      n->prev = p;
+      if (p) p->next = n;
     }
-    insert(b);
+    rekey(it, offset, size);
+    recycle(b);
   }
 
   void event_finished(size_t i) {
@@ -215,6 +242,10 @@ struct CachingAllocator::Impl {
     throw OutOfMemoryError(detail::oom_message(r));
   }
 
+  bool worth_splitting(const Pool& pool, size_t rest) const {
+    return &pool == &small ? rest >= kMinBlock : rest > kSmallSize;
+  }
+
   // A new segment holding one free block of the whole segment, for a request of `size`.
   Block* new_segment(Pool& pool, backend::StreamHandle stream, size_t size, size_t bytes) {
     size_t seg = &pool == &small ? kSegmentRound : round_up(size, kSegmentRound);
@@ -248,26 +279,38 @@ struct CachingAllocator::Impl {
     Block* b = nullptr;
     auto it = pool.lower_bound(Key{stream, size});
     if (it != pool.end() && (*it)->stream == stream) {
-      b = *it;
-      b->node = pool.extract(it);
       st.cache_hits += 1;
+      Block* f = *it;
+      if (worth_splitting(pool, f->size - size)) {  // b takes f's front, f keeps the rest
+        b = new_block();
+        b->stream = stream;
+        b->base = f->base;
+        b->offset = f->offset;
+        b->size = size;
+        b->pool = &pool;
+        b->prev = f->prev;
+        b->next = f;
+        if (f->prev) f->prev->next = b;
+        f->prev = b;
+        rekey(it, f->offset + size, f->size - size);
+      } else {
+        b = f;
+        b->node = pool.extract(it);
+      }
     } else {
       b = new_segment(pool, stream, size, bytes);
-    }
-    size_t rest = b->size - size;
-    if (&pool == &small ? rest >= kMinBlock : rest > kSmallSize) {
-      Block* r = new_block();
-      r->stream = stream;
-      r->size = rest;
-      r->base = b->base;
-      r->offset = b->offset + size;
-      r->pool = &pool;
-      r->prev = b;
-      r->next = b->next;
-      if (b->next) b->next->prev = r;
-      b->next = r;
-      b->size = size;
-      insert(r);
+      if (worth_splitting(pool, b->size - size)) {
+        Block* r = new_block();
+        r->stream = stream;
+        r->size = b->size - size;
+        r->base = b->base;
+        r->offset = size;
+        r->pool = &pool;
+        r->prev = b;
+        b->next = r;
+        b->size = size;
+        insert(r);
+      }
     }
     b->state = State::Allocated;
     b->requested = bytes;

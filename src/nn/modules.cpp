@@ -256,8 +256,9 @@ void LayerNormImpl::reset_parameters() {
 }
 
 void LayerNormImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "locus::nn::LayerNorm(" << IntArrayRef(options.normalized_shape())
-         << ", eps=" << options.eps() << ", elementwise_affine=" << options.elementwise_affine() << ")";
+ stream << std::boolalpha << "locus::nn::LayerNorm([";
+  for (size_t i = 0; i < options.normalized_shape().size(); ++i) stream << (i ? ", " : "") << options.normalized_shape()[i];
+  stream << "], eps=" << options.eps() << ", elementwise_affine=" << options.elementwise_affine() << ")";
 }
 
 Tensor LayerNormImpl::forward(const Tensor& input) {

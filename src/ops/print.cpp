@@ -147,3 +147,11 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
 }
 
 }  // namespace locus
+
+namespace locus {
+std::ostream& operator<<(std::ostream& os, IntArrayRef a) {
+  os << "[";
+  for (size_t i = 0; i < a.size(); ++i) os << (i ? ", " : "") << a[i];
+  return os << "]";
+}
+}  // namespace locus

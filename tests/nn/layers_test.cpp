@@ -68,7 +68,7 @@ TEST_P(Layers, ConvMatchesPyTorch) {
   Tensor w = arange(36, o).reshape({4, 1, 3, 3}).cos().to(GetParam());
   Tensor b = tensor({0.1, -0.2, 0.3, 0.}, o).to(GetParam());
   Tensor y = F::conv2d(x, w, F::Conv2dFuncOptions().bias(b).stride(2).padding(1).groups(2));
-  EXPECT_EQ(y.sizes(), IntArrayRef({2, 4, 3, 3}));
+  EXPECT_EQ(y.sizes().vec(), std::vector<int64_t>({2, 4, 3, 3}));
   std::vector<double> want{-0.34358670942396274, -1.2043104531655737, 1.715620820552812,
                            0.3022488111951441,   0.3317660607905243,  -0.35952245188129817};
   auto got = values(y);
@@ -132,14 +132,14 @@ TEST_P(Layers, LayersOnTheDevice) {
   Device d = GetParam();
   DefaultDeviceGuard guard(d);
   nn::Embedding emb(10, 4);
-  EXPECT_EQ(emb(tensor({{1, 2}, {3, 4}})).sizes(), IntArrayRef({2, 2, 4}));
+  EXPECT_EQ(emb(tensor({{1, 2}, {3, 4}})).sizes().vec(), std::vector<int64_t>({2, 2, 4}));
   nn::LayerNorm ln(std::vector<int64_t>{4});
   EXPECT_EQ(ln(randn({3, 4})).device(), d);
   nn::Sequential cnn(nn::Conv2d(nn::Conv2dOptions(1, 4, 3).padding(1)), nn::BatchNorm2d(4), nn::GELU(),
                      nn::MaxPool2d(2), nn::AvgPool2d(2), nn::AdaptiveAvgPool2d(1), nn::Flatten(), nn::Sigmoid(),
                      nn::Tanh());
   Tensor out = cnn(randn({2, 1, 8, 8}));
-  EXPECT_EQ(out.sizes(), IntArrayRef({2, 4}));
+  EXPECT_EQ(out.sizes().vec(), std::vector<int64_t>({2, 4}));
   EXPECT_EQ(out.device(), d);
   nn::ModuleList list(nn::Linear(2, 2), nn::ReLU());
   EXPECT_EQ(list->size(), 2u);

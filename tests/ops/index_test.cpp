@@ -1,3 +1,5 @@
+#include <cmath>
+
 #include "testing.h"
 
 using namespace locus;

@@ -131,10 +131,12 @@ inline bool is_contiguous(const TensorRef& t) {
 /// N operands walked in runs along the innermost coalesced dim. Operand 0 defines the shape.
 template <int N>
 struct Iter {
-  int ndim = 0;                          // >= 1
-  int64_t sizes[kMaxDims] = {};          // innermost last
-  int64_t strides[N][kMaxDims] = {};     // bytes
-  char* ptr[N] = {};
+  // (arrays left uninitialised on purpose: only [0, ndim) is used, and zeroing them showed up
+  // as half the cost of a 1-element op)
+  int ndim = 0;                    // >= 1
+  int64_t sizes[kMaxDims];         // innermost last
+  int64_t strides[N][kMaxDims];    // bytes
+  char* ptr[N];
   int64_t numel = 0;
 
   explicit Iter(const TensorRef* const (&refs)[N]) {
@@ -209,6 +211,20 @@ struct Iter {
 /// is the output), splitting the elements over the pool above `grain` elements per thread.
 template <int N, class F>
 void for_each_run(const TensorRef* const (&refs)[N], int64_t grain, F&& run) {
+  bool contiguous = true;  // the common case needs no iterator at all
+  for (int k = 0; k < N && contiguous; ++k) contiguous = is_contiguous(*refs[k]);
+  if (contiguous) {
+    parallel_for(0, refs[0]->numel(), grain, [&](int64_t b, int64_t e) {
+      char* p[N];
+      int64_t s[N];
+      for (int k = 0; k < N; ++k) {
+        s[k] = esize(refs[k]->dtype);
+        p[k] = data_ptr(refs[k]->buf) + b * s[k];
+      }
+      run(p, s, e - b);
+    });
+    return;
+  }
   const Iter<N> it(refs);
   if (it.ndim == 1) {  // one run: contiguous, or one uniform stride per operand
     parallel_for(0, it.numel, grain, [&](int64_t b, int64_t e) {

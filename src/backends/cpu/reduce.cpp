@@ -318,9 +318,9 @@ void softmax_typed(T* out, const T* in, int64_t outer, int64_t dim, int64_t inne
         for (int64_t i = 0; i < dim; ++i) mx = MaxR<C>::step(mx, static_cast<C>(x[i]));
         C sum = 0;
         for (int64_t i = 0; i < dim; ++i) sum += std::exp(static_cast<C>(x[i]) - mx);
-        if (log) {
-          C lse = mx + std::log(sum);
-          for (int64_t i = 0; i < dim; ++i) y[i] = static_cast<T>(static_cast<C>(x[i]) - lse);
+        if (log) {  // (x - max) - log(sum): exact first step, no rounding of max + log(sum)
+          C ls = std::log(sum);
+          for (int64_t i = 0; i < dim; ++i) y[i] = static_cast<T>((static_cast<C>(x[i]) - mx) - ls);
         } else {
           C inv = C(1) / sum;
           for (int64_t i = 0; i < dim; ++i) y[i] = static_cast<T>(std::exp(static_cast<C>(x[i]) - mx) * inv);
@@ -346,9 +346,10 @@ void softmax_typed(T* out, const T* in, int64_t outer, int64_t dim, int64_t inne
       for (int64_t d = 0; d < dim; ++d)
         for (int64_t j = 0; j < m; ++j) sum[j] += std::exp(static_cast<C>(x[d * inner + j]) - mx[j]);
       if (log) {
-        for (int64_t j = 0; j < m; ++j) sum[j] = mx[j] + std::log(sum[j]);
+        for (int64_t j = 0; j < m; ++j) sum[j] = std::log(sum[j]);
         for (int64_t d = 0; d < dim; ++d)
-          for (int64_t j = 0; j < m; ++j) y[d * inner + j] = static_cast<T>(static_cast<C>(x[d * inner + j]) - sum[j]);
+          for (int64_t j = 0; j < m; ++j)
+            y[d * inner + j] = static_cast<T>((static_cast<C>(x[d * inner + j]) - mx[j]) - sum[j]);
       } else {
         for (int64_t j = 0; j < m; ++j) sum[j] = C(1) / sum[j];
         for (int64_t d = 0; d < dim; ++d)
