@@ -62,7 +62,8 @@ Formatter make_formatter(const std::vector<double>& vals, ScalarType t) {
       }
     }
   }
-  for (double v : vals) f.width = std::max<int>(f.width, static_cast<int>(f.fmt(v).size()));
+  for (double v : vals)
+    f.width = std::max<int>(f.width, t == kBool ? (v != 0 ? 4 : 5) : static_cast<int>(f.fmt(v).size()));
   return f;
 }
 
@@ -70,7 +71,7 @@ void print_rec(std::ostream& os, const std::vector<double>& vals, IntArrayRef si
                const Formatter& f, int indent, bool summarize, ScalarType t) {
   auto item = [&](double v) {
     std::string s = t == kBool ? (v != 0 ? "True" : "False") : f.fmt(v);
-    if (t != kBool) s = std::string(static_cast<size_t>(std::max<int>(0, f.width - static_cast<int>(s.size()))), ' ') + s;
+    s = std::string(static_cast<size_t>(std::max<int>(0, f.width - static_cast<int>(s.size()))), ' ') + s;
     os << s;
   };
   int64_t n = sizes[dim];
@@ -78,7 +79,7 @@ void print_rec(std::ostream& os, const std::vector<double>& vals, IntArrayRef si
   os << "[";
   for (int64_t i = 0; i < n; ++i) {
     if (cut && i == 3) {
-      os << (dim + 1 == sizes.size() ? "..., " : "...,\n" + std::string(static_cast<size_t>(indent + 1), ' '));
+      os << (dim + 1 == sizes.size() ? " ..., " : "...,\n" + std::string(static_cast<size_t>(indent + 1), ' '));
       i = n - 3;
     }
     if (dim + 1 == sizes.size()) {

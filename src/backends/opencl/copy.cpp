@@ -58,16 +58,24 @@ bool OpenCLBackend::copy_peer(int dst_index, Buffer dst, int src_index, Buffer s
     copy_within(dst_index, dst, src, bytes, s);
     return true;
   }
+  // Ordered on both sides, as PyTorch does between CUDA devices: the copy runs on the source's queue
+  // (so the source block is not reused by the caching allocator before the copy has read it), after
+  // the destination's queue has finished its earlier work on dst, and the destination's queue waits
+  // for the copy before anything later touches dst. The host never blocks.
   cl_command_queue q = rt.queue(dst_index, s);
   cl_command_queue sq = rt.device(src_index).queue;
-  cl_event ready = nullptr;
-  LOCUS_CL(clEnqueueMarkerWithWaitList(sq, 0, nullptr, &ready), src_index, "peer copy");
-  cl_int err = clFlush(sq);
+  cl_event dst_ready = nullptr, copied = nullptr;
+  LOCUS_CL(clEnqueueMarkerWithWaitList(q, 0, nullptr, &dst_ready), dst_index, "peer copy");
+  cl_int err = clFlush(q);
   if (err == CL_SUCCESS)
-    err = clEnqueueCopyBuffer(q, static_cast<cl_mem>(src.base), static_cast<cl_mem>(dst.base), src.offset,
-                              dst.offset, bytes, 1, &ready, nullptr);
-  clReleaseEvent(ready);
-  cl_check(err, "clEnqueueCopyBuffer", dst_index, "peer copy from opencl:" + std::to_string(src_index));
+    err = clEnqueueCopyBuffer(sq, static_cast<cl_mem>(src.base), static_cast<cl_mem>(dst.base), src.offset,
+                              dst.offset, bytes, 1, &dst_ready, &copied);
+  clReleaseEvent(dst_ready);
+  cl_check(err, "clEnqueueCopyBuffer", src_index, "peer copy to opencl:" + std::to_string(dst_index));
+  err = clFlush(sq);
+  if (err == CL_SUCCESS) err = clEnqueueBarrierWithWaitList(q, 1, &copied, nullptr);
+  clReleaseEvent(copied);
+  cl_check(err, "clEnqueueBarrierWithWaitList", dst_index, "peer copy from opencl:" + std::to_string(src_index));
   return true;
 }
 
