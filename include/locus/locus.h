@@ -1,6 +1,7 @@
 #pragma once
 // Everything: #include <locus/locus.h>, then spell things as libtorch with locus:: for torch::.
 #include "locus/autograd.h"
+#include "locus/data.h"
 #include "locus/device.h"
 #include "locus/device_info.h"
 #include "locus/dtype.h"

@@ -1,0 +1,41 @@
+#pragma once
+// MNIST and Fashion-MNIST in IDX format, as libtorch's data::datasets::MNIST: images float32
+// [N, 1, 28, 28] scaled to [0, 1], targets int64 [N]. Each file may be plain or gzip-compressed
+// (train-images-idx3-ubyte or train-images-idx3-ubyte.gz, ...). A missing, corrupt or truncated
+// file throws locus::Error naming the file and what is wrong.
+#include <string>
+
+#include "locus/data/dataset.h"
+
+namespace locus::data::datasets {
+
+/// Where Debian's dataset-fashion-mnist package installs Fashion-MNIST.
+inline constexpr const char* kFashionMNISTRoot = "/usr/share/datasets/fashion-mnist";
+
+class MNIST : public Dataset<MNIST> {
+ public:
+  enum class Mode { kTrain, kTest };
+  /// Reads the train (60,000) or test (10,000) split from `root`.
+  explicit MNIST(const std::string& root, Mode mode = Mode::kTrain);
+  /// Reads Fashion-MNIST from kFashionMNISTRoot (our extension).
+  explicit MNIST(Mode mode = Mode::kTrain) : MNIST(kFashionMNISTRoot, mode) {}
+
+  /// Image `index` (a view of images()) and its label.
+  Example<> get(size_t index) override;
+  std::optional<size_t> size() const override;
+  bool is_train() const noexcept { return train_; }
+  const Tensor& images() const { return images_; }
+  const Tensor& targets() const { return targets_; }
+
+ private:
+  Tensor images_, targets_;
+  bool train_;
+};
+
+namespace detail {
+/// Reads one IDX file (plain or gzip) whose element type is unsigned byte and whose rank is
+/// `expected_dims`; returns a uint8 tensor of its shape. Throws locus::Error naming `path`.
+Tensor read_idx(const std::string& path, int expected_dims);
+}  // namespace detail
+
+}  // namespace locus::data::datasets

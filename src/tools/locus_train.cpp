@@ -1,0 +1,467 @@
+// locus-train: trains a Fashion-MNIST classifier (MLP or CNN) on the best device, the way every
+// tutorial does: choose the device, move the model once, move every batch, train, evaluate, save.
+// Progress bar on a terminal, a line every few seconds otherwise; per epoch the train loss, test
+// accuracy, time and the device's peak memory; --plot writes the curves as SVG. `locus-train --help`.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "locus/autograd.h"
+#include "locus/data.h"
+#include "locus/device_info.h"
+#include "locus/error.h"
+#include "locus/factory.h"
+#include "locus/memory.h"
+#include "locus/nn.h"
+#include "locus/optim.h"
+#include "locus/random.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace nn = locus::nn;
+namespace data = locus::data;
+
+const char* kUsage =
+    "usage: locus-train [options]\n"
+    "  --device D        auto (default: locus::best_device()), cpu, opencl:N or cuda:N\n"
+    "  --model M         cnn (default: 2 conv + 1 linear) or mlp (784-256-128-10)\n"
+    "  --epochs N        passes over the 60,000 training images (default 5)\n"
+    "  --batch-size N    examples per step (default 64)\n"
+    "  --lr X            Adam learning rate (default 0.001)\n"
+    "  --scheduler S     cosine (default: cosine annealing to 0 over the epochs) or none\n"
+    "  --no-normalize    inputs in [0, 1] instead of normalised to mean 0, std 1\n"
+    "  --workers N       loader threads (default 1; 0 loads on the training thread)\n"
+    "  --pin-memory      batches in page-locked memory, copied asynchronously (accelerators)\n"
+    "  --limit N         at most N batches per epoch and per evaluation (quick runs)\n"
+    "  --data DIR        directory with the IDX files (default /usr/share/datasets/fashion-mnist)\n"
+    "  --save FILE       writes a checkpoint after every epoch\n"
+    "  --resume FILE     continues from a checkpoint written by --save\n"
+    "  --seed N          initialisation and shuffling seed (default 0)\n"
+    "  --plot FILE.svg   writes the loss and accuracy curves\n"
+    "  --help            this text\n";
+
+struct Args {
+  std::string device = "auto", model = "cnn", scheduler = "cosine", data = data::datasets::kFashionMNISTRoot;
+  std::string save, resume, plot;
+  int64_t epochs = 5, batch_size = 64, workers = 1, limit = -1;
+  uint64_t seed = 0;
+  double lr = 1e-3;
+  bool normalize = true, pin_memory = false;
+};
+
+[[noreturn]] void usage_error(const std::string& msg) {
+  std::cerr << "locus-train: " << msg << "\n" << kUsage;
+  std::exit(2);
+}
+
+int64_t parse_int(const std::string& flag, const std::string& v, int64_t min) {
+  try {
+    size_t pos = 0;
+    long long x = std::stoll(v, &pos);
+    if (pos == v.size() && x >= min) return x;
+  } catch (const std::exception&) {
+  }
+  usage_error(flag + " needs an integer >= " + std::to_string(min) + ", got '" + v + "'");
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string f = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage_error(f + " needs a value");
+      return argv[++i];
+    };
+    if (f == "--help" || f == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (f == "--device") {
+      a.device = value();
+      if (a.device != "auto") {
+        try {
+          locus::Device d(a.device);
+          (void)d;
+        } catch (const locus::Error& e) {
+          usage_error("--device: " + std::string(e.what()));
+        }
+      }
+    } else if (f == "--model") {
+      a.model = value();
+      if (a.model != "mlp" && a.model != "cnn") usage_error("--model must be mlp or cnn, got '" + a.model + "'");
+    } else if (f == "--scheduler") {
+      a.scheduler = value();
+      if (a.scheduler != "cosine" && a.scheduler != "none")
+        usage_error("--scheduler must be cosine or none, got '" + a.scheduler + "'");
+    } else if (f == "--epochs") {
+      a.epochs = parse_int(f, value(), 1);
+    } else if (f == "--batch-size") {
+      a.batch_size = parse_int(f, value(), 1);
+    } else if (f == "--workers") {
+      a.workers = parse_int(f, value(), 0);
+    } else if (f == "--limit") {
+      a.limit = parse_int(f, value(), 1);
+    } else if (f == "--seed") {
+      a.seed = static_cast<uint64_t>(parse_int(f, value(), 0));
+    } else if (f == "--lr") {
+      std::string v = value();
+      char* end = nullptr;
+      a.lr = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end != '\0' || !(a.lr > 0)) usage_error("--lr needs a positive number, got '" + v + "'");
+    } else if (f == "--no-normalize") {
+      a.normalize = false;
+    } else if (f == "--pin-memory") {
+      a.pin_memory = true;
+    } else if (f == "--data") {
+      a.data = value();
+    } else if (f == "--save") {
+      a.save = value();
+    } else if (f == "--resume") {
+      a.resume = value();
+    } else if (f == "--plot") {
+      a.plot = value();
+    } else {
+      usage_error("unknown argument '" + f + "'");
+    }
+  }
+  return a;
+}
+
+nn::Sequential make_model(const std::string& kind) {
+  if (kind == "mlp")
+    return nn::Sequential(nn::Flatten(), nn::Linear(784, 256), nn::ReLU(), nn::Linear(256, 128), nn::ReLU(),
+                          nn::Linear(128, 10));
+  return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 16, 3).padding(1)), nn::ReLU(), nn::MaxPool2d(2),
+                        nn::Conv2d(nn::Conv2dOptions(16, 32, 3).padding(1)), nn::ReLU(), nn::MaxPool2d(2),
+                        nn::Flatten(), nn::Linear(1568, 10));
+}
+
+// ---- checkpoint ------------------------------------------------------------------------------
+// A minimal stand-in until locus::save/load (issue 6) lands: "LOCUSTRAIN1\n", then per tensor
+// name, dtype, rank, sizes and the raw bytes (host order). Model tensors are "model.<name>",
+// optimizer state "optim.<key>", and "epoch" the epochs completed.
+void save_checkpoint(const std::string& path, const nn::Module& model, const locus::optim::Optimizer& opt,
+                     int64_t epoch) {
+  std::vector<std::pair<std::string, locus::Tensor>> items;
+  for (const auto& p : model.named_parameters()) items.emplace_back("model." + p.key(), p.value());
+  for (const auto& b : model.named_buffers()) items.emplace_back("model." + b.key(), b.value());
+  for (const auto& s : opt.state_dict()) items.emplace_back("optim." + s.key(), s.value());
+  items.emplace_back("epoch", locus::tensor(epoch));
+  std::string tmp = path + ".tmp";
+  std::ofstream f(tmp, std::ios::binary);
+  if (!f) throw locus::CheckpointError("[locus-train] cannot write " + tmp + ": " + std::strerror(errno) + ".");
+  f << "LOCUSTRAIN1\n" << items.size() << "\n";
+  for (auto& [name, t] : items) {
+    locus::Tensor c = t.detach().cpu().contiguous();
+    f << name << "\n" << static_cast<int>(c.scalar_type()) << " " << c.dim();
+    for (int64_t s : c.sizes()) f << " " << s;
+    f << "\n";
+    f.write(static_cast<const char*>(c.data_ptr()), static_cast<std::streamsize>(c.nbytes()));
+  }
+  f.close();
+  if (!f || std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw locus::CheckpointError("[locus-train] writing " + path + " failed: " + std::strerror(errno) + ".");
+}
+
+int64_t load_checkpoint(const std::string& path, nn::Module& model, locus::optim::Optimizer& opt) {
+  auto bad = [&](const std::string& what) {
+    return locus::CheckpointError("[locus-train] " + path + ": " + what);
+  };
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw bad(std::string("cannot open: ") + std::strerror(errno) + ".");
+  std::string magic;
+  size_t n = 0;
+  if (!std::getline(f, magic) || magic != "LOCUSTRAIN1" || !(f >> n)) throw bad("not a locus-train checkpoint.");
+  f.ignore(1);
+  auto params = model.named_parameters();
+  auto buffers = model.named_buffers();
+  locus::OrderedDict<std::string, locus::Tensor> optim_state;
+  int64_t epoch = -1;
+  size_t loaded = 0;
+  for (size_t i = 0; i < n; ++i) {
+    std::string name, line;
+    int dtype = 0;
+    int64_t dim = 0;
+    if (!std::getline(f, name) || !std::getline(f, line)) throw bad("truncated.");
+    std::istringstream hs(line);
+    std::vector<int64_t> sizes;
+    if (!(hs >> dtype >> dim) || dim < 0 || dim > 8) throw bad("corrupt header of '" + name + "'.");
+    for (int64_t d = 0; d < dim; ++d) {
+      int64_t s = -1;
+      if (!(hs >> s) || s < 0) throw bad("corrupt shape of '" + name + "'.");
+      sizes.push_back(s);
+    }
+    locus::Tensor t = locus::empty(sizes, static_cast<locus::ScalarType>(dtype));
+    if (!f.read(static_cast<char*>(t.data_ptr()), static_cast<std::streamsize>(t.nbytes()))) throw bad("truncated.");
+    if (name == "epoch") {
+      epoch = t.item<int64_t>();
+    } else if (name.rfind("optim.", 0) == 0) {
+      optim_state.insert(name.substr(6), t);
+    } else if (name.rfind("model.", 0) == 0) {
+      std::string key = name.substr(6);
+      locus::Tensor* dst = params.find(key);
+      if (!dst) dst = buffers.find(key);
+      if (!dst) throw bad("holds '" + key + "', which this model does not have (a checkpoint of another --model?).");
+      if (dst->sizes() != t.sizes())
+        throw bad("'" + key + "' has another shape than this model's (a checkpoint of another --model?).");
+      locus::NoGradGuard no_grad;
+      dst->copy_(t);
+      ++loaded;
+    }
+  }
+  if (epoch < 0 || loaded != params.size() + buffers.size())
+    throw bad("incomplete: " + std::to_string(loaded) + " of " + std::to_string(params.size() + buffers.size()) +
+              " model tensors.");
+  opt.load_state_dict(optim_state);
+  return epoch;
+}
+
+// ---- output ----------------------------------------------------------------------------------
+std::string mib(int64_t bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return b;
+}
+
+std::string seconds(double s) {
+  char b[32];
+  if (s >= 60)
+    std::snprintf(b, sizeof b, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  else
+    std::snprintf(b, sizeof b, "%.1fs", s);
+  return b;
+}
+
+class Progress {
+ public:
+  Progress(int64_t epoch, int64_t epochs, int64_t total)
+      : epoch_(epoch), epochs_(epochs), total_(total), tty_(isatty(STDOUT_FILENO) != 0), start_(Clock::now()),
+        last_(start_) {}
+  /// Called after each batch; `loss` is read (a device sync) only when a line is shown.
+  template <typename LossFn>
+  void update(int64_t done, int64_t samples, LossFn loss, bool last) {
+    auto now = Clock::now();
+    double since = std::chrono::duration<double>(now - last_).count();
+    if (!last && since < (tty_ ? 0.25 : 5.0)) return;
+    last_ = now;
+    double el = std::chrono::duration<double>(now - start_).count();
+    double rate = el > 0 ? samples / el : 0;
+    double eta = done > 0 ? el * static_cast<double>(total_ - done) / static_cast<double>(done) : 0;
+    char line[256];
+    if (tty_) {
+      const int w = 30;
+      int fill = static_cast<int>(w * done / std::max<int64_t>(total_, 1));
+      std::string bar = std::string(fill, '#') + std::string(w - fill, '.');
+      std::snprintf(line, sizeof line, "\repoch %lld/%lld [%s] %lld/%lld loss %.4f %.0f samples/s ETA %s  ",
+                    (long long)epoch_, (long long)epochs_, bar.c_str(), (long long)done, (long long)total_, loss(),
+                    rate, seconds(eta).c_str());
+      std::cout << line << (last ? "\n" : "") << std::flush;
+    } else if (!last) {
+      std::snprintf(line, sizeof line, "epoch %lld/%lld: %lld/%lld batches, loss %.4f, %.0f samples/s, ETA %s",
+                    (long long)epoch_, (long long)epochs_, (long long)done, (long long)total_, loss(), rate,
+                    seconds(eta).c_str());
+      std::cout << line << std::endl;
+    }
+  }
+
+ private:
+  int64_t epoch_, epochs_, total_;
+  bool tty_;
+  Clock::time_point start_, last_;
+};
+
+/// Loss per logged step (x in epochs) and accuracy per epoch, as two panels of one SVG.
+void write_svg(const std::string& path, const std::vector<std::pair<double, double>>& loss,
+               const std::vector<std::pair<double, double>>& acc, const std::string& title) {
+  std::ofstream f(path);
+  if (!f) throw locus::Error("[locus-train] cannot write " + path + ": " + std::strerror(errno) + ".");
+  const double W = 420, H = 300, L = 60, T = 40, PW = 330, PH = 210;
+  f << "<svg xmlns='http://www.w3.org/2000/svg' width='" << 2 * W << "' height='" << H
+    << "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n"
+    << "<text x='" << W << "' y='18' text-anchor='middle' font-size='14'>" << title << "</text>\n";
+  auto panel = [&](double ox, const std::vector<std::pair<double, double>>& pts, const char* name, const char* color,
+                   bool percent) {
+    double xmax = 1, ymin = 1e30, ymax = -1e30;
+    for (auto& [x, y] : pts) xmax = std::max(xmax, x), ymin = std::min(ymin, y), ymax = std::max(ymax, y);
+    if (pts.empty()) ymin = 0, ymax = 1;
+    double pad = std::max((ymax - ymin) * 0.1, 1e-3);
+    ymin -= pad, ymax += pad;
+    auto X = [&](double x) { return ox + L + PW * x / xmax; };
+    auto Y = [&](double y) { return T + PH - PH * (y - ymin) / (ymax - ymin); };
+    f << "<rect x='" << ox + L << "' y='" << T << "' width='" << PW << "' height='" << PH
+      << "' fill='none' stroke='#888'/>\n";
+    f << "<text x='" << ox + L + PW / 2 << "' y='" << T - 8 << "' text-anchor='middle'>" << name << "</text>\n";
+    f << "<text x='" << ox + L + PW / 2 << "' y='" << T + PH + 32 << "' text-anchor='middle'>epoch</text>\n";
+    for (int i = 0; i <= 4; ++i) {
+      double y = ymin + (ymax - ymin) * i / 4, x = xmax * i / 4;
+      char b[32];
+      std::snprintf(b, sizeof b, percent ? "%.1f%%" : "%.3f", y);
+      f << "<text x='" << ox + L - 4 << "' y='" << Y(y) + 4 << "' text-anchor='end'>" << b << "</text>\n";
+      std::snprintf(b, sizeof b, "%.2g", x);
+      f << "<text x='" << X(x) << "' y='" << T + PH + 16 << "' text-anchor='middle'>" << b << "</text>\n";
+    }
+    f << "<polyline fill='none' stroke='" << color << "' stroke-width='2' points='";
+    for (auto& [x, y] : pts) f << X(x) << "," << Y(y) << " ";
+    f << "'/>\n";
+    for (auto& [x, y] : pts)
+      if (pts.size() < 40) f << "<circle cx='" << X(x) << "' cy='" << Y(y) << "' r='3' fill='" << color << "'/>\n";
+  };
+  panel(0, loss, "train loss", "#1f77b4", false);
+  panel(W, acc, "test accuracy", "#d62728", true);
+  f << "</svg>\n";
+}
+
+// ---- training ----------------------------------------------------------------------------------
+int run(const Args& a) {
+  locus::Device device = a.device == "auto" ? locus::best_device() : locus::Device(a.device);
+  if (a.device == "auto") {
+    std::cout << "device: " << device.str() << " (chosen by best_device(): cuda, then an OpenCL GPU, then any "
+              << "OpenCL device, then cpu)\n"
+              << locus::best_device_report();
+  } else {
+    std::cout << "device: " << device.str() << " (--device)\n";
+  }
+  if (!device.is_cpu() && !locus::is_available(device.type()))
+    throw locus::NotAvailableError("[locus-train] " + device.str() + " is not available here; see locus-info.");
+  bool pin = a.pin_memory;
+  if (pin && device.is_cpu()) {
+    std::cout << "note: --pin-memory has no effect on cpu\n";
+    pin = false;
+  }
+
+  locus::manual_seed(a.seed);
+  auto load_start = Clock::now();
+  data::datasets::MNIST train_set(a.data, data::datasets::MNIST::Mode::kTrain);
+  data::datasets::MNIST test_set(a.data, data::datasets::MNIST::Mode::kTest);
+  // Fashion-MNIST's training-set pixel mean and standard deviation.
+  std::vector<double> mean = {a.normalize ? 0.2860 : 0.0}, stddev = {a.normalize ? 0.3530 : 1.0};
+  auto train_loader = data::make_data_loader(
+      train_set.map(data::transforms::Normalize<>(mean, stddev)).map(data::transforms::Stack<>()),
+      data::DataLoaderOptions()
+          .batch_size(static_cast<size_t>(a.batch_size))
+          .workers(static_cast<size_t>(a.workers))
+          .pin_memory(pin)
+          .seed(a.seed));
+  auto test_loader = data::make_data_loader<data::samplers::SequentialSampler>(
+      test_set.map(data::transforms::Normalize<>(mean, stddev)).map(data::transforms::Stack<>()),
+      data::DataLoaderOptions().batch_size(1000).workers(static_cast<size_t>(a.workers)).pin_memory(pin));
+  std::cout << "data: Fashion-MNIST from " << a.data << ", " << *train_set.size() << " train and "
+            << *test_set.size() << " test images (read in "
+            << seconds(std::chrono::duration<double>(Clock::now() - load_start).count()) << ")"
+            << (a.normalize ? ", normalised" : ", in [0, 1]") << "\n";
+
+  nn::Sequential model = make_model(a.model);
+  model->to(device);
+  int64_t nparams = 0;
+  for (const auto& p : model->parameters()) nparams += p.numel();
+  locus::optim::Adam optimizer(model->parameters(), locus::optim::AdamOptions(a.lr));
+  std::unique_ptr<locus::optim::CosineAnnealingLR> scheduler;
+  if (a.scheduler == "cosine")
+    scheduler = std::make_unique<locus::optim::CosineAnnealingLR>(optimizer, static_cast<unsigned>(a.epochs));
+  int64_t first_epoch = 1;
+  if (!a.resume.empty()) {
+    first_epoch = load_checkpoint(a.resume, *model, optimizer) + 1;
+    for (int64_t e = 1; e < first_epoch && scheduler; ++e) scheduler->step();
+    std::cout << "resumed from " << a.resume << " after epoch " << first_epoch - 1 << "\n";
+  }
+  std::cout << "model: " << a.model << ", " << nparams << " parameters; Adam lr " << a.lr << ", batch size "
+            << a.batch_size << ", " << a.epochs << " epoch(s)" << (scheduler ? ", cosine schedule" : "") << ", "
+            << a.workers << " loader worker(s)" << (pin ? ", pinned memory" : "") << "\n";
+
+  std::vector<std::pair<double, double>> loss_curve, acc_curve;
+  double best = 0, total_time = 0, last_acc = 0;
+  for (int64_t epoch = first_epoch; epoch <= a.epochs; ++epoch) {
+    locus::reset_peak_memory_stats(device);
+    auto t0 = Clock::now();
+    model->train();
+    int64_t batches = static_cast<int64_t>((*train_set.size() + a.batch_size - 1) / a.batch_size);
+    if (a.limit > 0) batches = std::min(batches, a.limit);
+    Progress progress(epoch, a.epochs, batches);
+    locus::Tensor loss_sum = locus::zeros({}, device), window_sum = locus::zeros({}, device);
+    int64_t done = 0, samples = 0, window = 0;
+    for (auto& batch : data::DevicePrefetcher(*train_loader, device)) {
+      optimizer.zero_grad();
+      locus::Tensor out = model->forward(batch.data);
+      locus::Tensor loss = nn::functional::cross_entropy(out, batch.target);
+      loss.backward();
+      optimizer.step();
+      {
+        locus::NoGradGuard no_grad;
+        loss_sum.add_(loss.detach());
+        window_sum.add_(loss.detach());
+      }
+      ++done, ++window;
+      samples += batch.data.size(0);
+      progress.update(done, samples, [&] {
+        double l = window_sum.item<float>() / static_cast<double>(window);
+        loss_curve.emplace_back(static_cast<double>(epoch - 1) + static_cast<double>(done) / batches, l);
+        window_sum.zero_(), window = 0;
+        return l;
+      }, done == batches);
+      if (done == batches) break;
+    }
+    double train_loss = loss_sum.item<float>() / static_cast<double>(std::max<int64_t>(done, 1));
+    if (scheduler) scheduler->step();
+    double train_time = std::chrono::duration<double>(Clock::now() - t0).count();
+
+    // evaluation
+    model->eval();
+    locus::NoGradGuard no_grad;
+    locus::Tensor correct = locus::zeros({}, locus::TensorOptions(device).dtype(locus::kLong));
+    int64_t seen = 0, eval_batches = 0;
+    for (auto& batch : data::DevicePrefetcher(*test_loader, device)) {
+      correct.add_(model->forward(batch.data).argmax(1).eq(batch.target).sum());
+      seen += batch.data.size(0);
+      if (a.limit > 0 && ++eval_batches >= a.limit) break;
+    }
+    last_acc = 100.0 * static_cast<double>(correct.item<int64_t>()) / static_cast<double>(seen);
+    best = std::max(best, last_acc);
+    double epoch_time = std::chrono::duration<double>(Clock::now() - t0).count();
+    total_time += epoch_time;
+    acc_curve.emplace_back(static_cast<double>(epoch), last_acc);
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "epoch %lld/%lld: train loss %.4f, test accuracy %.2f%%, time %.2fs (train %.2fs, %.0f samples/s), "
+                  "peak memory on %s: %s allocated, %s reserved",
+                  (long long)epoch, (long long)a.epochs, train_loss, last_acc, epoch_time, train_time,
+                  samples / train_time, device.str().c_str(), mib(locus::max_memory_allocated(device)).c_str(),
+                  mib(locus::max_memory_reserved(device)).c_str());
+    std::cout << line << std::endl;
+    if (!a.save.empty()) save_checkpoint(a.save, *model, optimizer, epoch);
+  }
+  std::printf("summary: %s on %s, final test accuracy %.2f%% (best %.2f%%), %s in all\n", a.model.c_str(),
+              device.str().c_str(), last_acc, best, seconds(total_time).c_str());
+  if (!a.save.empty()) std::printf("checkpoint: %s\n", a.save.c_str());
+  if (!a.plot.empty()) {
+    write_svg(a.plot, loss_curve, acc_curve, "locus-train " + a.model + " on " + device.str());
+    std::printf("plot: %s\n", a.plot.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args = parse(argc, argv);
+  try {
+    return run(args);
+  } catch (const locus::OutOfMemoryError& e) {
+    std::cout << std::endl;
+    std::cerr << "locus-train: out of memory at batch size " << args.batch_size << ": " << e.what()
+              << "\nTry a smaller batch, e.g. --batch-size " << std::max<int64_t>(1, args.batch_size / 2) << ".\n";
+    return 3;
+  } catch (const locus::Error& e) {
+    std::cout << std::endl;
+    std::cerr << "locus-train: " << e.what() << "\n";
+    return 1;
+  }
+}
