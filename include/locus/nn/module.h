@@ -70,6 +70,16 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<std::shared_ptr<Module>> children() const;
   OrderedDict<std::string, std::shared_ptr<Module>> named_children() const;
 
+  // ---- state dicts (src/nn/state_dict.cpp) ------------------------------------------------
+  /// Parameters and buffers by libtorch name in PyTorch's order (a module's own parameters, its
+  /// own buffers, then each child's), detached and sharing storage with the module.
+  OrderedDict<std::string, Tensor> state_dict() const;
+  /// Copies each tensor of `state_dict` into the parameter or buffer of that name (across
+  /// devices and dtypes; the module stays where it is). Everything is checked before anything is
+  /// copied: missing keys (strict), unexpected keys (strict) and shape mismatches (always) throw
+  /// one CheckpointError listing all of them by name.
+  void load_state_dict(const OrderedDict<std::string, Tensor>& state_dict, bool strict = true);
+
   // ---- modes -----------------------------------------------------------------------------
   virtual void train(bool on = true);
   void eval() { train(false); }

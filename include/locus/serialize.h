@@ -1,0 +1,122 @@
+#pragma once
+// Checkpoints: saving and loading state dicts, as torch.save / torch.load and safetensors.
+//
+//   locus::save(model, "model.safetensors", {{"epoch", "3"}});    // any module or StateDict
+//   locus::load(model, "model.safetensors");                      // into the module, strict
+//   auto sd = locus::load("model.pt", "cpu");                     // map_location as torch.load
+//   auto sd = locus::load("model.pt", {{"cuda:0", "opencl:0"}});
+//
+// Formats are recognised by content, not by name: safetensors (read and written), PyTorch's zip
+// checkpoints from torch.save (read), NumPy .npy (one tensor named "array"; locus/npy.h writes).
+// Files are mapped (mmap) and every offset, size and shape is checked before anything is
+// allocated; a bad file is a CheckpointError "[format] file: what is wrong".
+//
+// Devices: a tensor loads where it was saved (torch.load's rule; safetensors written by locus
+// record the device in the metadata key "locus.devices", other safetensors files are cpu) unless
+// map_location says otherwise. Every target device is checked before the first allocation; a
+// checkpoint saved on a device this machine lacks fails naming that device and map_location.
+// Each storage is copied from the mapped file to its device through a small reused pinned
+// staging buffer: the checkpoint is never copied whole into host memory.
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "locus/device.h"
+#include "locus/nn/module.h"
+#include "locus/tensor.h"
+
+namespace locus {
+
+/// Parameters and buffers by name ("fc1.weight"), as Module::state_dict returns them.
+using StateDict = OrderedDict<std::string, Tensor>;
+/// safetensors "__metadata__": string keys and values.
+using Metadata = std::map<std::string, std::string>;
+
+/// torch.load's map_location: nothing (where it was saved), a device ("cpu", Device(kOpenCL, 0)),
+/// a mapping of saved locations ({{"cuda:0", "cpu"}}; locations it lacks stay), or a function
+/// given each storage (a cpu tensor viewing the file) and its saved location.
+class MapLocation {
+ public:
+  using Function = std::function<Device(const Tensor& storage, const std::string& saved_location)>;
+  MapLocation() = default;
+  MapLocation(Device device);
+  MapLocation(const char* device) : MapLocation(Device(device)) {}
+  MapLocation(const std::string& device) : MapLocation(Device(device)) {}
+  MapLocation(std::map<std::string, std::string> mapping);
+  MapLocation(std::initializer_list<std::pair<const std::string, std::string>> mapping)
+      : MapLocation(std::map<std::string, std::string>(mapping)) {}
+  MapLocation(Function function);
+
+  /// True when nothing was given (tensors go where they were saved).
+  bool empty() const noexcept { return kind_ == Kind::None; }
+  /// The device for a storage saved at `saved_location`; `storage` is only read by a function.
+  /// `*mapped` tells whether map_location changed anything.
+  Device target(const std::string& saved_location, const std::function<Tensor()>& storage, bool* mapped) const;
+
+ private:
+  enum class Kind { None, Device, Mapping, Function } kind_ = Kind::None;
+  Device device_ = Device(kCPU);
+  std::map<std::string, std::string> mapping_;
+  Function function_;
+};
+
+/// One tensor that load() placed.
+struct LoadRecord {
+  std::string name;
+  std::string saved_location;  // as the file says: "cpu", "cuda:0", "opencl:1"
+  Device target = Device(kCPU);
+  int64_t bytes = 0;           // the tensor's bytes
+};
+struct LoadReport {
+  std::vector<LoadRecord> records;
+  /// One line per tensor: "fc.weight  cuda:0 -> cpu  4096 bytes", then a total.
+  std::string str() const;
+};
+
+/// Loads every tensor of a checkpoint (safetensors, .pt/.pth, .npy) as torch.load does.
+StateDict load(const std::string& path, const MapLocation& map_location = {}, LoadReport* report = nullptr);
+/// Loads a checkpoint into `module` (Module::load_state_dict; the module stays on its device).
+void load(nn::Module& module, const std::string& path, const MapLocation& map_location = {}, bool strict = true);
+template <typename M>
+void load(const nn::ModuleHolder<M>& module, const std::string& path, const MapLocation& map_location = {}, bool strict = true) {
+  load(static_cast<nn::Module&>(*module.ptr()), path, map_location, strict);
+}
+template <typename M, typename = std::enable_if_t<std::is_base_of_v<nn::Module, M>>>
+void load(const std::shared_ptr<M>& module, const std::string& path, const MapLocation& map_location = {}, bool strict = true) {
+  load(static_cast<nn::Module&>(*module), path, map_location, strict);
+}
+
+/// Writes `dict` as safetensors, atomically (temporary file, fsync, rename), streaming one tensor
+/// at a time. Tensors on any device, of any layout; each tensor's device is kept in the metadata
+/// ("locus.devices", only when some tensor is not on cpu). Writing .pt/.pth is not supported.
+void save(const StateDict& dict, const std::string& path, const Metadata& metadata = {});
+void save(const nn::Module& module, const std::string& path, const Metadata& metadata = {});
+template <typename M>
+void save(const nn::ModuleHolder<M>& module, const std::string& path, const Metadata& metadata = {}) {
+  save(static_cast<const nn::Module&>(*module.ptr()), path, metadata);
+}
+template <typename M, typename = std::enable_if_t<std::is_base_of_v<nn::Module, M>>>
+void save(const std::shared_ptr<M>& module, const std::string& path, const Metadata& metadata = {}) {
+  save(static_cast<const nn::Module&>(*module), path, metadata);
+}
+
+/// What a checkpoint holds, read from its header without loading any tensor.
+struct TensorInfo {
+  std::string name;
+  ScalarType dtype = kFloat;
+  std::vector<int64_t> sizes;
+  std::string saved_location;
+  int64_t bytes = 0;
+};
+struct CheckpointInfo {
+  std::string format;  // "safetensors", "pytorch", "npy"
+  std::vector<TensorInfo> tensors;
+  std::vector<std::pair<std::string, std::string>> metadata;
+};
+CheckpointInfo inspect(const std::string& path);
+
+}  // namespace locus

@@ -1,0 +1,63 @@
+#pragma once
+// What a checkpoint parser produces: where every storage lies in the mapped file and how every
+// tensor views a storage, checked against the file's bounds, with nothing allocated. Parsers
+// (safetensors.cpp, torch_pt.cpp, npy.cpp) depend only on this header, the error types and
+// dtypes, so the fuzzers build them alone; serialize.cpp turns a Catalog into tensors.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/file.h"
+#include "locus/dtype.h"
+
+namespace locus::io {
+
+struct StorageEntry {
+  const uint8_t* data = nullptr;  // inside the mapped file
+  uint64_t nbytes = 0;            // a multiple of element_size(dtype)
+  ScalarType dtype = kFloat;
+  std::string location = "cpu";   // where it was saved, as torch writes it ("cpu", "cuda:0")
+  bool big_endian = false;        // .npy '>' arrays: swapped when loaded
+};
+
+struct TensorEntry {
+  std::string name;
+  ScalarType dtype = kFloat;
+  std::vector<int64_t> sizes, strides;  // strides in elements, non-negative
+  int64_t offset = 0;                   // in elements, into the storage
+  size_t storage = 0;                   // index into Catalog::storages
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t s : sizes) n *= s;
+    return n;
+  }
+};
+
+struct Catalog {
+  std::string format;  // "safetensors", "pytorch", "npy"
+  std::shared_ptr<MappedFile> file;
+  std::vector<StorageEntry> storages;
+  std::vector<TensorEntry> tensors;
+  std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+/// Throws CheckpointError "[<format>] <file>: <what>".
+[[noreturn]] void fail(const Catalog& c, const std::string& what);
+
+/// Checks that `t` (sizes, strides, offset) stays inside its storage and that the element count
+/// does not overflow; throws naming the tensor otherwise.
+void check_view(const Catalog& c, const TensorEntry& t);
+
+Catalog parse_safetensors(std::shared_ptr<MappedFile> file);
+Catalog parse_pytorch(std::shared_ptr<MappedFile> file);
+Catalog parse_npy(std::shared_ptr<MappedFile> file);
+/// Picks the parser from the first bytes (zip: pytorch, \x93NUMPY: npy, else safetensors).
+Catalog parse_any(std::shared_ptr<MappedFile> file);
+
+/// safetensors dtype strings ("F32", "BF16", ...); nullptr / false for ones locus lacks.
+const char* safetensors_dtype(ScalarType t);
+bool safetensors_dtype(const std::string& s, ScalarType* out);
+
+}  // namespace locus::io

@@ -1,0 +1,340 @@
+#include "io/pickle.h"
+
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+
+namespace locus::io {
+namespace {
+
+constexpr int kMaxDepth = 32;
+constexpr size_t kMaxStack = 1 << 20;
+constexpr size_t kMaxMemo = 1 << 20;
+
+const char* kAllowed =
+    "collections.OrderedDict, torch._utils._rebuild_tensor_v2, torch._utils._rebuild_parameter and the "
+    "torch.<Type>Storage classes";
+
+bool storage_dtype(const std::string& g, ScalarType* t) {
+  static const std::pair<const char*, ScalarType> table[] = {
+      {"torch.FloatStorage", kFloat},   {"torch.DoubleStorage", kDouble}, {"torch.HalfStorage", kHalf},
+      {"torch.BFloat16Storage", kBFloat16}, {"torch.LongStorage", kLong}, {"torch.IntStorage", kInt},
+      {"torch.ByteStorage", kByte},     {"torch.BoolStorage", kBool}};
+  for (const auto& [n, d] : table)
+    if (g == n) {
+      *t = d;
+      return true;
+    }
+  return false;
+}
+
+class Unpickler {
+ public:
+  Unpickler(const uint8_t* d, size_t n, const std::function<void(const std::string&)>& fail) : d_(d), n_(n), fail_(fail) {}
+
+  PyRef run() {
+    for (;;) {
+      if (p_ >= n_) bad("the pickle ends without a STOP opcode (truncated).");
+      const size_t at = p_;
+      const uint8_t op = d_[p_++];
+      switch (op) {
+        case 0x80: take(1); break;                        // PROTO
+        case 0x95: take(8); break;                        // FRAME (framing is advisory)
+        case '.':                                         // STOP
+          if (stack_.size() != 1 || !marks_.empty()) bad("STOP with " + std::to_string(stack_.size()) + " values on the stack.");
+          return stack_.back();
+        case '(': if (marks_.size() >= kMaxStack) bad("too many marks."); marks_.push_back(stack_.size()); break;
+        case 'N': push(make(PyValue::Kind::None)); break;
+        case 0x88: case 0x89: {
+          PyRef v = make(PyValue::Kind::Bool);
+          v->i = op == 0x88;
+          push(v);
+          break;
+        }
+        case 'J': push_int(static_cast<int32_t>(uint32_t(le(take(4), 4)))); break;
+        case 'K': push_int(le(take(1), 1)); break;
+        case 'M': push_int(le(take(2), 2)); break;
+        case 0x8a: {  // LONG1: little-endian two's complement of n bytes
+          size_t len = le(take(1), 1);
+          if (len > 8) bad("an integer of " + std::to_string(len) + " bytes does not fit in 64 bits.");
+          const uint8_t* b = take(len);
+          uint64_t v = le(b, len);
+          if (len > 0 && len < 8 && (b[len - 1] & 0x80)) v |= ~uint64_t(0) << (8 * len);
+          push_int(static_cast<int64_t>(v));
+          break;
+        }
+        case 'G': {  // BINFLOAT, big-endian
+          const uint8_t* b = take(8);
+          uint64_t bits = 0;
+          for (int i = 0; i < 8; ++i) bits = (bits << 8) | b[i];
+          PyRef v = make(PyValue::Kind::Float);
+          std::memcpy(&v->f, &bits, 8);
+          push(v);
+          break;
+        }
+        case 'X': push_str(PyValue::Kind::Str, le(take(4), 4)); break;
+        case 0x8c: push_str(PyValue::Kind::Str, le(take(1), 1)); break;
+        case 0x8d: push_str(PyValue::Kind::Str, le(take(8), 8)); break;
+        case 'U': push_str(PyValue::Kind::Str, le(take(1), 1)); break;
+        case 'T': push_str(PyValue::Kind::Str, le(take(4), 4)); break;
+        case 'B': push_str(PyValue::Kind::Bytes, le(take(4), 4)); break;
+        case 'C': push_str(PyValue::Kind::Bytes, le(take(1), 1)); break;
+        case ')': push(make(PyValue::Kind::Tuple)); break;
+        case ']': push(make(PyValue::Kind::List)); break;
+        case '}': push(make(PyValue::Kind::Dict)); break;
+        case 0x85: case 0x86: case 0x87: push(tuple_of(pop_n(op - 0x84))); break;
+        case 't': push(tuple_of(pop_mark())); break;
+        case 'l': {
+          PyRef v = make(PyValue::Kind::List);
+          for (auto& x : pop_mark()) add(v, x);
+          push(v);
+          break;
+        }
+        case 'd': {
+          PyRef v = make(PyValue::Kind::Dict);
+          auto xs = pop_mark();
+          if (xs.size() % 2) bad("DICT with an odd number of items.");
+          for (auto& x : xs) add(v, x);
+          push(v);
+          break;
+        }
+        case 'a': {
+          PyRef x = pop();
+          add(top(PyValue::Kind::List, "APPEND"), x);
+          break;
+        }
+        case 'e': {
+          auto xs = pop_mark();
+          PyRef l = top(PyValue::Kind::List, "APPENDS");
+          for (auto& x : xs) add(l, x);
+          break;
+        }
+        case 's': {
+          PyRef v = pop(), k = pop();
+          PyRef dct = top(PyValue::Kind::Dict, "SETITEM");
+          add(dct, k);
+          add(dct, v);
+          break;
+        }
+        case 'u': {
+          auto xs = pop_mark();
+          if (xs.size() % 2) bad("SETITEMS with an odd number of items.");
+          PyRef dct = top(PyValue::Kind::Dict, "SETITEMS");
+          for (auto& x : xs) add(dct, x);
+          break;
+        }
+        case 'q': memo_put(le(take(1), 1)); break;
+        case 'r': memo_put(le(take(4), 4)); break;
+        case 0x94: memo_put(memo_.size()); break;
+        case 'h': memo_get(le(take(1), 1)); break;
+        case 'j': memo_get(le(take(4), 4)); break;
+        case '0': pop(); break;
+        case '1': pop_mark(); break;
+        case '2': push(peek()); break;
+        case 'c': {
+          std::string module = line(), name = line();
+          push(global(module + "." + name));
+          break;
+        }
+        case 0x93: {
+          PyRef name = pop(), module = pop();
+          if (name->kind != PyValue::Kind::Str || module->kind != PyValue::Kind::Str) bad("STACK_GLOBAL needs two strings.");
+          push(global(module->s + "." + name->s));
+          break;
+        }
+        case 'Q': push(persistent(pop())); break;
+        case 'R': {
+          PyRef args = pop(), fn = pop();
+          push(reduce(fn, args));
+          break;
+        }
+        case 'b': {  // BUILD: only an OrderedDict's attribute dict (state_dict._metadata), dropped
+          PyRef state = pop();
+          PyRef obj = peek();
+          if (obj->kind != PyValue::Kind::Dict || (state->kind != PyValue::Kind::Dict && state->kind != PyValue::Kind::None))
+            bad("BUILD is only allowed to set an OrderedDict's attributes.");
+          break;
+        }
+        default: {
+          char buf[96];
+          std::snprintf(buf, sizeof buf, "opcode 0x%02x%s%c%s at byte %zu", op, op >= 0x20 && op < 0x7f ? " ('" : "",
+                        op >= 0x20 && op < 0x7f ? char(op) : ' ', op >= 0x20 && op < 0x7f ? "')" : "", at);
+          bad(std::string("the pickle uses ") + buf + ", which a tensor state dict never needs; it is rejected (locus never runs pickled code).");
+        }
+      }
+    }
+  }
+
+ private:
+  [[noreturn]] void bad(const std::string& what) {
+    fail_("data.pkl: " + what);
+    throw 0;  // fail_ always throws
+  }
+  const uint8_t* take(size_t k) {
+    if (k > n_ - p_) bad("the pickle is truncated (an opcode needs " + std::to_string(k) + " more bytes).");
+    const uint8_t* b = d_ + p_;
+    p_ += k;
+    return b;
+  }
+  static uint64_t le(const uint8_t* b, size_t k) {
+    uint64_t v = 0;
+    for (size_t i = k; i-- > 0;) v = (v << 8) | b[i];
+    return v;
+  }
+  std::string line() {
+    const void* nl = std::memchr(d_ + p_, '\n', n_ - p_);
+    if (nl == nullptr) bad("GLOBAL without a newline (truncated).");
+    size_t len = static_cast<const uint8_t*>(nl) - (d_ + p_);
+    std::string s(reinterpret_cast<const char*>(d_ + p_), len);
+    p_ += len + 1;
+    return s;
+  }
+  PyRef make(PyValue::Kind k) {
+    auto v = std::make_shared<PyValue>();
+    v->kind = k;
+    return v;
+  }
+  void push(PyRef v) {
+    if (stack_.size() >= kMaxStack) bad("the stack grows past " + std::to_string(kMaxStack) + " values.");
+    stack_.push_back(std::move(v));
+  }
+  void push_int(int64_t x) {
+    PyRef v = make(PyValue::Kind::Int);
+    v->i = x;
+    push(v);
+  }
+  void push_str(PyValue::Kind k, uint64_t len) {
+    const uint8_t* b = take(len);
+    PyRef v = make(k);
+    v->s.assign(reinterpret_cast<const char*>(b), len);
+    push(v);
+  }
+  size_t floor() const { return marks_.empty() ? 0 : marks_.back(); }
+  PyRef pop() {
+    if (stack_.size() <= floor()) bad("an opcode pops from an empty stack.");
+    PyRef v = std::move(stack_.back());
+    stack_.pop_back();
+    return v;
+  }
+  PyRef peek() {
+    if (stack_.size() <= floor()) bad("an opcode reads an empty stack.");
+    return stack_.back();
+  }
+  std::vector<PyRef> pop_n(size_t k) {
+    if (stack_.size() < floor() + k) bad("an opcode pops from an empty stack.");
+    std::vector<PyRef> xs(stack_.end() - static_cast<std::ptrdiff_t>(k), stack_.end());
+    stack_.resize(stack_.size() - k);
+    return xs;
+  }
+  std::vector<PyRef> pop_mark() {
+    if (marks_.empty()) bad("an opcode needs a MARK and there is none.");
+    size_t m = marks_.back();
+    marks_.pop_back();
+    std::vector<PyRef> xs(stack_.begin() + static_cast<std::ptrdiff_t>(m), stack_.end());
+    stack_.resize(m);
+    return xs;
+  }
+  PyRef top(PyValue::Kind k, const char* op) {
+    PyRef v = peek();
+    if (v->kind != k) bad(std::string(op) + " applied to a value of the wrong type.");
+    return v;
+  }
+  // Adds x to container c; c must not be inside anything yet (no cycles, no shared mutation).
+  void add(const PyRef& c, const PyRef& x) {
+    if (c->frozen || c == x) bad("a container is modified after it was used (cyclic or shared structure).");
+    x->frozen = true;
+    c->depth = std::max(c->depth, x->depth + 1);
+    if (c->depth > kMaxDepth) bad("values nest deeper than " + std::to_string(kMaxDepth) + " levels.");
+    c->items.push_back(x);
+  }
+  PyRef tuple_of(const std::vector<PyRef>& xs) {
+    PyRef t = make(PyValue::Kind::Tuple);
+    for (const auto& x : xs) add(t, x);
+    return t;
+  }
+  void memo_put(uint64_t k) {
+    if (memo_.size() >= kMaxMemo && !memo_.count(k)) bad("the memo grows past " + std::to_string(kMaxMemo) + " entries.");
+    memo_[k] = peek();
+  }
+  void memo_get(uint64_t k) {
+    auto it = memo_.find(k);
+    if (it == memo_.end()) bad("memo entry " + std::to_string(k) + " is read before it is written.");
+    push(it->second);
+  }
+  PyRef global(const std::string& g) {
+    ScalarType t;
+    if (g != "collections.OrderedDict" && g != "torch._utils._rebuild_tensor_v2" && g != "torch._utils._rebuild_parameter" &&
+        !storage_dtype(g, &t))
+      bad("global '" + g.substr(0, 200) + "' is forbidden: a tensor checkpoint may only refer to " + kAllowed + ".");
+    PyRef v = make(PyValue::Kind::Global);
+    v->s = g;
+    return v;
+  }
+  bool is_int(const PyRef& v) { return v->kind == PyValue::Kind::Int || v->kind == PyValue::Kind::Bool; }
+  std::vector<int64_t> ints(const PyRef& v, const char* what) {
+    if (v->kind != PyValue::Kind::Tuple && v->kind != PyValue::Kind::List) bad(std::string(what) + " is not a tuple of integers.");
+    std::vector<int64_t> out;
+    for (const auto& x : v->items) {
+      if (!is_int(x)) bad(std::string(what) + " is not a tuple of integers.");
+      out.push_back(x->i);
+    }
+    return out;
+  }
+  // ('storage', torch.<T>Storage, key, location, numel)
+  PyRef persistent(const PyRef& pid) {
+    const auto& it = pid->items;
+    if (pid->kind != PyValue::Kind::Tuple || it.size() != 5 || it[0]->kind != PyValue::Kind::Str || it[0]->s != "storage" ||
+        it[1]->kind != PyValue::Kind::Global || it[2]->kind != PyValue::Kind::Str || it[3]->kind != PyValue::Kind::Str ||
+        !is_int(it[4]))
+      bad("a persistent id is not ('storage', <storage type>, key, location, numel).");
+    PyRef s = make(PyValue::Kind::Storage);
+    if (!storage_dtype(it[1]->s, &s->dtype)) bad("'" + it[1]->s + "' is not a storage type.");
+    s->s = it[2]->s;
+    s->location = it[3]->s;
+    s->i = it[4]->i;
+    if (s->i < 0) bad("storage '" + s->s.substr(0, 100) + "' has a negative size.");
+    return s;
+  }
+  PyRef reduce(const PyRef& fn, const PyRef& args) {
+    if (fn->kind != PyValue::Kind::Global) bad("REDUCE calls something that is not an allowed global.");
+    if (args->kind != PyValue::Kind::Tuple) bad("REDUCE arguments are not a tuple.");
+    const auto& a = args->items;
+    if (fn->s == "collections.OrderedDict") {
+      if (!a.empty()) bad("OrderedDict is only rebuilt empty (then filled with SETITEMS).");
+      return make(PyValue::Kind::Dict);
+    }
+    if (fn->s == "torch._utils._rebuild_tensor_v2") {
+      // (storage, storage_offset, size, stride, requires_grad, backward_hooks[, metadata])
+      if (a.size() < 6 || a.size() > 7 || a[0]->kind != PyValue::Kind::Storage || !is_int(a[1]))
+        bad("_rebuild_tensor_v2 needs (storage, offset, size, stride, requires_grad, hooks).");
+      if (a[5]->kind != PyValue::Kind::Dict || !a[5]->items.empty()) bad("a tensor with backward hooks cannot be loaded.");
+      PyRef t = make(PyValue::Kind::Tensor);
+      t->i = a[1]->i;
+      t->sizes = ints(a[2], "a tensor's size");
+      t->strides = ints(a[3], "a tensor's stride");
+      t->dtype = a[0]->dtype;
+      t->items.push_back(a[0]);
+      return t;
+    }
+    if (fn->s == "torch._utils._rebuild_parameter") {
+      if (a.size() != 3 || a[0]->kind != PyValue::Kind::Tensor) bad("_rebuild_parameter needs (tensor, requires_grad, hooks).");
+      return a[0];
+    }
+    bad("'" + fn->s + "' cannot be called.");
+  }
+
+  const uint8_t* d_;
+  size_t n_, p_ = 0;
+  const std::function<void(const std::string&)>& fail_;
+  std::vector<PyRef> stack_;
+  std::vector<size_t> marks_;
+  std::unordered_map<uint64_t, PyRef> memo_;
+};
+
+}  // namespace
+
+PyRef unpickle(const uint8_t* data, size_t size, const std::function<void(const std::string&)>& fail) {
+  return Unpickler(data, size, fail).run();
+}
+
+}  // namespace locus::io

@@ -1,0 +1,38 @@
+#pragma once
+// A restricted unpickler for PyTorch state dicts. It runs no code: it builds plain values and
+// accepts only the opcodes of protocols 2-4 that such a pickle uses and only these globals:
+// collections.OrderedDict, torch._utils._rebuild_tensor_v2, torch._utils._rebuild_parameter and
+// the typed storage classes (torch.FloatStorage, ...). Anything else is a CheckpointError naming
+// the opcode or the global. Hostile input is bounded: nesting at most 32 deep, a container
+// cannot be changed once it is inside another (so no cycles), the memo and stack are capped.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "locus/dtype.h"
+
+namespace locus::io {
+
+struct PyValue;
+using PyRef = std::shared_ptr<PyValue>;
+
+struct PyValue {
+  enum class Kind { None, Bool, Int, Float, Str, Bytes, Tuple, List, Dict, Global, Storage, Tensor };
+  Kind kind = Kind::None;
+  int64_t i = 0;                 // Bool, Int; Storage: numel; Tensor: storage offset
+  double f = 0;                  // Float
+  std::string s;                 // Str, Bytes, Global ("module.name"); Storage: key
+  std::vector<PyRef> items;      // Tuple, List; Dict: key, value, key, value...; Tensor: {storage}
+  ScalarType dtype = kFloat;     // Storage, Tensor
+  std::string location;          // Storage
+  std::vector<int64_t> sizes, strides;  // Tensor
+  int depth = 1;
+  bool frozen = false;           // inside another value: no longer mutable
+};
+
+/// Unpickles `data`. `fail` throws (it prefixes the format and file name).
+PyRef unpickle(const uint8_t* data, size_t size, const std::function<void(const std::string&)>& fail);
+
+}  // namespace locus::io

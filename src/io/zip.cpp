@@ -1,0 +1,93 @@
+#include "io/zip.h"
+
+#include <unordered_set>
+
+namespace locus::io {
+namespace {
+
+uint64_t le(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+}  // namespace
+
+std::vector<ZipEntry> read_zip(const uint8_t* d, uint64_t size, const std::function<void(const std::string&)>& fail) {
+  auto bad = [&](const std::string& what) {
+    fail("the zip archive is malformed: " + what);
+    return std::vector<ZipEntry>();
+  };
+  // End of central directory: 22 bytes plus a comment of up to 65535, at the end of the file.
+  if (size < 22) return bad("it is too short (" + std::to_string(size) + " bytes) to hold a zip directory (truncated?).");
+  uint64_t eocd = UINT64_MAX;
+  for (uint64_t i = size - 22;; --i) {
+    if (le(d + i, 4) == 0x06054b50 && i + 22 + le(d + i + 20, 2) == size) {
+      eocd = i;
+      break;
+    }
+    if (i == 0 || size - i > 22 + 65535) break;
+  }
+  if (eocd == UINT64_MAX) return bad("no end-of-central-directory record (the file is truncated).");
+  uint64_t count = le(d + eocd + 10, 2), cd_size = le(d + eocd + 12, 4), cd_off = le(d + eocd + 16, 4);
+  if (count == 0xFFFF || cd_size == 0xFFFFFFFF || cd_off == 0xFFFFFFFF) {  // zip64
+    if (eocd < 20 || le(d + eocd - 20, 4) != 0x07064b50) return bad("zip64 sizes without a zip64 locator.");
+    uint64_t z = le(d + eocd - 20 + 8, 8);
+    if (z > size || size - z < 56 || le(d + z, 4) != 0x06064b50) return bad("the zip64 directory record is out of range.");
+    count = le(d + z + 32, 8);
+    cd_size = le(d + z + 40, 8);
+    cd_off = le(d + z + 48, 8);
+  }
+  if (cd_off > size || cd_size > size - cd_off) return bad("the central directory lies outside the file.");
+  if (count > cd_size / 46) return bad("the central directory claims " + std::to_string(count) + " entries in " + std::to_string(cd_size) + " bytes.");
+  std::vector<ZipEntry> out;
+  std::unordered_set<std::string> names;
+  uint64_t p = cd_off;
+  const uint64_t end = cd_off + cd_size;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (end - p < 46 || le(d + p, 4) != 0x02014b50) return bad("central directory entry " + std::to_string(i) + " is corrupt.");
+    const uint64_t flags = le(d + p + 8, 2), method = le(d + p + 10, 2);
+    uint64_t csize = le(d + p + 20, 4), usize = le(d + p + 24, 4);
+    const uint64_t nlen = le(d + p + 28, 2), xlen = le(d + p + 30, 2), clen = le(d + p + 32, 2);
+    uint64_t local = le(d + p + 42, 4);
+    if (end - p - 46 < nlen + xlen + clen) return bad("central directory entry " + std::to_string(i) + " runs past the directory.");
+    ZipEntry e;
+    e.name.assign(reinterpret_cast<const char*>(d + p + 46), nlen);
+    // zip64 extra field: the 0xFFFFFFFF fields, in order usize, csize, local.
+    const uint8_t* x = d + p + 46 + nlen;
+    for (uint64_t q = 0; q + 4 <= xlen;) {
+      uint64_t id = le(x + q, 2), len = le(x + q + 2, 2);
+      if (q + 4 + len > xlen) return bad("entry '" + e.name + "' has a malformed extra field.");
+      if (id == 0x0001) {
+        uint64_t r = q + 4;
+        auto take = [&](uint64_t& field) {
+          if (field != 0xFFFFFFFF) return true;
+          if (r + 8 > q + 4 + len) return false;
+          field = le(x + r, 8);
+          r += 8;
+          return true;
+        };
+        if (!take(usize) || !take(csize) || !take(local)) return bad("entry '" + e.name + "' has a short zip64 field.");
+      }
+      q += 4 + len;
+    }
+    if (flags & 1) return bad("entry '" + e.name + "' is encrypted.");
+    if (method != 0)
+      fail("entry '" + e.name + "' is compressed (method " + std::to_string(method) +
+           "); PyTorch checkpoints store entries uncompressed: re-save the file with torch.save.");
+    if (csize != usize) return bad("entry '" + e.name + "' is stored with different compressed and uncompressed sizes.");
+    if (local > size || size - local < 30 || le(d + local, 4) != 0x04034b50)
+      return bad("entry '" + e.name + "' has its local header out of range.");
+    const uint64_t data_off = local + 30 + le(d + local + 26, 2) + le(d + local + 28, 2);
+    if (data_off > size || usize > size - data_off)
+      return bad("entry '" + e.name + "' (" + std::to_string(usize) + " bytes) runs past the end of the file (truncated?).");
+    e.data = d + data_off;
+    e.size = usize;
+    if (!names.insert(e.name).second) return bad("entry '" + e.name + "' appears twice.");
+    out.push_back(std::move(e));
+    p += 46 + nlen + xlen + clen;
+  }
+  return out;
+}
+
+}  // namespace locus::io

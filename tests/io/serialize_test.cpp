@@ -1,0 +1,577 @@
+// Checkpoints: state dicts, safetensors, PyTorch .pt, map_location, .npy, DLPack, corrupt files.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "testing.h"
+
+using namespace locus;
+using namespace std::string_literals;
+
+namespace {
+
+const std::string kFixtures = std::string(LOCUS_SOURCE_DIR) + "/tests/io/fixtures/";
+
+std::string tmp_path(const std::string& name) {
+  std::string dir = std::string(LOCUS_BINARY_DIR) + "/io-test-tmp";
+  ::mkdir(dir.c_str(), 0755);
+  return dir + "/" + std::to_string(::getpid()) + "-" + name;
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+std::string le64(uint64_t v) {
+  std::string s(8, '\0');
+  for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(v >> (8 * i));
+  return s;
+}
+
+// A safetensors file from a header text and a data buffer.
+std::string st_file(const std::string& header, const std::string& data) { return le64(header.size()) + header + data; }
+
+// A zip archive of stored entries (for hand-made .pt files).
+std::string zip_of(const std::vector<std::pair<std::string, std::string>>& entries) {
+  auto u16 = [](uint16_t v) { return std::string{static_cast<char>(v), static_cast<char>(v >> 8)}; };
+  auto u32 = [&](uint32_t v) { return u16(v & 0xffff) + u16(v >> 16); };
+  auto crc32 = [](const std::string& s) {
+    uint32_t c = 0xffffffff;
+    for (unsigned char b : s) {
+      c ^= b;
+      for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xedb88320 & (0u - (c & 1)));
+    }
+    return ~c;
+  };
+  std::string out, cd;
+  for (const auto& [name, data] : entries) {
+    uint32_t off = static_cast<uint32_t>(out.size());
+    std::string common = u16(0) + u16(0) + u16(0) + u16(0) + u32(crc32(data)) + u32(data.size()) + u32(data.size()) +
+                         u16(name.size()) + u16(0);
+    out += u32(0x04034b50) + u16(20) + common + name + data;
+    cd += u32(0x02014b50) + u16(20) + u16(20) + common + u16(0) + u16(0) + u16(0) + u32(0) + u32(off) + name;
+  }
+  uint32_t cd_off = static_cast<uint32_t>(out.size());
+  out += cd + u32(0x06054b50) + u16(0) + u16(0) + u16(entries.size()) + u16(entries.size()) + u32(cd.size()) + u32(cd_off) + u16(0);
+  return out;
+}
+
+// data.pkl for {"w": tensor of 2 floats in storage "0" at `location`} (protocol 2, by hand).
+std::string tiny_pickle(const std::string& global = "torch._utils\n_rebuild_tensor_v2\n", int numel = 2) {
+  std::string p = "\x80\x02" "ccollections\nOrderedDict\n)R("s;
+  p += "X\x01\0\0\0" "w"s;
+  p += "c" + global;
+  p += "((X\x07\0\0\0" "storage" "ctorch\nFloatStorage\n" "X\x01\0\0\0" "0" "X\x03\0\0\0" "cpu" "K"s + std::string(1, char(numel)) + "tQ";
+  p += "K\0" "K\x02\x85" "K\x01\x85" "\x89" "ccollections\nOrderedDict\n)R" "tR" "u."s;
+  return p;
+}
+
+std::string float_bytes(std::vector<float> v) { return std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4); }
+
+Tensor ar(int64_t n, ScalarType dt, double scale = 0.25, double shift = -1.0) {
+  return (arange(n, TensorOptions().dtype(kDouble)) * scale + shift).to(dt);
+}
+
+bool has_opencl() { return device_count(kOpenCL) > 0; }
+
+struct Net : nn::Module {
+  Net() : nn::Module("Net") {
+    fc = register_module("fc", nn::Linear(4, 3));
+    bn = register_module("bn", nn::BatchNorm1d(3));
+  }
+  Tensor forward(const Tensor& x) { return bn->forward(fc->forward(x)); }
+  nn::Linear fc{nullptr};
+  nn::BatchNorm1d bn{nullptr};
+};
+
+void expect_same(const Tensor& a, const Tensor& b, const std::string& what = "") {
+  ASSERT_EQ(a.sizes(), b.sizes()) << what;
+  ASSERT_EQ(a.scalar_type(), b.scalar_type()) << what;
+  EXPECT_TRUE(a.cpu().equal(b.cpu())) << what << "\n" << a << "\n" << b;
+}
+
+std::string run(const std::string& cmd, int* status) {
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int rc = pclose(p);
+  *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return out;
+}
+
+bool have_torch() {
+  int st;
+  run("/usr/bin/python3 -c 'import torch, numpy'", &st);
+  return st == 0;
+}
+
+}  // namespace
+
+// ---- state dicts ----------------------------------------------------------------------------------
+TEST(StateDict, NamesAndOrderAsPyTorch) {
+  Net net;
+  StateDict sd = net.state_dict();
+  std::vector<std::string> keys = sd.keys();
+  std::vector<std::string> want = {"fc.weight", "fc.bias", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var", "bn.num_batches_tracked"};
+  EXPECT_EQ(keys, want);
+  EXPECT_EQ(sd["bn.num_batches_tracked"].scalar_type(), kLong);
+  EXPECT_FALSE(sd["fc.weight"].requires_grad());
+  EXPECT_TRUE(sd["fc.weight"].is_alias_of(net.fc->weight));
+}
+
+TEST(StateDict, LoadCopiesAndChecksEverythingFirst) {
+  Net a, b;
+  { NoGradGuard g; a.fc->weight.copy_(ar(12, kFloat).reshape({3, 4})); }
+  b.load_state_dict(a.state_dict());
+  expect_same(b.fc->weight, a.fc->weight);
+  EXPECT_FALSE(b.fc->weight.is_alias_of(a.fc->weight));
+
+  StateDict sd = a.state_dict();
+  sd.erase("fc.bias");
+  sd.insert("extra", zeros({1}));
+  sd["bn.weight"] = zeros({4});
+  Tensor before = b.bn->bias.clone();
+  sd["bn.bias"] = ones({3});
+  try {
+    b.load_state_dict(sd);
+    ADD_FAILURE() << "expected CheckpointError";
+  } catch (const CheckpointError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("Missing key(s) in state_dict: \"fc.bias\"."), std::string::npos) << m;
+    EXPECT_NE(m.find("Unexpected key(s) in state_dict: \"extra\"."), std::string::npos) << m;
+    EXPECT_NE(m.find("size mismatch for bn.weight: copying a param with shape [4] from checkpoint, the shape in current model is [3]."),
+              std::string::npos) << m;
+  }
+  expect_same(b.bn->bias, before, "nothing copied when a check fails");
+  // strict=false skips missing and unexpected keys, never a size mismatch.
+  EXPECT_THROW_MSG(b.load_state_dict(sd, false), CheckpointError, "size mismatch for bn.weight");
+  sd["bn.weight"] = full({3}, 5.0);
+  b.load_state_dict(sd, false);
+  EXPECT_EQ(values(b.bn->weight), std::vector<double>({5, 5, 5}));
+  EXPECT_EQ(values(b.bn->bias), std::vector<double>({1, 1, 1}));
+}
+
+// ---- safetensors ------------------------------------------------------------------------------------
+TEST(Safetensors, RoundTripEveryDtypeAndLayout) {
+  StateDict sd;
+  sd.insert("f32", ar(6, kFloat).reshape({2, 3}));
+  sd.insert("f64", ar(5, kDouble, 0.1, 0));
+  sd.insert("f16", ar(4, kHalf));
+  sd.insert("bf16", ar(4, kBFloat16));
+  sd.insert("i64", arange(-3, 3, TensorOptions().dtype(kLong)) * (int64_t(1) << 40));
+  sd.insert("i32", arange(-2, 2, TensorOptions().dtype(kInt)));
+  sd.insert("u8", arange(250, 256, TensorOptions().dtype(kByte)));
+  sd.insert("bool", tensor({true, false, true}));
+  sd.insert("scalar", full({}, 2.5));
+  sd.insert("empty", zeros({0, 3}));
+  Tensor base = ar(24, kFloat).reshape({4, 6});
+  sd.insert("transposed", base.t());
+  sd.insert("col", base.select(1, 2));
+  sd.insert("sliced", base.slice(1, 1, 5, 2));
+  const std::string path = tmp_path("all.safetensors");
+  save(sd, path, {{"framework", "locus"}, {"note", "round trip"}});
+  StateDict back = load(path);
+  ASSERT_EQ(back.size(), sd.size());
+  for (const auto& item : sd) expect_same(back[item.key()], item.value(), item.key());
+  EXPECT_TRUE(back["transposed"].is_contiguous());
+  // The published layout: 8-byte LE header length, JSON header padded to 8, offsets tiling the data.
+  std::string raw = read_bytes(path);
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(raw[i]);
+  EXPECT_EQ(n % 8, 0u);
+  EXPECT_EQ(raw[8], '{');
+  std::string header = raw.substr(8, n);
+  EXPECT_NE(header.find("\"__metadata__\":{\"framework\":\"locus\",\"note\":\"round trip\"}"), std::string::npos) << header;
+  EXPECT_NE(header.find("\"bf16\":{\"data_offsets\":["), std::string::npos) << header;
+  EXPECT_NE(header.find("\"dtype\":\"BOOL\""), std::string::npos);
+  EXPECT_EQ(header.find("locus.devices"), std::string::npos) << "cpu tensors record no devices";
+  CheckpointInfo info = inspect(path);
+  EXPECT_EQ(info.format, "safetensors");
+  EXPECT_EQ(info.metadata.size(), 2u);
+}
+
+TEST(Safetensors, AtomicWriteLeavesNoTemporaryAndKeepsOldFileOnError) {
+  const std::string path = tmp_path("atomic.safetensors");
+  save(StateDict(), path);
+  std::string before = read_bytes(path);
+  EXPECT_EQ(before.substr(8), "{}      ");
+  StateDict bad;
+  bad.insert("ok", ones({2}));
+  bad.insert("__metadata__", ones({2}));
+  EXPECT_THROW_MSG(save(bad, path), CheckpointError, "a tensor cannot be named '__metadata__'");
+  EXPECT_EQ(read_bytes(path), before);
+  int st;
+  std::string left = run("ls " + tmp_path("atomic.safetensors") + ".tmp-* 2>/dev/null | wc -l", &st);
+  EXPECT_EQ(left, "0\n");
+  EXPECT_THROW_MSG(save(StateDict(), tmp_path("x.pt")), CheckpointError, "name the file *.safetensors");
+  EXPECT_THROW_MSG(save(StateDict(), "/nonexistent-dir/x.safetensors"), CheckpointError, "cannot create a temporary file next to '/nonexistent-dir/x.safetensors'");
+}
+
+// ---- devices and map_location -----------------------------------------------------------------------
+TEST(MapLocation, ModelSavedOnOpenCLLoadsOnCpuAndBack) {
+  if (!has_opencl()) GTEST_SKIP() << "no OpenCL device";
+  manual_seed(1);
+  auto on_cl = std::make_shared<Net>();
+  on_cl->to(Device("opencl:0"));
+  on_cl->eval();
+  { NoGradGuard g; on_cl->bn->running_mean.copy_(ar(3, kFloat)); on_cl->bn->running_var.fill_(2.0); }
+  Tensor x = ar(8, kFloat, 0.3, -1).reshape({2, 4});
+  Tensor y_cl = on_cl->forward(x.to(Device("opencl:0"))).cpu();
+  const std::string path = tmp_path("cl.safetensors");
+  save(on_cl, path);
+  EXPECT_EQ(inspect(path).tensors[0].saved_location, "opencl:0");
+  // Loads where it was saved by default...
+  StateDict sd = load(path);
+  EXPECT_EQ(sd["fc.weight"].device(), Device("opencl:0"));
+  // ...and into a cpu model with identical outputs.
+  auto on_cpu = std::make_shared<Net>();
+  on_cpu->eval();
+  load(on_cpu, path, "cpu");
+  EXPECT_TRUE(on_cpu->forward(x).equal(y_cl));
+  // The reverse: saved on cpu, loaded on opencl:1 (map_location), same outputs.
+  const std::string path2 = tmp_path("cpu.safetensors");
+  save(on_cpu, path2);
+  auto back = std::make_shared<Net>();
+  back->to(Device("opencl:0"));
+  back->eval();
+  LoadReport report;
+  StateDict on1 = load(path2, Device("opencl:1"), &report);
+  EXPECT_EQ(on1["bn.running_var"].device(), Device("opencl:1"));
+  back->load_state_dict(on1);
+  EXPECT_EQ(back->fc->weight.device(), Device("opencl:0")) << "load_state_dict keeps the module where it is";
+  EXPECT_TRUE(back->forward(x.to(Device("opencl:0"))).cpu().equal(y_cl));
+  ASSERT_EQ(report.records.size(), 7u);
+  for (const LoadRecord& r : report.records) {
+    EXPECT_EQ(r.saved_location, "cpu");
+    EXPECT_EQ(r.target, Device("opencl:1"));
+    if (r.name == "fc.weight") EXPECT_EQ(r.bytes, 48);
+  }
+  EXPECT_NE(report.str().find("fc.weight               cpu -> opencl:1  48 bytes\n"), std::string::npos) << report.str();
+}
+
+TEST(MapLocation, EveryForm) {
+  const std::string cuda_pt = kFixtures + "model_cuda.pt";
+  EXPECT_EQ(inspect(cuda_pt).tensors[0].saved_location, "cuda:0");
+  // Saved on a device this machine lacks: an error naming it and map_location...
+  if (!is_available(kCUDA)) {
+    EXPECT_THROW_MSG(load(cuda_pt), CheckpointError, "tensor '0.weight' was saved on cuda:0, which this machine does not have");
+    EXPECT_THROW_MSG(load(cuda_pt), CheckpointError, "Pass map_location");
+    EXPECT_THROW_MSG(load(cuda_pt, {{"opencl:0", "cpu"}}), CheckpointError, "saved on cuda:0");
+  }
+  // ...and every form of map_location that says where it goes.
+  Tensor w = ar(12, kFloat).reshape({3, 4});
+  auto check = [&](const MapLocation& m, Device want) {
+    LoadReport r;
+    StateDict sd = load(cuda_pt, m, &r);
+    expect_same(sd["0.weight"], w);
+    EXPECT_EQ(sd["0.weight"].device(), want);
+    EXPECT_EQ(r.records.at(0).saved_location, "cuda:0");
+    EXPECT_EQ(r.records.at(0).target, want);
+  };
+  check("cpu", Device(kCPU));
+  check(std::string("cpu"), Device(kCPU));
+  check(Device(kCPU), Device(kCPU));
+  check({{"cuda:0", "cpu"}}, Device(kCPU));
+  std::vector<std::string> seen;
+  check(MapLocation([&](const Tensor& storage, const std::string& saved) {
+          EXPECT_TRUE(storage.is_cpu());
+          seen.push_back(saved + ":" + std::to_string(storage.numel()));
+          return Device(kCPU);
+        }),
+        Device(kCPU));
+  EXPECT_EQ(seen.front(), "cuda:0:12");
+  EXPECT_EQ(seen.size(), 7u);
+  if (has_opencl()) {
+    check("opencl:1", Device("opencl:1"));
+    check({{"cuda:0", "opencl"}}, Device("opencl:0"));
+    EXPECT_THROW_MSG(load(cuda_pt, "opencl:7"), CheckpointError, "map_location sends tensor '0.weight' (saved on cuda:0) to opencl:7, which is not available");
+  }
+  EXPECT_THROW_MSG(load(cuda_pt, "cpu:1"), Error, "cpu:1");
+  EXPECT_THROW_MSG(load(cuda_pt, {{"cuda:0", "gpu"}}), Error, "gpu");
+}
+
+TEST(MapLocation, InspectToolPrintsTensorsMetadataAndMoves) {
+  int st;
+  const std::string tool = std::string(LOCUS_BINARY_DIR) + "/locus-inspect ";
+  std::string out = run(tool + kFixtures + "model.safetensors", &st);
+  EXPECT_EQ(st, 0) << out;
+  EXPECT_NE(out.find("safetensors, 7 tensors"), std::string::npos) << out;
+  EXPECT_NE(out.find("0.weight"), std::string::npos) << out;
+  EXPECT_NE(out.find("float32"), std::string::npos) << out;
+  EXPECT_NE(out.find("[3, 4]"), std::string::npos) << out;
+  EXPECT_NE(out.find("48 bytes"), std::string::npos) << out;
+  EXPECT_NE(out.find("source: make_fixtures.py"), std::string::npos) << out;
+  out = run(tool + kFixtures + "model_cuda.pt --map-location cuda:0=cpu", &st);
+  EXPECT_EQ(st, 0) << out;
+  EXPECT_NE(out.find("pytorch, 7 tensors"), std::string::npos) << out;
+  EXPECT_NE(out.find("cuda:0 -> cpu  48 bytes"), std::string::npos) << out;
+  EXPECT_NE(out.find("1.num_batches_tracked"), std::string::npos) << out;
+  out = run(tool + kFixtures + "c.npy", &st);
+  EXPECT_EQ(st, 0) << out;
+  EXPECT_NE(out.find("npy, 1 tensors"), std::string::npos) << out;
+  out = run(tool + kFixtures + "evil.pt", &st);
+  EXPECT_EQ(st, 1) << out;
+  EXPECT_NE(out.find("global 'posix.system' is forbidden"), std::string::npos) << out;
+  out = run(tool + "/nonexistent.pt", &st);
+  EXPECT_EQ(st, 1) << out;
+  EXPECT_NE(out.find("cannot open '/nonexistent.pt'"), std::string::npos) << out;
+  if (!is_available(kCUDA)) {
+    out = run(tool + kFixtures + "model_cuda.pt --map-location=cuda:0", &st);
+    EXPECT_EQ(st, 1) << out;
+    EXPECT_NE(out.find("map_location sends tensor"), std::string::npos) << out;
+  }
+}
+
+// ---- PyTorch interop ----------------------------------------------------------------------------------
+namespace {
+void check_torch_fixtures(const std::string& dir) {
+  SCOPED_TRACE(dir);
+  StateDict pt = load(dir + "model.pt"), st = load(dir + "model.safetensors");
+  ASSERT_EQ(pt.size(), 7u);
+  ASSERT_EQ(st.size(), 7u);
+  for (const auto& item : pt) expect_same(item.value(), st[item.key()], item.key());
+  expect_same(pt["0.weight"], ar(12, kFloat).reshape({3, 4}));
+  expect_same(pt["1.running_var"], ar(3, kFloat, 1.0, 2.0));
+  EXPECT_EQ(pt["1.num_batches_tracked"].item<int64_t>(), 7);
+  EXPECT_EQ(pt["1.num_batches_tracked"].dim(), 0);
+  // Into a locus model of the same architecture (Sequential names: "0.weight", ...).
+  nn::Sequential seq(nn::Linear(4, 3), nn::BatchNorm1d(3));
+  load(seq, dir + "model.pt");
+  expect_same(seq->state_dict()["1.bias"], ar(3, kFloat, -1.0, 0.0));
+
+  StateDict d = load(dir + "dtypes.pt"), ds = load(dir + "dtypes.safetensors");
+  expect_same(d["f32"], ar(6, kFloat).reshape({2, 3}));
+  expect_same(d["f64"], ar(5, kDouble, 0.1, 0));
+  expect_same(d["f16"], ar(4, kHalf));
+  expect_same(d["bf16"], ar(4, kBFloat16));
+  expect_same(d["i64"], arange(-3, 3, TensorOptions().dtype(kLong)) * (int64_t(1) << 40));
+  expect_same(d["i32"], arange(-2, 2, TensorOptions().dtype(kInt)));
+  expect_same(d["u8"], arange(250, 256, TensorOptions().dtype(kByte)));
+  expect_same(d["bool"], tensor({true, false, true}));
+  expect_same(d["scalar"], full({}, 2.5));
+  Tensor base = ar(24, kFloat).reshape({4, 6});
+  expect_same(d["transposed"], base.t());
+  EXPECT_EQ(d["transposed"].strides(), IntArrayRef({1, 6}));
+  expect_same(d["row"], base.select(0, 1));
+  expect_same(d["col"], base.select(1, 2));
+  EXPECT_TRUE(d["row"].is_alias_of(d["col"])) << "views of one storage stay shared";
+  EXPECT_TRUE(d["row"].is_alias_of(d["transposed"]));
+  for (const auto& item : ds) expect_same(item.value(), d[item.key()], item.key());
+
+  StateDict ck = load(dir + "checkpoint.pth");
+  expect_same(ck["model.0.weight"], ar(12, kFloat).reshape({3, 4}));
+  CheckpointInfo info = inspect(dir + "checkpoint.pth");
+  ASSERT_EQ(info.metadata.size(), 1u);
+  EXPECT_EQ(info.metadata[0], std::make_pair(std::string("epoch"), std::string("3")));
+}
+}  // namespace
+
+TEST(PyTorchInterop, CheckedInFixtures) { check_torch_fixtures(kFixtures); }
+
+TEST(PyTorchInterop, FreshFilesFromPythonTorch) {
+  if (!have_torch()) GTEST_SKIP() << "Debian's python3-torch is not installed (/usr/bin/python3 -c 'import torch')";
+  const std::string dir = tmp_path("fixtures/");
+  int st;
+  std::string out = run("/usr/bin/python3 " + std::string(LOCUS_SOURCE_DIR) + "/tests/io/make_fixtures.py " + dir, &st);
+  ASSERT_EQ(st, 0) << out;
+  check_torch_fixtures(dir);
+}
+
+TEST(PyTorchInterop, PythonReadsWhatLocusWrites) {
+  if (!have_torch()) GTEST_SKIP() << "Debian's python3-torch is not installed";
+  StateDict sd;
+  sd.insert("w", ar(12, kFloat).reshape({3, 4}).t());
+  sd.insert("h", ar(4, kHalf));
+  sd.insert("b", ar(4, kBFloat16));
+  sd.insert("i", arange(-3, 3, TensorOptions().dtype(kLong)));
+  sd.insert("m", tensor({true, false}));
+  const std::string path = tmp_path("for_python.safetensors");
+  save(sd, path, {{"who", "locus"}});
+  save_npy(ar(6, kDouble).reshape({2, 3}), tmp_path("for_python.npy"));
+  int st;
+  std::string out = run("/usr/bin/python3 " + std::string(LOCUS_SOURCE_DIR) + "/tests/io/read_in_torch.py " + path + " " +
+                            tmp_path("for_python.npy"),
+                        &st);
+  EXPECT_EQ(st, 0) << out;
+  EXPECT_NE(out.find("OK 5 tensors"), std::string::npos) << out;
+}
+
+// ---- .npy --------------------------------------------------------------------------------------------
+TEST(Npy, RoundTripAndNumpyFiles) {
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kLong, kInt, kByte, kBool}) {
+    Tensor t = ar(12, dt, 1.0, 0).reshape({3, 4}).t();
+    const std::string path = tmp_path("rt.npy");
+    save_npy(t, path);
+    expect_same(load_npy(path), t, dtype_name(dt));
+    EXPECT_EQ(read_bytes(path).find('\n') + 1, 128u) << "header padded to 64 bytes";
+  }
+  save_npy(full({}, 3.0), tmp_path("scalar.npy"));
+  expect_same(load_npy(tmp_path("scalar.npy")), full({}, 3.0));
+  EXPECT_THROW_MSG(save_npy(ones({2}, TensorOptions().dtype(kBFloat16)), tmp_path("bf.npy")), CheckpointError, "NumPy has no bfloat16");
+  Tensor a = ar(12, kFloat).reshape({3, 4});
+  expect_same(load_npy(kFixtures + "c.npy"), a);
+  expect_same(load_npy(kFixtures + "fortran.npy"), a);
+  expect_same(load_npy(kFixtures + "big.npy"), a);
+  expect_same(load_npy(kFixtures + "i64.npy"), arange(-3, 3, TensorOptions().dtype(kLong)));
+  if (has_opencl()) {
+    Tensor t = load_npy(kFixtures + "big.npy", "opencl:0");
+    EXPECT_EQ(t.device(), Device("opencl:0"));
+    expect_same(t, a);
+  }
+  EXPECT_EQ(load(kFixtures + "c.npy")["array"].numel(), 12);
+}
+
+// ---- DLPack ------------------------------------------------------------------------------------------
+TEST(DLPack, RoundTripSharesMemory) {
+  Tensor t = ar(12, kFloat).reshape({3, 4}).t();
+  DLManagedTensor* m = to_dlpack(t);
+  EXPECT_EQ(m->dl_tensor.device.device_type, kDLCPU);
+  EXPECT_EQ(m->dl_tensor.ndim, 2);
+  EXPECT_EQ(m->dl_tensor.strides[0], 1);
+  EXPECT_EQ(m->dl_tensor.dtype.code, kDLFloat);
+  EXPECT_EQ(m->dl_tensor.dtype.bits, 32);
+  Tensor back = from_dlpack(m);
+  EXPECT_EQ(back.data_ptr(), t.data_ptr());
+  expect_same(back, t);
+  for (ScalarType dt : {kDouble, kHalf, kBFloat16, kLong, kInt, kByte, kBool}) {
+    Tensor x = ar(6, dt, 1.0, 0).narrow(0, 1, 4);
+    Tensor y = from_dlpack(to_dlpack(x));
+    expect_same(y, x, dtype_name(dt));
+  }
+  // The consumer's deleter runs when the last tensor goes.
+  static int deleted = 0;
+  float data[3] = {1, 2, 3};
+  int64_t shape[1] = {2};
+  DLManagedTensor ext{};
+  ext.dl_tensor = {data, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, nullptr, 4};
+  ext.deleter = [](DLManagedTensor*) { ++deleted; };
+  {
+    Tensor e = from_dlpack(&ext);
+    EXPECT_EQ(values(e), std::vector<double>({2, 3}));
+  }
+  EXPECT_EQ(deleted, 1);
+  ext.dl_tensor.device = {kDLVulkan, 0};
+  EXPECT_THROW_MSG(from_dlpack(&ext), Error, "DLPack device type 7 has no locus device");
+  EXPECT_EQ(deleted, 2) << "the deleter runs when import fails too";
+  ext.dl_tensor.device = {kDLCPU, 0};
+  ext.dl_tensor.dtype = {kDLComplex, 64, 1};
+  EXPECT_THROW_MSG(from_dlpack(&ext), Error, "has no locus dtype");
+  Tensor g = ones({2}).requires_grad_();
+  EXPECT_THROW_MSG(to_dlpack(g), Error, "export tensor.detach()");
+}
+
+TEST(DLPack, OpenCLDeviceType) {
+  if (!has_opencl()) GTEST_SKIP() << "no OpenCL device";
+  Tensor t = ar(8, kFloat).to(Device("opencl:1")).narrow(0, 2, 4);
+  DLManagedTensor* m = to_dlpack(t);
+  EXPECT_EQ(m->dl_tensor.device.device_type, kDLOpenCL);
+  EXPECT_EQ(m->dl_tensor.device.device_id, 1);
+  EXPECT_EQ(m->dl_tensor.byte_offset % 4, 0u);
+  Tensor back = from_dlpack(m);
+  EXPECT_EQ(back.device(), Device("opencl:1"));
+  expect_same(back, t);
+}
+
+// ---- corrupt and hostile files -------------------------------------------------------------------------
+TEST(Corrupt, SafetensorsEachProblemNamed) {
+  auto expect_bad = [](const std::string& bytes, const std::string& msg) {
+    const std::string path = tmp_path("bad.safetensors");
+    write_bytes(path, bytes);
+    EXPECT_THROW_MSG(load(path), CheckpointError, msg);
+    EXPECT_THROW_MSG(inspect(path), CheckpointError, msg);
+  };
+  const std::string data = float_bytes({1, 2});
+  const std::string ok = R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+  write_bytes(tmp_path("good.safetensors"), st_file(ok, data));
+  EXPECT_EQ(values(load(tmp_path("good.safetensors"))["w"]), std::vector<double>({1, 2}));
+  expect_bad("", "[safetensors] " + tmp_path("bad.safetensors") + ": the file is empty.");
+  expect_bad("\x05\0\0"s, "the file is truncated: 3 bytes cannot hold the 8-byte header length.");
+  expect_bad(le64(1000) + ok, "the header length 1000 is longer than the file");
+  expect_bad(le64(uint64_t(1) << 62) + ok, "exceeds the limit of 100000000 bytes");
+  expect_bad(st_file(ok, data.substr(0, 5)), "data_offsets [0, 8] out of range: the data buffer holds 5 bytes");
+  expect_bad(st_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,80]}})", data), "out of range");
+  expect_bad(st_file(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", data),
+             "tensors 'a' and 'b' overlap");
+  expect_bad(st_file(R"({"w":{"dtype":"F33","shape":[2],"data_offsets":[0,8]}})", data), "tensor 'w' has unknown dtype 'F33'");
+  expect_bad(st_file(R"({"w":{"dtype":"I16","shape":[4],"data_offsets":[0,8]}})", data), "dtype 'I16', which locus does not support");
+  expect_bad(st_file(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", data),
+             "tensor 'w' has shape [3] and dtype F32 (12 bytes) but its data_offsets span 8 bytes.");
+  expect_bad(st_file(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", data), "gap at bytes [0, 4)");
+  expect_bad(st_file(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", data), "the data buffer holds 8 bytes but the tensors cover 4");
+  expect_bad(st_file(R"({"w":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", data), "must be a non-negative integer");
+  expect_bad(st_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}})", data), "end before they begin");
+  expect_bad(st_file(R"({"w":{"dtype":"F32","shape":[2]}})", data), "tensor 'w' has no \"data_offsets\"");
+  expect_bad(st_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)", data), "the header is not valid JSON");
+  expect_bad(st_file(R"([1, 2, 3])", data), "the header does not start with '{'");
+  expect_bad(st_file(R"({"__metadata__":{"a":1}})", ""), "__metadata__ value of 'a' is not a string");
+  expect_bad(st_file("{\"a\":" + std::string(100, '[') + std::string(100, ']') + "}", ""), "nests deeper than 8 levels");
+  expect_bad(st_file(R"({"w":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,8]}})", data), "overflows");
+  expect_bad(st_file(R"({"__metadata__":{"locus.devices":"[1]"},"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", data),
+             "locus.devices is not a JSON object");
+}
+
+TEST(Corrupt, PyTorchEachProblemNamed) {
+  auto expect_bad = [](const std::string& bytes, const std::string& msg) {
+    const std::string path = tmp_path("bad.pt");
+    write_bytes(path, bytes);
+    EXPECT_THROW_MSG(load(path), CheckpointError, msg);
+  };
+  const std::string data = float_bytes({1, 2});
+  write_bytes(tmp_path("tiny.pt"), zip_of({{"a/data.pkl", tiny_pickle()}, {"a/data/0", data}}));
+  EXPECT_EQ(values(load(tmp_path("tiny.pt"))["w"]), std::vector<double>({1, 2}));
+
+  EXPECT_THROW_MSG(load(kFixtures + "evil.pt"), CheckpointError,
+                   "data.pkl: global 'posix.system' is forbidden: a tensor checkpoint may only refer to collections.OrderedDict");
+  expect_bad(zip_of({{"a/data.pkl", tiny_pickle("builtins\neval\n")}, {"a/data/0", data}}), "global 'builtins.eval' is forbidden");
+  expect_bad(zip_of({{"a/data.pkl", tiny_pickle("torch\nFloatStorage\n")}, {"a/data/0", data}}), "cannot be called");
+  expect_bad(zip_of({{"a/data.pkl", "\x80\x02i__main__\nX\n."}}), "opcode 0x69 ('i')");
+  expect_bad(zip_of({{"a/data.pkl", tiny_pickle().substr(0, 60)}, {"a/data/0", data}}), "truncated");
+  expect_bad(zip_of({{"a/data.pkl", tiny_pickle()}}), "storage '0' has no record a/data/0 in the archive");
+  expect_bad(zip_of({{"a/data.pkl", tiny_pickle()}, {"a/data/0", data.substr(0, 4)}}),
+             "storage '0' should hold 2 elements of float32 (8 bytes) but its record has 4 bytes.");
+  expect_bad(zip_of({{"a/data.pkl", tiny_pickle("torch._utils\n_rebuild_tensor_v2\n", 1)}, {"a/data/0", data}}),
+             "tensor 'w' reaches element 1 but its storage holds 1 elements.");
+  expect_bad(zip_of({{"a/other", data}}), "the archive has no <name>/data.pkl");
+  expect_bad(zip_of({{"a/data.pkl", tiny_pickle()}, {"a/data/0", data}, {"a/byteorder", "big"}}), "big-endian");
+  expect_bad(zip_of({{"a/data.pkl", "\x80\x02]q\x00" "h\x00" "a."s}}), "modified after it was used");
+  std::string model = read_bytes(kFixtures + "model.pt");
+  expect_bad(model.substr(0, model.size() / 2), "no end-of-central-directory record (the file is truncated)");
+  expect_bad("", "the file is empty.");
+  expect_bad(std::string("\x80\x02}q\x00.", 6), "bare pickle");
+}
+
+TEST(Corrupt, NpyEachProblemNamed) {
+  auto expect_bad = [](const std::string& bytes, const std::string& msg) {
+    const std::string path = tmp_path("bad.npy");
+    write_bytes(path, bytes);
+    EXPECT_THROW_MSG(load_npy(path), CheckpointError, msg);
+  };
+  auto npy = [](const std::string& dict, const std::string& data) {
+    std::string h = dict + "\n";
+    return std::string("\x93NUMPY\x01\x00", 8) + char(h.size()) + char(0) + h + data;
+  };
+  const std::string data = float_bytes({1, 2});
+  write_bytes(tmp_path("ok.npy"), npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", data));
+  EXPECT_EQ(values(load_npy(tmp_path("ok.npy"))), std::vector<double>({1, 2}));
+  expect_bad("", "the file is empty.");
+  expect_bad(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", data), "need 12 bytes of data but the file has 8 (truncated).");
+  expect_bad(npy("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", data), "dtype '<c8' is not supported");
+  expect_bad(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", data), "not a non-negative integer");
+  expect_bad(npy("{'descr': '<f4', 'fortran_order': False}", data), "lacks one of");
+  expect_bad(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", data), "unexpected or repeated key 'x'");
+  expect_bad(npy("__import__('os')", data), "not a valid dict literal");
+  std::string long_header = "\x93NUMPY\x01\x00" "\xff\x00" "{'descr'"s;
+  expect_bad(long_header, "the header length 255 is longer than the file");
+}
