@@ -81,6 +81,17 @@ bool CudaBackend::copy_peer(int dst_index, Buffer dst, int src_index, Buffer src
   }
   drv().cuEventDestroy(ready);  // released once the wait has happened
   LOCUS_CUDA(e, dst_index, "peer copy from cuda:" + std::to_string(src_index));
+  // and the other way: src's default stream waits for the copy, so that the caching allocator
+  // cannot hand src's block to new work on that stream before the copy has read it
+  CUevent copied = nullptr;
+  LOCUS_CUDA(drv().cuEventCreate(&copied, CU_EVENT_DISABLE_TIMING), dst_index, "peer copy");
+  e = drv().cuEventRecord(copied, stream_of(s));
+  if (e == CUDA_SUCCESS) {
+    rt.bind(src_index);
+    e = drv().cuStreamWaitEvent(nullptr, copied, 0);
+  }
+  drv().cuEventDestroy(copied);
+  LOCUS_CUDA(e, src_index, "peer copy to cuda:" + std::to_string(dst_index));
   return true;
 }
 
