@@ -75,6 +75,13 @@ void OpenCLBackend::gemm(int index, StreamHandle s, const Gemm& g) {
                          ", m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) +
                          ", batch " + std::to_string(g.batch) + "): " + name);
     }
+    // CLBlast's kernels compile lazily on PoCL too (runtime.h); its choice of kernels depends on
+    // the types, the transposes and the problem's size, so the first call of each class waits.
+    int size_class = 0;
+    for (double v = static_cast<double>(g.m) * g.n * g.k; v > 1; v /= 8) ++size_class;
+    std::string variant = std::string("clblast:") + dtype_name(g.dtype) + (g.trans_a ? "T" : "N") +
+                          (g.trans_b ? "T" : "N") + (g.batch > 1 ? "b" : "") + std::to_string(size_class);
+    if (Runtime::get().first_launch(index, variant)) LOCUS_CL(clFinish(q), index, "CLBlast GEMM");
     return;
   }
 #endif

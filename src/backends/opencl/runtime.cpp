@@ -56,8 +56,38 @@ bool has_ext(const std::string& exts, const char* name) {
 }  // namespace
 
 Runtime& Runtime::get() noexcept {
-  static Runtime* rt = new Runtime();  // never destroyed: see runtime.h
+  static Runtime* rt = [] {
+    Runtime* r = new Runtime();  // never destroyed: see runtime.h
+    // Registered after the driver (and its compiler) loaded, so it runs before their teardown.
+    if (r->count() > 0) std::atexit([] { Runtime::get().drain(); });
+    return r;
+  }();
   return *rt;
+}
+
+void Runtime::track_queue(cl_command_queue q) {
+  std::lock_guard<std::mutex> lock(queues_mu_);
+  streams_.push_back(q);
+}
+
+void Runtime::untrack_queue(cl_command_queue q) {
+  std::lock_guard<std::mutex> lock(queues_mu_);
+  streams_.erase(std::remove(streams_.begin(), streams_.end(), q), streams_.end());
+}
+
+bool Runtime::first_launch(int index, const std::string& variant) {
+  ClDevice& d = device(index);
+  if (!d.lazy_compile) return false;
+  std::lock_guard<std::mutex> lock(d.variants_mu);
+  if (std::find(d.variants.begin(), d.variants.end(), variant) != d.variants.end()) return false;
+  d.variants.push_back(variant);
+  return true;
+}
+
+void Runtime::drain() noexcept {
+  std::lock_guard<std::mutex> lock(queues_mu_);
+  for (cl_command_queue q : streams_) clFinish(q);
+  for (auto& d : devices_) clFinish(d->queue);
 }
 
 Runtime::Runtime() {
@@ -150,6 +180,7 @@ Runtime::Runtime() {
     d->ctx = ctxs[c.plat];
     d->queue = q;
     d->platform_name = platform_str(plats[c.plat], CL_PLATFORM_NAME);
+    d->lazy_compile = d->platform_name.find("Portable Computing Language") != std::string::npos;
     d->global_mem = device_val<cl_ulong>(c.id, CL_DEVICE_GLOBAL_MEM_SIZE);
     d->max_alloc = device_val<cl_ulong>(c.id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
     std::string exts = device_str(c.id, CL_DEVICE_EXTENSIONS);

@@ -36,6 +36,12 @@ struct ClDevice {
   size_t max_alloc = 0;       // CL_DEVICE_MAX_MEM_ALLOC_SIZE
   size_t global_mem = 0;      // CL_DEVICE_GLOBAL_MEM_SIZE
   bool int64_atomics = false;
+  // PoCL compiles each kernel variant on its worker threads at first execution. A process that
+  // exits while such a compile runs crashes inside LLVM (its static objects are torn down under
+  // the compile), so on these drivers the first launch of each variant waits for completion.
+  bool lazy_compile = false;
+  std::mutex variants_mu;
+  std::vector<std::string> variants;  // launch variants already run once (lazy_compile only)
 
   // raw allocations, counted here because drivers (PoCL) may allocate lazily
   std::mutex mem_mu;
@@ -60,11 +66,23 @@ class Runtime {
   }
   /// Devices that share `a`'s context (same platform): direct peer copies are possible.
   bool same_context(int a, int b) { return device(a).ctx == device(b).ctx; }
+  /// Queues created for streams are tracked, so that all work can be drained at exit.
+  void track_queue(cl_command_queue q);
+  void untrack_queue(cl_command_queue q);
+  /// Waits for every queue (registered with atexit): a driver that compiles kernels lazily on
+  /// its own threads (PoCL) would otherwise still be compiling while the process tears down the
+  /// compiler's static objects, and crash after main returned.
+  void drain() noexcept;
+  /// On a lazily compiling driver, true the first time `variant` is launched on `index` (the
+  /// caller then waits for it); always false elsewhere.
+  bool first_launch(int index, const std::string& variant);
 
  private:
   Runtime();
   std::vector<std::unique_ptr<ClDevice>> devices_;
   std::string reason_;
+  std::mutex queues_mu_;
+  std::vector<cl_command_queue> streams_;  // queues of Stream::create, not the default ones
 };
 
 /// "opencl:1 (pthread-haswell-AMD EPYC)": for messages.

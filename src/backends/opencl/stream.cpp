@@ -10,12 +10,16 @@ namespace locus::opencl {
 
 backend::StreamHandle OpenCLBackend::stream_create(int index) {
   ClDevice& d = Runtime::get().device(index);
-  return LOCUS_CL(clCreateCommandQueue(d.ctx, d.id, CL_QUEUE_PROFILING_ENABLE, locus_err), index, "new stream");
+  cl_command_queue q =
+      LOCUS_CL(clCreateCommandQueue(d.ctx, d.id, CL_QUEUE_PROFILING_ENABLE, locus_err), index, "new stream");
+  Runtime::get().track_queue(q);
+  return q;
 }
 
 void OpenCLBackend::stream_destroy(int index, StreamHandle s) noexcept {
   if (!s) return;
   cl_command_queue q = static_cast<cl_command_queue>(s);
+  Runtime::get().untrack_queue(q);
   clFinish(q);
   clReleaseCommandQueue(q);
 }
