@@ -110,6 +110,12 @@ int main(int argc, char** argv) {
   auto w1 = torch::randn({784, 256}, f32) * 0.05, b1 = torch::zeros({256}, f32);
   auto w2 = torch::randn({256, 10}, f32) * 0.05, b2 = torch::zeros({10}, f32);
 
+  // One training step (issue 4): MLP 784-256-128-10, batch 64, cross entropy, Adam.
+  torch::nn::Sequential mlp(torch::nn::Linear(784, 256), torch::nn::ReLU(), torch::nn::Linear(256, 128),
+                            torch::nn::ReLU(), torch::nn::Linear(128, 10));
+  torch::optim::Adam adam(mlp->parameters(), torch::optim::AdamOptions(1e-3));
+  auto labels = torch::randint(10, {64}, torch::TensorOptions().dtype(torch::kLong).device(cpu));
+
   struct Op {
     const char* name;
     std::function<void()> fn;
@@ -128,6 +134,13 @@ int main(int argc, char** argv) {
       {"mlp_b64_784_256_10", [&] {
          auto h = torch::relu(torch::matmul(x, w1) + b1);
          keep(torch::matmul(h, w2) + b2);
+       }},
+      {"train_step_mlp_adam", [&] {
+         adam.zero_grad();
+         auto loss = torch::nn::functional::cross_entropy(mlp->forward(x), labels);
+         loss.backward();
+         adam.step();
+         keep(loss);
        }},
   };
 

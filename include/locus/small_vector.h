@@ -14,11 +14,15 @@ class IntArrayRef {
  public:
   IntArrayRef() = default;
   IntArrayRef(const int64_t* data, size_t n) : data_(data), size_(n) {}
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   // As libtorch's IntArrayRef: valid for the full expression that built the braced list.
   IntArrayRef(std::initializer_list<int64_t> l) : data_(l.begin()), size_(l.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
   IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}
   IntArrayRef(const int64_t& single) : data_(&single), size_(1) {}
   const int64_t* data() const { return data_; }

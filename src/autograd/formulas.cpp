@@ -390,6 +390,27 @@ void on_restrict(Tensor& out, const Tensor& in, std::function<Tensor(const Tenso
   });
 }
 
+void on_as_strided(Tensor& out, const Tensor& in) {
+  // Each output element reads one storage position; each input element is one storage position.
+  // The gradient of a position is the sum over the output elements that read it, shared evenly
+  // by the input elements that alias it (PyTorch's rule for overlapping inputs).
+  DimVector in_sizes(in.sizes()), in_strides(in.strides()), out_sizes(out.sizes()), out_strides(out.strides());
+  int64_t in_off = in.storage_offset(), out_off = out.storage_offset();
+  int64_t capacity = static_cast<int64_t>(in.impl()->storage->nbytes / in.element_size());
+  ScalarType t = in.scalar_type();
+  record("AsStridedBackward0", out, {&in},
+         [=](const Tensor& g) -> variable_list {
+           TensorOptions lo = TensorOptions().dtype(kLong).device(g.device());
+           TensorOptions fo = TensorOptions().dtype(t).device(g.device());
+           Tensor positions = arange(capacity, lo);
+           Tensor read = positions.as_strided(out_sizes, out_strides, out_off).reshape({-1});
+           Tensor held = positions.as_strided(in_sizes, in_strides, in_off).reshape({-1});
+           Tensor per_position = zeros({capacity}, fo).scatter_add(0, read, g.to(t).reshape({-1}));
+           Tensor aliases = zeros({capacity}, fo).scatter_add(0, held, ones({held.numel()}, fo));
+           return {(per_position.gather(0, held) / aliases.gather(0, held)).reshape(in_sizes)};
+         });
+}
+
 void on_to(Tensor& out, const Tensor& in) {
   Device d = in.device();
   ScalarType t = in.scalar_type();

@@ -68,6 +68,8 @@ void on_permute(Tensor& out, const Tensor& in, IntArrayRef dims);
 void on_expand(Tensor& out, const Tensor& in);
 /// narrow/select/slice: `replay` applies the same view to a tensor shaped like `in`.
 void on_restrict(Tensor& out, const Tensor& in, std::function<Tensor(const Tensor&)> replay);
+/// as_strided: the view is of `in`'s storage, so the backward maps through storage positions.
+void on_as_strided(Tensor& out, const Tensor& in);
 void on_to(Tensor& out, const Tensor& in);
 void on_clone(Tensor& out, const Tensor& in);
 void on_index_select(Tensor& out, const Tensor& in, int64_t dim, const Tensor& idx);

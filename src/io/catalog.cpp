@@ -1,5 +1,6 @@
 #include "io/catalog.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "locus/error.h"
@@ -38,6 +39,18 @@ void check_view(const Catalog& c, const TensorEntry& t) {
       fail(c, "tensor '" + t.name + "' reaches element " + std::to_string(last) + " but its storage holds " +
                   std::to_string(storage_numel) + " elements.");
   }
+}
+
+std::vector<int64_t> dense_strides(const std::vector<int64_t>& sizes, bool column_major) {
+  const size_t n = sizes.size();
+  std::vector<int64_t> st(n, 1);
+  int64_t acc = 1;
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = column_major ? k : n - 1 - k;
+    st[i] = acc;
+    if (acc != 0 && __builtin_mul_overflow(acc, std::max<int64_t>(sizes[i], 1), &acc)) acc = 0;
+  }
+  return st;
 }
 
 Catalog parse_any(std::shared_ptr<MappedFile> file) {

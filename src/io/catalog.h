@@ -46,6 +46,10 @@ struct Catalog {
 /// Throws CheckpointError "[<format>] <file>: <what>".
 [[noreturn]] void fail(const Catalog& c, const std::string& what);
 
+/// Row-major (or column-major) strides for `sizes`; strides that would overflow (possible only
+/// when some size is 0, so no element exists) are 0.
+std::vector<int64_t> dense_strides(const std::vector<int64_t>& sizes, bool column_major = false);
+
 /// Checks that `t` (sizes, strides, offset) stays inside its storage and that the element count
 /// does not overflow; throws naming the tensor otherwise.
 void check_view(const Catalog& c, const TensorEntry& t);

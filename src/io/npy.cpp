@@ -145,13 +145,7 @@ Catalog parse_npy(std::shared_ptr<MappedFile> file) {
                 (want > have ? " (truncated)." : "."));
   s.data = d + start + hlen;
   s.nbytes = want;
-  const size_t n = t.sizes.size();
-  t.strides.assign(n, 1);
-  if (fortran) {
-    for (size_t i = 1; i < n; ++i) t.strides[i] = t.strides[i - 1] * std::max<int64_t>(t.sizes[i - 1], 1);
-  } else {
-    for (size_t i = n; i-- > 1;) t.strides[i - 1] = t.strides[i] * std::max<int64_t>(t.sizes[i], 1);
-  }
+  t.strides = dense_strides(t.sizes, fortran);
   c.storages.push_back(s);
   c.tensors.push_back(t);
   check_view(c, t);

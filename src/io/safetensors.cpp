@@ -134,8 +134,7 @@ Catalog parse_safetensors(std::shared_ptr<MappedFile> file) {
       if (want != e - b)
         fail(c, "tensor '" + name + "' has shape " + shape_str(t.sizes) + " and dtype " + ds + " (" + std::to_string(want) +
                     " bytes) but its data_offsets span " + std::to_string(e - b) + " bytes.");
-      t.strides.assign(t.sizes.size(), 1);
-      for (int64_t i = static_cast<int64_t>(t.sizes.size()) - 2; i >= 0; --i) t.strides[i] = t.strides[i + 1] * std::max<int64_t>(t.sizes[i + 1], 1);
+      t.strides = dense_strides(t.sizes);
       StorageEntry st;
       st.data = buffer + b;
       st.nbytes = e - b;

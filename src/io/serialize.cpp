@@ -123,7 +123,8 @@ StateDict materialize(const io::Catalog& c, const MapLocation& map_location, Loa
   StateDict out("Key");
   for (const auto& t : c.tensors) {
     const Tensor& st = storages[t.storage];
-    Tensor v = (t.offset == 0 && t.numel() == st.numel() && t.sizes.size() == 1 && (t.sizes[0] <= 1 || t.strides[0] == 1))
+    Tensor v = t.numel() == 0 ? empty(t.sizes, TensorOptions().dtype(t.dtype).device(st.device()))
+             : (t.offset == 0 && t.numel() == st.numel() && t.sizes.size() == 1 && (t.sizes[0] <= 1 || t.strides[0] == 1))
                    ? st
                    : st.as_strided(t.sizes, t.strides, t.offset);
     out.insert_or_assign(t.name, v);

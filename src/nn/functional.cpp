@@ -201,10 +201,10 @@ Tensor im2col(const Tensor& input, ExpandingArray<2> k, ExpandingArray<2> dil, E
   backend::Backend::Im2Col p;
   p.c = c; p.h = h; p.w = w; p.kh = k[0]; p.kw = k[1];
   p.sh = stride[0]; p.sw = stride[1]; p.ph = pad[0]; p.pw = pad[1]; p.dh = dil[0]; p.dw = dil[1];
-  p.oh = (h + 2 * p.ph - p.dh * (p.kh - 1) - 1) / p.sh + 1;
-  p.ow = (w + 2 * p.pw - p.dw * (p.kw - 1) - 1) / p.sw + 1;
   if (p.kh <= 0 || p.kw <= 0 || p.sh <= 0 || p.sw <= 0 || p.dh <= 0 || p.dw <= 0 || p.ph < 0 || p.pw < 0)
     throw Error("im2col(): kernel size, stride and dilation must be positive and padding non-negative.");
+  p.oh = (h + 2 * p.ph - p.dh * (p.kh - 1) - 1) / p.sh + 1;  // after the check: stride 0 would divide by zero
+  p.ow = (w + 2 * p.pw - p.dw * (p.kw - 1) - 1) / p.sw + 1;
   if (p.oh <= 0 || p.ow <= 0)
     throw Error("im2col(): the kernel (" + std::to_string(p.kh) + "x" + std::to_string(p.kw) + ", dilation " +
                 std::to_string(p.dh) + "x" + std::to_string(p.dw) + ") does not fit the padded input " +
@@ -397,13 +397,24 @@ Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& o) {
   return out;
 }
 
-Tensor embedding(const Tensor& input, const Tensor& weight) {
+Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {
   if (input.scalar_type() != kLong && input.scalar_type() != kInt)
     throw Error(std::string("embedding(): expected int64 (or int32) indices, got ") + dtype_name(input.scalar_type()) +
                 "; convert with .to(locus::kLong).");
+  if (weight.dim() != 2) throw Error("embedding(): expected a 2-D weight [num_embeddings, embedding_dim], got " + ops::shape_str(weight.sizes()) + ".");
   DimVector shape(input.sizes());
   shape.push_back(weight.size(1));
-  return weight.index_select(0, input.reshape({-1})).view(shape);
+  Tensor flat = input.reshape({-1});
+  Tensor rows = weight.index_select(0, flat);
+  if (options.padding_idx()) {
+    int64_t pad = *options.padding_idx(), n = weight.size(0);
+    if (pad < -n || pad >= n)
+      throw Error("embedding(): padding_idx (" + std::to_string(pad) + ") must be within num_embeddings (" + std::to_string(n) + ").");
+    if (pad < 0) pad += n;
+    // the same values, but no gradient flows into the row at padding_idx
+    if (autograd::should_record(weight)) rows = where(flat.ne(pad).unsqueeze(1), rows, rows.detach());
+  }
+  return rows.view(shape);
 }
 
 }  // namespace locus::nn::functional

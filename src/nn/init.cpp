@@ -25,6 +25,7 @@ double calculate_gain(Nonlinearity n, double param) {
 }
 
 std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& t) {
+  check(t, "calculate_fan_in_and_fan_out");
   if (t.dim() < 2)
     throw Error("calculate_fan_in_and_fan_out(): Fan in and fan out can not be computed for tensor with fewer than 2 "
                 "dimensions (got " + std::to_string(t.dim()) + ").");

@@ -62,6 +62,12 @@ void FlattenImpl::pretty_print(std::ostream& stream) const {
 
 // ---- Embedding ------------------------------------------------------------------------------
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options_) {
+  if (options.padding_idx()) {
+    int64_t pad = *options.padding_idx(), n = options.num_embeddings();
+    if (pad < -n || pad >= n)
+      throw Error("Embedding: padding_idx (" + std::to_string(pad) + ") must be within num_embeddings (" + std::to_string(n) + ").");
+    if (pad < 0) options.padding_idx(pad + n);
+  }
   TensorOptions o = detail::placement(options.device(), options.dtype());
   weight = register_parameter("weight", empty({options.num_embeddings(), options.embedding_dim()}, o));
   reset_parameters();
@@ -84,7 +90,7 @@ void EmbeddingImpl::pretty_print(std::ostream& stream) const {
 
 Tensor EmbeddingImpl::forward(const Tensor& indices) {
   check_input_device(indices, "weight", weight);
-  return functional::embedding(indices, weight);
+  return functional::embedding(indices, weight, functional::EmbeddingFuncOptions().padding_idx(options.padding_idx()));
 }
 
 // ---- activations ----------------------------------------------------------------------------

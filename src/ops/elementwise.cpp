@@ -115,8 +115,15 @@ Tensor binary_impl(BinaryOp op, const Tensor& a, const Tensor& b, Tensor* out_in
     if (t.numel() > 0)
       ops::backend_for(d).binary_scalar(d.index(), ops::current_stream(d), op, o, x, s.item().toDouble(),
                                         ops::is_cpu_scalar(a));
-    if (out_inplace == nullptr && autograd::should_record(tc))
-      autograd::on_binary_scalar(op, out, tc, s.item().toDouble(), ops::is_cpu_scalar(a));
+    if (out_inplace == nullptr && autograd::should_record(tc, s)) {
+      if (autograd::requires_grad_fast(s)) {  // the scalar gets its gradient too, on cpu
+        Tensor sc = ops::cast(s, ct);
+        if (ops::is_cpu_scalar(a)) autograd::on_binary(op, out, sc, tc);
+        else autograd::on_binary(op, out, tc, sc);
+      } else {
+        autograd::on_binary_scalar(op, out, tc, s.item().toDouble(), ops::is_cpu_scalar(a));
+      }
+    }
     return out;
   }
   ResultType rt;

@@ -254,7 +254,9 @@ Tensor Tensor::as_strided(IntArrayRef sz, IntArrayRef st, std::optional<int64_t>
     throw Error("as_strided(): setStorage: sizes " + ops::shape_str(sz) + ", strides " + ops::shape_str(st) +
                 " and storage offset " + std::to_string(off) + " require a storage of " + std::to_string(max_index + 1) +
                 " elements, but the storage holds " + std::to_string(capacity) + ".");
-  return make_view(*this, sz, st, off);
+  Tensor out = make_view(*this, sz, st, off);
+  if (autograd::should_record(*this)) autograd::on_as_strided(out, *this);
+  return out;
 }
 
 // ---- free-function forms --------------------------------------------------------------------

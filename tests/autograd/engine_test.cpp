@@ -1,5 +1,6 @@
 // The autograd engine: accumulation, retain_graph, grad(), grad mode, messages, devices.
 #include "autograd/gradcheck.h"
+#include "autograd/record.h"
 
 using namespace locus;
 
@@ -113,6 +114,32 @@ TEST_P(Engine, Messages) {
     x.add_(1.0);  // fine outside the graph
   }
   EXPECT_EQ(values(x), std::vector<double>({2, 3}));
+}
+
+TEST_P(Engine, MoreMessages) {
+  Tensor x = tensor({1., 2.}, opts()).requires_grad_();
+  Tensor y = x * 2;
+  EXPECT_THROW_MSG(autograd::backward({y.sum(), y.sum()}, {ones({}, opts())}), Error,
+                   "backward(): got 1 gradients for 2 tensors; pass one per tensor.");
+  EXPECT_THROW_MSG(autograd::backward({Tensor()}), Error, "backward(): tensor 0 is undefined.");
+  EXPECT_THROW_MSG(y.add_(1.0), Error,
+                   "add_(): in-place operations on a tensor that is part of the autograd graph are not supported; use "
+                   "the out-of-place form.");
+  EXPECT_THROW_MSG(autograd::grad({y.sum()}, {}), Error,
+                   "grad(): expected a non-empty list of inputs to differentiate with respect to.");
+  Tensor z = tensor({1., 2.}, opts());
+  EXPECT_THROW_MSG(autograd::grad({y.sum()}, {x, z}), Error,
+                   "grad(): One of the differentiated Tensors (input 1) does not require grad; call requires_grad_(true) "
+                   "on it first.");
+  EXPECT_THROW_MSG(Tensor().set_data(x), Error, "set_data(): both tensors must be defined.");
+  // Internal invariants of the engine, reached through the recorder ops use.
+  Tensor bad = x.detach() * 3;
+  autograd::record("BadBackward0", bad, {&x}, [](const Tensor& g) -> autograd::variable_list { return {g, g}; });
+  EXPECT_THROW_MSG(bad.sum().backward(), Error, "BadBackward0: the backward function returned 2 gradients for 1 inputs.");
+  Tensor shape = x.detach() * 3;
+  autograd::record("ShapeBackward0", shape, {&x}, [](const Tensor& g) -> autograd::variable_list { return {g.sum()}; });
+  EXPECT_THROW_MSG(shape.sum().backward(), Error,
+                   "AccumulateGrad(): the gradient has shape [] but the tensor has shape [2].");
 }
 
 TEST_P(Engine, NoCycles) {

@@ -60,6 +60,127 @@ TEST_P(Layers, ConvAndPoolGradients) {
   gradcheck([](const V& x) { return F::adaptive_avg_pool2d(x[0], {2, 2}); }, {sample({1, 1, 5, 3})}, d);
 }
 
+TEST_P(Layers, MoreFunctionalGradients) {
+  Device d = GetParam();
+  gradcheck([](const V& x) {
+    manual_seed(5);  // the same mask on every call
+    return F::dropout(x[0], F::DropoutFuncOptions().p(0.4));
+  }, {sample({3, 4})}, d);
+  gradcheck([](const V& x) { return F::dropout(x[0], F::DropoutFuncOptions().p(0.4).training(false)); }, {sample({3})}, d);
+  gradcheck([](const V& x) {  // eval mode: running statistics are constants
+    Tensor rm = tensor({0.2, -0.1, 0.4}, TensorOptions().dtype(kDouble).device(x[0].device()));
+    Tensor rv = tensor({1.5, 0.5, 2.0}, TensorOptions().dtype(kDouble).device(x[0].device()));
+    return F::batch_norm(x[0], rm, rv, F::BatchNormFuncOptions().weight(x[1]).bias(x[2]));
+  }, {sample({2, 3}), sample({3}, 1.), sample({3}, 2.)}, d);
+  gradcheck([](const V& x) {  // BatchNorm2d's shape, no running statistics, no affine
+    return F::batch_norm(x[0], Tensor(), Tensor(), F::BatchNormFuncOptions().training(true));
+  }, {sample({2, 2, 2, 3})}, d);
+  gradcheck([](const V& x) { return F::relu(x[0]) + F::sigmoid(x[0]) * F::tanh(x[0]); }, {sample({2, 3}, 0.3)}, d);
+  gradcheck([](const V& x) { return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().bias(x[2]).padding(1)); },
+            {sample({2, 4, 4}), sample({2, 2, 3, 3}, 1.), sample({2}, 2.)}, d);  // unbatched input
+  gradcheck([](const V& x) { return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().stride({1, 2}).groups(3)); },
+            {sample({2, 3, 3, 4}), sample({3, 1, 2, 2}, 1.)}, d);  // depthwise
+  gradcheck([](const V& x) { return F::max_pool2d(x[0], F::MaxPool2dFuncOptions(2).stride(1).dilation(2)); },
+            {sample({1, 2, 5, 5})}, d);
+  gradcheck([](const V& x) { return F::max_pool2d(x[0], F::MaxPool2dFuncOptions({2, 3})); }, {sample({2, 4, 6})}, d);
+  gradcheck([](const V& x) {
+    return F::avg_pool2d(x[0], F::AvgPool2dFuncOptions(3).stride(2).padding(1).count_include_pad(false));
+  }, {sample({1, 2, 5, 4})}, d);
+  gradcheck([](const V& x) { return F::avg_pool2d(x[0], F::AvgPool2dFuncOptions(2).padding(1)); }, {sample({1, 1, 3, 3})}, d);
+  Tensor t = tensor({2, 0, 1}).to(d), ts = tensor({{2, 0}, {1, 1}, {0, 3}}).to(d);
+  Tensor cw = sample({4}, 1.).abs().to(d) + 0.1;
+  gradcheck([ts](const V& x) { return F::cross_entropy(x[0], ts); }, {sample({3, 4, 2})}, d);  // [N, C, d]
+  gradcheck([ts](const V& x) { return F::cross_entropy(x[0], ts, F::CrossEntropyFuncOptions().reduction(kNone)); },
+            {sample({3, 4, 2})}, d);
+  gradcheck([t, cw](const V& x) {
+    return F::cross_entropy(x[0], t, F::CrossEntropyFuncOptions().weight(cw).label_smoothing(0.3).reduction(kSum));
+  }, {sample({3, 4})}, d);
+  gradcheck([t, cw](const V& x) {
+    return F::cross_entropy(x[0], t, F::CrossEntropyFuncOptions().weight(cw).label_smoothing(0.1));
+  }, {sample({3, 4})}, d);
+  gradcheck([t, cw](const V& x) {
+    return F::nll_loss(x[0], t, F::NLLLossFuncOptions().weight(cw).ignore_index(1));
+  }, {sample({3, 4})}, d);
+  gradcheck([](const V& x) { return F::mse_loss(x[0], x[1], F::MSELossFuncOptions().reduction(kSum)); },
+            {sample({2, 3}), sample({2, 3}, 1.)}, d);
+  gradcheck([](const V& x) { return F::mse_loss(x[0], x[1], F::MSELossFuncOptions().reduction(kNone)); },
+            {sample({2, 3}), sample({2, 3}, 1.)}, d);
+  gradcheck([](const V& x) {
+    return F::binary_cross_entropy_with_logits(
+        x[0], x[1], F::BinaryCrossEntropyWithLogitsFuncOptions().weight(x[2]).reduction(kSum));
+  }, {sample({2, 3}), sample({2, 3}, 1.).abs(), sample({3}, 2.)}, d);
+  Tensor e = tensor({{1, 0}, {0, 3}}).to(d);
+  gradcheck([e](const V& x) { return F::embedding(e.view({-1}), x[0]); }, {sample({4, 3})}, d);
+}
+
+namespace {
+// Leaves of a module's gradient check: its parameters and the input.
+std::vector<Tensor> leaves(const nn::Module& m, const Tensor& input) {
+  std::vector<Tensor> out = m.parameters();
+  if (input.is_floating_point()) out.push_back(input);
+  return out;
+}
+Tensor input_on(Device d, std::vector<int64_t> sizes) { return sample(sizes).to(d).requires_grad_(); }
+}  // namespace
+
+TEST_P(Layers, ModuleGradients) {
+  // Every layer as a module, float64 on the device: parameters and input against finite differences.
+  Device d = GetParam();
+  manual_seed(0);
+  nn::Linear fc(3, 2);
+  fc->to(d, kDouble);
+  Tensor x = input_on(d, {4, 3});
+  gradcheck_leaves([&] { return fc(x); }, leaves(*fc, x));
+  nn::Conv2d conv(nn::Conv2dOptions(2, 4, 3).stride(2).padding(1).groups(2).device(d).dtype(kDouble));
+  x = input_on(d, {2, 2, 5, 5});
+  gradcheck_leaves([&] { return conv(x); }, leaves(*conv, x));
+  nn::Conv2d dil(nn::Conv2dOptions(1, 2, {2, 3}).dilation({2, 1}).padding({0, 1}).bias(false).device(d).dtype(kDouble));
+  x = input_on(d, {1, 1, 4, 4});
+  gradcheck_leaves([&] { return dil(x); }, leaves(*dil, x));
+  nn::BatchNorm2d bn2(nn::BatchNormOptions(2).device(d).dtype(kDouble));
+  x = input_on(d, {3, 2, 2, 2});
+  gradcheck_leaves([&] { return bn2(x); }, leaves(*bn2, x));
+  nn::BatchNorm1d bn1(nn::BatchNormOptions(3).device(d).dtype(kDouble));
+  x = input_on(d, {4, 3});
+  bn1(x * 2 + 1);  // running statistics away from (0, 1)
+  bn1->eval();
+  gradcheck_leaves([&] { return bn1(x); }, leaves(*bn1, x));
+  nn::LayerNorm ln(nn::LayerNormOptions({2, 3}).device(d).dtype(kDouble));
+  {
+    NoGradGuard no_grad;
+    ln->weight.copy_(sample({2, 3}, 1.).to(d));
+    ln->bias.copy_(sample({2, 3}, 2.).to(d));
+  }
+  x = input_on(d, {2, 2, 3});
+  gradcheck_leaves([&] { return ln(x); }, leaves(*ln, x));
+  nn::Embedding emb(nn::EmbeddingOptions(5, 3).device(d).dtype(kDouble));
+  Tensor idx = tensor({{4, 2}, {0, 4}}).to(d);
+  gradcheck_leaves([&] { return emb(idx); }, leaves(*emb, idx));
+  // with padding_idx the row gets no gradient by definition (Module.EmbeddingPaddingIdx); the rest do
+  nn::Embedding padded(nn::EmbeddingOptions(5, 3).padding_idx(2).device(d).dtype(kDouble));
+  (padded(idx) * sample({2, 2, 3}).to(d)).sum().backward();
+  auto gp = values(padded->weight.grad());
+  EXPECT_EQ(std::vector<double>(gp.begin() + 6, gp.begin() + 9), std::vector<double>({0, 0, 0}));
+  EXPECT_NE(gp[12], 0.0);
+  nn::Sequential cnn(nn::Conv2d(nn::Conv2dOptions(1, 2, 3).padding(1)), nn::BatchNorm2d(2), nn::ReLU(),
+                     nn::MaxPool2d(2), nn::AvgPool2d(nn::AvgPool2dOptions(2).stride(1)), nn::AdaptiveAvgPool2d(1),
+                     nn::Flatten(), nn::Linear(2, 3), nn::GELU(), nn::Sigmoid(), nn::Tanh(),
+                     nn::GELU(nn::GELUOptions().approximate("tanh")), nn::Dropout(0.3));
+  cnn->to(d, kDouble);
+  x = input_on(d, {2, 1, 6, 6});
+  nn::CrossEntropyLoss ce(nn::CrossEntropyLossOptions().label_smoothing(0.1));
+  Tensor y = tensor({2, 0}).to(d);
+  gradcheck_leaves([&] {
+    manual_seed(11);
+    return ce(cnn(x), y);
+  }, leaves(*cnn, x));
+  nn::MSELoss mse;
+  nn::BCEWithLogitsLoss bce;
+  nn::NLLLoss nll;
+  Tensor a = input_on(d, {2, 3}), b = sample({2, 3}, 1.).abs().to(d);
+  gradcheck_leaves([&] { return mse(a, b) + bce(a, b) + nll(a.log_softmax(1), y); }, {a});
+}
+
 TEST_P(Layers, ConvMatchesPyTorch) {
   // x = torch.arange(100, dtype=torch.float64).reshape(2,2,5,5).sin()
   // w = torch.arange(36, dtype=torch.float64).reshape(4,1,3,3).cos(); b = torch.tensor([0.1,-0.2,0.3,0.])
@@ -127,6 +248,32 @@ TEST_P(Layers, BatchNormTrainEval) {
   EXPECT_NEAR(values(z)[0], (1 - 0.3) / std::sqrt(1.3 + 1e-5), 1e-5);
   EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 1);
   EXPECT_THROW_MSG(bn(ones({3, 2, 2, 2}, TensorOptions().device(d))), Error, "BatchNorm1d: expected 2D or 3D input (got 4D input)");
+}
+
+TEST_P(Layers, BatchNorm2dCumulativeAverageMatchesPyTorch) {
+  // bn = torch.nn.BatchNorm2d(2, momentum=None).double()
+  // x1 = torch.arange(24, dtype=torch.float64).reshape(3,2,2,2).sin(); x2 = (...).cos() * 2
+  // bn(x1); y2 = bn(x2); bn.eval(); z = bn(x1)
+  Device d = GetParam();
+  nn::BatchNorm2d bn(nn::BatchNormOptions(2).momentum(std::nullopt).device(d).dtype(kDouble));
+  TensorOptions o = TensorOptions().dtype(kDouble).device(d);
+  Tensor x1 = arange(24, o).reshape({3, 2, 2, 2}).sin(), x2 = arange(24, o).reshape({3, 2, 2, 2}).cos() * 2;
+  bn(x1);
+  Tensor y2 = bn(x2);
+  EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 2);
+  auto near = [](const std::vector<double>& got, const std::vector<double>& want) {
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-9) << i;
+  };
+  near(values(bn->running_mean), {-0.11595359598106587, 0.11170262637488537});
+  near(values(bn->running_var), {1.3918491027193494, 1.3331167959974417});
+  near(values(y2), {1.539595367240289, 0.902983747426014, -0.42155332464446965, -1.2162425733252278});
+  bn->eval();
+  near(values(bn(x1)), {0.09828485122377058, 0.8115344046439903, 0.8690256079685018, 0.21790131399501733});
+  EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 2);
+  EXPECT_THROW_MSG(bn(ones({3, 2, 2}, o)), Error, "BatchNorm2d: expected 4D input (got 3D input).");
+  EXPECT_THROW_MSG(bn(ones({3, 5, 2, 2}, o)), Error, "BatchNorm2d: expected input with 2 channels (dim 1), got 5.");
+  bn->train();
+  EXPECT_THROW_MSG(bn(ones({1, 2, 1, 1}, o)), Error, "batch_norm(): Expected more than 1 value per channel when training");
 }
 
 TEST_P(Layers, LayersOnTheDevice) {

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/tensor_impl.h"
 #include "testing.h"
 
 using namespace locus;
@@ -65,6 +66,80 @@ TEST(Module, PrettyPrint) {
   EXPECT_EQ(seq->name(), "locus::nn::Sequential");
 }
 
+TEST(Module, PrettyPrintEveryLayerAsLibtorch) {
+  // What libtorch 1.13 prints for the same Sequential (torch:: spelled locus::), except GELU with
+  // approximate="tanh", where libtorch drops the option and locus shows it.
+  nn::Sequential seq(
+      nn::Conv2d(nn::Conv2dOptions(1, 4, 3).padding(1)),
+      nn::Conv2d(nn::Conv2dOptions(4, 8, {3, 2}).stride(2).dilation(2).groups(2).bias(false)), nn::BatchNorm2d(4),
+      nn::BatchNorm1d(nn::BatchNormOptions(3).momentum(std::nullopt).affine(false)), nn::MaxPool2d(2),
+      nn::MaxPool2d(nn::MaxPool2dOptions(3).stride(2).padding(1)), nn::AvgPool2d(2),
+      nn::AvgPool2d(nn::AvgPool2dOptions(3).stride(1).padding(1)), nn::AdaptiveAvgPool2d(1),
+      nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({2, 3})), nn::Flatten(), nn::GELU(), nn::ReLU(),
+      nn::ReLU(nn::ReLUOptions(true)), nn::LayerNorm(nn::LayerNormOptions({4})),
+      nn::LayerNorm(nn::LayerNormOptions({2, 3}).elementwise_affine(false).eps(1e-6)), nn::Embedding(10, 3),
+      nn::Embedding(nn::EmbeddingOptions(10, 3).padding_idx(0)), nn::Sigmoid(), nn::Tanh(), nn::Dropout(0.5),
+      nn::Dropout(), nn::Linear(nn::LinearOptions(3, 2).bias(false)));
+  std::ostringstream os;
+  os << seq;
+  EXPECT_EQ(os.str(),
+            "locus::nn::Sequential(\n"
+            "  (0): locus::nn::Conv2d(1, 4, kernel_size=[3, 3], stride=[1, 1], padding=[1, 1])\n"
+            "  (1): locus::nn::Conv2d(4, 8, kernel_size=[3, 2], stride=[2, 2], dilation=[2, 2], groups=2, bias=false)\n"
+            "  (2): locus::nn::BatchNorm2d(4, eps=1e-05, momentum=0.1, affine=true, track_running_stats=true)\n"
+            "  (3): locus::nn::BatchNorm1d(3, eps=1e-05, momentum=None, affine=false, track_running_stats=true)\n"
+            "  (4): locus::nn::MaxPool2d(kernel_size=[2, 2], stride=[2, 2], padding=[0, 0], dilation=[1, 1], ceil_mode=false)\n"
+            "  (5): locus::nn::MaxPool2d(kernel_size=[3, 3], stride=[2, 2], padding=[1, 1], dilation=[1, 1], ceil_mode=false)\n"
+            "  (6): locus::nn::AvgPool2d(kernel_size=[2, 2], stride=[2, 2], padding=[0, 0])\n"
+            "  (7): locus::nn::AvgPool2d(kernel_size=[3, 3], stride=[1, 1], padding=[1, 1])\n"
+            "  (8): locus::nn::AdaptiveAvgPool2d(output_size=[1, 1])\n"
+            "  (9): locus::nn::AdaptiveAvgPool2d(output_size=[2, 3])\n"
+            "  (10): locus::nn::Flatten(start_dim=1, end_dim=-1)\n"
+            "  (11): locus::nn::GELU()\n"
+            "  (12): locus::nn::ReLU()\n"
+            "  (13): locus::nn::ReLU(inplace=true)\n"
+            "  (14): locus::nn::LayerNorm([4], eps=1e-05, elementwise_affine=true)\n"
+            "  (15): locus::nn::LayerNorm([2, 3], eps=1e-06, elementwise_affine=false)\n"
+            "  (16): locus::nn::Embedding(num_embeddings=10, embedding_dim=3)\n"
+            "  (17): locus::nn::Embedding(num_embeddings=10, embedding_dim=3, padding_idx=0)\n"
+            "  (18): locus::nn::Sigmoid()\n"
+            "  (19): locus::nn::Tanh()\n"
+            "  (20): locus::nn::Dropout(p=0.5, inplace=false)\n"
+            "  (21): locus::nn::Dropout(p=0.5, inplace=false)\n"
+            "  (22): locus::nn::Linear(in_features=3, out_features=2, bias=false)\n"
+            ")");
+  std::ostringstream losses;
+  losses << nn::CrossEntropyLoss() << " " << nn::MSELoss() << " " << nn::NLLLoss() << " " << nn::BCEWithLogitsLoss();
+  EXPECT_EQ(losses.str(), "locus::nn::CrossEntropyLoss() locus::nn::MSELoss() locus::nn::NLLLoss() locus::nn::BCEWithLogitsLoss()");
+  std::ostringstream list;
+  list << nn::ModuleList(nn::Linear(2, 2), nn::ReLU());
+  EXPECT_EQ(list.str(),
+            "locus::nn::ModuleList(\n"
+            "  (0): locus::nn::Linear(in_features=2, out_features=2, bias=true)\n"
+            "  (1): locus::nn::ReLU()\n"
+            ")");
+  std::ostringstream net;
+  net << Net();
+  EXPECT_EQ(net.str(),  // a user module prints its class name (libtorch keeps "Impl"; locus drops it)
+            "(anonymous namespace)::Net(\n"
+            "  (fc1): locus::nn::Linear(in_features=4, out_features=3, bias=true)\n"
+            "  (bn): locus::nn::BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=true, track_running_stats=true)\n"
+            "  (fc2): locus::nn::Linear(in_features=3, out_features=2, bias=false)\n"
+            ")");
+}
+
+TEST(Module, EmbeddingPaddingIdx) {
+  nn::Embedding emb(nn::EmbeddingOptions(4, 2).padding_idx(-1));
+  EXPECT_EQ(emb->options.padding_idx().value_or(-1), 3);
+  EXPECT_EQ(values(emb->weight.select(0, 3)), std::vector<double>({0, 0}));
+  emb(tensor({3, 1, 3})).sum().backward();
+  EXPECT_EQ(values(emb->weight.grad()), std::vector<double>({0, 0, 1, 1, 0, 0, 0, 0}));
+  EXPECT_THROW_MSG(nn::Embedding(nn::EmbeddingOptions(4, 2).padding_idx(4)), Error,
+                   "Embedding: padding_idx (4) must be within num_embeddings (4).");
+  EXPECT_THROW_MSG(nn::functional::embedding(tensor({0}), ones({4, 2}), nn::functional::EmbeddingFuncOptions().padding_idx(-5)),
+                   Error, "embedding(): padding_idx (-5) must be within num_embeddings (4).");
+}
+
 TEST(Module, TrainEval) {
   Net net;
   EXPECT_TRUE(net->is_training());
@@ -110,6 +185,65 @@ TEST_P(ModuleDevices, ToMovesInPlaceKeepingIdentity) {
   EXPECT_EQ(net->bn->num_batches_tracked.scalar_type(), kLong);  // integer buffers keep their dtype
   Tensor out = net->forward(ones({5, 4}, TensorOptions().device(d).dtype(kDouble)));
   EXPECT_EQ(out.device(), d);
+  // both at once, back to cpu float32; every overload returns the module itself
+  EXPECT_EQ(&net->to(Device(kCPU), kFloat), net.get());
+  EXPECT_EQ(&net->to(kFloat), net.get());
+  for (const auto& p : net->named_parameters()) {
+    EXPECT_EQ(p.value().device(), Device(kCPU)) << p.key();
+    EXPECT_EQ(p.value().scalar_type(), kFloat) << p.key();
+    EXPECT_EQ(p.value().grad().device(), Device(kCPU)) << p.key();
+    EXPECT_EQ(p.value().grad().scalar_type(), kFloat) << p.key();
+  }
+  EXPECT_EQ(net->bn->running_var.scalar_type(), kFloat);
+  EXPECT_EQ(net->bn->num_batches_tracked.device(), Device(kCPU));
+  EXPECT_EQ(w.unsafeGetTensorImpl(), impl);
+  EXPECT_TRUE(w.is_leaf());
+}
+
+TEST_P(ModuleDevices, ToOnAlreadyPlacedModuleIsANoOp) {
+  Device d = GetParam();
+  nn::Linear fc(nn::LinearOptions(3, 2).device(d));
+  Tensor w = fc->weight;
+  const void* storage = w.impl()->storage.get();
+  fc->to(d);
+  fc->to(d, kFloat);
+  EXPECT_EQ(fc->weight.impl()->storage.get(), storage);  // no copy when nothing changes
+}
+
+TEST_P(ModuleDevices, TrainingStepMatchesCpu) {
+  // A CNN with batch norm and Adam: initialised with one seed on cpu and on the device, one step
+  // each on the same batch: parameters and running statistics agree within float tolerance.
+  Device d = GetParam();
+  auto make = [](std::optional<Device> dev) {
+    manual_seed(21);
+    // no conv bias before batch norm: its gradient is zero up to rounding, and Adam's first step
+    // (lr * sign(g)) would turn that rounding into differences of lr
+    nn::Sequential m(nn::Conv2d(nn::Conv2dOptions(1, 3, 3).padding(1).bias(false).device(dev)),
+                     nn::BatchNorm2d(nn::BatchNormOptions(3).device(dev)), nn::ReLU(), nn::MaxPool2d(2), nn::Flatten(),
+                     nn::Linear(nn::LinearOptions(12, 3).device(dev)));
+    return m;
+  };
+  nn::Sequential a = make(std::nullopt), b = make(d);
+  EXPECT_EQ(nn::device_of(b), d);
+  for (size_t i = 0; i < a->parameters().size(); ++i) EXPECT_EQ(values(a->parameters()[i]), values(b->parameters()[i])) << i;
+  manual_seed(4);
+  Tensor x = randn({5, 1, 4, 4}), y = tensor({0, 1, 2, 1, 0});
+  optim::Adam oa(a->parameters(), optim::AdamOptions(0.01)), ob(b->parameters(), optim::AdamOptions(0.01));
+  nn::functional::cross_entropy(a(x), y).backward();
+  oa.step();
+  nn::functional::cross_entropy(b(x.to(d)), y.to(d)).backward();
+  ob.step();
+  auto sa = a->named_parameters(), sb = b->named_parameters();
+  for (size_t i = 0; i < sa.size(); ++i) {
+    auto va = values(sa[i].value()), vb = values(sb[i].value());
+    for (size_t k = 0; k < va.size(); ++k) EXPECT_NEAR(va[k], vb[k], 1e-5) << sa[i].key();
+  }
+  auto ba = a->named_buffers(), bb = b->named_buffers();
+  for (size_t i = 0; i < ba.size(); ++i) {
+    EXPECT_EQ(bb[i].value().device(), d);
+    auto va = values(ba[i].value()), vb = values(bb[i].value());
+    for (size_t k = 0; k < va.size(); ++k) EXPECT_NEAR(va[k], vb[k], 1e-5) << ba[i].key();
+  }
 }
 
 TEST_P(ModuleDevices, BuiltDirectlyOnTheDevice) {
@@ -160,6 +294,26 @@ TEST(ModuleMismatch, NamesThePathAndBothDevices) {
   EXPECT_THROW_MSG(model->forward(x), DeviceMismatchError,
                    "Sequential/0 (Linear 784->256): weight is on " + d.str() +
                        " but input is on cpu; move the input with .to(" + d.str() + ")");
+  std::string exact;
+  try {
+    model->forward(x);
+  } catch (const DeviceMismatchError& e) {
+    exact = e.what();
+  }
+  EXPECT_EQ(exact, "Sequential/0 (Linear 784->256): weight is on " + d.str() + " but input is on cpu; move the input with .to(" +
+                       d.str() + ")");
+  if (d == Device(kOpenCL, 0))  // the text, word for word
+    EXPECT_EQ(exact, "Sequential/0 (Linear 784->256): weight is on opencl:0 but input is on cpu; move the input with .to(opencl:0)");
+  model->to(d);
+  EXPECT_THROW_MSG(model(ones({2, 784}, TensorOptions().device(d)).cpu()), DeviceMismatchError, "Sequential/0");
+  nn::Sequential cnn(nn::Conv2d(nn::Conv2dOptions(1, 2, 3)), nn::BatchNorm2d(2), nn::Flatten(), nn::Embedding(3, 2));
+  cnn->to(d);
+  EXPECT_THROW_MSG(cnn(ones({1, 1, 3, 3})), DeviceMismatchError,
+                   "Sequential/0 (Conv2d 1->2 3x3): weight is on " + d.str() + " but input is on cpu; move the input with .to(" + d.str() + ")");
+  EXPECT_THROW_MSG(cnn->at<nn::BatchNorm2dImpl>(1).forward(ones({2, 2, 1, 1})), DeviceMismatchError,
+                   "Sequential/1 (BatchNorm2d): weight is on " + d.str() + " but input is on cpu");
+  EXPECT_THROW_MSG(cnn->at<nn::EmbeddingImpl>(3).forward(tensor({0})), DeviceMismatchError,
+                   "Sequential/3 (Embedding): weight is on " + d.str() + " but input is on cpu");
   nn::Linear alone(3, 2);
   EXPECT_THROW_MSG(alone(ones({1, 3}, TensorOptions().device(d))), DeviceMismatchError,
                    "Linear 3->2: weight is on cpu but input is on " + d.str() + "; move the input with .to(cpu)");

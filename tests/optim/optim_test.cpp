@@ -89,6 +89,60 @@ TEST(OptimMessages, Validation) {
                    "can't optimize a non-leaf Tensor");
 }
 
+TEST(OptimMessages, EveryCheck) {
+  std::vector<Tensor> p{ones({2}).requires_grad_()};
+  EXPECT_THROW_MSG(optim::SGD(p, optim::SGDOptions(-0.1)), Error, "SGD: Invalid learning rate: -0.100000");
+  EXPECT_THROW_MSG(optim::Adam(p, optim::AdamOptions(0.1).eps(-1)), Error, "Adam: Invalid epsilon value: -1.000000");
+  EXPECT_THROW_MSG(optim::Adam(p, optim::AdamOptions(0.1).betas(std::make_tuple(1.0, 0.999))), Error,
+                   "Adam: Invalid beta parameter at index 0: 1.000000");
+  EXPECT_THROW_MSG(optim::AdamW(p, optim::AdamWOptions(0.1).betas(std::make_tuple(0.9, -0.5))), Error,
+                   "AdamW: Invalid beta parameter at index 1: -0.500000");
+  EXPECT_THROW_MSG(optim::AdamW(p, optim::AdamWOptions(0.1).weight_decay(-1)), Error,
+                   "AdamW: Invalid weight_decay value: -1.000000");
+  EXPECT_THROW_MSG(optim::SGD(std::vector<Tensor>{Tensor()}, optim::SGDOptions(0.1)), Error,
+                   "Optimizer: a parameter is undefined.");
+  optim::SGD opt(p, optim::SGDOptions(0.1));
+  EXPECT_THROW_MSG(opt.add_param_group(optim::OptimizerParamGroup(p)), Error,
+                   "Optimizer: some parameters appear in more than one parameter group.");
+  OrderedDict<std::string, Tensor> sd;
+  sd.insert("param_groups.3.lr", tensor(0.5));
+  EXPECT_THROW_MSG(opt.load_state_dict(sd), Error, "load_state_dict(): 'param_groups.3.lr' names a missing param group.");
+  OrderedDict<std::string, Tensor> sd2;
+  sd2.insert("momentum.0", ones({2}));
+  EXPECT_THROW_MSG(opt.load_state_dict(sd2), Error, "load_state_dict(): unexpected key 'momentum.0'.");
+  OrderedDict<std::string, Tensor> sd3;
+  sd3.insert("state.4.momentum_buffer", ones({2}));
+  EXPECT_THROW_MSG(opt.load_state_dict(sd3), Error,
+                   "load_state_dict(): 'state.4.momentum_buffer' names parameter 4 but the optimizer has 1.");
+  EXPECT_THROW_MSG(optim::StepLR(opt, 0), Error, "StepLR: step_size must be positive.");
+  EXPECT_THROW_MSG(optim::CosineAnnealingLR(opt, 0), Error, "CosineAnnealingLR: T_max must be positive.");
+}
+
+TEST_P(Optim, StateDictRoundTrip) {
+  // state saved from one optimizer and loaded into a fresh one continues identically
+  Device d = GetParam();
+  auto make = [&] { return tensor({1.0, -2.0, 3.0}, TensorOptions().device(d)).requires_grad_(); };
+  Tensor a = make(), b = make();
+  optim::Adam oa(std::vector<Tensor>{a}, optim::AdamOptions(0.1)), ob(std::vector<Tensor>{b}, optim::AdamOptions(0.5));
+  auto step = [](optim::Optimizer& o, Tensor& p) {
+    o.zero_grad();
+    (p * p * p).sum().backward();
+    o.step();
+  };
+  step(oa, a);
+  {
+    NoGradGuard no_grad;
+    b.copy_(a);
+  }
+  ob.load_state_dict(oa.state_dict());
+  EXPECT_DOUBLE_EQ(ob.param_groups()[0].options().get_lr(), 0.1);
+  step(oa, a);
+  step(ob, b);
+  EXPECT_EQ(values(a), values(b));
+  EXPECT_EQ(ob.state_dict()["state.0.step"].item<int64_t>(), 2);
+  EXPECT_EQ(ob.state_dict()["state.0.exp_avg"].device(), d);
+}
+
 TEST(Schedulers, StepAndCosine) {
   Tensor p = ones({2}).requires_grad_();
   optim::SGD opt(std::vector<Tensor>{p}, optim::SGDOptions(1.0));

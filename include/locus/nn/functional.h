@@ -133,6 +133,11 @@ struct LayerNormFuncOptions {
   LOCUS_ARG(double, eps) = 1e-5;
 };
 
+struct EmbeddingFuncOptions {
+  /// Rows looked up at this index get no gradient (negative counts from the end).
+  LOCUS_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+};
+
 // ---- functions ----------------------------------------------------------------------------
 /// input @ weight^T + bias; input [..., in], weight [out, in], bias [out].
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
@@ -160,7 +165,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size);
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const BatchNormFuncOptions& options = {});
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);
-Tensor embedding(const Tensor& input, const Tensor& weight);
+Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options = {});
 
 /// Differentiable im2col: input [N, C, H, W] -> columns [N, C*kh*kw, oh*ow] (zero padding).
 Tensor im2col(const Tensor& input, ExpandingArray<2> kernel_size, ExpandingArray<2> dilation,

@@ -1,0 +1,6 @@
+// libFuzzer target: the .npy parser.
+#include "fuzz/common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return locus::fuzz::parse(data, size, locus::io::parse_npy);
+}
