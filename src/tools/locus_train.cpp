@@ -11,7 +11,6 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,6 +23,7 @@
 #include "locus/nn.h"
 #include "locus/optim.h"
 #include "locus/random.h"
+#include "locus/serialize.h"
 
 namespace {
 
@@ -44,7 +44,7 @@ const char* kUsage =
     "  --pin-memory      batches in page-locked memory, copied asynchronously (accelerators)\n"
     "  --limit N         at most N batches per epoch and per evaluation (quick runs)\n"
     "  --data DIR        directory with the IDX files (default /usr/share/datasets/fashion-mnist)\n"
-    "  --save FILE       writes a checkpoint after every epoch\n"
+    "  --save FILE       writes a checkpoint (safetensors) after every epoch\n"
     "  --resume FILE     continues from a checkpoint written by --save\n"
     "  --seed N          initialisation and shuffling seed (default 0)\n"
     "  --plot FILE.svg   writes the loss and accuracy curves\n"
@@ -146,81 +146,53 @@ nn::Sequential make_model(const std::string& kind) {
 }
 
 // ---- checkpoint ------------------------------------------------------------------------------
-// A minimal stand-in until locus::save/load (issue 6) lands: "LOCUSTRAIN1\n", then per tensor
-// name, dtype, rank, sizes and the raw bytes (host order). Model tensors are "model.<name>",
-// optimizer state "optim.<key>", and "epoch" the epochs completed.
+// safetensors through locus::save/load: model tensors as "model.<name>", optimizer state as
+// "optim.<key>", and in the metadata the epochs completed ("epoch") and the model kind ("model").
 void save_checkpoint(const std::string& path, const nn::Module& model, const locus::optim::Optimizer& opt,
-                     int64_t epoch) {
-  std::vector<std::pair<std::string, locus::Tensor>> items;
-  for (const auto& p : model.named_parameters()) items.emplace_back("model." + p.key(), p.value());
-  for (const auto& b : model.named_buffers()) items.emplace_back("model." + b.key(), b.value());
-  for (const auto& s : opt.state_dict()) items.emplace_back("optim." + s.key(), s.value());
-  items.emplace_back("epoch", locus::tensor(epoch));
-  std::string tmp = path + ".tmp";
-  std::ofstream f(tmp, std::ios::binary);
-  if (!f) throw locus::CheckpointError("[locus-train] cannot write " + tmp + ": " + std::strerror(errno) + ".");
-  f << "LOCUSTRAIN1\n" << items.size() << "\n";
-  for (auto& [name, t] : items) {
-    locus::Tensor c = t.detach().cpu().contiguous();
-    f << name << "\n" << static_cast<int>(c.scalar_type()) << " " << c.dim();
-    for (int64_t s : c.sizes()) f << " " << s;
-    f << "\n";
-    f.write(static_cast<const char*>(c.data_ptr()), static_cast<std::streamsize>(c.nbytes()));
-  }
-  f.close();
-  if (!f || std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw locus::CheckpointError("[locus-train] writing " + path + " failed: " + std::strerror(errno) + ".");
+                     const std::string& kind, int64_t epoch) {
+  locus::StateDict dict;
+  for (const auto& t : model.state_dict()) dict.insert("model." + t.key(), t.value());
+  for (const auto& s : opt.state_dict()) dict.insert("optim." + s.key(), s.value());
+  locus::save(dict, path, {{"epoch", std::to_string(epoch)}, {"model", kind}, {"producer", "locus-train"}});
 }
 
-int64_t load_checkpoint(const std::string& path, nn::Module& model, locus::optim::Optimizer& opt) {
+/// Loads a checkpoint of --save into `model` and `opt`; returns the epochs it had completed.
+int64_t load_checkpoint(const std::string& path, nn::Module& model, locus::optim::Optimizer& opt,
+                        const std::string& kind) {
   auto bad = [&](const std::string& what) {
     return locus::CheckpointError("[locus-train] " + path + ": " + what);
   };
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw bad(std::string("cannot open: ") + std::strerror(errno) + ".");
-  std::string magic;
-  size_t n = 0;
-  if (!std::getline(f, magic) || magic != "LOCUSTRAIN1" || !(f >> n)) throw bad("not a locus-train checkpoint.");
-  f.ignore(1);
-  auto params = model.named_parameters();
-  auto buffers = model.named_buffers();
-  locus::OrderedDict<std::string, locus::Tensor> optim_state;
-  int64_t epoch = -1;
-  size_t loaded = 0;
-  for (size_t i = 0; i < n; ++i) {
-    std::string name, line;
-    int dtype = 0;
-    int64_t dim = 0;
-    if (!std::getline(f, name) || !std::getline(f, line)) throw bad("truncated.");
-    std::istringstream hs(line);
-    std::vector<int64_t> sizes;
-    if (!(hs >> dtype >> dim) || dim < 0 || dim > 8) throw bad("corrupt header of '" + name + "'.");
-    for (int64_t d = 0; d < dim; ++d) {
-      int64_t s = -1;
-      if (!(hs >> s) || s < 0) throw bad("corrupt shape of '" + name + "'.");
-      sizes.push_back(s);
-    }
-    locus::Tensor t = locus::empty(sizes, static_cast<locus::ScalarType>(dtype));
-    if (!f.read(static_cast<char*>(t.data_ptr()), static_cast<std::streamsize>(t.nbytes()))) throw bad("truncated.");
-    if (name == "epoch") {
-      epoch = t.item<int64_t>();
-    } else if (name.rfind("optim.", 0) == 0) {
-      optim_state.insert(name.substr(6), t);
-    } else if (name.rfind("model.", 0) == 0) {
-      std::string key = name.substr(6);
-      locus::Tensor* dst = params.find(key);
-      if (!dst) dst = buffers.find(key);
-      if (!dst) throw bad("holds '" + key + "', which this model does not have (a checkpoint of another --model?).");
-      if (dst->sizes() != t.sizes())
-        throw bad("'" + key + "' has another shape than this model's (a checkpoint of another --model?).");
-      locus::NoGradGuard no_grad;
-      dst->copy_(t);
-      ++loaded;
-    }
+  locus::CheckpointInfo info = locus::inspect(path);  // the header only: checks before loading
+  std::string saved_epoch, saved_kind;
+  for (const auto& [k, v] : info.metadata) {
+    if (k == "epoch") saved_epoch = v;
+    if (k == "model") saved_kind = v;
   }
-  if (epoch < 0 || loaded != params.size() + buffers.size())
-    throw bad("incomplete: " + std::to_string(loaded) + " of " + std::to_string(params.size() + buffers.size()) +
-              " model tensors.");
+  if (info.format != "safetensors" || saved_epoch.empty() || saved_kind.empty())
+    throw bad("not a locus-train checkpoint (a safetensors file with 'epoch' and 'model' in its metadata, as --save "
+              "writes).");
+  if (saved_kind != kind)
+    throw bad("is a checkpoint of --model " + saved_kind + ", but this run trains --model " + kind +
+              "; pass --model " + saved_kind + " to resume it.");
+  int64_t epoch = -1;
+  try {
+    size_t pos = 0;
+    epoch = std::stoll(saved_epoch, &pos);
+    if (pos != saved_epoch.size()) epoch = -1;
+  } catch (const std::exception&) {
+  }
+  if (epoch < 0) throw bad("its metadata has epoch '" + saved_epoch + "', not a number of epochs.");
+  // On cpu first, so a checkpoint resumes on any device; the model and the optimizer copy each
+  // tensor to their parameters' device.
+  locus::StateDict all = locus::load(path, "cpu");
+  locus::StateDict model_state, optim_state;
+  for (const auto& t : all) {
+    const std::string& name = t.key();
+    if (name.rfind("model.", 0) == 0) model_state.insert(name.substr(6), t.value());
+    else if (name.rfind("optim.", 0) == 0) optim_state.insert(name.substr(6), t.value());
+    else throw bad("holds '" + name + "', which is neither model.* nor optim.*.");
+  }
+  model.load_state_dict(model_state);  // strict: missing, unexpected or reshaped tensors throw
   opt.load_state_dict(optim_state);
   return epoch;
 }
@@ -369,7 +341,7 @@ int run(const Args& a) {
     scheduler = std::make_unique<locus::optim::CosineAnnealingLR>(optimizer, static_cast<unsigned>(a.epochs));
   int64_t first_epoch = 1;
   if (!a.resume.empty()) {
-    first_epoch = load_checkpoint(a.resume, *model, optimizer) + 1;
+    first_epoch = load_checkpoint(a.resume, *model, optimizer, a.model) + 1;
     for (int64_t e = 1; e < first_epoch && scheduler; ++e) scheduler->step();
     std::cout << "resumed from " << a.resume << " after epoch " << first_epoch - 1 << "\n";
   }
@@ -436,7 +408,7 @@ int run(const Args& a) {
                   samples / train_time, device.str().c_str(), mib(locus::max_memory_allocated(device)).c_str(),
                   mib(locus::max_memory_reserved(device)).c_str());
     std::cout << line << std::endl;
-    if (!a.save.empty()) save_checkpoint(a.save, *model, optimizer, epoch);
+    if (!a.save.empty()) save_checkpoint(a.save, *model, optimizer, a.model, epoch);
   }
   std::printf("summary: %s on %s, final test accuracy %.2f%% (best %.2f%%), %s in all\n", a.model.c_str(),
               device.str().c_str(), last_acc, best, seconds(total_time).c_str());

@@ -1,24 +1,13 @@
 // locus-info and collect_env(): every backend and device, with statistics, as text and JSON.
-#include <array>
-#include <cstdio>
 #include <memory>
 
 #include "testing.h"
+#include "tools/run_tool.h"
 
 using namespace locus;
 
 namespace {
-std::pair<int, std::string> run(const std::string& args) {
-  std::string cmd = std::string(LOCUS_BINARY_DIR) + "/locus-info " + args + " 2>&1";
-  std::array<char, 4096> buf;
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return {-1, ""};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WEXITSTATUS(status), out};
-}
+std::pair<int, std::string> run(const std::string& args) { return run_tool("locus-info", args); }
 }  // namespace
 
 TEST(CollectEnv, ListsBackendsDevicesAndStats) {

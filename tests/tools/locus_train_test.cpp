@@ -1,0 +1,100 @@
+// locus-train: a short run that saves a safetensors checkpoint, resumes from it, plots, and
+// rejects bad flags with the usage text.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+
+#include "locus/data.h"
+#include "locus/serialize.h"
+#include "testing.h"
+#include "tools/run_tool.h"
+
+using namespace locus;
+
+namespace {
+std::pair<int, std::string> train(const std::string& args) { return run_tool("locus-train", args); }
+
+std::string tmp_path(const std::string& name) {
+  std::string dir = std::string(LOCUS_BINARY_DIR) + "/tools-test-tmp";
+  ::mkdir(dir.c_str(), 0755);
+  return dir + "/" + std::to_string(::getpid()) + "-" + name;
+}
+
+bool have_dataset() { return std::filesystem::exists(data::datasets::kFashionMNISTRoot); }
+}  // namespace
+
+TEST(LocusTrainTool, SavesResumesAndPlots) {
+  if (!have_dataset()) GTEST_SKIP() << "dataset-fashion-mnist is not installed (scripts/install-deps installs it)";
+  std::string ckpt = tmp_path("mlp.safetensors"), svg = tmp_path("mlp.svg");
+  std::remove(ckpt.c_str());
+  std::remove(svg.c_str());
+  const std::string common = "--device cpu --model mlp --limit 5 --workers 0 ";
+
+  auto [rc, out] = train(common + "--epochs 1 --save " + ckpt + " --plot " + svg);
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("epoch 1/1: train loss"), std::string::npos) << out;
+  EXPECT_NE(out.find("checkpoint: " + ckpt), std::string::npos) << out;
+  EXPECT_NE(out.find("plot: " + svg), std::string::npos) << out;
+
+  // The checkpoint is safetensors: model.*, optim.*, and the epoch and model kind as metadata.
+  CheckpointInfo info = inspect(ckpt);
+  EXPECT_EQ(info.format, "safetensors");
+  std::map<std::string, std::string> meta(info.metadata.begin(), info.metadata.end());
+  EXPECT_EQ(meta["epoch"], "1");
+  EXPECT_EQ(meta["model"], "mlp");
+  StateDict sd = load(ckpt);
+  ASSERT_NE(sd.find("model.1.weight"), nullptr);
+  EXPECT_EQ(sd.find("model.1.weight")->sizes(), (std::vector<int64_t>{256, 784}));
+  bool has_optim = false;
+  for (const auto& t : sd) has_optim = has_optim || t.key().rfind("optim.state.", 0) == 0;
+  EXPECT_TRUE(has_optim);
+
+  std::ifstream f(svg);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("<svg"), std::string::npos);
+  EXPECT_NE(text.find("</svg>"), std::string::npos);
+
+  auto [rc2, out2] = train(common + "--epochs 2 --resume " + ckpt + " --save " + ckpt);
+  ASSERT_EQ(rc2, 0) << out2;
+  EXPECT_NE(out2.find("resumed from " + ckpt + " after epoch 1"), std::string::npos) << out2;
+  EXPECT_NE(out2.find("epoch 2/2: train loss"), std::string::npos) << out2;
+  EXPECT_EQ(out2.find("epoch 1/2:"), std::string::npos) << out2;
+  info = inspect(ckpt);
+  meta = std::map<std::string, std::string>(info.metadata.begin(), info.metadata.end());
+  EXPECT_EQ(meta["epoch"], "2");
+
+  // A checkpoint of another model kind is refused by name, before any tensor is touched.
+  auto [rc3, out3] = train("--device cpu --model cnn --limit 1 --workers 0 --epochs 3 --resume " + ckpt);
+  EXPECT_EQ(rc3, 1) << out3;
+  EXPECT_NE(out3.find("checkpoint of --model mlp"), std::string::npos) << out3;
+  EXPECT_NE(out3.find("pass --model mlp"), std::string::npos) << out3;
+
+  // A file that is not a checkpoint is an error, not a crash.
+  auto [rc4, out4] = train(common + "--epochs 2 --resume " + svg);
+  EXPECT_EQ(rc4, 1) << out4;
+  EXPECT_NE(out4.find("locus-train: "), std::string::npos) << out4;
+
+  std::remove(ckpt.c_str());
+  std::remove(svg.c_str());
+}
+
+TEST(LocusTrainTool, RejectsBadFlagsWithUsage) {
+  for (const char* args : {"--model foo", "--epochs 0", "--bogus", "--epochs", "--scheduler step", "--lr -1"}) {
+    auto [rc, out] = train(args);
+    EXPECT_EQ(rc, 2) << args << "\n" << out;
+    EXPECT_NE(out.find("usage: locus-train"), std::string::npos) << args << "\n" << out;
+  }
+  auto [rc, out] = train("--model foo");
+  EXPECT_NE(out.find("--model must be mlp or cnn, got 'foo'"), std::string::npos) << out;
+  auto [rcu, outu] = train("--bogus");
+  EXPECT_NE(outu.find("unknown argument '--bogus'"), std::string::npos) << outu;
+  auto [rch, outh] = train("--help");
+  EXPECT_EQ(rch, 0);
+  EXPECT_NE(outh.find("--resume FILE"), std::string::npos);
+}
