@@ -13,7 +13,8 @@ bool is_available(DeviceType t);
 int device_count(DeviceType t);
 /// Every device present, cpu first, then opencl:0.., cuda:0...
 std::vector<Device> all_devices();
-/// cuda, then an OpenCL GPU, then any OpenCL device, then cpu; LOCUS_DEVICE overrides.
+/// cuda, then an OpenCL GPU, then an OpenCL device that is not the host CPU, then cpu (an OpenCL
+/// driver on the host CPU, such as PoCL, is skipped: cpu is faster there); LOCUS_DEVICE overrides.
 Device best_device();
 /// One line per candidate saying why it was chosen or skipped.
 std::string best_device_report();
@@ -24,6 +25,7 @@ struct DeviceDescription {
   int64_t total_memory = 0, free_memory = 0;
   int compute_units = 0;
   bool fp16 = false, fp64 = false, is_gpu = false;
+  bool runs_on_host_cpu = false;  // an OpenCL driver on the host CPU (PoCL)
 };
 DeviceDescription describe(Device d);
 

@@ -61,6 +61,7 @@ struct DeviceProps {
   bool fp16 = false;            // half arithmetic supported
   bool fp64 = false;
   bool is_gpu = false;
+  bool runs_on_host_cpu = false;  // an accelerator API driving the host's own CPU (OpenCL on PoCL)
   bool host_addressable = false;  // Buffer::base + offset is a host pointer (CPU)
   std::string extra;            // backend-specific notes for locus-info (compute capability, ...)
 };
@@ -207,6 +208,14 @@ class Backend {
   };
   virtual void im2col(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out,
                       const Im2Col& p, bool reverse) = 0;
+  /// Optional fast path. Max pooling of `planes` contiguous [h, w] planes with Im2Col's geometry
+  /// (c unused; padding never wins): out [planes, oh*ow] gets the maxima and `indices` (kLong)
+  /// their positions y*w + x in the plane (the first maximum; a NaN wins). Returns false when the
+  /// backend has no such kernel: the caller then pools through im2col.
+  virtual bool max_pool2d(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out, Buffer indices,
+                          int64_t planes, const Im2Col& p) {
+    return false;
+  }
 };
 
 /// The backend registered for `t`, or nullptr when locus was built without it.

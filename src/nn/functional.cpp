@@ -272,6 +272,43 @@ Tensor conv2d(const Tensor& input_in, const Tensor& weight, const Conv2dFuncOpti
   return batched ? out : out.squeeze(0);
 }
 
+namespace {
+// Max pooling by the backend's own kernel, with the positions of the maxima for the backward (a
+// scatter-add of the gradient, on any device). Undefined when the backend has no such kernel or
+// the geometry is invalid: the caller then pools through im2col, which also reports the errors.
+Tensor max_pool2d_direct(const Tensor& x4, const MaxPool2dFuncOptions& o) {
+  backend::Backend::Im2Col p;
+  p.kh = o.kernel_size()[0]; p.kw = o.kernel_size()[1]; p.sh = o.stride()[0]; p.sw = o.stride()[1];
+  p.ph = o.padding()[0]; p.pw = o.padding()[1]; p.dh = o.dilation()[0]; p.dw = o.dilation()[1];
+  if (p.kh <= 0 || p.kw <= 0 || p.sh <= 0 || p.sw <= 0 || p.dh <= 0 || p.dw <= 0 || p.ph < 0 || p.pw < 0) return {};
+  if (x4.scalar_type() == kBool) return {};
+  Tensor x = x4.contiguous();
+  int64_t n = x.size(0), c = x.size(1);
+  p.c = 1; p.h = x.size(2); p.w = x.size(3);
+  p.oh = (p.h + 2 * p.ph - p.dh * (p.kh - 1) - 1) / p.sh + 1;
+  p.ow = (p.w + 2 * p.pw - p.dw * (p.kw - 1) - 1) / p.sw + 1;
+  if (p.oh <= 0 || p.ow <= 0 || x.numel() == 0) return {};
+  Device d = x.device();
+  Tensor out = locus::detail::make_empty({n, c, p.oh, p.ow}, x.scalar_type(), d);
+  Tensor idx = locus::detail::make_empty({n, c, p.oh, p.ow}, kLong, d);
+  backend::Backend& be = ops::backend_for(d);
+  if (!be.max_pool2d(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), x.scalar_type(),
+                     ops::ref(x, "max_pool2d").buf, ops::ref(out, "max_pool2d").buf, ops::ref(idx, "max_pool2d").buf,
+                     n * c, p))
+    return {};
+  if (autograd::should_record(x4)) {
+    DimVector shape(x.sizes());
+    int64_t planes = n * c, hw = p.h * p.w, l = p.oh * p.ow;
+    ScalarType dt = x.scalar_type();
+    autograd::record("MaxPool2DWithIndicesBackward0", out, {&x4}, [shape, planes, hw, l, idx, dt](const Tensor& g) -> variable_list {
+      Tensor gi = zeros({planes, hw}, TensorOptions().dtype(dt).device(g.device()));
+      return {gi.scatter_add(1, idx.view({planes, l}), g.reshape({planes, l})).view(shape)};
+    });
+  }
+  return out;
+}
+}  // namespace
+
 Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& o) {
   if (o.ceil_mode()) throw Error("max_pool2d(): ceil_mode=true is not supported yet; pad the input instead.");
   if (input.dim() != 4 && input.dim() != 3)
@@ -279,18 +316,23 @@ Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& o) {
   bool batched = input.dim() == 4;
   Tensor x = batched ? input : input.unsqueeze(0);
   int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+  if (Tensor fast = max_pool2d_direct(x, o); fast.defined()) return batched ? fast : fast.squeeze(0);
   Tensor flat = x.reshape({n * c, 1, h, w});
-  Tensor shift;
-  bool padded = o.padding()[0] > 0 || o.padding()[1] > 0;
-  if (padded) {  // im2col pads with zeros; shift values above zero so padding never wins
-    NoGradGuard no_grad;
-    shift = flat.min() - 1;
-    flat = flat - shift;
-  }
-  if (padded && autograd::should_record(x)) flat = x.reshape({n * c, 1, h, w}) - shift;
   Tensor cols = im2col(flat, o.kernel_size(), o.dilation(), o.padding(), o.stride());  // [NC, kh*kw, L]
-  Tensor v = std::get<0>(cols.max(1));
-  if (padded) v = v + shift;
+  Tensor v;
+  if (o.padding()[0] > 0 || o.padding()[1] > 0) {
+    // im2col pads with zeros: find each window's maximum among the input's values shifted above
+    // zero, so padding never wins, then take the unshifted value there (exact, differentiable)
+    Tensor at;
+    {
+      NoGradGuard no_grad;
+      Tensor shifted = im2col(flat.detach() - (flat.min() - 1), o.kernel_size(), o.dilation(), o.padding(), o.stride());
+      at = std::get<1>(shifted.max(1, /*keepdim=*/true));
+    }
+    v = cols.gather(1, at).squeeze(1);
+  } else {
+    v = std::get<0>(cols.max(1));
+  }
   int64_t oh = (h + 2 * o.padding()[0] - o.dilation()[0] * (o.kernel_size()[0] - 1) - 1) / o.stride()[0] + 1;
   int64_t ow = (w + 2 * o.padding()[1] - o.dilation()[1] * (o.kernel_size()[1] - 1) - 1) / o.stride()[1] + 1;
   Tensor out = v.reshape({n, c, oh, ow});

@@ -82,9 +82,14 @@ TEST(BestDevice, ReportsEveryCandidate) {
   EXPECT_NE(r.find("cuda"), std::string::npos) << r;
   EXPECT_NE(r.find("cpu"), std::string::npos) << r;
   Device b = best_device();
+  bool opencl_off_host = false;  // an OpenCL device that is not the host CPU (GPU, accelerator)
+  for (int i = 0; i < device_count(kOpenCL); ++i)
+    opencl_off_host = opencl_off_host || !describe(Device(kOpenCL, static_cast<DeviceIndex>(i))).runs_on_host_cpu;
   if (device_count(kCUDA) > 0) EXPECT_TRUE(b.is_cuda());
-  else if (device_count(kOpenCL) > 0) EXPECT_TRUE(b.is_opencl());
+  else if (opencl_off_host) EXPECT_TRUE(b.is_opencl());
   else EXPECT_TRUE(b.is_cpu());
+  if (device_count(kCUDA) == 0 && device_count(kOpenCL) > 0 && !opencl_off_host)
+    EXPECT_NE(r.find("skipped opencl:0: an OpenCL driver on the host CPU"), std::string::npos) << r;
 }
 
 TEST(BestDevice, EnvironmentOverride) {

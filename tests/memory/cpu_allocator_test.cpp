@@ -1,4 +1,4 @@
-// The cpu allocator (counted malloc, no cache), allocator_for(cpu) and the pinned host pool.
+// The cpu allocator (counted malloc, large blocks cached), allocator_for(cpu) and the pinned host pool.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -61,6 +61,40 @@ TEST(CpuAllocator, CountsEveryAllocation) {
   EXPECT_EQ(s.segment_count, 0);
   a->empty_cache();  // nothing cached: no effect
   EXPECT_EQ(a->stats().allocated_peak, 128);
+}
+
+TEST(CpuAllocator, LargeBlocksAreCachedAndReleased) {
+  auto a = make_cpu_allocator();
+  const int64_t big = 3 * MiB + 64 * KiB;  // 3 MiB + 1 byte, rounded to the 64 KiB size class
+  Allocation x = a->allocate(3 * MiB + 1, nullptr);
+  void* first = x.buf.base;
+  std::memset(x.buf.base, 1, 3 * MiB + 1);
+  a->free(x);
+  Stats s = a->stats();
+  EXPECT_EQ(s.allocated, 0);
+  EXPECT_EQ(s.reserved, big);  // kept for the next step's tensor of the same size
+  EXPECT_EQ(s.device_alloc_count, 1);
+  EXPECT_EQ(s.device_free_count, 0);
+  Allocation y = a->allocate(3 * MiB + 100, nullptr);  // same size class: the same block
+  EXPECT_EQ(y.buf.base, first);
+  s = a->stats();
+  EXPECT_EQ(s.cache_hits, 1);
+  EXPECT_EQ(s.allocated, big);
+  EXPECT_EQ(s.reserved, big);
+  EXPECT_EQ(s.device_alloc_count, 1);
+  Allocation z = a->allocate(5 * MiB, nullptr);  // another class: a new block
+  EXPECT_NE(z.buf.base, first);
+  a->free(y);
+  a->free(z);
+  s = a->stats();
+  EXPECT_EQ(s.allocated, 0);
+  EXPECT_EQ(s.reserved, big + static_cast<int64_t>(5 * MiB));
+  EXPECT_EQ(s.reserved_peak, big + static_cast<int64_t>(5 * MiB));
+  a->empty_cache();
+  s = a->stats();
+  EXPECT_EQ(s.reserved, 0);
+  EXPECT_EQ(s.device_free_count, 2);
+  EXPECT_EQ(s.segment_count, 0);
 }
 
 TEST(CpuAllocator, ZeroBytesIsNotCounted) {

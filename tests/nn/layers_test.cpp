@@ -369,4 +369,29 @@ TEST_P(Layers, Messages) {
   EXPECT_THROW_MSG(empty->forward(ones({1})), Error, "Accessing empty ModuleHolder");
 }
 
+TEST_P(Layers, MaxPoolValuesIndicesAndTies) {
+  // A backend may pool with its own kernel (cpu) or through im2col (the others): both must give
+  // PyTorch's values and send the gradient to the first maximum of each window.
+  Device d = GetParam();
+  manual_seed(11);
+  Tensor x = randn({2, 3, 9, 8});
+  for (auto o : {F::MaxPool2dFuncOptions(2), F::MaxPool2dFuncOptions(3).stride(2).padding(1),
+                 F::MaxPool2dFuncOptions({2, 3}).stride(1).dilation(2)}) {
+    Tensor xd = x.to(d).clone().requires_grad_();
+    Tensor want = F::max_pool2d(x.to(kDouble), o);  // reference: float64 on cpu
+    Tensor got = F::max_pool2d(xd, o);
+    EXPECT_EQ(got.sizes(), want.sizes());
+    EXPECT_EQ(values(got), values(want));
+    got.sum().backward();
+    // each output's gradient lands on exactly one input, which holds that output's value
+    EXPECT_EQ(xd.grad().sum().item<double>(), static_cast<double>(got.numel()));
+    Tensor hit = xd.grad().cpu().gt(0);
+    EXPECT_EQ(hit.sum().item<int64_t>() > 0, true);
+  }
+  // ties: all equal, so the first position of each 2x2 window takes the gradient
+  Tensor flat = ones({1, 1, 4, 4}, TensorOptions().device(d)).requires_grad_();
+  F::max_pool2d(flat, F::MaxPool2dFuncOptions(2)).sum().backward();
+  EXPECT_EQ(values(flat.grad()), std::vector<double>({1, 0, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0}));
+}
+
 LOCUS_INSTANTIATE_DEVICES(Layers);

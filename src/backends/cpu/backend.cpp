@@ -210,6 +210,11 @@ class CpuBackend final : public Backend {
   void im2col(int, StreamHandle, ScalarType dtype, Buffer in, Buffer out, const Im2Col& p, bool reverse) override {
     cpu::im2col(dtype, in, out, p, reverse);
   }
+  bool max_pool2d(int, StreamHandle, ScalarType dtype, Buffer in, Buffer out, Buffer indices, int64_t planes,
+                  const Im2Col& p) override {
+    cpu::max_pool2d(dtype, in, out, indices, planes, p);
+    return true;
+  }
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 // im2col writes every col row independently (parallel over rows); col2im accumulates into `in`,
 // parallel over channels, whose targets are disjoint.
 #include <cstring>
+#include <limits>
 
 #include "backends/cpu/kernels.h"
 
@@ -69,7 +70,86 @@ void col2im(T* in, const T* col, const P& p) {
   });
 }
 
+// One output row of a 2x2, stride-2 max pool: r0 and r1 are the two input rows, `base` the
+// position of r0[0] in its plane. Branch-free (random data mispredicts every branch), so that it
+// vectorises: the first maximum wins, and a NaN wins over numbers.
+template <class T>
+LOCUS_CPU_CLONES void pool2x2_row(const T* __restrict r0, int64_t w, T* __restrict o, int64_t* __restrict ix,
+                                  int64_t ow, int64_t base) {
+  using C = compute_t<T>;
+  const T* __restrict r1 = r0 + w;
+  for (int64_t x = 0; x < ow; ++x) {
+    C best = static_cast<C>(r0[2 * x]), v1 = static_cast<C>(r0[2 * x + 1]), v2 = static_cast<C>(r1[2 * x]),
+      v3 = static_cast<C>(r1[2 * x + 1]);
+    int64_t k = 0;
+    bool t = (best == best) & !(v1 <= best);
+    best = t ? v1 : best;
+    k = t ? 1 : k;
+    t = (best == best) & !(v2 <= best);
+    best = t ? v2 : best;
+    k = t ? w : k;
+    t = (best == best) & !(v3 <= best);
+    best = t ? v3 : best;
+    k = t ? w + 1 : k;
+    o[x] = static_cast<T>(best);
+    ix[x] = base + 2 * x + k;
+  }
+}
+
+template <class T>
+void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const P& p) {
+  using C = compute_t<T>;
+  const int64_t hw = p.h * p.w, l = p.oh * p.ow;
+  parallel_for(0, planes, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(l * p.kh * p.kw, 1)),
+               [&](int64_t b, int64_t e) {
+    for (int64_t q = b; q < e; ++q) {
+      const T* plane = in + q * hw;
+      T* o = out + q * l;
+      int64_t* ix = indices + q * l;
+      if (p.kh == 2 && p.kw == 2 && p.sh == 2 && p.sw == 2 && p.ph == 0 && p.pw == 0 && p.dh == 1 && p.dw == 1) {
+        // the common 2x2 pool: every window inside the plane, no bounds to check
+        for (int64_t y = 0; y < p.oh; ++y)
+          pool2x2_row<T>(plane + 2 * y * p.w, p.w, o + y * p.ow, ix + y * p.ow, p.ow, 2 * y * p.w);
+        continue;
+      }
+      for (int64_t y = 0; y < p.oh; ++y) {
+        // the window rows inside the plane
+        int64_t y0 = y * p.sh - p.ph, i0 = 0, i1 = p.kh;
+        while (i0 < i1 && y0 + i0 * p.dh < 0) ++i0;
+        while (i1 > i0 && y0 + (i1 - 1) * p.dh >= p.h) --i1;
+        for (int64_t x = 0; x < p.ow; ++x) {
+          int64_t x0 = x * p.sw - p.pw, j0 = 0, j1 = p.kw;
+          while (j0 < j1 && x0 + j0 * p.dw < 0) ++j0;
+          while (j1 > j0 && x0 + (j1 - 1) * p.dw >= p.w) --j1;
+          int64_t best_at = -1;
+          C best = C(0);
+          for (int64_t i = i0; i < i1; ++i) {
+            int64_t at_row = (y0 + i * p.dh) * p.w + x0;
+            for (int64_t j = j0; j < j1; ++j) {
+              int64_t at = at_row + j * p.dw;
+              C v = static_cast<C>(plane[at]);
+              if (best_at < 0 || (best == best && (v > best || v != v))) best = v, best_at = at;
+            }
+          }
+          // a window entirely in the padding (possible only with padding >= kernel): -inf, as PyTorch
+          o[y * p.ow + x] = best_at < 0 ? static_cast<T>(-std::numeric_limits<float>::infinity()) : static_cast<T>(best);
+          ix[y * p.ow + x] = best_at < 0 ? 0 : best_at;
+        }
+      }
+    }
+  });
+}
+
 }  // namespace
+
+void max_pool2d(ScalarType dtype, Buffer in, Buffer out, Buffer indices, int64_t planes, const P& p) {
+  if (planes * p.oh * p.ow == 0) return;
+  visit_dtype(dtype, "max_pool2d", [&](auto tag) {
+    using T = LOCUS_TYPE_OF(tag);
+    if constexpr (std::is_same_v<T, bool>) unsupported("max_pool2d", dtype);
+    else max_pool<T>(data_as<const T>(in), data_as<T>(out), data_as<int64_t>(indices), planes, p);
+  });
+}
 
 void im2col(ScalarType dtype, Buffer in, Buffer out, const P& p, bool reverse) {
   if (p.c * p.h * p.w == 0 || p.oh * p.ow == 0 || p.kh * p.kw == 0) return;

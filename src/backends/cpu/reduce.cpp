@@ -215,22 +215,27 @@ void reduce_typed(const TensorRef& out, const TensorRef& in, const Dims& kept, c
     return;
   }
 
-  if (!row && red.n == 1 && kept.n == 1 && kept.s0[0] == 1) {  // column: outputs contiguous in `in`
+  if (!row && red.n == 1 && kept.n >= 1 && kept.s0[kept.n - 1] == 1) {
+    // columns: the innermost kept dim is contiguous in `in` (a reduction over a middle dim, such
+    // as [outer, R, inner]): tiles of contiguous outputs, one pass over the rows each
     constexpr int64_t kTile = 256, kRows = 1024;
-    const int64_t s = red.s0[0], ostride = kept.s1[0];
-    int64_t tiles = (O_n + kTile - 1) / kTile;
+    const int64_t s = red.s0[0], ostride = kept.s1[kept.n - 1], inner = kept.size[kept.n - 1];
+    const int64_t row_tiles = (inner + kTile - 1) / kTile, tiles = (O_n / inner) * row_tiles;
     parallel_for(0, tiles, std::max<int64_t>(1, kGrainCheap / (kTile * R_n)), [&](int64_t tb, int64_t te) {
       A acc[kTile], tot[kTile];
       for (int64_t t = tb; t < te; ++t) {
-        int64_t o0 = t * kTile, m = std::min(kTile, O_n - o0);
+        int64_t q = t / row_tiles, j0 = t % row_tiles * kTile, m = std::min(kTile, inner - j0), a, b;
+        kept_offsets(kept, q * inner, &a, &b);
+        const T* base = x + a + j0;
+        char* dst = o + (b + j0 * ostride) * oes;
         for (int64_t j = 0; j < m; ++j) tot[j] = R::identity();
         for (int64_t r0 = 0; r0 < R_n; r0 += kRows) {  // two levels keep float sums accurate
           for (int64_t j = 0; j < m; ++j) acc[j] = R::identity();
           int64_t r1 = std::min(R_n, r0 + kRows);
-          for (int64_t r = r0; r < r1; ++r) col_step<T, R>(acc, x + r * s + o0, m);
+          for (int64_t r = r0; r < r1; ++r) col_step<T, R>(acc, base + r * s, m);
           for (int64_t j = 0; j < m; ++j) tot[j] = R::combine(tot[j], acc[j]);
         }
-        for (int64_t j = 0; j < m; ++j) store(o + (o0 + j) * ostride * oes, finish(tot[j]));
+        for (int64_t j = 0; j < m; ++j) store(dst + j * ostride * oes, finish(tot[j]));
       }
     });
     return;
@@ -280,6 +285,34 @@ void arg_reduce(const TensorRef& out, const TensorRef& in, const Dims& kept, con
   visit_dtype(out.dtype, "reduce", [&](auto tag) { store = &store_as<LOCUS_TYPE_OF(tag), int64_t>; });
   const int64_t s = red.n == 0 ? 1 : red.s0[0];
   if (red.n > 1) throw BackendError("[cpu reduce] argmax/argmin reduce exactly one trailing dim.");
+  if (red.n == 1 && s != 1 && kept.n >= 1 && kept.s0[kept.n - 1] == 1) {
+    // columns (a middle dim, as in max pooling's [N*C, kh*kw, L]): tiles of contiguous outputs
+    constexpr int64_t kTile = 256;
+    const int64_t ostride = kept.s1[kept.n - 1], inner = kept.size[kept.n - 1];
+    const int64_t row_tiles = (inner + kTile - 1) / kTile, tiles = (out.numel() / inner) * row_tiles;
+    parallel_for(0, tiles, std::max<int64_t>(1, kGrainCheap / (kTile * R_n)), [&](int64_t tb, int64_t te) {
+      C best[kTile];
+      int64_t bi[kTile];
+      for (int64_t t = tb; t < te; ++t) {
+        int64_t q = t / row_tiles, j0 = t % row_tiles * kTile, m = std::min(kTile, inner - j0), a, b;
+        kept_offsets(kept, q * inner, &a, &b);
+        const T* p = x + a + j0;
+        for (int64_t j = 0; j < m; ++j) best[j] = static_cast<C>(p[j]), bi[j] = 0;
+        for (int64_t r = 1; r < R_n; ++r) {
+          const T* row = p + r * s;
+          for (int64_t j = 0; j < m; ++j) {
+            C v = static_cast<C>(row[j]);
+            // the first NaN wins, and nothing replaces it
+            bool take = best[j] == best[j] && (v != v || (is_max ? v > best[j] : v < best[j]));
+            best[j] = take ? v : best[j];
+            bi[j] = take ? r : bi[j];
+          }
+        }
+        for (int64_t j = 0; j < m; ++j) store(o + (b + (j0 + j) * ostride) * oes, bi[j]);
+      }
+    });
+    return;
+  }
   parallel_for(0, out.numel(), std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(R_n, 1)), [&](int64_t ob, int64_t oe) {
     for (int64_t i = ob; i < oe; ++i) {
       int64_t a, b;

@@ -195,6 +195,7 @@ Runtime::Runtime() {
     pr.fp16 = has_ext(exts, "cl_khr_fp16");
     pr.fp64 = has_ext(exts, "cl_khr_fp64") || device_val<cl_device_fp_config>(c.id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
     pr.is_gpu = c.rank == 0;
+    pr.runs_on_host_cpu = c.rank == 2;
     pr.host_addressable = false;
     pr.extra = "platform: " + d->platform_name + " " + platform_str(plats[c.plat], CL_PLATFORM_VERSION) +
                "; " + device_str(c.id, CL_DEVICE_OPENCL_C_VERSION) +
