@@ -200,11 +200,12 @@ class Backend {
   /// checked above the boundary.
   virtual void index(int index, StreamHandle s, IndexOp op, const TensorRef& out,
                      const TensorRef& in, const TensorRef& idx, int dim) = 0;
-  /// im2col for conv2d: in is contiguous [C, H, W] at in.buf; out contiguous
-  /// [C*kh*kw, oh*ow]. (col2im when `reverse`: accumulates out into in.)
+  /// im2col for conv2d: in is contiguous [n, C, H, W] at in.buf; out contiguous
+  /// [n, C*kh*kw, oh*ow]. (col2im when `reverse`: accumulates out into in.)
   struct Im2Col {
     int64_t c = 0, h = 0, w = 0, kh = 0, kw = 0, oh = 0, ow = 0;
     int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+    int64_t n = 1;  // images, back to back in both buffers
   };
   virtual void im2col(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out,
                       const Im2Col& p, bool reverse) = 0;
@@ -214,6 +215,18 @@ class Backend {
   /// backend has no such kernel: the caller then pools through im2col.
   virtual bool max_pool2d(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out, Buffer indices,
                           int64_t planes, const Im2Col& p) {
+    return false;
+  }
+  /// Optional fast path: one Adam/AdamW update of `n` contiguous elements, in one pass, with
+  /// torch.optim.Adam's arithmetic (max_sq.base is null without amsgrad). Returns false when the
+  /// backend has no such kernel: the optimizer then composes the update from tensor ops.
+  struct Adam {
+    double lr = 0, beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0;
+    double bias_correction1 = 1, bias_correction2 = 1;
+    bool decoupled = false;  // AdamW: decay the parameter, not the gradient
+  };
+  virtual bool adam_step(int index, StreamHandle s, ScalarType dtype, Buffer param, Buffer grad, Buffer exp_avg,
+                         Buffer exp_avg_sq, Buffer max_sq, int64_t n, const Adam& a) {
     return false;
   }
 };

@@ -214,17 +214,12 @@ Tensor im2col(const Tensor& input, ExpandingArray<2> k, ExpandingArray<2> dil, E
   Device d = x.device();
   ScalarType dt = x.scalar_type();
   Tensor cols = locus::detail::make_empty({n, kk, l}, dt, d);
-  size_t es = element_size(dt);
-  auto run = [p, n, c, h, w, kk, l, es, dt](const Tensor& image, const Tensor& columns, bool reverse) {
+  p.n = n;
+  auto run = [p, dt](const Tensor& image, const Tensor& columns, bool reverse) {
     Device dev = image.device();
     backend::Backend& be = ops::backend_for(dev);
-    backend::Buffer ib = ops::ref(image, "im2col").buf, cb = ops::ref(columns, "im2col").buf;
-    for (int64_t i = 0; i < n; ++i) {
-      backend::Buffer a = ib, b = cb;
-      a.offset += static_cast<size_t>(i * c * h * w) * es;
-      b.offset += static_cast<size_t>(i * kk * l) * es;
-      be.im2col(dev.index() < 0 ? 0 : dev.index(), ops::current_stream(dev), dt, a, b, p, reverse);
-    }
+    be.im2col(dev.index() < 0 ? 0 : dev.index(), ops::current_stream(dev), dt, ops::ref(image, "im2col").buf,
+              ops::ref(columns, "im2col").buf, p, reverse);
   };
   if (cols.numel() > 0) run(x, cols, false);
   if (autograd::should_record(x)) {

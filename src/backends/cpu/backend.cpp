@@ -215,6 +215,12 @@ class CpuBackend final : public Backend {
     cpu::max_pool2d(dtype, in, out, indices, planes, p);
     return true;
   }
+  bool adam_step(int, StreamHandle, ScalarType dtype, Buffer param, Buffer grad, Buffer exp_avg, Buffer exp_avg_sq,
+                 Buffer max_sq, int64_t n, const Adam& a) override {
+    if (dtype != kFloat && dtype != kDouble) return false;
+    cpu::adam_step(dtype, param, grad, exp_avg, exp_avg_sq, max_sq, n, a);
+    return true;
+  }
 };
 
 }  // namespace

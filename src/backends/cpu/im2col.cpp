@@ -15,9 +15,10 @@ using P = backend::Backend::Im2Col;
 template <class T>
 void im2col_fwd(const T* in, T* col, const P& p) {
   const int64_t rows = p.c * p.kh * p.kw, cols = p.oh * p.ow;
-  parallel_for(0, rows, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(cols, 1)), [&](int64_t rb, int64_t re) {
+  // rows of every image: row r of image b is col row b*rows + r, its plane is image b's
+  parallel_for(0, p.n * rows, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(cols, 1)), [&](int64_t rb, int64_t re) {
     for (int64_t r = rb; r < re; ++r) {
-      int64_t c = r / (p.kh * p.kw), i = (r / p.kw) % p.kh, j = r % p.kw;
+      int64_t c = r / (p.kh * p.kw), i = (r / p.kw) % p.kh, j = r % p.kw;  // c counts planes of all images
       const T* plane = in + c * p.h * p.w;
       T* dst = col + r * cols;
       for (int64_t y = 0; y < p.oh; ++y) {
@@ -50,7 +51,7 @@ template <class T>
 void col2im(T* in, const T* col, const P& p) {
   using C = compute_t<T>;
   const int64_t cols = p.oh * p.ow;
-  parallel_for(0, p.c, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(p.kh * p.kw * cols, 1)), [&](int64_t cb, int64_t ce) {
+  parallel_for(0, p.n * p.c, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(p.kh * p.kw * cols, 1)), [&](int64_t cb, int64_t ce) {
     for (int64_t c = cb; c < ce; ++c) {
       T* plane = in + c * p.h * p.w;
       for (int64_t i = 0; i < p.kh; ++i)
@@ -152,7 +153,7 @@ void max_pool2d(ScalarType dtype, Buffer in, Buffer out, Buffer indices, int64_t
 }
 
 void im2col(ScalarType dtype, Buffer in, Buffer out, const P& p, bool reverse) {
-  if (p.c * p.h * p.w == 0 || p.oh * p.ow == 0 || p.kh * p.kw == 0) return;
+  if (p.n * p.c * p.h * p.w == 0 || p.oh * p.ow == 0 || p.kh * p.kw == 0) return;
   visit_dtype(dtype, "im2col", [&](auto tag) {
     using T = LOCUS_TYPE_OF(tag);
     if (reverse) col2im<T>(data_as<T>(in), data_as<const T>(out), p);

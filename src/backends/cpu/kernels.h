@@ -255,6 +255,8 @@ void gemm(const backend::Backend::Gemm& g);
 void random(backend::RandomKind kind, const TensorRef& out, uint64_t seed, uint64_t offset, double a, double b);
 void index(backend::IndexOp op, const TensorRef& out, const TensorRef& in, const TensorRef& idx, int dim);
 void im2col(ScalarType dtype, Buffer in, Buffer out, const backend::Backend::Im2Col& p, bool reverse);
+void adam_step(ScalarType dtype, Buffer param, Buffer grad, Buffer exp_avg, Buffer exp_avg_sq, Buffer max_sq,
+               int64_t n, const backend::Backend::Adam& a);
 void max_pool2d(ScalarType dtype, Buffer in, Buffer out, Buffer indices, int64_t planes,
                 const backend::Backend::Im2Col& p);
 

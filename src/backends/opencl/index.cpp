@@ -56,11 +56,17 @@ void OpenCLBackend::im2col(int index, StreamHandle s, ScalarType dtype, Buffer i
                            bool reverse) {
   Im2ColArgs a{p.c, p.h, p.w, p.kh, p.kw, p.oh, p.ow, p.sh, p.sw, p.ph, p.pw, p.dh, p.dw};
   int64_t n = reverse ? p.c * p.h * p.w : p.c * p.kh * p.kw * p.oh * p.ow;
-  Launch(index, get_kernel(index, "im2col.cl", dtype, reverse ? "col2im" : "im2col"), s)
-      .buf(in)
-      .buf(out)
-      .arg(a)
-      .run1d(n);
+  const size_t es = element_size(dtype);
+  for (int64_t i = 0; i < p.n; ++i) {  // one launch per image
+    Buffer a_in = in, a_out = out;
+    a_in.offset += static_cast<size_t>(i * p.c * p.h * p.w) * es;
+    a_out.offset += static_cast<size_t>(i * p.c * p.kh * p.kw * p.oh * p.ow) * es;
+    Launch(index, get_kernel(index, "im2col.cl", dtype, reverse ? "col2im" : "im2col"), s)
+        .buf(a_in)
+        .buf(a_out)
+        .arg(a)
+        .run1d(n);
+  }
 }
 
 }  // namespace locus::opencl
