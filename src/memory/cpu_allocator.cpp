@@ -87,7 +87,7 @@ class CpuAllocator final : public DeviceAllocator {
       system_allocs_.fetch_add(1, std::memory_order_relaxed);
     }
     bump(peak_, now);
-    bump(reserved_peak_, now + cached_.load(std::memory_order_relaxed));
+    if (int64_t cached = cached_.load(std::memory_order_relaxed); cached != 0) bump(reserved_peak_, now + cached);
     requested_.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed);
     allocs_.fetch_add(1, std::memory_order_relaxed);
     Allocation a;

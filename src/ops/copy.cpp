@@ -138,8 +138,15 @@ Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) co
   return out;
 }
 
-Tensor Tensor::to(Device d, bool nb, bool copy) const { return to(TensorOptions().device(d), nb, copy); }
-Tensor Tensor::to(ScalarType t, bool nb, bool copy) const { return to(TensorOptions().dtype(t), nb, copy); }
+// The no-op cases first, without building options: `to` in a training loop is mostly a no-op.
+Tensor Tensor::to(Device d, bool nb, bool copy) const {
+  if (!copy && impl_ && impl_->device == d) return *this;
+  return to(TensorOptions().device(d), nb, copy);
+}
+Tensor Tensor::to(ScalarType t, bool nb, bool copy) const {
+  if (!copy && impl_ && impl_->dtype == t) return *this;
+  return to(TensorOptions().dtype(t), nb, copy);
+}
 Tensor Tensor::to(Device d, ScalarType t, bool nb, bool copy) const {
   return to(TensorOptions().device(d).dtype(t), nb, copy);
 }

@@ -72,6 +72,19 @@ backend::TensorRef ref_broadcast(const Tensor& t, IntArrayRef sizes, const char*
   return r;
 }
 
+backend::TensorRef ref_flat(const Tensor& t) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  impl->storage->wait_pending();
+  backend::TensorRef r;
+  r.buf = impl->storage->alloc.buf;
+  r.buf.offset += static_cast<size_t>(impl->offset) * element_size(impl->dtype);
+  r.dtype = impl->dtype;
+  r.ndim = 1;
+  r.sizes[0] = impl->numel;
+  r.strides[0] = 1;
+  return r;
+}
+
 void coalesce(backend::TensorRef* refs[], int n) {
   backend::TensorRef& r0 = *refs[0];
   if (r0.ndim <= 1) return;

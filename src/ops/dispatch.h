@@ -33,6 +33,8 @@ backend::TensorRef ref(const Tensor& t, const char* op);
 backend::TensorRef ref_broadcast(const Tensor& t, IntArrayRef sizes, const char* op);
 /// Merges dimensions that are contiguous in every operand (same sizes in all).
 void coalesce(backend::TensorRef* refs[], int n);
+/// A contiguous tensor as one dense run of numel elements (1-D): the cheapest ref to build.
+backend::TensorRef ref_flat(const Tensor& t);
 
 /// Shape of broadcasting a and b, or an error naming the op and both shapes.
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
