@@ -35,9 +35,9 @@ const char* kUsage =
     "usage: locus-train [options]\n"
     "  --device D        auto (default: locus::best_device()), cpu, opencl:N or cuda:N\n"
     "  --model M         cnn (default: 2 conv + 1 linear) or mlp (784-256-128-10)\n"
-    "  --epochs N        passes over the 60,000 training images (default 5)\n"
+    "  --epochs N        passes over the 60,000 training images (default 6)\n"
     "  --batch-size N    examples per step (default 64)\n"
-    "  --lr X            Adam learning rate (default 0.001)\n"
+    "  --lr X            Adam learning rate (default 0.002)\n"
     "  --scheduler S     cosine (default: cosine annealing to 0 over the epochs) or none\n"
     "  --no-normalize    inputs in [0, 1] instead of normalised to mean 0, std 1\n"
     "  --workers N       loader threads (default 1; 0 loads on the training thread)\n"
@@ -53,9 +53,9 @@ const char* kUsage =
 struct Args {
   std::string device = "auto", model = "cnn", scheduler = "cosine", data = data::datasets::kFashionMNISTRoot;
   std::string save, resume, plot;
-  int64_t epochs = 5, batch_size = 64, workers = 1, limit = -1;
+  int64_t epochs = 6, batch_size = 64, workers = 1, limit = -1;
   uint64_t seed = 0;
-  double lr = 1e-3;
+  double lr = 2e-3;  // with the cosine schedule over 6 epochs: ~91% for the CNN
   bool normalize = true, pin_memory = false;
 };
 
@@ -296,8 +296,8 @@ void write_svg(const std::string& path, const std::vector<std::pair<double, doub
 int run(const Args& a) {
   locus::Device device = a.device == "auto" ? locus::best_device() : locus::Device(a.device);
   if (a.device == "auto") {
-    std::cout << "device: " << device.str() << " (chosen by best_device(): cuda, then an OpenCL GPU, then any "
-              << "OpenCL device, then cpu)\n"
+    std::cout << "device: " << device.str() << " (chosen by best_device(): cuda, then an OpenCL GPU, then an "
+              << "OpenCL device that is not the host CPU, then cpu)\n"
               << locus::best_device_report();
   } else {
     std::cout << "device: " << device.str() << " (--device)\n";
