@@ -56,4 +56,18 @@ TEST_P(Linalg, LargerGemmMatchesCpu) {
   EXPECT_TRUE(b.t().contiguous().t().t().mm(a.t()).cpu().to(kDouble).allclose(ref.t(), 1e-4, 1e-4));
 }
 
+TEST_P(Linalg, BatchOfSmallGemmsMatchesOneByOne) {
+  // A batch of small GEMMs may run side by side on the cpu (one BLAS thread each); every entry
+  // must equal its own product, for broadcast and transposed operands too.
+  manual_seed(5);
+  Tensor w = randn({8, 27}, o()), cols = randn({6, 27, 40}, o()), g = randn({6, 8, 40}, o());
+  Tensor out = w.matmul(cols), gw = g.matmul(cols.transpose(1, 2)), gc = w.t().matmul(g);
+  for (int64_t i = 0; i < 6; ++i) {
+    Tensor ci = cols.select(0, i).cpu().to(kDouble), gi = g.select(0, i).cpu().to(kDouble), wd = w.cpu().to(kDouble);
+    EXPECT_TRUE(out.select(0, i).cpu().to(kDouble).allclose(wd.mm(ci), 1e-4, 1e-4)) << i;
+    EXPECT_TRUE(gw.select(0, i).cpu().to(kDouble).allclose(gi.mm(ci.t()), 1e-4, 1e-4)) << i;
+    EXPECT_TRUE(gc.select(0, i).cpu().to(kDouble).allclose(wd.t().mm(gi), 1e-4, 1e-4)) << i;
+  }
+}
+
 LOCUS_INSTANTIATE_DEVICES(Linalg);

@@ -36,6 +36,34 @@ TEST_P(Reduce, SumMeanMaxMinWithDimAndKeepdim) {
   EXPECT_EQ(values(a.t().sum({1})), (V{5, 7, 9}));  // non-contiguous input
 }
 
+TEST_P(Reduce, MiddleAndStridedLayoutsMatchNaiveLoops) {
+  // The layouts that convolutions produce: a bias gradient sums [N, C, L] over N and L (runs of
+  // L contiguous elements), max pooling reduces a middle dim; checked against plain loops.
+  manual_seed(8);
+  const int64_t n = 3, c = 4, l = 37;
+  Tensor x = randn({n, c, l});
+  std::vector<double> xv = values(x);
+  auto at = [&](int64_t i, int64_t j, int64_t k) { return xv[static_cast<size_t>((i * c + j) * l + k)]; };
+  Tensor xd = x.to(GetParam());
+  std::vector<double> sum02 = values(xd.sum({0, 2})), max1 = values(std::get<0>(xd.max(1)));
+  std::vector<double> arg1 = values(std::get<1>(xd.max(1))), min02 = values(xd.amin({0, 2}));
+  for (int64_t j = 0; j < c; ++j) {
+    double s = 0, m = std::numeric_limits<double>::infinity();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t k = 0; k < l; ++k) s += at(i, j, k), m = std::min(m, at(i, j, k));
+    EXPECT_NEAR(sum02[static_cast<size_t>(j)], s, 1e-4) << j;
+    EXPECT_EQ(min02[static_cast<size_t>(j)], m) << j;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < l; ++k) {
+      int64_t best = 0;
+      for (int64_t j = 1; j < c; ++j)
+        if (at(i, j, k) > at(i, best, k)) best = j;
+      EXPECT_EQ(max1[static_cast<size_t>(i * l + k)], at(i, best, k));
+      EXPECT_EQ(arg1[static_cast<size_t>(i * l + k)], static_cast<double>(best));
+    }
+}
+
 TEST_P(Reduce, DtypesOfResults) {
   Tensor i = tensor({1, 2, 3}, TensorOptions().device(GetParam()).dtype(kInt));
   EXPECT_EQ(i.sum().dtype(), kLong);

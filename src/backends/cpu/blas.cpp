@@ -19,6 +19,7 @@
 // Without OpenBLAS (or for shapes and strides a CBLAS cannot express: 32-bit overflow, zero or
 // overlapping strides) a portable loop computes the same result, single-threaded.
 #include "backends/cpu/blas.h"
+#include "backends/cpu/parallel_for.h"
 
 #include <dlfcn.h>
 
@@ -228,6 +229,41 @@ void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float
 void gemm_f64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
               int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
   gemm_impl(&Blas::dgemm, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void gemm_f32_batch(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                    int64_t stride_a, const float* b, int64_t ldb, int64_t stride_b, float beta, float* c, int64_t ldc,
+                    int64_t stride_c, int64_t batch) {
+  const Blas& lib = blas();
+  const int threads = num_threads();
+  // below ~8 MFLOP an entry gains little from the BLAS's own threads; side by side it gains them all
+  const bool side_by_side = batch >= 2 && threads > 1 && !in_parallel_region() && lib.sgemm && lib.set_threads &&
+                            2.0 * static_cast<double>(m) * n * k < 8e6;
+  if (!side_by_side) {
+    for (int64_t i = 0; i < batch; ++i)
+      gemm_f32(ta, tb, m, n, k, alpha, a + i * stride_a, lda, b + i * stride_b, ldb, beta, c + i * stride_c, ldc);
+    return;
+  }
+  std::unique_lock lock(g_mu);  // the BLAS's thread count changes for the duration: no other call meanwhile
+  lib.set_threads(1);
+  try {
+    parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        int64_t la = lda, lb = ldb, lc = ldc;
+        const float *ai = a + i * stride_a, *bi = b + i * stride_b;
+        float* ci = c + i * stride_c;
+        if (k <= 0 || alpha == 0.0f) scale_c(m, n, beta, ci, lc);
+        else if (cblas_can(m, n, k, la, ta ? k : m, ta ? m : k, lb, tb ? n : k, tb ? k : n, lc))
+          lib.sgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, int(m), int(n), int(k), alpha, ai,
+                    int(la), bi, int(lb), beta, ci, int(lc));
+        else gemm_portable(ta, tb, m, n, k, alpha, ai, lda, bi, ldb, beta, ci, ldc);
+      }
+    });
+  } catch (...) {
+    lib.set_threads(g_threads.load());
+    throw;
+  }
+  lib.set_threads(g_threads.load());
 }
 
 const char* blas_name() {

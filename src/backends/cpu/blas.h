@@ -7,6 +7,12 @@ void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float
               const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 void gemm_f64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
               const double* b, int64_t ldb, double beta, double* c, int64_t ldc);
+// `batch` GEMMs with the same shape, entry i at a + i*stride_a (b, c likewise). Small entries run
+// side by side, one per pool thread, each on a single BLAS thread (a batch of small GEMMs, as in a
+// convolution, uses the cores far better that way); large ones one after the other on all threads.
+void gemm_f32_batch(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                    int64_t lda, int64_t stride_a, const float* b, int64_t ldb, int64_t stride_b, float beta, float* c,
+                    int64_t ldc, int64_t stride_c, int64_t batch);
 const char* blas_name();          // e.g. "OpenBLAS 0.3.21 (SkylakeX kernel, 2 threads)"
 void blas_set_num_threads(int n); // called by locus::set_num_threads
 }  // namespace locus::cpu

@@ -78,9 +78,8 @@ void gemm(const Gemm& g) {
       const float* a = data_as<const float>(g.a);
       const float* b = data_as<const float>(g.b);
       float* c = data_as<float>(g.c);
-      for (int64_t i = 0; i < g.batch; ++i)
-        gemm_f32(g.trans_a, g.trans_b, g.m, g.n, g.k, static_cast<float>(g.alpha), a + i * g.stride_a, g.lda,
-                 b + i * g.stride_b, g.ldb, static_cast<float>(g.beta), c + i * g.stride_c, g.ldc);
+      gemm_f32_batch(g.trans_a, g.trans_b, g.m, g.n, g.k, static_cast<float>(g.alpha), a, g.lda, g.stride_a, b, g.ldb,
+                     g.stride_b, static_cast<float>(g.beta), c, g.ldc, g.stride_c, g.batch);
       return;
     }
     case kDouble: {

@@ -48,6 +48,12 @@ void im2col_fwd(const T* in, T* col, const P& p) {
 }
 
 template <class T>
+LOCUS_CPU_CLONES void add_run(T* __restrict dst, const T* __restrict src, int64_t n) {
+  using C = compute_t<T>;
+  for (int64_t x = 0; x < n; ++x) dst[x] = static_cast<T>(static_cast<C>(dst[x]) + static_cast<C>(src[x]));
+}
+
+template <class T>
 void col2im(T* in, const T* col, const P& p) {
   using C = compute_t<T>;
   const int64_t cols = p.oh * p.ow;
@@ -61,9 +67,17 @@ void col2im(T* in, const T* col, const P& p) {
             int64_t ih = y * p.sh - p.ph + i * p.dh;
             if (ih < 0 || ih >= p.h) continue;
             T* row = plane + ih * p.w;
+            const T* s = src + y * p.ow;
+            int64_t iw0 = -p.pw + j * p.dw;
+            if (p.sw == 1) {  // a contiguous run: the in-bounds x range, then a plain (vectorised) add
+              int64_t x0 = std::min<int64_t>(p.ow, std::max<int64_t>(0, -iw0));
+              int64_t x1 = std::max<int64_t>(x0, std::min<int64_t>(p.ow, p.w - iw0));
+              add_run<T>(row + iw0 + x0, s + x0, x1 - x0);
+              continue;
+            }
             for (int64_t x = 0; x < p.ow; ++x) {
-              int64_t iw = x * p.sw - p.pw + j * p.dw;
-              if (iw >= 0 && iw < p.w) row[iw] = static_cast<T>(static_cast<C>(row[iw]) + static_cast<C>(src[y * p.ow + x]));
+              int64_t iw = x * p.sw + iw0;
+              if (iw >= 0 && iw < p.w) row[iw] = static_cast<T>(static_cast<C>(row[iw]) + static_cast<C>(s[x]));
             }
           }
         }

@@ -250,6 +250,22 @@ void reduce_typed(const TensorRef& out, const TensorRef& in, const Dims& kept, c
       A v;
       if (row) {
         v = row_reduce<T, R>(base, R_n);
+      } else if (red.s0[red.n - 1] == 1 && red.size[red.n - 1] >= 16) {
+        // the innermost reduced dim is contiguous (a bias gradient's sum over N, H, W): reduce
+        // each run in place, stepping through the outer reduced dims
+        const int64_t run = red.size[red.n - 1], runs = R_n / run;
+        v = R::identity();
+        int64_t idx[kMaxDims] = {};
+        int64_t off = 0;
+        for (int64_t q = 0; q < runs; ++q) {
+          v = R::combine(v, row_reduce<T, R>(base + off, run));
+          for (int d = red.n - 2; d >= 0; --d) {  // odometer over the outer reduced dims
+            off += red.s0[d];
+            if (++idx[d] < red.size[d]) break;
+            off -= red.size[d] * red.s0[d];
+            idx[d] = 0;
+          }
+        }
       } else {  // gather kBlock reduced elements at a time
         v = R::identity();
         int64_t idx[kMaxDims] = {};
