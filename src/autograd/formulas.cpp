@@ -175,7 +175,11 @@ void on_unary(UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryPara
       return;
     case UnaryOp::Relu:
       o = out.detach();
-      record("ReluBackward0", out, {&a}, [o](const Tensor& g) -> variable_list { return {g * o.gt(0)}; });
+      record("ReluBackward0", out, {&a}, [o](const Tensor& g) -> variable_list {
+        // one fused pass, unless a graph of the backward is being built (it has no derivative)
+        if (!should_record(g)) return {ops::threshold_backward(g, o)};
+        return {g * o.gt(0)};
+      });
       return;
     case UnaryOp::Sigmoid:
       o = out.detach();

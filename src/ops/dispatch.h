@@ -33,6 +33,8 @@ backend::TensorRef ref(const Tensor& t, const char* op);
 backend::TensorRef ref_broadcast(const Tensor& t, IntArrayRef sizes, const char* op);
 /// Merges dimensions that are contiguous in every operand (same sizes in all).
 void coalesce(backend::TensorRef* refs[], int n);
+/// grad where input > 0, else 0, in one pass (relu's backward). Not differentiable itself.
+Tensor threshold_backward(const Tensor& grad, const Tensor& input);
 /// A contiguous tensor as one dense run of numel elements (1-D): the cheapest ref to build.
 backend::TensorRef ref_flat(const Tensor& t);
 

@@ -437,4 +437,10 @@ Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
 Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
 Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
 
+namespace ops {
+Tensor threshold_backward(const Tensor& grad, const Tensor& input) {
+  return binary_impl(BinaryOp::ThresholdBackward, grad, input, nullptr);
+}
+}  // namespace ops
+
 }  // namespace locus

@@ -4,6 +4,7 @@
 // parallel over channels, whose targets are disjoint.
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "backends/cpu/kernels.h"
 
@@ -85,29 +86,42 @@ void col2im(T* in, const T* col, const P& p) {
   });
 }
 
-// One output row of a 2x2, stride-2 max pool: r0 and r1 are the two input rows, `base` the
-// position of r0[0] in its plane. Branch-free (random data mispredicts every branch), so that it
-// vectorises: the first maximum wins, and a NaN wins over numbers.
+// 2x2, stride-2 max pooling in two vectorisable passes: the horizontal pass takes the larger of
+// each pair (in[2t], in[2t+1]) along the rows, over the whole plane at once when w is even (the
+// pairs are then contiguous across rows), remembering which one it took; the vertical pass takes
+// the larger of two such rows. Ties go to the left, then to the top, and a NaN wins: exactly the
+// first maximum in row-major order, as PyTorch's window scan.
 template <class T>
-LOCUS_CPU_CLONES void pool2x2_row(const T* __restrict r0, int64_t w, T* __restrict o, int64_t* __restrict ix,
-                                  int64_t ow, int64_t base) {
+LOCUS_CPU_CLONES void pool_pairs(const T* __restrict in, compute_t<T>* __restrict h, int8_t* __restrict hk,
+                                 int64_t n) {
   using C = compute_t<T>;
-  const T* __restrict r1 = r0 + w;
-  for (int64_t x = 0; x < ow; ++x) {
-    C best = static_cast<C>(r0[2 * x]), v1 = static_cast<C>(r0[2 * x + 1]), v2 = static_cast<C>(r1[2 * x]),
-      v3 = static_cast<C>(r1[2 * x + 1]);
-    int64_t k = 0;
-    bool t = (best == best) & !(v1 <= best);
-    best = t ? v1 : best;
-    k = t ? 1 : k;
-    t = (best == best) & !(v2 <= best);
-    best = t ? v2 : best;
-    k = t ? w : k;
-    t = (best == best) & !(v3 <= best);
-    best = t ? v3 : best;
-    k = t ? w + 1 : k;
-    o[x] = static_cast<T>(best);
-    ix[x] = base + 2 * x + k;
+  for (int64_t t = 0; t < n; ++t) {
+    C a = static_cast<C>(in[2 * t]), b = static_cast<C>(in[2 * t + 1]);
+    bool take = (a == a) & !(b <= a);
+    h[t] = take ? b : a;
+    hk[t] = take ? 1 : 0;
+  }
+}
+
+template <class T>
+void pool2x2_plane(const T* plane, T* o, int64_t* ix, const P& p, compute_t<T>* h, int8_t* hk) {
+  using C = compute_t<T>;
+  const int64_t rows = 2 * p.oh, ow = p.ow;
+  if (p.w == 2 * ow) {
+    pool_pairs<T>(plane, h, hk, rows * ow);
+  } else {
+    for (int64_t y = 0; y < rows; ++y) pool_pairs<T>(plane + y * p.w, h + y * ow, hk + y * ow, ow);
+  }
+  for (int64_t y = 0; y < p.oh; ++y) {
+    const C* top = h + 2 * y * ow;
+    const C* bottom = top + ow;
+    for (int64_t x = 0; x < ow; ++x) {
+      C a = top[x], b = bottom[x];
+      bool take = (a == a) & !(b <= a);
+      int64_t row = 2 * y + (take ? 1 : 0);
+      o[y * ow + x] = static_cast<T>(take ? b : a);
+      ix[y * ow + x] = row * p.w + 2 * x + hk[row * ow + x];
+    }
   }
 }
 
@@ -117,14 +131,16 @@ void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const P& p)
   const int64_t hw = p.h * p.w, l = p.oh * p.ow;
   parallel_for(0, planes, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(l * p.kh * p.kw, 1)),
                [&](int64_t b, int64_t e) {
+    std::vector<C> scratch;  // the horizontal pass of a 2x2 pool (one plane)
+    std::vector<int8_t> picks;
     for (int64_t q = b; q < e; ++q) {
       const T* plane = in + q * hw;
       T* o = out + q * l;
       int64_t* ix = indices + q * l;
       if (p.kh == 2 && p.kw == 2 && p.sh == 2 && p.sw == 2 && p.ph == 0 && p.pw == 0 && p.dh == 1 && p.dw == 1) {
         // the common 2x2 pool: every window inside the plane, no bounds to check
-        for (int64_t y = 0; y < p.oh; ++y)
-          pool2x2_row<T>(plane + 2 * y * p.w, p.w, o + y * p.ow, ix + y * p.ow, p.ow, 2 * y * p.w);
+        if (scratch.empty()) scratch.resize(static_cast<size_t>(2 * l)), picks.resize(static_cast<size_t>(2 * l));
+        pool2x2_plane<T>(plane, o, ix, p, scratch.data(), picks.data());
         continue;
       }
       for (int64_t y = 0; y < p.oh; ++y) {
