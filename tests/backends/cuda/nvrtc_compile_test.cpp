@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <ostream>
 #include <set>
 #include <thread>
 
@@ -75,6 +76,8 @@ TEST(CudaNvrtc, BuildOptionsSelectTheDtypeAndKeepFmaOff) {
 struct Target {
   std::string file, arch;
 };
+// so that ctest and gtest name the parameter ("binary.cl for sm_80"), not its bytes
+void PrintTo(const Target& t, std::ostream* os) { *os << t.file << " for " << t.arch; }
 
 class CudaNvrtcCompile : public ::testing::TestWithParam<Target> {};
 
