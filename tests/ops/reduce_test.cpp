@@ -109,4 +109,25 @@ TEST_P(Reduce, SoftmaxAndLogSoftmax) {
   EXPECT_THROW_MSG(tensor({1, 2}, o()).softmax(0), Error, "expected a floating point input");
 }
 
+TEST_P(Reduce, FloatSoftmaxRowsMatchDoubleMasksAndNaN) {
+  // float rows may take a vectorised exp: within float precision of float64 softmax, a -inf
+  // (masked) entry exactly 0, and a NaN row NaN.
+  manual_seed(9);
+  Tensor x = randn({7, 300}) * 8;
+  Tensor ref = x.to(kDouble).softmax(1), lref = x.to(kDouble).log_softmax(1);
+  V got = values(x.to(GetParam()).softmax(1)), want = values(ref);
+  V lgot = values(x.to(GetParam()).log_softmax(1)), lwant = values(lref);
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_NEAR(got[i], want[i], 2e-6 * std::max(want[i], 1e-3)) << i;
+    EXPECT_NEAR(lgot[i], lwant[i], 1e-5 * std::max(1.0, std::abs(lwant[i]))) << i;
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor m = tensor({{0.5, -inf, 1.5, -inf}, {0.0, std::nan(""), 1.0, 2.0}}, o());
+  V ms = values(m.softmax(1));
+  EXPECT_EQ(ms[1], 0.0);
+  EXPECT_EQ(ms[3], 0.0);
+  EXPECT_NEAR(ms[0] + ms[2], 1.0, 1e-6);
+  for (int i = 4; i < 8; ++i) EXPECT_TRUE(std::isnan(ms[static_cast<size_t>(i)])) << i;
+}
+
 LOCUS_INSTANTIATE_DEVICES(Reduce);

@@ -355,9 +355,61 @@ void arg_reduce(const TensorRef& out, const TensorRef& in, const Dims& kept, con
 }
 
 // ---- softmax ------------------------------------------------------------------------------------
+// exp(x) for float in a form that vectorises (Cephes' expf: range reduction by ln 2, a degree-6
+// polynomial, the exponent by bit arithmetic); within 2 ulp of std::exp. Below -87.3 (where the
+// result would be denormal) it is 0, so softmax of -inf (a mask) is exactly 0; NaN stays NaN.
+inline float exp_f32(float x) {
+  const float hi = 88.3762626647949f, lo = -87.3365447505531f;
+  float xc = x > hi ? hi : x;
+  xc = xc < lo ? lo : xc;
+  // round to nearest with the 1.5 * 2^23 trick (no floor call, so every target vectorises it)
+  float fx = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  float r = xc - fx * 0.693359375f + fx * 2.12194440e-4f;
+  float z = r * r;
+  float y = ((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r + 4.1665795894e-2f) * r +
+             1.6666665459e-1f) * r + 5.0000001201e-1f;
+  y = y * z + r + 1.0f;
+  int32_t bits = (static_cast<int32_t>(fx) + 127) << 23;
+  float scale;
+  __builtin_memcpy(&scale, &bits, sizeof scale);
+  y *= scale;
+  y = x < lo ? 0.0f : y;
+  y = x > hi ? __builtin_inff() : y;
+  return x != x ? x : y;
+}
+
+LOCUS_CPU_CLONES void exp_shifted(float* __restrict y, const float* __restrict x, float shift, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = exp_f32(x[i] - shift);
+}
+LOCUS_CPU_CLONES void scale_row(float* __restrict y, float s, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] *= s;
+}
+
+// One float row: max, the exponentials into the output, their sum, then scaling (softmax) or
+// (x - max) - log(sum) (log_softmax). Each pass vectorises; the sum keeps many accumulators.
+inline void softmax_row_f32(float* y, const float* x, int64_t n, bool log) {
+  float mx = row_reduce<float, MaxR<float>>(x, n);
+  exp_shifted(y, x, mx, n);
+  float sum = row_reduce<float, SumR<float>>(y, n);
+  if (log) {
+    float ls = std::log(sum);
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mx) - ls;
+  } else {
+    scale_row(y, 1.0f / sum, n);
+  }
+}
+
 template <class T>
 void softmax_typed(T* out, const T* in, int64_t outer, int64_t dim, int64_t inner, bool log) {
   using C = compute_t<T>;
+  if constexpr (std::is_same_v<T, float>) {
+    if (inner == 1) {  // rows of float: vectorised passes (max, exp into out, sum, scale)
+      parallel_for(0, outer, std::max<int64_t>(1, kGrainMath / std::max<int64_t>(dim, 1)), [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) softmax_row_f32(out + r * dim, in + r * dim, dim, log);
+      });
+      return;
+    }
+  }
   if (inner == 1) {
     parallel_for(0, outer, std::max<int64_t>(1, kGrainMath / std::max<int64_t>(dim, 1)), [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
