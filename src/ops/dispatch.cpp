@@ -75,7 +75,7 @@ backend::TensorRef ref_broadcast(const Tensor& t, IntArrayRef sizes, const char*
 backend::TensorRef ref_flat(const Tensor& t) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
   impl->storage->wait_pending();
-  backend::TensorRef r;
+  backend::TensorRef r{backend::TensorRef::Unset{}};  // ndim 1: only dim 0 is read
   r.buf = impl->storage->alloc.buf;
   r.buf.offset += static_cast<size_t>(impl->offset) * element_size(impl->dtype);
   r.dtype = impl->dtype;

@@ -134,14 +134,16 @@ Tensor binary_impl(BinaryOp op, const Tensor& a, const Tensor& b, Tensor* out_in
   if (ct == ScalarType::Undefined)
     throw Error(std::string(name) + "(): subtraction with two bool tensors is not supported; use logical_xor() or cast to an integer dtype.");
   ScalarType od = backend::binary_is_comparison(op) ? kBool : ct;
-  if (out_inplace == nullptr && a.scalar_type() == ct && b.scalar_type() == ct && a.is_contiguous() &&
-      b.is_contiguous() && a.sizes() == b.sizes()) {
+  if (a.scalar_type() == ct && b.scalar_type() == ct && a.is_contiguous() && b.is_contiguous() &&
+      a.sizes() == b.sizes() &&
+      (out_inplace == nullptr || (out_inplace->scalar_type() == od && out_inplace->is_contiguous() &&
+                                  out_inplace->sizes() == a.sizes()))) {
     // the common case (same shape and dtype, dense) without broadcasting, casts or coalescing
-    Tensor out = detail::make_empty(a.sizes(), od, d);
+    Tensor out = out_inplace != nullptr ? *out_inplace : detail::make_empty(a.sizes(), od, d);
     if (out.numel() == 0) return out;
     ops::backend_for(d).binary(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), op, ops::ref_flat(out),
                                ops::ref_flat(a), ops::ref_flat(b));
-    if (autograd::should_record(a, b)) autograd::on_binary(op, out, a, b);
+    if (out_inplace == nullptr && autograd::should_record(a, b)) autograd::on_binary(op, out, a, b);
     return out;
   }
   DimVector shape = ops::broadcast_shapes(a.sizes(), b.sizes(), name);

@@ -85,7 +85,10 @@ void Launch::run(cl_uint dims, const size_t* global, const size_t* local) {
   // PoCL specialises a kernel per work-group size: the first run of each waits (runtime.h).
   if (!Runtime::get().device(index_).lazy_compile) return;
   std::string variant = k_.label + "@" + std::to_string(reinterpret_cast<uintptr_t>(k_.k));
-  for (cl_uint d = 0; d < dims; ++d) variant += "," + std::to_string(local ? local[d] : 0);
+  for (cl_uint d = 0; d < dims; ++d) {
+    variant += ',';
+    variant += std::to_string(local ? local[d] : 0);
+  }
   if (Runtime::get().first_launch(index_, variant)) LOCUS_CL(clFinish(q_), index_, "kernel " + k_.label);
 }
 
