@@ -79,9 +79,7 @@ bool Runtime::first_launch(int index, const std::string& variant) {
   ClDevice& d = device(index);
   if (!d.lazy_compile) return false;
   std::lock_guard<std::mutex> lock(d.variants_mu);
-  if (std::find(d.variants.begin(), d.variants.end(), variant) != d.variants.end()) return false;
-  d.variants.push_back(variant);
-  return true;
+  return d.variants.insert(variant).second;
 }
 
 void Runtime::drain() noexcept {

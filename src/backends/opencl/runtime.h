@@ -17,6 +17,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/backend.h"
@@ -41,7 +42,7 @@ struct ClDevice {
   // the compile), so on these drivers the first launch of each variant waits for completion.
   bool lazy_compile = false;
   std::mutex variants_mu;
-  std::vector<std::string> variants;  // launch variants already run once (lazy_compile only)
+  std::unordered_set<std::string> variants;  // launch variants already run once (lazy_compile only)
 
   // raw allocations, counted here because drivers (PoCL) may allocate lazily
   std::mutex mem_mu;
