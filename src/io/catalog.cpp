@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "locus/error.h"
 
@@ -39,6 +40,14 @@ void check_view(const Catalog& c, const TensorEntry& t) {
       fail(c, "tensor '" + t.name + "' reaches element " + std::to_string(last) + " but its storage holds " +
                   std::to_string(storage_numel) + " elements.");
   }
+}
+
+Catalog start_catalog(const char* format, std::shared_ptr<MappedFile> file) {
+  Catalog c;
+  c.format = format;
+  c.file = std::move(file);
+  if (c.file->size() == 0) fail(c, "the file is empty.");
+  return c;
 }
 
 std::vector<int64_t> dense_strides(const std::vector<int64_t>& sizes, bool column_major) {

@@ -46,6 +46,9 @@ struct Catalog {
 /// Throws CheckpointError "[<format>] <file>: <what>".
 [[noreturn]] void fail(const Catalog& c, const std::string& what);
 
+/// An empty catalog of `format` for `file`; every parser starts here (an empty file fails).
+Catalog start_catalog(const char* format, std::shared_ptr<MappedFile> file);
+
 /// Row-major (or column-major) strides for `sizes`; strides that would overflow (possible only
 /// when some size is 0, so no element exists) are 0.
 std::vector<int64_t> dense_strides(const std::vector<int64_t>& sizes, bool column_major = false);

@@ -71,12 +71,9 @@ bool descr_dtype(const std::string& d, ScalarType* t, bool* big) {
 }  // namespace
 
 Catalog parse_npy(std::shared_ptr<MappedFile> file) {
-  Catalog c;
-  c.format = "npy";
-  c.file = file;
+  Catalog c = start_catalog("npy", file);
   const uint8_t* d = file->data();
   const uint64_t size = file->size();
-  if (size == 0) fail(c, "the file is empty.");
   if (size < 10 || std::memcmp(d, "\x93NUMPY", 6) != 0) fail(c, "not an .npy file (no \\x93NUMPY magic) or truncated.");
   const int major = d[6];
   uint64_t hlen, start;

@@ -55,12 +55,9 @@ int64_t small_uint(const Catalog& c, const json& v, const std::string& what) {
 }  // namespace
 
 Catalog parse_safetensors(std::shared_ptr<MappedFile> file) {
-  Catalog c;
-  c.format = "safetensors";
-  c.file = file;
+  Catalog c = start_catalog("safetensors", file);
   const uint8_t* d = file->data();
   const uint64_t size = file->size();
-  if (size == 0) fail(c, "the file is empty.");
   if (size < 8) fail(c, "the file is truncated: " + std::to_string(size) + " bytes cannot hold the 8-byte header length.");
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | d[i];

@@ -95,10 +95,7 @@ struct Builder {
 }  // namespace
 
 Catalog parse_pytorch(std::shared_ptr<MappedFile> file) {
-  Catalog c;
-  c.format = "pytorch";
-  c.file = file;
-  if (file->size() == 0) fail(c, "the file is empty.");
+  Catalog c = start_catalog("pytorch", file);
   auto failer = [&c](const std::string& what) { fail(c, what); };
   std::vector<ZipEntry> entries = read_zip(file->data(), file->size(), failer);
   Builder b{c, {}, {}, {}, {}};

@@ -193,18 +193,29 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 }
 
 // ---- convolution and pooling ----------------------------------------------------------------
+namespace {
+// The sliding window over x's last two dims [..., H, W] (c = x.size(-3)); oh and ow stay 0 when a
+// parameter is out of range (the caller reports it), so nothing divides by a zero stride.
+backend::Backend::Im2Col window_geometry(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> dil,
+                                         ExpandingArray<2> pad, ExpandingArray<2> stride) {
+  backend::Backend::Im2Col p;
+  p.c = x.size(-3); p.h = x.size(-2); p.w = x.size(-1); p.kh = k[0]; p.kw = k[1];
+  p.sh = stride[0]; p.sw = stride[1]; p.ph = pad[0]; p.pw = pad[1]; p.dh = dil[0]; p.dw = dil[1];
+  if (p.kh <= 0 || p.kw <= 0 || p.sh <= 0 || p.sw <= 0 || p.dh <= 0 || p.dw <= 0 || p.ph < 0 || p.pw < 0) return p;
+  p.oh = (p.h + 2 * p.ph - p.dh * (p.kh - 1) - 1) / p.sh + 1;
+  p.ow = (p.w + 2 * p.pw - p.dw * (p.kw - 1) - 1) / p.sw + 1;
+  return p;
+}
+}  // namespace
+
 Tensor im2col(const Tensor& input, ExpandingArray<2> k, ExpandingArray<2> dil, ExpandingArray<2> pad,
               ExpandingArray<2> stride) {
   if (input.dim() != 4) throw Error("im2col(): expected a 4-D input [N, C, H, W], got " + ops::shape_str(input.sizes()) + ".");
   Tensor x = input.contiguous();
-  int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
-  backend::Backend::Im2Col p;
-  p.c = c; p.h = h; p.w = w; p.kh = k[0]; p.kw = k[1];
-  p.sh = stride[0]; p.sw = stride[1]; p.ph = pad[0]; p.pw = pad[1]; p.dh = dil[0]; p.dw = dil[1];
+  int64_t n = x.size(0), c = x.size(1);
+  backend::Backend::Im2Col p = window_geometry(x, k, dil, pad, stride);
   if (p.kh <= 0 || p.kw <= 0 || p.sh <= 0 || p.sw <= 0 || p.dh <= 0 || p.dw <= 0 || p.ph < 0 || p.pw < 0)
     throw Error("im2col(): kernel size, stride and dilation must be positive and padding non-negative.");
-  p.oh = (h + 2 * p.ph - p.dh * (p.kh - 1) - 1) / p.sh + 1;  // after the check: stride 0 would divide by zero
-  p.ow = (w + 2 * p.pw - p.dw * (p.kw - 1) - 1) / p.sw + 1;
   if (p.oh <= 0 || p.ow <= 0)
     throw Error("im2col(): the kernel (" + std::to_string(p.kh) + "x" + std::to_string(p.kw) + ", dilation " +
                 std::to_string(p.dh) + "x" + std::to_string(p.dw) + ") does not fit the padded input " +
@@ -252,9 +263,8 @@ Tensor conv2d(const Tensor& input_in, const Tensor& weight, const Conv2dFuncOpti
                 ", expected input" + ops::shape_str(input.sizes()) + " to have " + std::to_string(cg * g) +
                 " channels, but got " + std::to_string(c) + " channels instead.");
   Tensor cols = im2col(input, {kh, kw}, o.dilation(), o.padding(), o.stride());  // [N, C*kh*kw, L]
-  int64_t h = input.size(2), w = input.size(3);
-  int64_t oh = (h + 2 * o.padding()[0] - o.dilation()[0] * (kh - 1) - 1) / o.stride()[0] + 1;
-  int64_t ow = (w + 2 * o.padding()[1] - o.dilation()[1] * (kw - 1) - 1) / o.stride()[1] + 1;
+  backend::Backend::Im2Col geo = window_geometry(input, {kh, kw}, o.dilation(), o.padding(), o.stride());
+  int64_t oh = geo.oh, ow = geo.ow;
   Tensor out;
   if (g == 1) {
     out = weight.reshape({oc, c * kh * kw}).matmul(cols);  // [N, O, L]
@@ -272,16 +282,11 @@ namespace {
 // scatter-add of the gradient, on any device). Undefined when the backend has no such kernel or
 // the geometry is invalid: the caller then pools through im2col, which also reports the errors.
 Tensor max_pool2d_direct(const Tensor& x4, const MaxPool2dFuncOptions& o) {
-  backend::Backend::Im2Col p;
-  p.kh = o.kernel_size()[0]; p.kw = o.kernel_size()[1]; p.sh = o.stride()[0]; p.sw = o.stride()[1];
-  p.ph = o.padding()[0]; p.pw = o.padding()[1]; p.dh = o.dilation()[0]; p.dw = o.dilation()[1];
-  if (p.kh <= 0 || p.kw <= 0 || p.sh <= 0 || p.sw <= 0 || p.dh <= 0 || p.dw <= 0 || p.ph < 0 || p.pw < 0) return {};
   if (x4.scalar_type() == kBool) return {};
   Tensor x = x4.contiguous();
   int64_t n = x.size(0), c = x.size(1);
-  p.c = 1; p.h = x.size(2); p.w = x.size(3);
-  p.oh = (p.h + 2 * p.ph - p.dh * (p.kh - 1) - 1) / p.sh + 1;
-  p.ow = (p.w + 2 * p.pw - p.dw * (p.kw - 1) - 1) / p.sw + 1;
+  backend::Backend::Im2Col p = window_geometry(x, o.kernel_size(), o.dilation(), o.padding(), o.stride());
+  p.c = 1;  // planes are pooled one by one
   if (p.oh <= 0 || p.ow <= 0 || x.numel() == 0) return {};
   Device d = x.device();
   Tensor out = locus::detail::make_empty({n, c, p.oh, p.ow}, x.scalar_type(), d);
@@ -328,9 +333,8 @@ Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& o) {
   } else {
     v = std::get<0>(cols.max(1));
   }
-  int64_t oh = (h + 2 * o.padding()[0] - o.dilation()[0] * (o.kernel_size()[0] - 1) - 1) / o.stride()[0] + 1;
-  int64_t ow = (w + 2 * o.padding()[1] - o.dilation()[1] * (o.kernel_size()[1] - 1) - 1) / o.stride()[1] + 1;
-  Tensor out = v.reshape({n, c, oh, ow});
+  backend::Backend::Im2Col geo = window_geometry(x, o.kernel_size(), o.dilation(), o.padding(), o.stride());
+  Tensor out = v.reshape({n, c, geo.oh, geo.ow});
   return batched ? out : out.squeeze(0);
 }
 
@@ -351,9 +355,8 @@ Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& o) {
                            o.kernel_size(), 1, o.padding(), o.stride()).sum({1});
     v = cols.sum({1}) / counts;
   }
-  int64_t oh = (h + 2 * o.padding()[0] - o.kernel_size()[0]) / o.stride()[0] + 1;
-  int64_t ow = (w + 2 * o.padding()[1] - o.kernel_size()[1]) / o.stride()[1] + 1;
-  Tensor out = v.reshape({n, c, oh, ow});
+  backend::Backend::Im2Col geo = window_geometry(x, o.kernel_size(), 1, o.padding(), o.stride());
+  Tensor out = v.reshape({n, c, geo.oh, geo.ow});
   return batched ? out : out.squeeze(0);
 }
 

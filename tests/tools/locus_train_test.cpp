@@ -30,7 +30,7 @@ bool have_dataset() { return std::filesystem::exists(data::datasets::kFashionMNI
 }  // namespace
 
 TEST(LocusTrainTool, SavesResumesAndPlots) {
-  if (!have_dataset()) GTEST_SKIP() << "dataset-fashion-mnist is not installed (scripts/install-deps installs it)";
+  ASSERT_TRUE(have_dataset()) << "dataset-fashion-mnist is not installed; scripts/install-deps installs it (make test runs it)";
   std::string ckpt = tmp_path("mlp.safetensors"), svg = tmp_path("mlp.svg");
   std::remove(ckpt.c_str());
   std::remove(svg.c_str());

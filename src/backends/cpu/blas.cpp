@@ -201,9 +201,10 @@ bool cblas_can(int64_t m, int64_t n, int64_t k, int64_t& lda, int64_t a_rows, in
          fix(ldc, m, n);
 }
 
+// `locked`: take g_mu shared around the BLAS call (false when the caller already holds it).
 template <class T, class Fn>
 void gemm_impl(Fn Blas::*fn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
-               const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+               const T* b, int64_t ldb, T beta, T* c, int64_t ldc, bool locked = true) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0 || alpha == T(0)) {  // no product: C = beta * C, without reading A or B
     scale_c(m, n, beta, c, ldc);
@@ -211,7 +212,8 @@ void gemm_impl(Fn Blas::*fn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, 
   }
   const Blas& lib = blas();
   if (lib.*fn && cblas_can(m, n, k, lda, ta ? k : m, ta ? m : k, ldb, tb ? n : k, tb ? k : n, ldc)) {
-    std::shared_lock lock(g_mu);
+    std::shared_lock lock(g_mu, std::defer_lock);
+    if (locked) lock.lock();
     (lib.*fn)(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, int(m), int(n), int(k), alpha, a, int(lda),
               b, int(ldb), beta, c, int(ldc));
     return;
@@ -248,16 +250,9 @@ void gemm_f32_batch(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alp
   lib.set_threads(1);
   try {
     parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        int64_t la = lda, lb = ldb, lc = ldc;
-        const float *ai = a + i * stride_a, *bi = b + i * stride_b;
-        float* ci = c + i * stride_c;
-        if (k <= 0 || alpha == 0.0f) scale_c(m, n, beta, ci, lc);
-        else if (cblas_can(m, n, k, la, ta ? k : m, ta ? m : k, lb, tb ? n : k, tb ? k : n, lc))
-          lib.sgemm(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, int(m), int(n), int(k), alpha, ai,
-                    int(la), bi, int(lb), beta, ci, int(lc));
-        else gemm_portable(ta, tb, m, n, k, alpha, ai, lda, bi, ldb, beta, ci, ldc);
-      }
+      for (int64_t i = lo; i < hi; ++i)  // g_mu is held (unique) for the whole batch
+        gemm_impl(&Blas::sgemm, ta, tb, m, n, k, alpha, a + i * stride_a, lda, b + i * stride_b, ldb, beta,
+                  c + i * stride_c, ldc, /*locked=*/false);
     });
   } catch (...) {
     lib.set_threads(g_threads.load());
