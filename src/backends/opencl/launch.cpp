@@ -1,6 +1,7 @@
 #include "backends/opencl/launch.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -82,14 +83,14 @@ Launch& Launch::buf(backend::Buffer b) {
 void Launch::run(cl_uint dims, const size_t* global, const size_t* local) {
   LOCUS_CL(clEnqueueNDRangeKernel(q_, k_.k, dims, nullptr, global, local, 0, nullptr, nullptr), index_,
            "kernel " + k_.label);
-  // PoCL specialises a kernel per work-group size: the first run of each waits (runtime.h).
+  // PoCL specialises a kernel per work-group size: the first run of each waits (runtime.h). The
+  // Launch holds k_.mu, which guards the list.
   if (!Runtime::get().device(index_).lazy_compile) return;
-  std::string variant = k_.label + "@" + std::to_string(reinterpret_cast<uintptr_t>(k_.k));
-  for (cl_uint d = 0; d < dims; ++d) {
-    variant += ',';
-    variant += std::to_string(local ? local[d] : 0);
-  }
-  if (Runtime::get().first_launch(index_, variant)) LOCUS_CL(clFinish(q_), index_, "kernel " + k_.label);
+  std::array<size_t, 3> wg = {1, 1, 1};
+  for (cl_uint d = 0; d < dims && d < 3; ++d) wg[d] = local ? local[d] : 0;
+  if (std::find(k_.launched.begin(), k_.launched.end(), wg) != k_.launched.end()) return;
+  k_.launched.push_back(wg);
+  LOCUS_CL(clFinish(q_), index_, "kernel " + k_.label);
 }
 
 void Launch::run1d(int64_t n) {

@@ -15,6 +15,8 @@
 
 #include <cstdint>
 #include <mutex>
+#include <vector>
+#include <array>
 #include <string>
 
 #include "locus/dtype.h"
@@ -25,6 +27,8 @@ struct Kernel {
   cl_kernel k = nullptr;
   std::string label;  // "binary_f32": names the kernel in error messages
   std::mutex mu;      // clSetKernelArg + enqueue are not thread-safe per kernel object
+  // work-group sizes already run once, on drivers that compile each lazily (runtime.h); under mu
+  std::vector<std::array<size_t, 3>> launched;
 };
 
 /// Kernel `name` of the shared source `file` built for `dtype` on device `index`, built (or

@@ -42,7 +42,7 @@ struct ClDevice {
   // the compile), so on these drivers the first launch of each variant waits for completion.
   bool lazy_compile = false;
   std::mutex variants_mu;
-  std::unordered_set<std::string> variants;  // launch variants already run once (lazy_compile only)
+  std::unordered_set<std::string> variants;  // CLBlast call classes already run once (lazy_compile only)
 
   // raw allocations, counted here because drivers (PoCL) may allocate lazily
   std::mutex mem_mu;
@@ -74,8 +74,9 @@ class Runtime {
   /// its own threads (PoCL) would otherwise still be compiling while the process tears down the
   /// compiler's static objects, and crash after main returned.
   void drain() noexcept;
-  /// On a lazily compiling driver, true the first time `variant` is launched on `index` (the
-  /// caller then waits for it); always false elsewhere.
+  /// On a lazily compiling driver, true the first time `variant` (a CLBlast call class) runs on
+  /// `index` (the caller then waits for it); always false elsewhere. Our own kernels keep their
+  /// work-group sizes in Kernel::launched instead (no string per launch).
   bool first_launch(int index, const std::string& variant);
 
  private:
