@@ -222,6 +222,28 @@ class Backend {
                           int64_t planes, const Im2Col& p) {
     return false;
   }
+  /// Optional fast path: max_pool2d's backward. grad_in [planes, in_hw] is set to zero, then
+  /// grad_in[q][indices[q][t]] += grad_out[q][t] for each of the out_hw positions t of plane q
+  /// (indices from max_pool2d, so in range). Returns false when the backend has no such kernel: the
+  /// caller then scatter-adds.
+  virtual bool max_pool2d_backward(int index, StreamHandle s, ScalarType dtype, Buffer grad_out, Buffer indices,
+                                   Buffer grad_in, int64_t planes, int64_t in_hw, int64_t out_hw) {
+    return false;
+  }
+  /// Optional fast path: 2-D convolution with groups 1. in is contiguous [p.n, p.c, p.h, p.w],
+  /// weight [oc, p.c*p.kh*p.kw], bias [oc] (bias.base null: none), out [p.n, oc, p.oh*p.ow], with
+  /// Im2Col's geometry. Returns false when the backend has no such kernel (or not for this dtype):
+  /// the caller then convolves through im2col and a GEMM.
+  virtual bool conv2d(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer weight, Buffer bias, Buffer out,
+                      int64_t oc, const Im2Col& p) {
+    return false;
+  }
+  /// Its backward from grad_out [p.n, oc, p.oh*p.ow]: writes (does not accumulate) grad_in (shaped
+  /// as in), grad_weight and grad_bias, each only when its base is not null.
+  virtual bool conv2d_backward(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer weight, Buffer grad_out,
+                               Buffer grad_in, Buffer grad_weight, Buffer grad_bias, int64_t oc, const Im2Col& p) {
+    return false;
+  }
   /// Optional fast path: one Adam/AdamW update of `n` contiguous elements, in one pass, with
   /// torch.optim.Adam's arithmetic (max_sq.base is null without amsgrad). Returns false when the
   /// backend has no such kernel: the optimizer then composes the update from tensor ops.

@@ -245,23 +245,12 @@ Tensor im2col(const Tensor& input, ExpandingArray<2> k, ExpandingArray<2> dil, E
   return cols;
 }
 
-Tensor conv2d(const Tensor& input_in, const Tensor& weight, const Conv2dFuncOptions& o) {
-  const Tensor& bias = o.bias();
-  ops::check_same_device("conv2d", {{"input", &input_in}, {"weight", &weight}, {"bias", &bias}});
-  if (weight.dim() != 4)
-    throw Error("conv2d(): expected a 4-D weight [out_channels, in_channels/groups, kh, kw], got " + ops::shape_str(weight.sizes()) + ".");
-  bool batched = input_in.dim() == 4;
-  if (!batched && input_in.dim() != 3)
-    throw Error("conv2d(): expected a 3-D (unbatched) or 4-D (batched) input, got " + ops::shape_str(input_in.sizes()) + ".");
-  Tensor input = batched ? input_in : input_in.unsqueeze(0);
+namespace {
+// conv2d as im2col + GEMM, differentiable through both: any device, dtype and groups.
+// input is 4-D and validated.
+Tensor conv2d_composite(const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dFuncOptions& o) {
   int64_t g = o.groups(), oc = weight.size(0), cg = weight.size(1), kh = weight.size(2), kw = weight.size(3);
   int64_t n = input.size(0), c = input.size(1);
-  if (g <= 0 || oc % g != 0)
-    throw Error("conv2d(): groups (" + std::to_string(g) + ") must be positive and divide out_channels (" + std::to_string(oc) + ").");
-  if (c != cg * g)
-    throw Error("conv2d(): Given groups=" + std::to_string(g) + ", weight of size " + ops::shape_str(weight.sizes()) +
-                ", expected input" + ops::shape_str(input.sizes()) + " to have " + std::to_string(cg * g) +
-                " channels, but got " + std::to_string(c) + " channels instead.");
   Tensor cols = im2col(input, {kh, kw}, o.dilation(), o.padding(), o.stride());  // [N, C*kh*kw, L]
   backend::Backend::Im2Col geo = window_geometry(input, {kh, kw}, o.dilation(), o.padding(), o.stride());
   int64_t oh = geo.oh, ow = geo.ow;
@@ -274,6 +263,81 @@ Tensor conv2d(const Tensor& input_in, const Tensor& weight, const Conv2dFuncOpti
   }
   out = out.reshape({n, oc, oh, ow});
   if (bias.defined()) out = out + bias.view({1, oc, 1, 1});
+  return out;
+}
+
+// The backend's own convolution (groups 1), forward and backward each one call, recorded as one
+// node. Undefined when the backend has none for this case: the caller then composes it, which also
+// reports what is wrong with the arguments.
+Tensor conv2d_direct(const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dFuncOptions& o) {
+  const ScalarType dt = input.scalar_type();
+  const int64_t oc = weight.size(0), kh = weight.size(2), kw = weight.size(3);
+  if (o.groups() != 1 || input.numel() == 0 || weight.numel() == 0 || weight.scalar_type() != dt) return {};
+  if (bias.defined() && (bias.scalar_type() != dt || bias.dim() != 1 || bias.size(0) != oc)) return {};
+  backend::Backend::Im2Col p = window_geometry(input, {kh, kw}, o.dilation(), o.padding(), o.stride());
+  if (p.oh <= 0 || p.ow <= 0) return {};
+  p.n = input.size(0);
+  const Device d = input.device();
+  const int index = d.index() < 0 ? 0 : d.index();
+  backend::Backend* be = &ops::backend_for(d);
+  Tensor x = input.contiguous(), w = weight.contiguous(), b = bias.defined() ? bias.contiguous() : Tensor();
+  Tensor out = locus::detail::make_empty({p.n, oc, p.oh, p.ow}, dt, d);
+  if (!be->conv2d(index, ops::current_stream(d), dt, ops::ref(x, "conv2d").buf, ops::ref(w, "conv2d").buf,
+                  b.defined() ? ops::ref(b, "conv2d").buf : backend::Buffer{}, ops::ref(out, "conv2d").buf, oc, p))
+    return {};
+  if (autograd::should_record(input, weight, bias)) {
+    const bool nx = autograd::requires_grad_fast(input), nw = autograd::requires_grad_fast(weight),
+               nb = bias.defined() && autograd::requires_grad_fast(bias);
+    autograd::record("ConvolutionBackward0", out, {&input, &weight, &bias},
+                     [=](const Tensor& g) -> variable_list {
+      if (GradMode::is_enabled()) {
+        // create_graph: gradients that are themselves differentiable, through the composed form
+        Tensor y = conv2d_composite(input, weight, bias, o);
+        variable_list wrt;
+        if (nx) wrt.push_back(input);
+        if (nw) wrt.push_back(weight);
+        if (nb) wrt.push_back(bias);
+        variable_list got = autograd::grad({y}, wrt, {g}, /*retain_graph=*/true, /*create_graph=*/true,
+                                           /*allow_unused=*/true);
+        size_t k = 0;
+        Tensor gx = nx ? got[k++] : Tensor(), gw = nw ? got[k++] : Tensor(), gb = nb ? got[k++] : Tensor();
+        return {gx, gw, gb};
+      }
+      Tensor gy = g.contiguous();
+      Tensor gx = nx ? locus::detail::make_empty(x.sizes(), dt, d) : Tensor();
+      Tensor gw = nw ? locus::detail::make_empty(w.sizes(), dt, d) : Tensor();
+      Tensor gb = nb ? locus::detail::make_empty({oc}, dt, d) : Tensor();
+      auto buf = [](const Tensor& t) { return t.defined() ? ops::ref(t, "conv2d_backward").buf : backend::Buffer{}; };
+      if (!be->conv2d_backward(index, ops::current_stream(d), dt, buf(x), buf(w), buf(gy), buf(gx), buf(gw), buf(gb),
+                               oc, p))
+        throw Error("conv2d_backward(): the " + d.str() + " backend ran the forward but has no backward for " +
+                    std::string(toString(dt)) + "; this is a bug in locus, please report it.");
+      return {gx, gw, gb};
+    });
+  }
+  return out;
+}
+}  // namespace
+
+Tensor conv2d(const Tensor& input_in, const Tensor& weight, const Conv2dFuncOptions& o) {
+  const Tensor& bias = o.bias();
+  ops::check_same_device("conv2d", {{"input", &input_in}, {"weight", &weight}, {"bias", &bias}});
+  if (weight.dim() != 4)
+    throw Error("conv2d(): expected a 4-D weight [out_channels, in_channels/groups, kh, kw], got " + ops::shape_str(weight.sizes()) + ".");
+  bool batched = input_in.dim() == 4;
+  if (!batched && input_in.dim() != 3)
+    throw Error("conv2d(): expected a 3-D (unbatched) or 4-D (batched) input, got " + ops::shape_str(input_in.sizes()) + ".");
+  Tensor input = batched ? input_in : input_in.unsqueeze(0);
+  int64_t g = o.groups(), oc = weight.size(0), cg = weight.size(1);
+  int64_t c = input.size(1);
+  if (g <= 0 || oc % g != 0)
+    throw Error("conv2d(): groups (" + std::to_string(g) + ") must be positive and divide out_channels (" + std::to_string(oc) + ").");
+  if (c != cg * g)
+    throw Error("conv2d(): Given groups=" + std::to_string(g) + ", weight of size " + ops::shape_str(weight.sizes()) +
+                ", expected input" + ops::shape_str(input.sizes()) + " to have " + std::to_string(cg * g) +
+                " channels, but got " + std::to_string(c) + " channels instead.");
+  Tensor out = conv2d_direct(input, weight, bias, o);
+  if (!out.defined()) out = conv2d_composite(input, weight, bias, o);
   return batched ? out : out.squeeze(0);
 }
 
@@ -301,6 +365,16 @@ Tensor max_pool2d_direct(const Tensor& x4, const MaxPool2dFuncOptions& o) {
     int64_t planes = n * c, hw = p.h * p.w, l = p.oh * p.ow;
     ScalarType dt = x.scalar_type();
     autograd::record("MaxPool2DWithIndicesBackward0", out, {&x4}, [shape, planes, hw, l, idx, dt](const Tensor& g) -> variable_list {
+      if (!GradMode::is_enabled()) {  // the backend's own kernel, when it has one (not differentiable again)
+        Device gd = g.device();
+        Tensor gy = g.contiguous();
+        Tensor gi = locus::detail::make_empty(shape, dt, gd);
+        if (ops::backend_for(gd).max_pool2d_backward(gd.index() < 0 ? 0 : gd.index(), ops::current_stream(gd), dt,
+                                                     ops::ref(gy, "max_pool2d_backward").buf,
+                                                     ops::ref(idx, "max_pool2d_backward").buf,
+                                                     ops::ref(gi, "max_pool2d_backward").buf, planes, hw, l))
+          return {gi};
+      }
       Tensor gi = zeros({planes, hw}, TensorOptions().dtype(dt).device(g.device()));
       return {gi.scatter_add(1, idx.view({planes, l}), g.reshape({planes, l})).view(shape)};
     });

@@ -369,6 +369,34 @@ TEST_P(Layers, Messages) {
   EXPECT_THROW_MSG(empty->forward(ones({1})), Error, "Accessing empty ModuleHolder");
 }
 
+TEST_P(Layers, ConvSecondDerivatives) {
+  // With create_graph the weight's gradient stays differentiable (the cpu backend's own convolution
+  // then differentiates the composed form). gw = d/dw sum(v * conv(x, w)) is linear in x, and
+  // d/dx sum(u * gw) is the input gradient of sum(v * conv(x, u)): the same formula, by a plain
+  // first-order backward.
+  Device d = GetParam();
+  TensorOptions o = TensorOptions().dtype(kDouble).device(d);
+  manual_seed(5);
+  Tensor x = randn({2, 3, 6, 5}, o).requires_grad_();
+  Tensor w = randn({4, 3, 3, 3}, o).requires_grad_();
+  Tensor b = randn({4}, o).requires_grad_();
+  Tensor u = randn({4, 3, 3, 3}, o);
+  auto opts = F::Conv2dFuncOptions().padding(1).stride({1, 2}).bias(b);
+  Tensor y = F::conv2d(x, w, opts);
+  Tensor v = randn(y.sizes(), o);
+  autograd::variable_list g = autograd::grad({(y * v).sum()}, {w, b}, {}, /*retain_graph=*/true, /*create_graph=*/true);
+  ASSERT_TRUE(g[0].requires_grad());
+  // the first-order values are those of a plain backward
+  Tensor w2 = w.detach().clone().requires_grad_(), b2 = b.detach().clone().requires_grad_();
+  (F::conv2d(x.detach(), w2, F::Conv2dFuncOptions().padding(1).stride({1, 2}).bias(b2)) * v).sum().backward();
+  EXPECT_TRUE(allclose(g[0], w2.grad(), 1e-12, 1e-12));
+  EXPECT_TRUE(allclose(g[1], b2.grad(), 1e-12, 1e-12));
+  Tensor gx = autograd::grad({(g[0] * u).sum()}, {x})[0];
+  Tensor x2 = x.detach().clone().requires_grad_();
+  (F::conv2d(x2, u, F::Conv2dFuncOptions().padding(1).stride({1, 2})) * v).sum().backward();
+  EXPECT_TRUE(allclose(gx, x2.grad(), 1e-12, 1e-12));
+}
+
 TEST_P(Layers, MaxPoolValuesIndicesAndTies) {
   // A backend may pool with its own kernel (cpu) or through im2col (the others): both must give
   // PyTorch's values and send the gradient to the first maximum of each window.

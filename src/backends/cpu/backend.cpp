@@ -215,6 +215,19 @@ class CpuBackend final : public Backend {
     cpu::max_pool2d(dtype, in, out, indices, planes, p);
     return true;
   }
+  bool max_pool2d_backward(int, StreamHandle, ScalarType dtype, Buffer grad_out, Buffer indices, Buffer grad_in,
+                           int64_t planes, int64_t in_hw, int64_t out_hw) override {
+    cpu::max_pool2d_backward(dtype, grad_out, indices, grad_in, planes, in_hw, out_hw);
+    return true;
+  }
+  bool conv2d(int, StreamHandle, ScalarType dtype, Buffer in, Buffer weight, Buffer bias, Buffer out, int64_t oc,
+              const Im2Col& p) override {
+    return cpu::conv2d(dtype, in, weight, bias, out, oc, p);
+  }
+  bool conv2d_backward(int, StreamHandle, ScalarType dtype, Buffer in, Buffer weight, Buffer grad_out, Buffer grad_in,
+                       Buffer grad_weight, Buffer grad_bias, int64_t oc, const Im2Col& p) override {
+    return cpu::conv2d_backward(dtype, in, weight, grad_out, grad_in, grad_weight, grad_bias, oc, p);
+  }
   bool adam_step(int, StreamHandle, ScalarType dtype, Buffer param, Buffer grad, Buffer exp_avg, Buffer exp_avg_sq,
                  Buffer max_sq, int64_t n, const Adam& a) override {
     if (dtype != kFloat && dtype != kDouble) return false;

@@ -201,10 +201,14 @@ bool cblas_can(int64_t m, int64_t n, int64_t k, int64_t& lda, int64_t a_rows, in
          fix(ldc, m, n);
 }
 
-// `locked`: take g_mu shared around the BLAS call (false when the caller already holds it).
+// True on a thread running a blas_side_by_side body: g_mu is held (unique) by that call, and the
+// BLAS runs one thread, for the whole batch.
+thread_local bool t_side_by_side = false;
+
+// g_mu is taken shared around the BLAS call, except inside blas_side_by_side, which holds it.
 template <class T, class Fn>
 void gemm_impl(Fn Blas::*fn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
-               const T* b, int64_t ldb, T beta, T* c, int64_t ldc, bool locked = true) {
+               const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0 || alpha == T(0)) {  // no product: C = beta * C, without reading A or B
     scale_c(m, n, beta, c, ldc);
@@ -213,7 +217,7 @@ void gemm_impl(Fn Blas::*fn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, 
   const Blas& lib = blas();
   if (lib.*fn && cblas_can(m, n, k, lda, ta ? k : m, ta ? m : k, ldb, tb ? n : k, tb ? k : n, ldc)) {
     std::shared_lock lock(g_mu, std::defer_lock);
-    if (locked) lock.lock();
+    if (!t_side_by_side) lock.lock();
     (lib.*fn)(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, int(m), int(n), int(k), alpha, a, int(lda),
               b, int(ldb), beta, c, int(ldc));
     return;
@@ -233,32 +237,34 @@ void gemm_f64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, doubl
   gemm_impl(&Blas::dgemm, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+bool blas_side_by_side(int64_t chunks, const std::function<void(int64_t)>& fn) {
+  const Blas& lib = blas();
+  if (chunks < 2 || num_threads() < 2 || in_parallel_region() || !lib.sgemm || !lib.set_threads) return false;
+  std::unique_lock lock(g_mu);  // the BLAS's thread count changes for the duration: no other call meanwhile
+  lib.set_threads(1);
+  struct Restore {
+    const Blas& lib;
+    ~Restore() { lib.set_threads(g_threads.load()); }
+  } restore{lib};
+  parallel_for(0, chunks, 1, [&](int64_t lo, int64_t hi) {
+    struct Flag {
+      Flag() { t_side_by_side = true; }
+      ~Flag() { t_side_by_side = false; }
+    } flag;
+    for (int64_t i = lo; i < hi; ++i) fn(i);
+  });
+  return true;
+}
+
 void gemm_f32_batch(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                     int64_t stride_a, const float* b, int64_t ldb, int64_t stride_b, float beta, float* c, int64_t ldc,
                     int64_t stride_c, int64_t batch) {
-  const Blas& lib = blas();
-  const int threads = num_threads();
+  auto one = [&](int64_t i) {
+    gemm_f32(ta, tb, m, n, k, alpha, a + i * stride_a, lda, b + i * stride_b, ldb, beta, c + i * stride_c, ldc);
+  };
   // below ~8 MFLOP an entry gains little from the BLAS's own threads; side by side it gains them all
-  const bool side_by_side = batch >= 2 && threads > 1 && !in_parallel_region() && lib.sgemm && lib.set_threads &&
-                            2.0 * static_cast<double>(m) * n * k < 8e6;
-  if (!side_by_side) {
-    for (int64_t i = 0; i < batch; ++i)
-      gemm_f32(ta, tb, m, n, k, alpha, a + i * stride_a, lda, b + i * stride_b, ldb, beta, c + i * stride_c, ldc);
-    return;
-  }
-  std::unique_lock lock(g_mu);  // the BLAS's thread count changes for the duration: no other call meanwhile
-  lib.set_threads(1);
-  try {
-    parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i)  // g_mu is held (unique) for the whole batch
-        gemm_impl(&Blas::sgemm, ta, tb, m, n, k, alpha, a + i * stride_a, lda, b + i * stride_b, ldb, beta,
-                  c + i * stride_c, ldc, /*locked=*/false);
-    });
-  } catch (...) {
-    lib.set_threads(g_threads.load());
-    throw;
-  }
-  lib.set_threads(g_threads.load());
+  if (2.0 * static_cast<double>(m) * n * k < 8e6 && blas_side_by_side(batch, one)) return;
+  for (int64_t i = 0; i < batch; ++i) one(i);
 }
 
 const char* blas_name() {

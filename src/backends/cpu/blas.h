@@ -1,6 +1,7 @@
 #pragma once
 // CPU GEMM for locus. The implementation and the measurements behind its choice: blas.cpp, docs/gemm.md.
 #include <cstdint>
+#include <functional>
 namespace locus::cpu {
 // Row-major C = alpha * op(A) @ op(B) + beta * C. lda/ldb/ldc are row strides (elements) of A, B, C as stored.
 void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
@@ -13,6 +14,12 @@ void gemm_f64(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, doubl
 void gemm_f32_batch(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                     int64_t lda, int64_t stride_a, const float* b, int64_t ldb, int64_t stride_b, float beta, float* c,
                     int64_t ldc, int64_t stride_c, int64_t batch);
+// Runs fn(i) for every i in [0, chunks) on the pool threads side by side, each making
+// single-threaded BLAS calls (gemm_f32/gemm_f64 called from fn), and returns true; returns false,
+// running nothing, when that is not possible (fewer than 2 chunks or pool threads, already inside a
+// parallel region, a BLAS without thread control): the caller then runs its work one after the
+// other, with the BLAS's own threads. No other BLAS call runs meanwhile.
+bool blas_side_by_side(int64_t chunks, const std::function<void(int64_t)>& fn);
 const char* blas_name();          // e.g. "OpenBLAS 0.3.21 (SkylakeX kernel, 2 threads)"
 void blas_set_num_threads(int n); // called by locus::set_num_threads
 }  // namespace locus::cpu

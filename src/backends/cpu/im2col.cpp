@@ -1,4 +1,5 @@
-// im2col / col2im for conv2d as GEMM.
+// im2col / col2im for conv2d as GEMM, and the convolution itself (forward and backward) image by
+// image, each image's columns built in a per-thread buffer that stays in cache.
 //   col[(c*kh + i)*kw + j][y*ow + x] = in[c][y*sh - ph + i*dh][x*sw - pw + j*dw]   (0 outside)
 // im2col writes every col row independently (parallel over rows); col2im accumulates into `in`,
 // parallel over channels, whose targets are disjoint.
@@ -6,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "backends/cpu/blas.h"
 #include "backends/cpu/kernels.h"
 
 namespace locus::cpu {
@@ -34,8 +36,9 @@ void im2col_fwd(const T* in, T* col, const P& p) {
         if (p.sw == 1) {  // a contiguous segment with zero borders
           int64_t x0 = std::min<int64_t>(p.ow, std::max<int64_t>(0, -iw0));
           int64_t x1 = std::max<int64_t>(x0, std::min<int64_t>(p.ow, p.w - iw0));
+          // a plain loop, not memcpy: rows are short (a convolution's are often 7 to 56 wide)
           for (int64_t x = 0; x < x0; ++x) d[x] = T(0);
-          if (x1 > x0) std::memcpy(d + x0, src + iw0 + x0, static_cast<size_t>(x1 - x0) * sizeof(T));
+          for (int64_t x = x0; x < x1; ++x) d[x] = src[iw0 + x];
           for (int64_t x = x1; x < p.ow; ++x) d[x] = T(0);
         } else {
           for (int64_t x = 0; x < p.ow; ++x) {
@@ -88,41 +91,47 @@ void col2im(T* in, const T* col, const P& p) {
 
 // 2x2, stride-2 max pooling in two vectorisable passes: the horizontal pass takes the larger of
 // each pair (in[2t], in[2t+1]) along the rows, over the whole plane at once when w is even (the
-// pairs are then contiguous across rows), remembering which one it took; the vertical pass takes
-// the larger of two such rows. Ties go to the left, then to the top, and a NaN wins: exactly the
-// first maximum in row-major order, as PyTorch's window scan.
+// pairs are then contiguous across rows), with the position it took (int32: narrow types would
+// make the vectoriser's step wider than a row); the vertical pass takes the larger of two such
+// rows. Ties go to the left, then to the top, and a NaN wins: exactly the first maximum in
+// row-major order, as PyTorch's window scan. Both loops are branch-free: on real data every other
+// branch would be mispredicted.
 template <class T>
-LOCUS_CPU_CLONES void pool_pairs(const T* __restrict in, compute_t<T>* __restrict h, int8_t* __restrict hk,
-                                 int64_t n) {
+LOCUS_CPU_CLONES void pool_pairs(const T* __restrict in, compute_t<T>* __restrict h, int32_t* __restrict hp,
+                                 int64_t n, int32_t base) {
   using C = compute_t<T>;
   for (int64_t t = 0; t < n; ++t) {
-    C a = static_cast<C>(in[2 * t]), b = static_cast<C>(in[2 * t + 1]);
-    bool take = (a == a) & !(b <= a);
+    const C a = static_cast<C>(in[2 * t]), b = static_cast<C>(in[2 * t + 1]);
+    const int32_t take = (a == a) & !(b <= a);  // 0 or 1
     h[t] = take ? b : a;
-    hk[t] = take ? 1 : 0;
+    hp[t] = base + 2 * static_cast<int32_t>(t) + take;
   }
 }
 
+// The vertical pass over one output row: top pair maxima at h, bottom ones at h + ow.
 template <class T>
-void pool2x2_plane(const T* plane, T* o, int64_t* ix, const P& p, compute_t<T>* h, int8_t* hk) {
+LOCUS_CPU_CLONES void pool_rows(const compute_t<T>* __restrict h, const int32_t* __restrict hp, T* __restrict o,
+                                int64_t* __restrict ix, int64_t ow) {
   using C = compute_t<T>;
+  for (int64_t x = 0; x < ow; ++x) {
+    const C a = h[x], b = h[ow + x];
+    const bool take = (a == a) & !(b <= a);
+    o[x] = static_cast<T>(take ? b : a);
+    ix[x] = take ? hp[ow + x] : hp[x];
+  }
+}
+
+// Needs p.h * p.w < 2^31 (positions in int32).
+template <class T>
+void pool2x2_plane(const T* plane, T* o, int64_t* ix, const P& p, compute_t<T>* h, int32_t* hp) {
   const int64_t rows = 2 * p.oh, ow = p.ow;
   if (p.w == 2 * ow) {
-    pool_pairs<T>(plane, h, hk, rows * ow);
+    pool_pairs<T>(plane, h, hp, rows * ow, 0);
   } else {
-    for (int64_t y = 0; y < rows; ++y) pool_pairs<T>(plane + y * p.w, h + y * ow, hk + y * ow, ow);
+    for (int64_t y = 0; y < rows; ++y)
+      pool_pairs<T>(plane + y * p.w, h + y * ow, hp + y * ow, ow, static_cast<int32_t>(y * p.w));
   }
-  for (int64_t y = 0; y < p.oh; ++y) {
-    const C* top = h + 2 * y * ow;
-    const C* bottom = top + ow;
-    for (int64_t x = 0; x < ow; ++x) {
-      C a = top[x], b = bottom[x];
-      bool take = (a == a) & !(b <= a);
-      int64_t row = 2 * y + (take ? 1 : 0);
-      o[y * ow + x] = static_cast<T>(take ? b : a);
-      ix[y * ow + x] = row * p.w + 2 * x + hk[row * ow + x];
-    }
-  }
+  for (int64_t y = 0; y < p.oh; ++y) pool_rows<T>(h + 2 * y * ow, hp + 2 * y * ow, o + y * ow, ix + y * ow, ow);
 }
 
 template <class T>
@@ -132,12 +141,13 @@ void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const P& p)
   parallel_for(0, planes, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(l * p.kh * p.kw, 1)),
                [&](int64_t b, int64_t e) {
     std::vector<C> scratch;  // the horizontal pass of a 2x2 pool (one plane)
-    std::vector<int8_t> picks;
+    std::vector<int32_t> picks;
     for (int64_t q = b; q < e; ++q) {
       const T* plane = in + q * hw;
       T* o = out + q * l;
       int64_t* ix = indices + q * l;
-      if (p.kh == 2 && p.kw == 2 && p.sh == 2 && p.sw == 2 && p.ph == 0 && p.pw == 0 && p.dh == 1 && p.dw == 1) {
+      if (p.kh == 2 && p.kw == 2 && p.sh == 2 && p.sw == 2 && p.ph == 0 && p.pw == 0 && p.dh == 1 && p.dw == 1 &&
+          hw < (int64_t{1} << 31)) {
         // the common 2x2 pool: every window inside the plane, no bounds to check
         if (scratch.empty()) scratch.resize(static_cast<size_t>(2 * l)), picks.resize(static_cast<size_t>(2 * l));
         pool2x2_plane<T>(plane, o, ix, p, scratch.data(), picks.data());
@@ -171,7 +181,159 @@ void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const P& p)
   });
 }
 
+// ---- convolution (groups 1), image by image ---------------------------------------------------
+// Each image is im2col'ed into a per-thread buffer (reused across calls, so it is neither
+// re-faulted nor re-allocated), multiplied with the weight, and done: the columns of a batch are
+// never all in memory at once, and each image's GEMMs read them from cache. Images run side by
+// side on the pool threads with single-threaded BLAS calls (blas_side_by_side); when that is not
+// possible they run one after the other with the BLAS's threads and a parallel im2col.
+template <class T>
+void gemm_t(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T beta, const T* a, int64_t lda, const T* b,
+            int64_t ldb, T* c, int64_t ldc) {
+  if constexpr (std::is_same_v<T, float>) gemm_f32(ta, tb, m, n, k, 1.f, a, lda, b, ldb, beta, c, ldc);
+  else gemm_f64(ta, tb, m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
+}
+
+// A 1x1 window with stride 1, no padding: an image's columns are the image itself.
+bool pointwise(const P& p) {
+  return p.kh == 1 && p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ph == 0 && p.pw == 0 && p.oh == p.h && p.ow == p.w;
+}
+
+template <class T>
+T* scratch(size_t n) {
+  thread_local std::vector<T> buf;  // one per thread and dtype: the largest columns seen so far
+  if (buf.size() < n) {
+    buf.clear();
+    buf.shrink_to_fit();
+    buf.resize(n);
+  }
+  return buf.data();
+}
+
+// One image's columns: the image itself for a pointwise window, else im2col'ed into the scratch.
+template <class T>
+const T* columns(const T* image, const P& one, bool direct) {
+  if (direct) return image;
+  T* buf = scratch<T>(static_cast<size_t>(one.c * one.kh * one.kw * one.oh * one.ow));
+  im2col_fwd<T>(image, buf, one);
+  return buf;
+}
+
+// Runs image(i, chunk) for every image, chunk in [0, chunks) naming the group of images a call
+// belongs to (one group per pool thread when side by side, else one group).
+template <class F>
+int64_t for_images(int64_t n, F&& image) {
+  const int64_t chunks = std::min<int64_t>(n, num_threads());
+  auto group = [&](int64_t c) {
+    for (int64_t i = c * n / chunks, e = (c + 1) * n / chunks; i < e; ++i) image(i, c);
+  };
+  if (chunks >= 2 && blas_side_by_side(chunks, group)) return chunks;
+  for (int64_t i = 0; i < n; ++i) image(i, 0);
+  return 1;
+}
+
+template <class T>
+void conv_fwd(const T* x, const T* w, const T* bias, T* y, int64_t oc, const P& p) {
+  P one = p;
+  one.n = 1;
+  const int64_t k = p.c * p.kh * p.kw, l = p.oh * p.ow, image_size = p.c * p.h * p.w;
+  const bool direct = pointwise(p);
+  for_images(p.n, [&](int64_t i, int64_t) {
+    const T* col = columns<T>(x + i * image_size, one, direct);
+    T* yi = y + i * oc * l;
+    gemm_t<T>(false, false, oc, l, k, T(0), w, k, col, l, yi, l);
+    if (bias != nullptr)
+      for (int64_t o = 0; o < oc; ++o) {
+        T* row = yi + o * l;
+        const T b = bias[o];
+        for (int64_t t = 0; t < l; ++t) row[t] += b;
+      }
+  });
+}
+
+// Sum of a row in 8 interleaved partial sums (vectorisable without reassociating a single chain).
+template <class T>
+LOCUS_CPU_CLONES T row_sum(const T* __restrict row, int64_t n) {
+  T acc[8] = {};
+  int64_t t = 0;
+  for (; t + 8 <= n; t += 8)
+    for (int u = 0; u < 8; ++u) acc[u] += row[t + u];
+  T s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  for (; t < n; ++t) s += row[t];
+  return s;
+}
+
+// The gradients of conv_fwd: gx (the input's), gw (the weight's) and gb (the bias's), each
+// computed only when not null. The weight's and bias's are summed over the images per group, then
+// the groups' sums are added in group order (deterministic for a given thread count).
+template <class T>
+void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t oc, const P& p) {
+  P one = p;
+  one.n = 1;
+  const int64_t k = p.c * p.kh * p.kw, l = p.oh * p.ow, image_size = p.c * p.h * p.w;
+  const bool direct = pointwise(p);
+  const int64_t max_chunks = std::min<int64_t>(p.n, num_threads());
+  // group c's sums: gw at sums[c*(oc*k + oc)], gb right after it
+  std::vector<T> sums(static_cast<size_t>(max_chunks * (oc * k + oc)), T(0));
+  int64_t chunks = for_images(p.n, [&](int64_t i, int64_t c) {
+    const T* gyi = gy + i * oc * l;
+    T* gwc = sums.data() + c * (oc * k + oc);
+    if (gw != nullptr) {
+      const T* col = columns<T>(x + i * image_size, one, direct);
+      gemm_t<T>(false, true, oc, k, l, T(1), gyi, l, col, l, gwc, k);  // += gy_i @ col_i^T
+    }
+    if (gb != nullptr) {
+      T* gbc = gwc + oc * k;
+      for (int64_t o = 0; o < oc; ++o) {
+        gbc[o] += row_sum<T>(gyi + o * l, l);
+      }
+    }
+    if (gx != nullptr) {
+      T* gxi = gx + i * image_size;
+      if (direct) {
+        gemm_t<T>(true, false, k, l, oc, T(0), w, k, gyi, l, gxi, l);
+      } else {
+        T* gcol = scratch<T>(static_cast<size_t>(k * l));  // the columns above are no longer needed
+        gemm_t<T>(true, false, k, l, oc, T(0), w, k, gyi, l, gcol, l);  // w^T @ gy_i
+        std::fill(gxi, gxi + image_size, T(0));
+        col2im<T>(gxi, gcol, one);
+      }
+    }
+  });
+  for (int64_t c = 0; c < chunks; ++c) {
+    const T* s = sums.data() + c * (oc * k + oc);
+    if (gw != nullptr)
+      for (int64_t t = 0; t < oc * k; ++t) gw[t] = c == 0 ? s[t] : gw[t] + s[t];
+    if (gb != nullptr)
+      for (int64_t o = 0; o < oc; ++o) gb[o] = c == 0 ? s[oc * k + o] : gb[o] + s[oc * k + o];
+  }
+}
+
+template <class T>
+void max_pool_bwd(const T* gy, const int64_t* ix, T* gx, int64_t planes, int64_t in_hw, int64_t out_hw) {
+  using C = compute_t<T>;
+  parallel_for(0, planes, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(in_hw, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t q = b; q < e; ++q) {
+      T* plane = gx + q * in_hw;
+      const T* g = gy + q * out_hw;
+      const int64_t* at = ix + q * out_hw;
+      std::fill(plane, plane + in_hw, T(0));
+      for (int64_t t = 0; t < out_hw; ++t) plane[at[t]] = static_cast<T>(static_cast<C>(plane[at[t]]) + static_cast<C>(g[t]));
+    }
+  });
+}
+
 }  // namespace
+
+void max_pool2d_backward(ScalarType dtype, Buffer grad_out, Buffer indices, Buffer grad_in, int64_t planes,
+                         int64_t in_hw, int64_t out_hw) {
+  if (planes * in_hw == 0) return;
+  visit_dtype(dtype, "max_pool2d_backward", [&](auto tag) {
+    using T = LOCUS_TYPE_OF(tag);
+    if constexpr (std::is_same_v<T, bool>) unsupported("max_pool2d_backward", dtype);
+    else max_pool_bwd<T>(data_as<const T>(grad_out), data_as<const int64_t>(indices), data_as<T>(grad_in), planes, in_hw, out_hw);
+  });
+}
 
 void max_pool2d(ScalarType dtype, Buffer in, Buffer out, Buffer indices, int64_t planes, const P& p) {
   if (planes * p.oh * p.ow == 0) return;
@@ -189,6 +351,44 @@ void im2col(ScalarType dtype, Buffer in, Buffer out, const P& p, bool reverse) {
     if (reverse) col2im<T>(data_as<T>(in), data_as<const T>(out), p);
     else im2col_fwd<T>(data_as<const T>(in), data_as<T>(out), p);
   });
+}
+
+}  // namespace locus::cpu
+
+namespace locus::cpu {
+
+bool conv2d(ScalarType dtype, Buffer in, Buffer weight, Buffer bias, Buffer out, int64_t oc, const P& p) {
+  if (dtype != kFloat && dtype != kDouble) return false;
+  if (p.n * oc * p.oh * p.ow == 0) return true;
+  visit_dtype(dtype, "conv2d", [&](auto tag) {
+    using T = LOCUS_TYPE_OF(tag);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+      conv_fwd<T>(data_as<const T>(in), data_as<const T>(weight), bias.base ? data_as<const T>(bias) : nullptr,
+                  data_as<T>(out), oc, p);
+  });
+  return true;
+}
+
+bool conv2d_backward(ScalarType dtype, Buffer in, Buffer weight, Buffer grad_out, Buffer grad_in, Buffer grad_weight,
+                     Buffer grad_bias, int64_t oc, const P& p) {
+  if (dtype != kFloat && dtype != kDouble) return false;
+  visit_dtype(dtype, "conv2d_backward", [&](auto tag) {
+    using T = LOCUS_TYPE_OF(tag);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      T* gx = grad_in.base ? data_as<T>(grad_in) : nullptr;
+      T* gw = grad_weight.base ? data_as<T>(grad_weight) : nullptr;
+      T* gb = grad_bias.base ? data_as<T>(grad_bias) : nullptr;
+      const int64_t k = p.c * p.kh * p.kw;
+      if (p.n * oc * p.oh * p.ow == 0) {  // nothing flows back: zero gradients
+        if (gx) std::fill(gx, gx + p.n * p.c * p.h * p.w, T(0));
+        if (gw) std::fill(gw, gw + oc * k, T(0));
+        if (gb) std::fill(gb, gb + oc, T(0));
+        return;
+      }
+      conv_bwd<T>(data_as<const T>(in), data_as<const T>(weight), data_as<const T>(grad_out), gx, gw, gb, oc, p);
+    }
+  });
+  return true;
 }
 
 }  // namespace locus::cpu

@@ -1,4 +1,5 @@
-// CPU backend: im2col + gemm against a direct convolution, and col2im as its adjoint.
+// CPU backend: im2col + gemm against a direct convolution, col2im as its adjoint, the convolution
+// kernel and the max-pool backward.
 #include "cpu_testing.h"
 
 namespace cpu_test {
@@ -76,6 +77,94 @@ TEST(CpuIm2Col, Col2ImIsTheAdjoint) {
   be().im2col(0, nullptr, kDouble, acc.ref.buf, ty.ref.buf, p, true);
   std::vector<double> av = acc.values();
   for (size_t i = 0; i < av.size(); ++i) EXPECT_EQ(av[i], gyv[i] + 1);
+}
+
+// The convolution kernel (forward and backward, image by image) against direct loops, for n images
+// (n above and below the pool's thread count: side by side and one after the other), in float and
+// double, with and without bias, including a 1x1 window (the image is its own columns). Values are
+// small integers, so every sum is exact and the comparison is too.
+TEST(CpuConv2d, ForwardAndBackwardMatchDirectLoops) {
+  struct Case { int64_t n, c, h, w, k, s, pad, d, f; };
+  for (ScalarType dt : {kFloat, kDouble})
+    for (Case cs : {Case{5, 3, 7, 6, 3, 1, 1, 1, 4}, Case{1, 2, 9, 8, 3, 2, 1, 1, 3}, Case{3, 2, 10, 10, 3, 1, 2, 2, 2},
+                    Case{4, 4, 6, 5, 1, 1, 0, 1, 3}, Case{2, 1, 4, 4, 5, 1, 3, 1, 1}, Case{7, 16, 14, 14, 3, 1, 1, 1, 8}}) {
+      SCOPED_TRACE(::testing::Message() << toString(dt) << " n=" << cs.n << " c=" << cs.c << " h=" << cs.h << " k=" << cs.k
+                                        << " s=" << cs.s << " pad=" << cs.pad << " d=" << cs.d);
+      P p = params(cs.c, cs.h, cs.w, cs.k, cs.s, cs.pad, cs.d);
+      p.n = cs.n;
+      const int64_t K = p.c * p.kh * p.kw, L = p.oh * p.ow, image = p.c * p.h * p.w;
+      std::vector<double> in(static_cast<size_t>(cs.n * image)), wt(static_cast<size_t>(cs.f * K)), bias(static_cast<size_t>(cs.f)),
+          gy(static_cast<size_t>(cs.n * cs.f * L));
+      for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>(static_cast<int>(i % 13) - 6);
+      for (size_t i = 0; i < wt.size(); ++i) wt[i] = static_cast<double>(static_cast<int>(i % 5) - 2);
+      for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<double>(i) - 1;
+      for (size_t i = 0; i < gy.size(); ++i) gy[i] = static_cast<double>(static_cast<int>(i % 7) - 3);
+      // references: per image, the direct convolution; its gradients by the same loops
+      std::vector<double> want(gy.size()), want_gx(in.size(), 0), want_gw(wt.size(), 0), want_gb(bias.size(), 0);
+      for (int64_t b = 0; b < cs.n; ++b) {
+        std::vector<double> xi(in.begin() + b * image, in.begin() + (b + 1) * image);
+        std::vector<double> yi = conv_ref(p, cs.f, xi, wt);
+        for (int64_t o = 0; o < cs.f; ++o)
+          for (int64_t t = 0; t < L; ++t) {
+            const size_t at = static_cast<size_t>((b * cs.f + o) * L + t);
+            want[at] = yi[static_cast<size_t>(o * L + t)] + bias[static_cast<size_t>(o)];
+            const double g = gy[at];
+            want_gb[static_cast<size_t>(o)] += g;
+            const int64_t y = t / p.ow, x = t % p.ow;
+            for (int64_t c = 0; c < p.c; ++c)
+              for (int64_t i = 0; i < p.kh; ++i)
+                for (int64_t j = 0; j < p.kw; ++j) {
+                  int64_t ih = y * p.sh - p.ph + i * p.dh, iw = x * p.sw - p.pw + j * p.dw;
+                  if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
+                  const size_t wi = static_cast<size_t>(((o * p.c + c) * p.kh + i) * p.kw + j);
+                  const size_t xi_at = static_cast<size_t>(b * image + (c * p.h + ih) * p.w + iw);
+                  want_gw[wi] += g * in[xi_at];
+                  want_gx[xi_at] += g * wt[wi];
+                }
+          }
+      }
+      HostTensor tin = make(dt, {cs.n * image}, in), twt = make(dt, {cs.f * K}, wt), tb = make(dt, {cs.f}, bias);
+      HostTensor out = make(dt, {cs.n * cs.f * L}, {123});
+      ASSERT_TRUE(be().conv2d(0, nullptr, dt, tin.ref.buf, twt.ref.buf, tb.ref.buf, out.ref.buf, cs.f, p));
+      EXPECT_EQ(out.values(), want);
+      HostTensor nob = make(dt, {cs.n * cs.f * L}, {123});
+      ASSERT_TRUE(be().conv2d(0, nullptr, dt, tin.ref.buf, twt.ref.buf, backend::Buffer{}, nob.ref.buf, cs.f, p));
+      std::vector<double> nbv = nob.values();
+      for (size_t i = 0; i < nbv.size(); ++i) EXPECT_EQ(nbv[i], want[i] - bias[(i / static_cast<size_t>(L)) % static_cast<size_t>(cs.f)]);
+      // backward: every gradient, then each one alone (the others' buffers are null and untouched)
+      HostTensor tgy = make(dt, {cs.n * cs.f * L}, gy);
+      HostTensor gx = make(dt, {cs.n * image}, {55}), gw = make(dt, {cs.f * K}, {55}), gb = make(dt, {cs.f}, {55});
+      ASSERT_TRUE(be().conv2d_backward(0, nullptr, dt, tin.ref.buf, twt.ref.buf, tgy.ref.buf, gx.ref.buf, gw.ref.buf,
+                                       gb.ref.buf, cs.f, p));
+      EXPECT_EQ(gx.values(), want_gx);
+      EXPECT_EQ(gw.values(), want_gw);
+      EXPECT_EQ(gb.values(), want_gb);
+      HostTensor only_gx = make(dt, {cs.n * image}, {55}), only_gw = make(dt, {cs.f * K}, {55});
+      ASSERT_TRUE(be().conv2d_backward(0, nullptr, dt, tin.ref.buf, twt.ref.buf, tgy.ref.buf, only_gx.ref.buf,
+                                       backend::Buffer{}, backend::Buffer{}, cs.f, p));
+      EXPECT_EQ(only_gx.values(), want_gx);
+      ASSERT_TRUE(be().conv2d_backward(0, nullptr, dt, tin.ref.buf, twt.ref.buf, tgy.ref.buf, backend::Buffer{},
+                                       only_gw.ref.buf, backend::Buffer{}, cs.f, p));
+      EXPECT_EQ(only_gw.values(), want_gw);
+    }
+}
+
+TEST(CpuConv2d, OtherDtypesAreLeftToTheCaller) {
+  P p = params(1, 4, 4, 3, 1, 1, 1);
+  HostTensor t = make(kHalf, {16}), w = make(kHalf, {9}), o = make(kHalf, {16});
+  EXPECT_FALSE(be().conv2d(0, nullptr, kHalf, t.ref.buf, w.ref.buf, backend::Buffer{}, o.ref.buf, 1, p));
+  EXPECT_FALSE(be().conv2d_backward(0, nullptr, kHalf, t.ref.buf, w.ref.buf, o.ref.buf, t.ref.buf, backend::Buffer{},
+                                    backend::Buffer{}, 1, p));
+}
+
+// max_pool2d's backward kernel: zero, then each output's gradient added at its index (repeated
+// indices add up, as overlapping windows need).
+TEST(CpuMaxPool, BackwardAddsAtTheIndices) {
+  HostTensor gy = make(kFloat, {2, 3}, {1, 2, 3, 4, 5, 6});
+  HostTensor idx = make(kLong, {2, 3}, {0, 3, 3, 1, 2, 0});
+  HostTensor gx = make(kFloat, {2, 4}, {9});
+  ASSERT_TRUE(be().max_pool2d_backward(0, nullptr, kFloat, gy.ref.buf, idx.ref.buf, gx.ref.buf, 2, 4, 3));
+  EXPECT_EQ(gx.values(), std::vector<double>({1, 0, 0, 5, 6, 4, 5, 0}));
 }
 
 }  // namespace
