@@ -194,14 +194,51 @@ void gemm_t(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T beta, const T* 
   else gemm_f64(ta, tb, m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
 }
 
-// A 1x1 window with stride 1, no padding: an image's columns are the image itself.
-bool pointwise(const P& p) {
-  return p.kh == 1 && p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ph == 0 && p.pw == 0 && p.oh == p.h && p.ow == p.w;
-}
+// How one image's columns are laid out. Three ways:
+//  - pointwise (1x1 window, stride 1, no padding): the image is its own columns;
+//  - stride 1 (any padding, dilation): "wide" rows. The image is copied once into a zero-padded
+//    copy (hp x wp planes, then `slack` zeros); column row (c, i, j) is then one contiguous run of
+//    that copy, oh * wp long, starting at c*hp*wp + i*dh*wp + j*dw: one memcpy per row instead
+//    of one per output row. The GEMM then computes outputs on the padded width too (wp - ow junk
+//    positions per row, dropped when copied out; in the backward their gradient is zero, so they
+//    add nothing: exactly nothing only while the values they meet are finite, as 0 * inf is NaN,
+//    so the backward checks and takes the next layout when they are not);
+//  - otherwise, im2col rows of width oh * ow.
+struct Layout {
+  P one;                   // the geometry for one image
+  int64_t k = 0, l = 0;    // column rows, output positions
+  int64_t lw = 0;          // the width of a column row and of an output row in the GEMM
+  bool direct = false, wide = false;
+  int64_t hp = 0, wp = 0;  // padded plane (wide only)
+  int64_t padded = 0;      // elements of the padded copy, slack included (wide only)
+  explicit Layout(const P& p, bool allow_wide = true) : one(p) {
+    one.n = 1;
+    k = p.c * p.kh * p.kw;
+    l = p.oh * p.ow;
+    direct = p.kh == 1 && p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ph == 0 && p.pw == 0;
+    wide = allow_wide && !direct && p.sh == 1 && p.sw == 1;
+    lw = l;
+    if (wide) {
+      hp = p.h + 2 * p.ph;
+      wp = p.w + 2 * p.pw;
+      lw = p.oh * wp;
+      padded = p.c * hp * wp + (p.kw - 1) * p.dw;  // the last row's junk reads run past the plane
+    }
+  }
+  // Offset of column row r = (c, i, j) in the padded copy.
+  int64_t row_at(int64_t r) const {
+    const int64_t c = r / (one.kh * one.kw), i = (r / one.kw) % one.kh, j = r % one.kw;
+    return c * hp * wp + i * one.dh * wp + j * one.dw;
+  }
+  // Scratch elements per thread: the padded copy, the columns, one image's wide output.
+  size_t scratch_size(int64_t oc) const {
+    return static_cast<size_t>(padded + (direct ? 0 : k * lw) + (wide ? oc * lw : 0));
+  }
+};
 
 template <class T>
 T* scratch(size_t n) {
-  thread_local std::vector<T> buf;  // one per thread and dtype: the largest columns seen so far
+  thread_local std::vector<T> buf;  // one per thread and dtype: the largest seen so far
   if (buf.size() < n) {
     buf.clear();
     buf.shrink_to_fit();
@@ -210,13 +247,27 @@ T* scratch(size_t n) {
   return buf.data();
 }
 
-// One image's columns: the image itself for a pointwise window, else im2col'ed into the scratch.
+// The zero-padded copy of one image (wide layout).
 template <class T>
-const T* columns(const T* image, const P& one, bool direct) {
-  if (direct) return image;
-  T* buf = scratch<T>(static_cast<size_t>(one.c * one.kh * one.kw * one.oh * one.ow));
-  im2col_fwd<T>(image, buf, one);
-  return buf;
+void pad_image(const Layout& g, const T* image, T* pad) {
+  const P& p = g.one;
+  std::fill(pad, pad + g.padded, T(0));
+  for (int64_t c = 0; c < p.c; ++c)
+    for (int64_t y = 0; y < p.h; ++y)
+      std::copy_n(image + (c * p.h + y) * p.w, p.w, pad + (c * g.hp + y + p.ph) * g.wp + p.pw);
+}
+
+// One image's columns (k rows of g.lw), in `col` unless the image is its own.
+template <class T>
+const T* columns(const Layout& g, const T* image, T* pad, T* col) {
+  if (g.direct) return image;
+  if (!g.wide) {
+    im2col_fwd<T>(image, col, g.one);
+    return col;
+  }
+  pad_image<T>(g, image, pad);
+  for (int64_t r = 0; r < g.k; ++r) std::copy_n(pad + g.row_at(r), g.lw, col + r * g.lw);
+  return col;
 }
 
 // Runs image(i, chunk) for every image, chunk in [0, chunks) naming the group of images a call
@@ -234,20 +285,29 @@ int64_t for_images(int64_t n, F&& image) {
 
 template <class T>
 void conv_fwd(const T* x, const T* w, const T* bias, T* y, int64_t oc, const P& p) {
-  P one = p;
-  one.n = 1;
-  const int64_t k = p.c * p.kh * p.kw, l = p.oh * p.ow, image_size = p.c * p.h * p.w;
-  const bool direct = pointwise(p);
+  const Layout g(p);
+  const int64_t image_size = p.c * p.h * p.w;
   for_images(p.n, [&](int64_t i, int64_t) {
-    const T* col = columns<T>(x + i * image_size, one, direct);
-    T* yi = y + i * oc * l;
-    gemm_t<T>(false, false, oc, l, k, T(0), w, k, col, l, yi, l);
-    if (bias != nullptr)
-      for (int64_t o = 0; o < oc; ++o) {
-        T* row = yi + o * l;
-        const T b = bias[o];
-        for (int64_t t = 0; t < l; ++t) row[t] += b;
+    T* buf = scratch<T>(g.scratch_size(oc));
+    T* pad = buf;
+    T* col = pad + g.padded;
+    T* wide_out = col + g.k * g.lw;
+    const T* cols = columns<T>(g, x + i * image_size, pad, col);
+    T* yi = y + i * oc * g.l;
+    gemm_t<T>(false, false, oc, g.lw, g.k, T(0), w, g.k, cols, g.lw, g.wide ? wide_out : yi, g.lw);
+    for (int64_t o = 0; o < oc; ++o) {
+      const T b = bias != nullptr ? bias[o] : T(0);
+      T* row = yi + o * g.l;
+      if (g.wide) {  // drop the junk positions
+        for (int64_t r = 0; r < p.oh; ++r) {
+          const T* src = wide_out + o * g.lw + r * g.wp;
+          T* dst = row + r * p.ow;
+          for (int64_t t = 0; t < p.ow; ++t) dst[t] = src[t] + b;
+        }
+      } else if (bias != nullptr) {
+        for (int64_t t = 0; t < g.l; ++t) row[t] += b;
       }
+    }
   });
 }
 
@@ -263,41 +323,69 @@ LOCUS_CPU_CLONES T row_sum(const T* __restrict row, int64_t n) {
   return s;
 }
 
+// Whether all of v[0, n) are finite (v * 0 is 0 for those, NaN for inf and NaN), vectorisable.
+template <class T>
+LOCUS_CPU_CLONES bool all_finite(const T* __restrict v, int64_t n) {
+  T acc[8] = {};
+  int64_t t = 0;
+  for (; t + 8 <= n; t += 8)
+    for (int u = 0; u < 8; ++u) acc[u] += v[t + u] * T(0);
+  for (; t < n; ++t) acc[0] += v[t] * T(0);
+  T s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  return s == T(0);
+}
+
 // The gradients of conv_fwd: gx (the input's), gw (the weight's) and gb (the bias's), each
 // computed only when not null. The weight's and bias's are summed over the images per group, then
 // the groups' sums are added in group order (deterministic for a given thread count).
 template <class T>
 void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t oc, const P& p) {
-  P one = p;
-  one.n = 1;
-  const int64_t k = p.c * p.kh * p.kw, l = p.oh * p.ow, image_size = p.c * p.h * p.w;
-  const bool direct = pointwise(p);
+  // the wide layout's junk positions meet the input (for gw) and the weight (for gx)
+  const bool finite = (gw == nullptr || all_finite(x, p.n * p.c * p.h * p.w)) &&
+                      (gx == nullptr || all_finite(w, oc * p.c * p.kh * p.kw));
+  const Layout g(p, finite);
+  const int64_t k = g.k, lw = g.lw, image_size = p.c * p.h * p.w;
   const int64_t max_chunks = std::min<int64_t>(p.n, num_threads());
   // group c's sums: gw at sums[c*(oc*k + oc)], gb right after it
   std::vector<T> sums(static_cast<size_t>(max_chunks * (oc * k + oc)), T(0));
   int64_t chunks = for_images(p.n, [&](int64_t i, int64_t c) {
-    const T* gyi = gy + i * oc * l;
+    T* buf = scratch<T>(g.scratch_size(oc));
+    T* pad = buf;
+    T* col = pad + g.padded;
+    T* wide_gy = col + k * lw;
+    const T* gyi = gy + i * oc * g.l;
+    if (g.wide) {  // the output gradient on the padded width, zero at the junk positions
+      std::fill(wide_gy, wide_gy + oc * lw, T(0));
+      for (int64_t o = 0; o < oc; ++o)
+        for (int64_t r = 0; r < p.oh; ++r) std::copy_n(gyi + (o * p.oh + r) * p.ow, p.ow, wide_gy + o * lw + r * g.wp);
+    }
+    const T* gyw = g.wide ? wide_gy : gyi;
     T* gwc = sums.data() + c * (oc * k + oc);
     if (gw != nullptr) {
-      const T* col = columns<T>(x + i * image_size, one, direct);
-      gemm_t<T>(false, true, oc, k, l, T(1), gyi, l, col, l, gwc, k);  // += gy_i @ col_i^T
+      const T* cols = columns<T>(g, x + i * image_size, pad, col);
+      gemm_t<T>(false, true, oc, k, lw, T(1), gyw, lw, cols, lw, gwc, k);  // += gy_i @ col_i^T
     }
     if (gb != nullptr) {
       T* gbc = gwc + oc * k;
-      for (int64_t o = 0; o < oc; ++o) {
-        gbc[o] += row_sum<T>(gyi + o * l, l);
-      }
+      for (int64_t o = 0; o < oc; ++o) gbc[o] += row_sum<T>(gyi + o * g.l, g.l);
     }
     if (gx != nullptr) {
       T* gxi = gx + i * image_size;
-      if (direct) {
-        gemm_t<T>(true, false, k, l, oc, T(0), w, k, gyi, l, gxi, l);
-      } else {
-        T* gcol = scratch<T>(static_cast<size_t>(k * l));  // the columns above are no longer needed
-        gemm_t<T>(true, false, k, l, oc, T(0), w, k, gyi, l, gcol, l);  // w^T @ gy_i
-        std::fill(gxi, gxi + image_size, T(0));
-        col2im<T>(gxi, gcol, one);
+      if (g.direct) {
+        gemm_t<T>(true, false, k, lw, oc, T(0), w, k, gyw, lw, gxi, lw);
+        return;
       }
+      gemm_t<T>(true, false, k, lw, oc, T(0), w, k, gyw, lw, col, lw);  // w^T @ gy_i (the columns are done with)
+      if (!g.wide) {
+        std::fill(gxi, gxi + image_size, T(0));
+        col2im<T>(gxi, col, g.one);
+        return;
+      }
+      std::fill(pad, pad + g.padded, T(0));  // the padded copy's gradient, then its interior
+      for (int64_t r = 0; r < k; ++r) add_run<T>(pad + g.row_at(r), col + r * lw, lw);
+      for (int64_t ch = 0; ch < p.c; ++ch)
+        for (int64_t y = 0; y < p.h; ++y)
+          std::copy_n(pad + (ch * g.hp + y + p.ph) * g.wp + p.pw, p.w, gxi + (ch * p.h + y) * p.w);
     }
   });
   for (int64_t c = 0; c < chunks; ++c) {

@@ -1,5 +1,8 @@
 // CPU backend: im2col + gemm against a direct convolution, col2im as its adjoint, the convolution
 // kernel and the max-pool backward.
+#include <cmath>
+#include <limits>
+
 #include "cpu_testing.h"
 
 namespace cpu_test {
@@ -147,6 +150,41 @@ TEST(CpuConv2d, ForwardAndBackwardMatchDirectLoops) {
                                        only_gw.ref.buf, backend::Buffer{}, cs.f, p));
       EXPECT_EQ(only_gw.values(), want_gw);
     }
+}
+
+// Non-finite values reach exactly the gradients they reach in the direct loops (the kernel may
+// compute positions that no output uses; those must not turn 0 * inf into NaN elsewhere).
+TEST(CpuConv2d, NonFiniteValuesStayWhereTheyBelong) {
+  P p = params(1, 5, 5, 3, 1, 0, 1);  // no padding: a row's last outputs sit next to the next row's first inputs
+  p.n = 3;
+  const int64_t L = p.oh * p.ow;
+  std::vector<double> in(static_cast<size_t>(3 * 25), 1.0), wt(9, 1.0), gy(static_cast<size_t>(3 * L), 1.0);
+  in[5] = std::numeric_limits<double>::infinity();  // image 0, row 1, column 0: read by few windows
+  wt[2] = std::numeric_limits<double>::infinity();  // the top-right weight
+  // references: gw[i][j] sums in over the windows; gx[y][x] sums w over the windows covering it
+  std::vector<double> want_gw(9, 0), want_gx(in.size(), 0);
+  for (int64_t b = 0; b < 3; ++b)
+    for (int64_t y = 0; y < p.oh; ++y)
+      for (int64_t x = 0; x < p.ow; ++x)
+        for (int64_t i = 0; i < 3; ++i)
+          for (int64_t j = 0; j < 3; ++j) {
+            const size_t at = static_cast<size_t>(b * 25 + (y + i) * 5 + x + j);
+            want_gw[static_cast<size_t>(i * 3 + j)] += in[at];
+            want_gx[at] += wt[static_cast<size_t>(i * 3 + j)];
+          }
+  HostTensor tin = make(kDouble, {75}, in), twt = make(kDouble, {9}, wt), tgy = make(kDouble, {3 * L}, gy);
+  HostTensor gx = make(kDouble, {75}), gw = make(kDouble, {9});
+  ASSERT_TRUE(be().conv2d_backward(0, nullptr, kDouble, tin.ref.buf, twt.ref.buf, tgy.ref.buf, gx.ref.buf, gw.ref.buf,
+                                   backend::Buffer{}, 1, p));
+  auto same = [](const std::vector<double>& got, const std::vector<double>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_TRUE(got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i]))) << i << ": " << got[i] << " vs " << want[i];
+  };
+  same(gw.values(), want_gw);
+  same(gx.values(), want_gx);
+  // the cases the check is about: finite here, but next to an infinity in the padded row layout
+  EXPECT_TRUE(std::isfinite(want_gx[5]) && std::isfinite(want_gw[1]) && std::isfinite(want_gw[2]));
 }
 
 TEST(CpuConv2d, OtherDtypesAreLeftToTheCaller) {
