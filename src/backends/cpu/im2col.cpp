@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/conv_avx2.h"
 #include "backends/cpu/kernels.h"
 
 namespace locus::cpu {
@@ -203,15 +204,18 @@ void gemm_t(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T beta, const T* 
 //    positions per row, dropped when copied out; in the backward their gradient is zero, so they
 //    add nothing: exactly nothing only while the values they meet are finite, as 0 * inf is NaN,
 //    so the backward checks and takes the next layout when they are not);
+//    With float on an AVX2 CPU ("implicit"), the kernels of conv_avx2.cpp read those runs from the
+//    padded copy directly: no columns at all (lw is then rounded up to their step);
 //  - otherwise, im2col rows of width oh * ow.
 struct Layout {
   P one;                   // the geometry for one image
   int64_t k = 0, l = 0;    // column rows, output positions
   int64_t lw = 0;          // the width of a column row and of an output row in the GEMM
-  bool direct = false, wide = false;
+  bool direct = false, wide = false, implicit = false;
   int64_t hp = 0, wp = 0;  // padded plane (wide only)
   int64_t padded = 0;      // elements of the padded copy, slack included (wide only)
-  explicit Layout(const P& p, bool allow_wide = true) : one(p) {
+  std::vector<int64_t> offs;  // where each column row starts in the padded copy (wide only)
+  Layout(const P& p, bool allow_wide, bool allow_implicit) : one(p) {
     one.n = 1;
     k = p.c * p.kh * p.kw;
     l = p.oh * p.ow;
@@ -219,20 +223,24 @@ struct Layout {
     wide = allow_wide && !direct && p.sh == 1 && p.sw == 1;
     lw = l;
     if (wide) {
+      implicit = allow_implicit;
       hp = p.h + 2 * p.ph;
       wp = p.w + 2 * p.pw;
-      lw = p.oh * wp;
-      padded = p.c * hp * wp + (p.kw - 1) * p.dw;  // the last row's junk reads run past the plane
+      const int64_t step = implicit ? conv_avx2::kStep : 1;
+      lw = (p.oh * wp + step - 1) / step * step;
+      // the last row's junk positions (and the rounding) read past the last plane
+      padded = p.c * hp * wp + (p.kw - 1) * p.dw + (lw - p.oh * wp);
+      offs.resize(static_cast<size_t>(k));
+      for (int64_t r = 0; r < k; ++r) {
+        const int64_t c = r / (p.kh * p.kw), i = (r / p.kw) % p.kh, j = r % p.kw;
+        offs[static_cast<size_t>(r)] = c * hp * wp + i * p.dh * wp + j * p.dw;
+      }
     }
   }
-  // Offset of column row r = (c, i, j) in the padded copy.
-  int64_t row_at(int64_t r) const {
-    const int64_t c = r / (one.kh * one.kw), i = (r / one.kw) % one.kh, j = r % one.kw;
-    return c * hp * wp + i * one.dh * wp + j * one.dw;
-  }
+  int64_t row_at(int64_t r) const { return offs[static_cast<size_t>(r)]; }
   // Scratch elements per thread: the padded copy, the columns, one image's wide output.
   size_t scratch_size(int64_t oc) const {
-    return static_cast<size_t>(padded + (direct ? 0 : k * lw) + (wide ? oc * lw : 0));
+    return static_cast<size_t>(padded + (direct || implicit ? 0 : k * lw) + (wide ? oc * lw : 0));
   }
 };
 
@@ -270,6 +278,13 @@ const T* columns(const Layout& g, const T* image, T* pad, T* col) {
   return col;
 }
 
+// Whether the float kernels of conv_avx2.cpp serve T on this CPU.
+template <class T>
+bool implicit_ok() {
+  if constexpr (std::is_same_v<T, float>) return conv_avx2::available();
+  else return false;
+}
+
 // Runs image(i, chunk) for every image, chunk in [0, chunks) naming the group of images a call
 // belongs to (one group per pool thread when side by side, else one group).
 template <class F>
@@ -285,16 +300,27 @@ int64_t for_images(int64_t n, F&& image) {
 
 template <class T>
 void conv_fwd(const T* x, const T* w, const T* bias, T* y, int64_t oc, const P& p) {
-  const Layout g(p);
+  const Layout g(p, true, implicit_ok<T>());
   const int64_t image_size = p.c * p.h * p.w;
+  std::vector<float> packed;
+  if constexpr (std::is_same_v<T, float>)
+    if (g.implicit) packed.resize(static_cast<size_t>(oc * g.k)), conv_avx2::pack_forward(w, oc, g.k, packed.data());
   for_images(p.n, [&](int64_t i, int64_t) {
     T* buf = scratch<T>(g.scratch_size(oc));
     T* pad = buf;
     T* col = pad + g.padded;
-    T* wide_out = col + g.k * g.lw;
-    const T* cols = columns<T>(g, x + i * image_size, pad, col);
+    T* wide_out = g.implicit ? col : col + g.k * g.lw;
     T* yi = y + i * oc * g.l;
-    gemm_t<T>(false, false, oc, g.lw, g.k, T(0), w, g.k, cols, g.lw, g.wide ? wide_out : yi, g.lw);
+    if constexpr (std::is_same_v<T, float>) {
+      if (g.implicit) {
+        pad_image<T>(g, x + i * image_size, pad);
+        conv_avx2::forward(packed.data(), oc, g.k, pad, g.offs.data(), wide_out, g.lw);
+      }
+    }
+    if (!g.implicit) {
+      const T* cols = columns<T>(g, x + i * image_size, pad, col);
+      gemm_t<T>(false, false, oc, g.lw, g.k, T(0), w, g.k, cols, g.lw, g.wide ? wide_out : yi, g.lw);
+    }
     for (int64_t o = 0; o < oc; ++o) {
       const T b = bias != nullptr ? bias[o] : T(0);
       T* row = yi + o * g.l;
@@ -343,8 +369,12 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
   // the wide layout's junk positions meet the input (for gw) and the weight (for gx)
   const bool finite = (gw == nullptr || all_finite(x, p.n * p.c * p.h * p.w)) &&
                       (gx == nullptr || all_finite(w, oc * p.c * p.kh * p.kw));
-  const Layout g(p, finite);
+  const Layout g(p, finite, implicit_ok<T>());
   const int64_t k = g.k, lw = g.lw, image_size = p.c * p.h * p.w;
+  std::vector<float> packed;
+  if constexpr (std::is_same_v<T, float>)
+    if (g.implicit && gx != nullptr)
+      packed.resize(static_cast<size_t>(oc * k)), conv_avx2::pack_grad_input(w, oc, k, packed.data());
   const int64_t max_chunks = std::min<int64_t>(p.n, num_threads());
   // group c's sums: gw at sums[c*(oc*k + oc)], gb right after it
   std::vector<T> sums(static_cast<size_t>(max_chunks * (oc * k + oc)), T(0));
@@ -352,7 +382,7 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
     T* buf = scratch<T>(g.scratch_size(oc));
     T* pad = buf;
     T* col = pad + g.padded;
-    T* wide_gy = col + k * lw;
+    T* wide_gy = g.implicit ? col : col + k * lw;
     const T* gyi = gy + i * oc * g.l;
     if (g.wide) {  // the output gradient on the padded width, zero at the junk positions
       std::fill(wide_gy, wide_gy + oc * lw, T(0));
@@ -362,8 +392,16 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
     const T* gyw = g.wide ? wide_gy : gyi;
     T* gwc = sums.data() + c * (oc * k + oc);
     if (gw != nullptr) {
-      const T* cols = columns<T>(g, x + i * image_size, pad, col);
-      gemm_t<T>(false, true, oc, k, lw, T(1), gyw, lw, cols, lw, gwc, k);  // += gy_i @ col_i^T
+      if constexpr (std::is_same_v<T, float>) {
+        if (g.implicit) {
+          pad_image<T>(g, x + i * image_size, pad);
+          conv_avx2::grad_weight(gyw, oc, k, pad, g.offs.data(), lw, gwc);
+        }
+      }
+      if (!g.implicit) {
+        const T* cols = columns<T>(g, x + i * image_size, pad, col);
+        gemm_t<T>(false, true, oc, k, lw, T(1), gyw, lw, cols, lw, gwc, k);  // += gy_i @ col_i^T
+      }
     }
     if (gb != nullptr) {
       T* gbc = gwc + oc * k;
@@ -375,14 +413,17 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
         gemm_t<T>(true, false, k, lw, oc, T(0), w, k, gyw, lw, gxi, lw);
         return;
       }
-      gemm_t<T>(true, false, k, lw, oc, T(0), w, k, gyw, lw, col, lw);  // w^T @ gy_i (the columns are done with)
+      if (!g.implicit) gemm_t<T>(true, false, k, lw, oc, T(0), w, k, gyw, lw, col, lw);  // w^T @ gy_i (the columns are done with)
       if (!g.wide) {
         std::fill(gxi, gxi + image_size, T(0));
         col2im<T>(gxi, col, g.one);
         return;
       }
       std::fill(pad, pad + g.padded, T(0));  // the padded copy's gradient, then its interior
-      for (int64_t r = 0; r < k; ++r) add_run<T>(pad + g.row_at(r), col + r * lw, lw);
+      if constexpr (std::is_same_v<T, float>)
+        if (g.implicit) conv_avx2::grad_input(packed.data(), oc, k, gyw, lw, g.offs.data(), pad);
+      if (!g.implicit)
+        for (int64_t r = 0; r < k; ++r) add_run<T>(pad + g.row_at(r), col + r * lw, lw);
       for (int64_t ch = 0; ch < p.c; ++ch)
         for (int64_t y = 0; y < p.h; ++y)
           std::copy_n(pad + (ch * g.hp + y + p.ph) * g.wp + p.pw, p.w, gxi + (ch * p.h + y) * p.w);

@@ -1,0 +1,220 @@
+// Float convolution kernels for AVX2 + FMA on the "wide" layout of im2col.cpp (stride 1): column
+// row r of an image is the contiguous run pad[offs[r] .. offs[r] + lw) of its zero-padded copy, so
+// these kernels read the padded copy directly (an implicit GEMM: no columns are ever written).
+// Register-blocked micro-kernels: 6 output channels x 16 positions (forward), 6 column rows x 16
+// positions (input gradient), 4 output channels x 3 column rows reduced over the positions
+// (weight gradient). Measured on the CNN's shapes (Zen 3, one thread): 72 GFLOP/s for conv 16->32
+// 3x3 on 14x14 against 60 for copying columns + OpenBLAS, 72 against 26 for conv 1->16 on 28x28.
+#include "backends/cpu/conv_avx2.h"
+
+#include <algorithm>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define LOCUS_AVX2 __attribute__((target("avx2,fma")))
+
+namespace locus::cpu::conv_avx2 {
+
+bool available() {
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return ok;
+}
+
+namespace {
+
+// out[q][t0 .. t0+16) = sum_r w[r][q] * pad[offs[r] + t0 ..], for NO rows q (w packed [k][NO]).
+template <int NO>
+LOCUS_AVX2 void fwd_block(const float* __restrict w, int64_t k, const float* __restrict pad,
+                          const int64_t* __restrict offs, float* __restrict out, int64_t lw, int64_t t0) {
+  __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0, b3 = a0, a4 = a0, b4 = a0,
+         a5 = a0, b5 = a0;
+  for (int64_t r = 0; r < k; ++r) {
+    const float* x = pad + offs[r] + t0;
+    const __m256 x0 = _mm256_loadu_ps(x), x1 = _mm256_loadu_ps(x + 8);
+    const float* wr = w + r * NO;
+#define LOCUS_ROW(q, A, B)                              \
+  if constexpr (NO > q) {                               \
+    const __m256 s = _mm256_broadcast_ss(wr + q);       \
+    A = _mm256_fmadd_ps(s, x0, A);                      \
+    B = _mm256_fmadd_ps(s, x1, B);                      \
+  }
+    LOCUS_ROW(0, a0, b0) LOCUS_ROW(1, a1, b1) LOCUS_ROW(2, a2, b2) LOCUS_ROW(3, a3, b3) LOCUS_ROW(4, a4, b4)
+    LOCUS_ROW(5, a5, b5)
+#undef LOCUS_ROW
+  }
+  float* o = out + t0;
+#define LOCUS_STORE(q, A, B)                            \
+  if constexpr (NO > q) {                               \
+    _mm256_storeu_ps(o + q * lw, A);                    \
+    _mm256_storeu_ps(o + q * lw + 8, B);                \
+  }
+  LOCUS_STORE(0, a0, b0) LOCUS_STORE(1, a1, b1) LOCUS_STORE(2, a2, b2) LOCUS_STORE(3, a3, b3) LOCUS_STORE(4, a4, b4)
+  LOCUS_STORE(5, a5, b5)
+#undef LOCUS_STORE
+}
+
+// gpad[offs[q] + t0 ..] += sum_o w[o][q] * gy[o][t0 ..], for NR column rows q (w packed [oc][NR]).
+template <int NR>
+LOCUS_AVX2 void gx_block(const float* __restrict w, int64_t oc, const float* __restrict gy, int64_t lw,
+                         const int64_t* __restrict offs, float* __restrict gpad, int64_t t0) {
+  __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0, b3 = a0, a4 = a0, b4 = a0,
+         a5 = a0, b5 = a0;
+  for (int64_t o = 0; o < oc; ++o) {
+    const float* g = gy + o * lw + t0;
+    const __m256 x0 = _mm256_loadu_ps(g), x1 = _mm256_loadu_ps(g + 8);
+    const float* wo = w + o * NR;
+#define LOCUS_ROW(q, A, B)                              \
+  if constexpr (NR > q) {                               \
+    const __m256 s = _mm256_broadcast_ss(wo + q);       \
+    A = _mm256_fmadd_ps(s, x0, A);                      \
+    B = _mm256_fmadd_ps(s, x1, B);                      \
+  }
+    LOCUS_ROW(0, a0, b0) LOCUS_ROW(1, a1, b1) LOCUS_ROW(2, a2, b2) LOCUS_ROW(3, a3, b3) LOCUS_ROW(4, a4, b4)
+    LOCUS_ROW(5, a5, b5)
+#undef LOCUS_ROW
+  }
+  // one row after the other: rows overlap in gpad
+#define LOCUS_ADD(q, A, B)                                                          \
+  if constexpr (NR > q) {                                                           \
+    float* p = gpad + offs[q] + t0;                                                 \
+    _mm256_storeu_ps(p, _mm256_add_ps(_mm256_loadu_ps(p), A));                      \
+    _mm256_storeu_ps(p + 8, _mm256_add_ps(_mm256_loadu_ps(p + 8), B));              \
+  }
+  LOCUS_ADD(0, a0, b0) LOCUS_ADD(1, a1, b1) LOCUS_ADD(2, a2, b2) LOCUS_ADD(3, a3, b3) LOCUS_ADD(4, a4, b4)
+  LOCUS_ADD(5, a5, b5)
+#undef LOCUS_ADD
+}
+
+LOCUS_AVX2 inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// gw[q][r] += sum_t gy[q][t] * pad[offs[r] + t], for NO output channels q and NR column rows r.
+template <int NO, int NR>
+LOCUS_AVX2 void gw_block(const float* __restrict gy, int64_t lw, const float* __restrict pad,
+                         const int64_t* __restrict offs, float* __restrict gw, int64_t k) {
+  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c10 = c00, c11 = c00, c12 = c00, c20 = c00, c21 = c00,
+         c22 = c00, c30 = c00, c31 = c00, c32 = c00;
+  const float* p0 = pad + offs[0];
+  const float* p1 = pad + offs[NR > 1 ? 1 : 0];
+  const float* p2 = pad + offs[NR > 2 ? 2 : 0];
+  for (int64_t t = 0; t < lw; t += 8) {
+    const __m256 x0 = _mm256_loadu_ps(p0 + t);
+    const __m256 x1 = NR > 1 ? _mm256_loadu_ps(p1 + t) : x0;
+    const __m256 x2 = NR > 2 ? _mm256_loadu_ps(p2 + t) : x0;
+#define LOCUS_ROW(q, C0, C1, C2)                                   \
+  if constexpr (NO > q) {                                          \
+    const __m256 g = _mm256_loadu_ps(gy + q * lw + t);             \
+    C0 = _mm256_fmadd_ps(g, x0, C0);                               \
+    if constexpr (NR > 1) C1 = _mm256_fmadd_ps(g, x1, C1);         \
+    if constexpr (NR > 2) C2 = _mm256_fmadd_ps(g, x2, C2);         \
+  }
+    LOCUS_ROW(0, c00, c01, c02) LOCUS_ROW(1, c10, c11, c12) LOCUS_ROW(2, c20, c21, c22) LOCUS_ROW(3, c30, c31, c32)
+#undef LOCUS_ROW
+  }
+#define LOCUS_SUM(q, C0, C1, C2)                            \
+  if constexpr (NO > q) {                                   \
+    gw[q * k] += hsum(C0);                                  \
+    if constexpr (NR > 1) gw[q * k + 1] += hsum(C1);        \
+    if constexpr (NR > 2) gw[q * k + 2] += hsum(C2);        \
+  }
+  LOCUS_SUM(0, c00, c01, c02) LOCUS_SUM(1, c10, c11, c12) LOCUS_SUM(2, c20, c21, c22) LOCUS_SUM(3, c30, c31, c32)
+#undef LOCUS_SUM
+}
+
+template <int NR>
+void gw_rows(int64_t no, const float* gy, int64_t lw, const float* pad, const int64_t* offs, float* gw, int64_t k) {
+  switch (no) {
+    case 4: return gw_block<4, NR>(gy, lw, pad, offs, gw, k);
+    case 3: return gw_block<3, NR>(gy, lw, pad, offs, gw, k);
+    case 2: return gw_block<2, NR>(gy, lw, pad, offs, gw, k);
+    default: return gw_block<1, NR>(gy, lw, pad, offs, gw, k);
+  }
+}
+
+}  // namespace
+
+void pack_forward(const float* w, int64_t oc, int64_t k, float* packed) {
+  for (int64_t o0 = 0; o0 < oc; o0 += kRows) {
+    const int64_t no = std::min<int64_t>(kRows, oc - o0);
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t q = 0; q < no; ++q) packed[o0 * k + r * no + q] = w[(o0 + q) * k + r];
+  }
+}
+
+void pack_grad_input(const float* w, int64_t oc, int64_t k, float* packed) {
+  for (int64_t r0 = 0; r0 < k; r0 += kRows) {
+    const int64_t nr = std::min<int64_t>(kRows, k - r0);
+    for (int64_t o = 0; o < oc; ++o)
+      for (int64_t q = 0; q < nr; ++q) packed[r0 * oc + o * nr + q] = w[o * k + r0 + q];
+  }
+}
+
+void forward(const float* packed, int64_t oc, int64_t k, const float* pad, const int64_t* offs, float* out,
+             int64_t lw) {
+  for (int64_t o0 = 0; o0 < oc; o0 += kRows) {
+    const float* w = packed + o0 * k;
+    float* o = out + o0 * lw;
+    for (int64_t t = 0; t < lw; t += kStep) {
+      switch (std::min<int64_t>(kRows, oc - o0)) {
+        case 6: fwd_block<6>(w, k, pad, offs, o, lw, t); break;
+        case 5: fwd_block<5>(w, k, pad, offs, o, lw, t); break;
+        case 4: fwd_block<4>(w, k, pad, offs, o, lw, t); break;
+        case 3: fwd_block<3>(w, k, pad, offs, o, lw, t); break;
+        case 2: fwd_block<2>(w, k, pad, offs, o, lw, t); break;
+        default: fwd_block<1>(w, k, pad, offs, o, lw, t); break;
+      }
+    }
+  }
+}
+
+void grad_input(const float* packed, int64_t oc, int64_t k, const float* gy, int64_t lw, const int64_t* offs,
+                float* gpad) {
+  for (int64_t r0 = 0; r0 < k; r0 += kRows) {
+    const float* w = packed + r0 * oc;
+    for (int64_t t = 0; t < lw; t += kStep) {
+      switch (std::min<int64_t>(kRows, k - r0)) {
+        case 6: gx_block<6>(w, oc, gy, lw, offs + r0, gpad, t); break;
+        case 5: gx_block<5>(w, oc, gy, lw, offs + r0, gpad, t); break;
+        case 4: gx_block<4>(w, oc, gy, lw, offs + r0, gpad, t); break;
+        case 3: gx_block<3>(w, oc, gy, lw, offs + r0, gpad, t); break;
+        case 2: gx_block<2>(w, oc, gy, lw, offs + r0, gpad, t); break;
+        default: gx_block<1>(w, oc, gy, lw, offs + r0, gpad, t); break;
+      }
+    }
+  }
+}
+
+void grad_weight(const float* gy, int64_t oc, int64_t k, const float* pad, const int64_t* offs, int64_t lw,
+                 float* gw) {
+  for (int64_t o0 = 0; o0 < oc; o0 += 4) {
+    const int64_t no = std::min<int64_t>(4, oc - o0);
+    for (int64_t r0 = 0; r0 < k; r0 += 3) {
+      const float* g = gy + o0 * lw;
+      float* dst = gw + o0 * k + r0;
+      switch (std::min<int64_t>(3, k - r0)) {
+        case 3: gw_rows<3>(no, g, lw, pad, offs + r0, dst, k); break;
+        case 2: gw_rows<2>(no, g, lw, pad, offs + r0, dst, k); break;
+        default: gw_rows<1>(no, g, lw, pad, offs + r0, dst, k); break;
+      }
+    }
+  }
+}
+
+}  // namespace locus::cpu::conv_avx2
+
+#else  // not x86: the GEMM path serves
+
+namespace locus::cpu::conv_avx2 {
+bool available() { return false; }
+void pack_forward(const float*, int64_t, int64_t, float*) {}
+void pack_grad_input(const float*, int64_t, int64_t, float*) {}
+void forward(const float*, int64_t, int64_t, const float*, const int64_t*, float*, int64_t) {}
+void grad_input(const float*, int64_t, int64_t, const float*, int64_t, const int64_t*, float*) {}
+void grad_weight(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*) {}
+}  // namespace locus::cpu::conv_avx2
+
+#endif

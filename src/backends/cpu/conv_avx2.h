@@ -1,0 +1,30 @@
+#pragma once
+// Float convolution on the padded ("wide") layout with AVX2 + FMA: src/backends/cpu/conv_avx2.cpp.
+// Column row r of an image is pad[offs[r] .. offs[r] + lw); lw is a multiple of kStep, and every
+// such run must lie inside `pad`. Rows of `out`, `gy` are lw long.
+#include <cstdint>
+
+namespace locus::cpu::conv_avx2 {
+
+constexpr int64_t kStep = 16;  // positions per micro-kernel: lw must be a multiple
+constexpr int64_t kRows = 6;   // output channels (forward) or column rows (input gradient) per block
+
+/// Whether this CPU runs the kernels (AVX2 and FMA); the callers use GEMMs otherwise.
+bool available();
+
+/// w [oc, k] rearranged for forward (oc * k floats).
+void pack_forward(const float* w, int64_t oc, int64_t k, float* packed);
+/// w [oc, k] rearranged for grad_input (oc * k floats).
+void pack_grad_input(const float* w, int64_t oc, int64_t k, float* packed);
+
+/// out[o][t] = sum_r w[o][r] * pad[offs[r] + t] for t < lw.
+void forward(const float* packed, int64_t oc, int64_t k, const float* pad, const int64_t* offs, float* out,
+             int64_t lw);
+/// gpad[offs[r] + t] += sum_o w[o][r] * gy[o][t] for t < lw.
+void grad_input(const float* packed, int64_t oc, int64_t k, const float* gy, int64_t lw, const int64_t* offs,
+                float* gpad);
+/// gw[o][r] += sum_t gy[o][t] * pad[offs[r] + t] for t < lw.
+void grad_weight(const float* gy, int64_t oc, int64_t k, const float* pad, const int64_t* offs, int64_t lw,
+                 float* gw);
+
+}  // namespace locus::cpu::conv_avx2
