@@ -22,19 +22,23 @@ bool available() {
 
 namespace {
 
-// out[q][t0 .. t0+16) = sum_r w[r][q] * pad[offs[r] + t0 ..], for NO rows q (w packed [k][NO]).
-template <int NO>
-LOCUS_AVX2 void fwd_block(const float* __restrict w, int64_t k, const float* __restrict pad,
-                          const int64_t* __restrict offs, float* __restrict out, int64_t lw, int64_t t0) {
+// The broadcast micro-kernel of both the forward and the input gradient: for N rows q,
+//   acc[q][t0 .. t0+16) = sum_i w[i][q] * src_i[t0 ..]   (w packed [steps][N])
+// where src_i is base + offs[i] (Gather: rows of the padded copy) or base + i * stride (rows of
+// the output gradient); then dst row q, which is dst + q * stride (forward: stored) or
+// dst + offs[q] (input gradient: added, one row after the other, as rows overlap there).
+template <int N, bool Gather>
+LOCUS_AVX2 void bcast_block(const float* __restrict w, int64_t steps, const float* __restrict base,
+                            const int64_t* __restrict offs, int64_t stride, float* __restrict dst, int64_t t0) {
   __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0, b3 = a0, a4 = a0, b4 = a0,
          a5 = a0, b5 = a0;
-  for (int64_t r = 0; r < k; ++r) {
-    const float* x = pad + offs[r] + t0;
+  for (int64_t i = 0; i < steps; ++i) {
+    const float* x = base + (Gather ? offs[i] : i * stride) + t0;
     const __m256 x0 = _mm256_loadu_ps(x), x1 = _mm256_loadu_ps(x + 8);
-    const float* wr = w + r * NO;
+    const float* wi = w + i * N;
 #define LOCUS_ROW(q, A, B)                              \
-  if constexpr (NO > q) {                               \
-    const __m256 s = _mm256_broadcast_ss(wr + q);       \
+  if constexpr (N > q) {                                \
+    const __m256 s = _mm256_broadcast_ss(wi + q);       \
     A = _mm256_fmadd_ps(s, x0, A);                      \
     B = _mm256_fmadd_ps(s, x1, B);                      \
   }
@@ -42,47 +46,36 @@ LOCUS_AVX2 void fwd_block(const float* __restrict w, int64_t k, const float* __r
     LOCUS_ROW(5, a5, b5)
 #undef LOCUS_ROW
   }
-  float* o = out + t0;
-#define LOCUS_STORE(q, A, B)                            \
-  if constexpr (NO > q) {                               \
-    _mm256_storeu_ps(o + q * lw, A);                    \
-    _mm256_storeu_ps(o + q * lw + 8, B);                \
+#define LOCUS_OUT(q, A, B)                                                              \
+  if constexpr (N > q) {                                                                \
+    float* p = (Gather ? dst + q * stride : dst + offs[q]) + t0;                        \
+    if constexpr (Gather) {                                                             \
+      _mm256_storeu_ps(p, A);                                                           \
+      _mm256_storeu_ps(p + 8, B);                                                       \
+    } else {                                                                            \
+      _mm256_storeu_ps(p, _mm256_add_ps(_mm256_loadu_ps(p), A));                        \
+      _mm256_storeu_ps(p + 8, _mm256_add_ps(_mm256_loadu_ps(p + 8), B));                \
+    }                                                                                   \
   }
-  LOCUS_STORE(0, a0, b0) LOCUS_STORE(1, a1, b1) LOCUS_STORE(2, a2, b2) LOCUS_STORE(3, a3, b3) LOCUS_STORE(4, a4, b4)
-  LOCUS_STORE(5, a5, b5)
-#undef LOCUS_STORE
+  LOCUS_OUT(0, a0, b0) LOCUS_OUT(1, a1, b1) LOCUS_OUT(2, a2, b2) LOCUS_OUT(3, a3, b3) LOCUS_OUT(4, a4, b4)
+  LOCUS_OUT(5, a5, b5)
+#undef LOCUS_OUT
 }
 
-// gpad[offs[q] + t0 ..] += sum_o w[o][q] * gy[o][t0 ..], for NR column rows q (w packed [oc][NR]).
-template <int NR>
-LOCUS_AVX2 void gx_block(const float* __restrict w, int64_t oc, const float* __restrict gy, int64_t lw,
-                         const int64_t* __restrict offs, float* __restrict gpad, int64_t t0) {
-  __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0, b3 = a0, a4 = a0, b4 = a0,
-         a5 = a0, b5 = a0;
-  for (int64_t o = 0; o < oc; ++o) {
-    const float* g = gy + o * lw + t0;
-    const __m256 x0 = _mm256_loadu_ps(g), x1 = _mm256_loadu_ps(g + 8);
-    const float* wo = w + o * NR;
-#define LOCUS_ROW(q, A, B)                              \
-  if constexpr (NR > q) {                               \
-    const __m256 s = _mm256_broadcast_ss(wo + q);       \
-    A = _mm256_fmadd_ps(s, x0, A);                      \
-    B = _mm256_fmadd_ps(s, x1, B);                      \
+// Runs bcast_block over every block of positions, with N = rows (1 to kRows).
+template <bool Gather>
+void bcast_rows(int64_t rows, const float* w, int64_t steps, const float* base, const int64_t* offs, int64_t stride,
+                float* dst, int64_t lw) {
+  for (int64_t t = 0; t < lw; t += kStep) {
+    switch (rows) {
+      case 6: bcast_block<6, Gather>(w, steps, base, offs, stride, dst, t); break;
+      case 5: bcast_block<5, Gather>(w, steps, base, offs, stride, dst, t); break;
+      case 4: bcast_block<4, Gather>(w, steps, base, offs, stride, dst, t); break;
+      case 3: bcast_block<3, Gather>(w, steps, base, offs, stride, dst, t); break;
+      case 2: bcast_block<2, Gather>(w, steps, base, offs, stride, dst, t); break;
+      default: bcast_block<1, Gather>(w, steps, base, offs, stride, dst, t); break;
+    }
   }
-    LOCUS_ROW(0, a0, b0) LOCUS_ROW(1, a1, b1) LOCUS_ROW(2, a2, b2) LOCUS_ROW(3, a3, b3) LOCUS_ROW(4, a4, b4)
-    LOCUS_ROW(5, a5, b5)
-#undef LOCUS_ROW
-  }
-  // one row after the other: rows overlap in gpad
-#define LOCUS_ADD(q, A, B)                                                          \
-  if constexpr (NR > q) {                                                           \
-    float* p = gpad + offs[q] + t0;                                                 \
-    _mm256_storeu_ps(p, _mm256_add_ps(_mm256_loadu_ps(p), A));                      \
-    _mm256_storeu_ps(p + 8, _mm256_add_ps(_mm256_loadu_ps(p + 8), B));              \
-  }
-  LOCUS_ADD(0, a0, b0) LOCUS_ADD(1, a1, b1) LOCUS_ADD(2, a2, b2) LOCUS_ADD(3, a3, b3) LOCUS_ADD(4, a4, b4)
-  LOCUS_ADD(5, a5, b5)
-#undef LOCUS_ADD
 }
 
 LOCUS_AVX2 inline float hsum(__m256 v) {
@@ -155,37 +148,14 @@ void pack_grad_input(const float* w, int64_t oc, int64_t k, float* packed) {
 
 void forward(const float* packed, int64_t oc, int64_t k, const float* pad, const int64_t* offs, float* out,
              int64_t lw) {
-  for (int64_t o0 = 0; o0 < oc; o0 += kRows) {
-    const float* w = packed + o0 * k;
-    float* o = out + o0 * lw;
-    for (int64_t t = 0; t < lw; t += kStep) {
-      switch (std::min<int64_t>(kRows, oc - o0)) {
-        case 6: fwd_block<6>(w, k, pad, offs, o, lw, t); break;
-        case 5: fwd_block<5>(w, k, pad, offs, o, lw, t); break;
-        case 4: fwd_block<4>(w, k, pad, offs, o, lw, t); break;
-        case 3: fwd_block<3>(w, k, pad, offs, o, lw, t); break;
-        case 2: fwd_block<2>(w, k, pad, offs, o, lw, t); break;
-        default: fwd_block<1>(w, k, pad, offs, o, lw, t); break;
-      }
-    }
-  }
+  for (int64_t o0 = 0; o0 < oc; o0 += kRows)
+    bcast_rows<true>(std::min<int64_t>(kRows, oc - o0), packed + o0 * k, k, pad, offs, lw, out + o0 * lw, lw);
 }
 
 void grad_input(const float* packed, int64_t oc, int64_t k, const float* gy, int64_t lw, const int64_t* offs,
                 float* gpad) {
-  for (int64_t r0 = 0; r0 < k; r0 += kRows) {
-    const float* w = packed + r0 * oc;
-    for (int64_t t = 0; t < lw; t += kStep) {
-      switch (std::min<int64_t>(kRows, k - r0)) {
-        case 6: gx_block<6>(w, oc, gy, lw, offs + r0, gpad, t); break;
-        case 5: gx_block<5>(w, oc, gy, lw, offs + r0, gpad, t); break;
-        case 4: gx_block<4>(w, oc, gy, lw, offs + r0, gpad, t); break;
-        case 3: gx_block<3>(w, oc, gy, lw, offs + r0, gpad, t); break;
-        case 2: gx_block<2>(w, oc, gy, lw, offs + r0, gpad, t); break;
-        default: gx_block<1>(w, oc, gy, lw, offs + r0, gpad, t); break;
-      }
-    }
-  }
+  for (int64_t r0 = 0; r0 < k; r0 += kRows)
+    bcast_rows<false>(std::min<int64_t>(kRows, k - r0), packed + r0 * oc, oc, gy, offs + r0, lw, gpad, lw);
 }
 
 void grad_weight(const float* gy, int64_t oc, int64_t k, const float* pad, const int64_t* offs, int64_t lw,
