@@ -9,6 +9,14 @@
 
 #include <algorithm>
 
+namespace locus::cpu::conv_avx2 {
+int64_t block_rows(int64_t n, int64_t b) {
+  const int64_t blocks = (n + kRows - 1) / kRows;
+  return n / blocks + (b < n % blocks ? 1 : 0);
+}
+
+}  // namespace locus::cpu::conv_avx2
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define LOCUS_AVX2 __attribute__((target("avx2,fma")))
@@ -131,16 +139,16 @@ void gw_rows(int64_t no, const float* gy, int64_t lw, const float* pad, const in
 }  // namespace
 
 void pack_forward(const float* w, int64_t oc, int64_t k, float* packed) {
-  for (int64_t o0 = 0; o0 < oc; o0 += kRows) {
-    const int64_t no = std::min<int64_t>(kRows, oc - o0);
+  for (int64_t o0 = 0, b = 0; o0 < oc; o0 += block_rows(oc, b++)) {
+    const int64_t no = block_rows(oc, b);
     for (int64_t r = 0; r < k; ++r)
       for (int64_t q = 0; q < no; ++q) packed[o0 * k + r * no + q] = w[(o0 + q) * k + r];
   }
 }
 
 void pack_grad_input(const float* w, int64_t oc, int64_t k, float* packed) {
-  for (int64_t r0 = 0; r0 < k; r0 += kRows) {
-    const int64_t nr = std::min<int64_t>(kRows, k - r0);
+  for (int64_t r0 = 0, b = 0; r0 < k; r0 += block_rows(k, b++)) {
+    const int64_t nr = block_rows(k, b);
     for (int64_t o = 0; o < oc; ++o)
       for (int64_t q = 0; q < nr; ++q) packed[r0 * oc + o * nr + q] = w[o * k + r0 + q];
   }
@@ -148,14 +156,14 @@ void pack_grad_input(const float* w, int64_t oc, int64_t k, float* packed) {
 
 void forward(const float* packed, int64_t oc, int64_t k, const float* pad, const int64_t* offs, float* out,
              int64_t lw) {
-  for (int64_t o0 = 0; o0 < oc; o0 += kRows)
-    bcast_rows<true>(std::min<int64_t>(kRows, oc - o0), packed + o0 * k, k, pad, offs, lw, out + o0 * lw, lw);
+  for (int64_t o0 = 0, b = 0; o0 < oc; o0 += block_rows(oc, b++))
+    bcast_rows<true>(block_rows(oc, b), packed + o0 * k, k, pad, offs, lw, out + o0 * lw, lw);
 }
 
 void grad_input(const float* packed, int64_t oc, int64_t k, const float* gy, int64_t lw, const int64_t* offs,
                 float* gpad) {
-  for (int64_t r0 = 0; r0 < k; r0 += kRows)
-    bcast_rows<false>(std::min<int64_t>(kRows, k - r0), packed + r0 * oc, oc, gy, offs + r0, lw, gpad, lw);
+  for (int64_t r0 = 0, b = 0; r0 < k; r0 += block_rows(k, b++))
+    bcast_rows<false>(block_rows(k, b), packed + r0 * oc, oc, gy, offs + r0, lw, gpad, lw);
 }
 
 void grad_weight(const float* gy, int64_t oc, int64_t k, const float* pad, const int64_t* offs, int64_t lw,

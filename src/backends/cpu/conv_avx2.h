@@ -9,6 +9,10 @@ namespace locus::cpu::conv_avx2 {
 constexpr int64_t kStep = 16;  // positions per micro-kernel: lw must be a multiple
 constexpr int64_t kRows = 6;   // output channels (forward) or column rows (input gradient) per block
 
+/// Rows in block b of n rows split into blocks of at most kRows, as evenly as possible (32 rows:
+/// 6, 6, 5, 5, 5, 5 rather than five 6s and a 2, which would run at a third of the speed).
+int64_t block_rows(int64_t n, int64_t b);
+
 /// Whether this CPU runs the kernels (AVX2 and FMA); the callers use GEMMs otherwise.
 bool available();
 
