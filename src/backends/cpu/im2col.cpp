@@ -298,6 +298,36 @@ int64_t for_images(int64_t n, F&& image) {
   return 1;
 }
 
+// The outputs of a wide layout without the junk positions (plus bias[o] when given).
+template <class T>
+void compact(const Layout& g, const T* wide, int64_t channels, const T* bias, T* out) {
+  const P& p = g.one;
+  for (int64_t o = 0; o < channels; ++o) {
+    const T b = bias != nullptr ? bias[o] : T(0);
+    for (int64_t r = 0; r < p.oh; ++r) {
+      const T* src = wide + o * g.lw + r * g.wp;
+      T* dst = out + (o * p.oh + r) * p.ow;
+      for (int64_t t = 0; t < p.ow; ++t) dst[t] = src[t] + b;
+    }
+  }
+}
+
+// The input gradient of a stride-1 convolution is itself one: the output gradient convolved with
+// the weight flipped in both window dims and with in/out channels swapped, padded by
+// dilation * (kernel - 1) - padding (when that is not negative). The geometry of that convolution
+// for one image, or oh == 0 when it does not apply.
+P transposed_geometry(const P& p, int64_t oc) {
+  P t;
+  t.c = oc; t.h = p.oh; t.w = p.ow; t.kh = p.kh; t.kw = p.kw; t.dh = p.dh; t.dw = p.dw;
+  t.ph = p.dh * (p.kh - 1) - p.ph;
+  t.pw = p.dw * (p.kw - 1) - p.pw;
+  t.n = 1;
+  if (p.sh != 1 || p.sw != 1 || t.ph < 0 || t.pw < 0) return t;
+  t.oh = p.h;
+  t.ow = p.w;
+  return t;
+}
+
 template <class T>
 void conv_fwd(const T* x, const T* w, const T* bias, T* y, int64_t oc, const P& p) {
   const Layout g(p, true, implicit_ok<T>());
@@ -321,18 +351,11 @@ void conv_fwd(const T* x, const T* w, const T* bias, T* y, int64_t oc, const P& 
       const T* cols = columns<T>(g, x + i * image_size, pad, col);
       gemm_t<T>(false, false, oc, g.lw, g.k, T(0), w, g.k, cols, g.lw, g.wide ? wide_out : yi, g.lw);
     }
-    for (int64_t o = 0; o < oc; ++o) {
-      const T b = bias != nullptr ? bias[o] : T(0);
-      T* row = yi + o * g.l;
-      if (g.wide) {  // drop the junk positions
-        for (int64_t r = 0; r < p.oh; ++r) {
-          const T* src = wide_out + o * g.lw + r * g.wp;
-          T* dst = row + r * p.ow;
-          for (int64_t t = 0; t < p.ow; ++t) dst[t] = src[t] + b;
-        }
-      } else if (bias != nullptr) {
-        for (int64_t t = 0; t < g.l; ++t) row[t] += b;
-      }
+    if (g.wide) {
+      compact<T>(g, wide_out, oc, bias, yi);
+    } else if (bias != nullptr) {
+      for (int64_t o = 0; o < oc; ++o)
+        for (int64_t t = 0; t < g.l; ++t) yi[o * g.l + t] += bias[o];
     }
   });
 }
@@ -371,15 +394,31 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
                       (gx == nullptr || all_finite(w, oc * p.c * p.kh * p.kw));
   const Layout g(p, finite, implicit_ok<T>());
   const int64_t k = g.k, lw = g.lw, image_size = p.c * p.h * p.w;
+  // the input gradient: as a forward convolution of the output gradient where that applies
+  // (implicit float kernels, stride 1), else by the GEMM kernels below
+  const P pt = transposed_geometry(p, oc);
+  const bool transposed = g.implicit && gx != nullptr && pt.oh > 0;
+  const Layout gt(transposed ? pt : p, true, true);
   std::vector<float> packed;
-  if constexpr (std::is_same_v<T, float>)
-    if (g.implicit && gx != nullptr)
-      packed.resize(static_cast<size_t>(oc * k)), conv_avx2::pack_grad_input(w, oc, k, packed.data());
+  if constexpr (std::is_same_v<T, float>) {
+    if (transposed) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
+      std::vector<float> flipped(static_cast<size_t>(oc * k));
+      const int64_t win = p.kh * p.kw;
+      for (int64_t o = 0; o < oc; ++o)
+        for (int64_t ch = 0; ch < p.c; ++ch)
+          for (int64_t t = 0; t < win; ++t) flipped[static_cast<size_t>((ch * oc + o) * win + t)] = w[(o * p.c + ch) * win + win - 1 - t];
+      packed.resize(static_cast<size_t>(oc * k));
+      conv_avx2::pack_forward(flipped.data(), p.c, oc * win, packed.data());
+    } else if (g.implicit && gx != nullptr) {
+      packed.resize(static_cast<size_t>(oc * k));
+      conv_avx2::pack_grad_input(w, oc, k, packed.data());
+    }
+  }
   const int64_t max_chunks = std::min<int64_t>(p.n, num_threads());
   // group c's sums: gw at sums[c*(oc*k + oc)], gb right after it
   std::vector<T> sums(static_cast<size_t>(max_chunks * (oc * k + oc)), T(0));
   int64_t chunks = for_images(p.n, [&](int64_t i, int64_t c) {
-    T* buf = scratch<T>(g.scratch_size(oc));
+    T* buf = scratch<T>(g.scratch_size(oc) + (transposed ? gt.scratch_size(p.c) : 0));
     T* pad = buf;
     T* col = pad + g.padded;
     T* wide_gy = g.implicit ? col : col + k * lw;
@@ -409,6 +448,16 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
     }
     if (gx != nullptr) {
       T* gxi = gx + i * image_size;
+      if constexpr (std::is_same_v<T, float>) {
+        if (transposed) {
+          T* tpad = buf + g.scratch_size(oc);
+          T* twide = tpad + gt.padded;
+          pad_image<T>(gt, gyi, tpad);
+          conv_avx2::forward(packed.data(), p.c, gt.k, tpad, gt.offs.data(), twide, gt.lw);
+          compact<T>(gt, twide, p.c, nullptr, gxi);
+          return;
+        }
+      }
       if (g.direct) {
         gemm_t<T>(true, false, k, lw, oc, T(0), w, k, gyw, lw, gxi, lw);
         return;
