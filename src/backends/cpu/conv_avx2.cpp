@@ -1,4 +1,4 @@
-// Float convolution kernels for AVX2 + FMA on the "wide" layout of im2col.cpp (stride 1): column
+// Float convolution kernels (and the vertical pass of 2x2 max pooling) for AVX2 + FMA on the "wide" layout of im2col.cpp (stride 1): column
 // row r of an image is the contiguous run pad[offs[r] .. offs[r] + lw) of its zero-padded copy, so
 // these kernels read the padded copy directly (an implicit GEMM: no columns are ever written).
 // Register-blocked micro-kernels: 6 output channels x 16 positions (forward), 6 column rows x 16
@@ -182,6 +182,27 @@ void grad_weight(const float* gy, int64_t oc, int64_t k, const float* pad, const
   }
 }
 
+namespace {
+// Eight outputs of max_pool_rows at x.
+LOCUS_AVX2 inline void pool_eight(const float* h, const int32_t* hp, float* out, int64_t* ix, int64_t ow, int64_t x) {
+  const __m256 a = _mm256_loadu_ps(h + x), b = _mm256_loadu_ps(h + ow + x);
+  // take the bottom one when the top one is not NaN and the bottom one is not <= it
+  const __m256 take = _mm256_andnot_ps(_mm256_cmp_ps(b, a, _CMP_LE_OQ), _mm256_cmp_ps(a, a, _CMP_ORD_Q));
+  _mm256_storeu_ps(out + x, _mm256_blendv_ps(a, b, take));
+  const __m256i at = _mm256_castps_si256(
+      _mm256_blendv_ps(_mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hp + x))),
+                       _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hp + ow + x))), take));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(ix + x), _mm256_cvtepi32_epi64(_mm256_castsi256_si128(at)));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(ix + x + 4), _mm256_cvtepi32_epi64(_mm256_extracti128_si256(at, 1)));
+}
+}  // namespace
+
+LOCUS_AVX2 void max_pool_rows(const float* h, const int32_t* hp, float* out, int64_t* ix, int64_t ow) {
+  int64_t x = 0;
+  for (; x + 8 <= ow; x += 8) pool_eight(h, hp, out, ix, ow, x);
+  if (x < ow) pool_eight(h, hp, out, ix, ow, ow - 8);  // the last 8 again, overlapping: same values twice
+}
+
 }  // namespace locus::cpu::conv_avx2
 
 #else  // not x86: the GEMM path serves
@@ -193,6 +214,7 @@ void pack_grad_input(const float*, int64_t, int64_t, float*) {}
 void forward(const float*, int64_t, int64_t, const float*, const int64_t*, float*, int64_t) {}
 void grad_input(const float*, int64_t, int64_t, const float*, int64_t, const int64_t*, float*) {}
 void grad_weight(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*) {}
+void max_pool_rows(const float*, const int32_t*, float*, int64_t*, int64_t) {}
 }  // namespace locus::cpu::conv_avx2
 
 #endif

@@ -1,5 +1,6 @@
 #pragma once
-// Float convolution on the padded ("wide") layout with AVX2 + FMA: src/backends/cpu/conv_avx2.cpp.
+// Float convolution on the padded ("wide") layout with AVX2 + FMA, and a pooling pass:
+// src/backends/cpu/conv_avx2.cpp.
 // Column row r of an image is pad[offs[r] .. offs[r] + lw); lw is a multiple of kStep, and every
 // such run must lie inside `pad`. Rows of `out`, `gy` are lw long.
 #include <cstdint>
@@ -30,5 +31,11 @@ void grad_input(const float* packed, int64_t oc, int64_t k, const float* gy, int
 /// gw[o][r] += sum_t gy[o][t] * pad[offs[r] + t] for t < lw.
 void grad_weight(const float* gy, int64_t oc, int64_t k, const float* pad, const int64_t* offs, int64_t lw,
                  float* gw);
+
+/// The vertical pass of 2x2 max pooling for one output row (im2col.cpp's pool_rows, for float):
+/// of the top pair maxima h[x] and the bottom ones h[ow + x], with positions hp[x], hp[ow + x],
+/// out[x] gets the bottom one when the top one is not NaN and the bottom one is not <= it, ix[x]
+/// its position. Needs ow >= 8.
+void max_pool_rows(const float* h, const int32_t* hp, float* out, int64_t* ix, int64_t ow);
 
 }  // namespace locus::cpu::conv_avx2

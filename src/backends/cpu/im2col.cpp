@@ -132,7 +132,16 @@ void pool2x2_plane(const T* plane, T* o, int64_t* ix, const P& p, compute_t<T>* 
     for (int64_t y = 0; y < rows; ++y)
       pool_pairs<T>(plane + y * p.w, h + y * ow, hp + y * ow, ow, static_cast<int32_t>(y * p.w));
   }
-  for (int64_t y = 0; y < p.oh; ++y) pool_rows<T>(h + 2 * y * ow, hp + 2 * y * ow, o + y * ow, ix + y * ow, ow);
+  for (int64_t y = 0; y < p.oh; ++y) {
+    if constexpr (std::is_same_v<T, float>) {
+      static const bool avx2 = conv_avx2::available();
+      if (avx2 && ow >= 8) {  // no scalar tail (rows are often 7 to 28 wide)
+        conv_avx2::max_pool_rows(h + 2 * y * ow, hp + 2 * y * ow, o + y * ow, ix + y * ow, ow);
+        continue;
+      }
+    }
+    pool_rows<T>(h + 2 * y * ow, hp + 2 * y * ow, o + y * ow, ix + y * ow, ow);
+  }
 }
 
 template <class T>

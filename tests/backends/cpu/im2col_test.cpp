@@ -197,6 +197,41 @@ TEST(CpuConv2d, OtherDtypesAreLeftToTheCaller) {
                                     backend::Buffer{}, 1, p));
 }
 
+// 2x2 max pooling (the vectorised passes) against a window scan: the first maximum in row-major
+// order, a NaN winning; rows of 13 and 8 outputs (a vector and an overlapping one, exactly one) and
+// of 3, odd heights and widths (the last row and column belong to no window), many ties.
+TEST(CpuMaxPool, TwoByTwoMatchesTheWindowScan) {
+  for (ScalarType dt : {kFloat, kDouble})
+    for (int64_t w : {26, 27, 16, 7}) {
+      P p = params(1, 7, w, 2, 2, 0, 1);
+      const int64_t planes = 3, hw = p.h * p.w, l = p.oh * p.ow;
+      std::vector<double> in(static_cast<size_t>(planes * hw));
+      for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>((i * 7 + i / 5) % 4);  // ties everywhere
+      for (size_t i = 3; i < in.size(); i += 37) in[i] = std::numeric_limits<double>::quiet_NaN();
+      std::vector<double> want(static_cast<size_t>(planes * l)), want_ix(want.size());
+      for (int64_t q = 0; q < planes; ++q)
+        for (int64_t y = 0; y < p.oh; ++y)
+          for (int64_t x = 0; x < p.ow; ++x) {
+            int64_t best_at = -1;
+            double best = 0;
+            for (int64_t i = 0; i < 2; ++i)
+              for (int64_t j = 0; j < 2; ++j) {
+                int64_t at = (2 * y + i) * p.w + 2 * x + j;
+                double v = in[static_cast<size_t>(q * hw + at)];
+                if (best_at < 0 || (!std::isnan(best) && (v > best || std::isnan(v)))) best = v, best_at = at;
+              }
+            want[static_cast<size_t>(q * l + y * p.ow + x)] = best;
+            want_ix[static_cast<size_t>(q * l + y * p.ow + x)] = static_cast<double>(best_at);
+          }
+      HostTensor tin = make(dt, {planes * hw}, in), out = make(dt, {planes * l}), ix = make(kLong, {planes * l});
+      ASSERT_TRUE(be().max_pool2d(0, nullptr, dt, tin.ref.buf, out.ref.buf, ix.ref.buf, planes, p));
+      std::vector<double> got = out.values();
+      for (size_t i = 0; i < got.size(); ++i)
+        EXPECT_TRUE(got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i]))) << toString(dt) << " w=" << w << " at " << i;
+      EXPECT_EQ(ix.values(), want_ix) << toString(dt) << " w=" << w;
+    }
+}
+
 // max_pool2d's backward kernel: zero, then each output's gradient added at its index (repeated
 // indices add up, as overlapping windows need).
 TEST(CpuMaxPool, BackwardAddsAtTheIndices) {
