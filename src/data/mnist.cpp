@@ -124,6 +124,18 @@ Example<> MNIST::get(size_t index) {
   return {images_[i], targets_[i]};
 }
 
+Example<> MNIST::gather(const std::vector<size_t>& indices) const {
+  const auto n = static_cast<size_t>(images_.size(0));
+  Tensor idx = locus::empty({static_cast<int64_t>(indices.size())}, kLong);
+  int64_t* at = idx.data_ptr<int64_t>();
+  for (size_t k = 0; k < indices.size(); ++k) {
+    LOCUS_CHECK(indices[k] < n, "[MNIST] index " + std::to_string(indices[k]) + " is out of range for " +
+                                    std::to_string(n) + " examples.");
+    at[k] = static_cast<int64_t>(indices[k]);
+  }
+  return {images_.index_select(0, idx), targets_.index_select(0, idx)};
+}
+
 std::optional<size_t> MNIST::size() const { return static_cast<size_t>(images_.size(0)); }
 
 }  // namespace locus::data::datasets

@@ -152,6 +152,37 @@ TEST(FashionMnist, FoundAtTheDebianPathByDefault) {
   for (int c = 0; c < 10; ++c) EXPECT_EQ(test.targets().eq(c).sum().item<int64_t>(), 1000);
 }
 
+TEST(FashionMnist, BatchedPipelineEqualsThePerExampleOne) {
+  // mnist.map(Normalize).map(Stack) gathers and normalises a batch at once (mnist.h): the same
+  // tensors as get() per example, Normalize per example, then Stack
+  using namespace locus::data;
+  MNIST train(MNIST::Mode::kTrain);
+  auto pipeline = train.map(transforms::Normalize<>(0.2860, 0.3530)).map(transforms::Stack<>());
+  std::vector<size_t> idx = {59999, 0, 17, 17, 31337};
+  Example<> got = pipeline.get_batch(idx);
+  std::vector<Example<>> each;
+  transforms::Normalize<> norm(0.2860, 0.3530);
+  for (size_t i : idx) {
+    Example<> e = train.get(i);
+    each.push_back({norm(e.data), e.target});
+  }
+  Example<> want = transforms::Stack<>().apply_batch(each);
+  EXPECT_EQ(got.data.sizes(), locus::IntArrayRef({5, 1, 28, 28}));
+  EXPECT_EQ(got.data.scalar_type(), locus::kFloat);
+  EXPECT_TRUE(got.data.equal(want.data));
+  EXPECT_EQ(got.target.scalar_type(), locus::kLong);
+  EXPECT_EQ(values(got.target), values(want.target));
+  EXPECT_THROW_MSG(pipeline.get_batch({1, 60000}), locus::Error, "[MNIST] index 60000 is out of range for 60000 examples.");
+  // and through the loader, shuffled by seed, as locus-train runs it
+  auto loader = make_data_loader(std::move(pipeline), DataLoaderOptions().batch_size(64).seed(3));
+  int64_t n = 0;
+  for (auto& b : *loader) {
+    EXPECT_EQ(b.data.size(0), b.target.size(0));
+    n += b.data.size(0);
+  }
+  EXPECT_EQ(n, 60000);
+}
+
 TEST(Transforms, NormalizeStackAndLambda) {
   using namespace locus::data;
   transforms::Normalize<> norm(0.5, 0.25);

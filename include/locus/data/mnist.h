@@ -4,8 +4,10 @@
 // (train-images-idx3-ubyte or train-images-idx3-ubyte.gz, ...). A missing, corrupt or truncated
 // file throws locus::Error naming the file and what is wrong.
 #include <string>
+#include <vector>
 
 #include "locus/data/dataset.h"
+#include "locus/data/transforms.h"
 
 namespace locus::data::datasets {
 
@@ -24,6 +26,9 @@ class MNIST : public Dataset<MNIST> {
   Example<> get(size_t index) override;
   std::optional<size_t> size() const override;
   bool is_train() const noexcept { return train_; }
+  /// Images `indices` as one tensor [B, 1, 28, 28] and their labels [B] (our extension: the batch
+  /// get() and Stack would give, in one gather).
+  Example<> gather(const std::vector<size_t>& indices) const;
   const Tensor& images() const { return images_; }
   const Tensor& targets() const { return targets_; }
 
@@ -31,6 +36,17 @@ class MNIST : public Dataset<MNIST> {
   Tensor images_, targets_;
   bool train_;
 };
+
+/// The loader's usual pipeline, mnist.map(Normalize).map(Stack), batched: one gather and one
+/// normalisation per batch instead of one per example, with the same values. (An explicit
+/// specialisation of MapDataset::get_batch; declared here, with MNIST, so every use sees it.)
+template <>
+inline Example<> MapDataset<MapDataset<MNIST, transforms::Normalize<>>, transforms::Stack<>>::get_batch(
+    std::vector<size_t> request) {
+  Example<> batch = dataset().dataset().gather(request);
+  transforms::Normalize<> normalize = dataset().transform();  // shares its tensors; operator() is not const
+  return {normalize(std::move(batch.data)), std::move(batch.target)};
+}
 
 namespace detail {
 /// Reads one IDX file (plain or gzip) whose element type is unsigned byte and whose rank is
