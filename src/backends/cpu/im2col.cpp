@@ -253,15 +253,28 @@ struct Layout {
   }
 };
 
+// One scratch buffer per thread and dtype, kept between calls (so it is neither re-allocated nor
+// re-faulted per image or per step) up to kKeepScratch bytes; a larger one (a big convolution's)
+// is given back when its call ends, so no thread holds it for good.
+template <class T>
+thread_local std::vector<T> t_scratch;
+constexpr size_t kKeepScratch = size_t{16} << 20;
+
 template <class T>
 T* scratch(size_t n) {
-  thread_local std::vector<T> buf;  // one per thread and dtype: the largest seen so far
+  std::vector<T>& buf = t_scratch<T>;
   if (buf.size() < n) {
     buf.clear();
     buf.shrink_to_fit();
     buf.resize(n);
   }
   return buf.data();
+}
+
+template <class T>
+void trim_scratch() {
+  std::vector<T>& buf = t_scratch<T>;
+  if (buf.size() * sizeof(T) > kKeepScratch) std::vector<T>().swap(buf);
 }
 
 // The zero-padded copy of one image (wide layout).
@@ -296,14 +309,17 @@ bool implicit_ok() {
 
 // Runs image(i, chunk) for every image, chunk in [0, chunks) naming the group of images a call
 // belongs to (one group per pool thread when side by side, else one group).
-template <class F>
+// Each thread's scratch (of T) is trimmed when its images are done.
+template <class T, class F>
 int64_t for_images(int64_t n, F&& image) {
   const int64_t chunks = std::min<int64_t>(n, num_threads());
   auto group = [&](int64_t c) {
     for (int64_t i = c * n / chunks, e = (c + 1) * n / chunks; i < e; ++i) image(i, c);
+    trim_scratch<T>();
   };
   if (chunks >= 2 && blas_side_by_side(chunks, group)) return chunks;
   for (int64_t i = 0; i < n; ++i) image(i, 0);
+  trim_scratch<T>();
   return 1;
 }
 
@@ -344,7 +360,7 @@ void conv_fwd(const T* x, const T* w, const T* bias, T* y, int64_t oc, const P& 
   std::vector<float> packed;
   if constexpr (std::is_same_v<T, float>)
     if (g.implicit) packed.resize(static_cast<size_t>(oc * g.k)), conv_avx2::pack_forward(w, oc, g.k, packed.data());
-  for_images(p.n, [&](int64_t i, int64_t) {
+  for_images<T>(p.n, [&](int64_t i, int64_t) {
     T* buf = scratch<T>(g.scratch_size(oc));
     T* pad = buf;
     T* col = pad + g.padded;
@@ -426,7 +442,7 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
   const int64_t max_chunks = std::min<int64_t>(p.n, num_threads());
   // group c's sums: gw at sums[c*(oc*k + oc)], gb right after it
   std::vector<T> sums(static_cast<size_t>(max_chunks * (oc * k + oc)), T(0));
-  int64_t chunks = for_images(p.n, [&](int64_t i, int64_t c) {
+  int64_t chunks = for_images<T>(p.n, [&](int64_t i, int64_t c) {
     T* buf = scratch<T>(g.scratch_size(oc) + (transposed ? gt.scratch_size(p.c) : 0));
     T* pad = buf;
     T* col = pad + g.padded;
