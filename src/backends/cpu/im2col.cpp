@@ -3,6 +3,7 @@
 //   col[(c*kh + i)*kw + j][y*ow + x] = in[c][y*sh - ph + i*dh][x*sw - pw + j*dw]   (0 outside)
 // im2col writes every col row independently (parallel over rows); col2im accumulates into `in`,
 // parallel over channels, whose targets are disjoint.
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -307,20 +308,30 @@ bool implicit_ok() {
   else return false;
 }
 
-// Runs image(i, chunk) for every image, chunk in [0, chunks) naming the group of images a call
-// belongs to (one group per pool thread when side by side, else one group).
-// Each thread's scratch (of T) is trimmed when its images are done.
+// Images go in fixed blocks (image_blocks(n) of them, a function of n alone): block b is images
+// [b * n / blocks, (b + 1) * n / blocks), run in order on one thread.
+int64_t image_blocks(int64_t n) { return std::min<int64_t>(n, 16); }
+
+// Runs image(i, b) for every image i, b its block. The blocks are handed to the pool threads as
+// they come free, not split in halves up front: a thread held up for a while (a shared machine
+// takes a core away now and then) no longer keeps the others waiting at the end. Sums kept per
+// block and added in block order are the same whatever the threads did. Each thread's scratch
+// (of T) is trimmed when it is done.
 template <class T, class F>
-int64_t for_images(int64_t n, F&& image) {
-  const int64_t chunks = std::min<int64_t>(n, num_threads());
-  auto group = [&](int64_t c) {
-    for (int64_t i = c * n / chunks, e = (c + 1) * n / chunks; i < e; ++i) image(i, c);
+void for_images(int64_t n, F&& image) {
+  const int64_t blocks = image_blocks(n);
+  auto block = [&](int64_t b) {
+    for (int64_t i = b * n / blocks, e = (b + 1) * n / blocks; i < e; ++i) image(i, b);
+  };
+  std::atomic<int64_t> next{0};
+  auto worker = [&](int64_t) {
+    for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) block(b);
     trim_scratch<T>();
   };
-  if (chunks >= 2 && blas_side_by_side(chunks, group)) return chunks;
-  for (int64_t i = 0; i < n; ++i) image(i, 0);
+  const int64_t threads = std::min<int64_t>(blocks, num_threads());
+  if (threads >= 2 && blas_side_by_side(threads, worker)) return;
+  for (int64_t b = 0; b < blocks; ++b) block(b);
   trim_scratch<T>();
-  return 1;
 }
 
 // The outputs of a wide layout without the junk positions (plus bias[o] when given).
@@ -410,8 +421,8 @@ LOCUS_CPU_CLONES bool all_finite(const T* __restrict v, int64_t n) {
 }
 
 // The gradients of conv_fwd: gx (the input's), gw (the weight's) and gb (the bias's), each
-// computed only when not null. The weight's and bias's are summed over the images per group, then
-// the groups' sums are added in group order (deterministic for a given thread count).
+// computed only when not null. The weight's and bias's are summed over the images per block, then
+// the blocks' sums are added in block order (deterministic, for any thread count).
 template <class T>
 void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t oc, const P& p) {
   // the wide layout's junk positions meet the input (for gw) and the weight (for gx)
@@ -439,10 +450,10 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
       conv_avx2::pack_grad_input(w, oc, k, packed.data());
     }
   }
-  const int64_t max_chunks = std::min<int64_t>(p.n, num_threads());
-  // group c's sums: gw at sums[c*(oc*k + oc)], gb right after it
-  std::vector<T> sums(static_cast<size_t>(max_chunks * (oc * k + oc)), T(0));
-  int64_t chunks = for_images<T>(p.n, [&](int64_t i, int64_t c) {
+  const int64_t blocks = image_blocks(p.n);
+  // block c's sums: gw at sums[c*(oc*k + oc)], gb right after it
+  std::vector<T> sums(static_cast<size_t>(blocks * (oc * k + oc)), T(0));
+  for_images<T>(p.n, [&](int64_t i, int64_t c) {
     T* buf = scratch<T>(g.scratch_size(oc) + (transposed ? gt.scratch_size(p.c) : 0));
     T* pad = buf;
     T* col = pad + g.padded;
@@ -503,7 +514,7 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
           std::copy_n(pad + (ch * g.hp + y + p.ph) * g.wp + p.pw, p.w, gxi + (ch * p.h + y) * p.w);
     }
   });
-  for (int64_t c = 0; c < chunks; ++c) {
+  for (int64_t c = 0; c < blocks; ++c) {
     const T* s = sums.data() + c * (oc * k + oc);
     if (gw != nullptr)
       for (int64_t t = 0; t < oc * k; ++t) gw[t] = c == 0 ? s[t] : gw[t] + s[t];

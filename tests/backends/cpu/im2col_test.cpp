@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "cpu_testing.h"
+#include "locus/parallel.h"
 
 namespace cpu_test {
 namespace {
@@ -187,6 +188,32 @@ TEST(CpuConv2d, NonFiniteValuesStayWhereTheyBelong) {
   same(gx.values(), want_gx);
   // the cases the check is about: finite here, but next to an infinity in the padded row layout
   EXPECT_TRUE(std::isfinite(want_gx[5]) && std::isfinite(want_gw[1]) && std::isfinite(want_gw[2]));
+}
+
+// The weight and bias gradients sum over images in fixed blocks: bit for bit the same with one
+// pool thread or two (float, inexact sums, 37 images so the blocks are uneven).
+TEST(CpuConv2d, GradientsDoNotDependOnTheThreadCount) {
+  P p = params(3, 9, 11, 3, 1, 1, 1);
+  p.n = 37;
+  const int64_t oc = 5, K = p.c * 9, L = p.oh * p.ow, image = p.c * p.h * p.w;
+  std::vector<double> in(static_cast<size_t>(p.n * image)), wt(static_cast<size_t>(oc * K)), gy(static_cast<size_t>(p.n * oc * L));
+  for (size_t i = 0; i < in.size(); ++i) in[i] = std::sin(0.37 * static_cast<double>(i));
+  for (size_t i = 0; i < wt.size(); ++i) wt[i] = std::cos(0.11 * static_cast<double>(i));
+  for (size_t i = 0; i < gy.size(); ++i) gy[i] = std::sin(0.05 * static_cast<double>(i) + 1);
+  HostTensor tin = make(kFloat, {p.n * image}, in), twt = make(kFloat, {oc * K}, wt), tgy = make(kFloat, {p.n * oc * L}, gy);
+  auto run = [&](int threads) {
+    const int before = locus::get_num_threads();
+    locus::set_num_threads(threads);
+    HostTensor gw = make(kFloat, {oc * K}), gb = make(kFloat, {oc});
+    bool ok = be().conv2d_backward(0, nullptr, kFloat, tin.ref.buf, twt.ref.buf, tgy.ref.buf, backend::Buffer{},
+                                   gw.ref.buf, gb.ref.buf, oc, p);
+    locus::set_num_threads(before);
+    EXPECT_TRUE(ok);
+    std::vector<double> v = gw.values(), b = gb.values();
+    v.insert(v.end(), b.begin(), b.end());
+    return v;
+  };
+  EXPECT_EQ(run(1), run(2));
 }
 
 TEST(CpuConv2d, OtherDtypesAreLeftToTheCaller) {
