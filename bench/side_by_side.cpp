@@ -115,6 +115,13 @@ int main(int argc, char** argv) {
                             torch::nn::ReLU(), torch::nn::Linear(128, 10));
   torch::optim::Adam adam(mlp->parameters(), torch::optim::AdamOptions(1e-3));
   auto labels = torch::randint(10, {64}, torch::TensorOptions().dtype(torch::kLong).device(cpu));
+  // And the Fashion-MNIST CNN's step (issue 5): conv 1->16 3x3 pad 1, relu, pool 2, conv 16->32,
+  // relu, pool 2, linear 1568->10, batch 64 of 28x28 images.
+  torch::nn::Sequential cnn(torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 16, 3).padding(1)), torch::nn::ReLU(),
+                            torch::nn::MaxPool2d(2), torch::nn::Conv2d(torch::nn::Conv2dOptions(16, 32, 3).padding(1)),
+                            torch::nn::ReLU(), torch::nn::MaxPool2d(2), torch::nn::Flatten(), torch::nn::Linear(1568, 10));
+  torch::optim::Adam cnn_adam(cnn->parameters(), torch::optim::AdamOptions(1e-3));
+  auto images = torch::rand({64, 1, 28, 28}, f32);
 
   struct Op {
     const char* name;
@@ -140,6 +147,13 @@ int main(int argc, char** argv) {
          auto loss = torch::nn::functional::cross_entropy(mlp->forward(x), labels);
          loss.backward();
          adam.step();
+         keep(loss);
+       }},
+      {"train_step_cnn_adam", [&] {
+         cnn_adam.zero_grad();
+         auto loss = torch::nn::functional::cross_entropy(cnn->forward(images), labels);
+         loss.backward();
+         cnn_adam.step();
          keep(loss);
        }},
   };
