@@ -1,10 +1,12 @@
-// Float convolution kernels (and the vertical pass of 2x2 max pooling) for AVX2 + FMA on the "wide" layout of im2col.cpp (stride 1): column
-// row r of an image is the contiguous run pad[offs[r] .. offs[r] + lw) of its zero-padded copy, so
-// these kernels read the padded copy directly (an implicit GEMM: no columns are ever written).
-// Register-blocked micro-kernels: 6 output channels x 16 positions (forward), 6 column rows x 16
-// positions (input gradient), 4 output channels x 3 column rows reduced over the positions
-// (weight gradient). Measured on the CNN's shapes (Zen 3, one thread): 72 GFLOP/s for conv 16->32
-// 3x3 on 14x14 against 60 for copying columns + OpenBLAS, 72 against 26 for conv 1->16 on 28x28.
+// Float convolution kernels (and the vertical pass of 2x2 max pooling) for AVX2 + FMA, on the
+// "wide" layout of im2col.cpp (stride 1): column row r of an image is the contiguous run
+// pad[offs[r] .. offs[r] + lw) of its zero-padded copy, so these kernels read the padded copy
+// directly (an implicit GEMM: no columns are ever written). Register-blocked micro-kernels: up to 6
+// rows x 16 positions by broadcast and FMA (the forward; the input gradient when it is not itself
+// a forward convolution: rows of the output gradient, added at the offsets), 4 output channels x 3
+// column rows reduced over the positions (the weight gradient). Measured on the CNN's shapes (Zen
+// 3, one thread): 72 GFLOP/s for conv 16->32 3x3 on 14x14 against 60 for copying columns +
+// OpenBLAS, 72 against 26 for conv 1->16 on 28x28.
 #include "backends/cpu/conv_avx2.h"
 
 #include <algorithm>

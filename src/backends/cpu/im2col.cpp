@@ -193,11 +193,11 @@ void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const P& p)
 }
 
 // ---- convolution (groups 1), image by image ---------------------------------------------------
-// Each image is im2col'ed into a per-thread buffer (reused across calls, so it is neither
-// re-faulted nor re-allocated), multiplied with the weight, and done: the columns of a batch are
-// never all in memory at once, and each image's GEMMs read them from cache. Images run side by
-// side on the pool threads with single-threaded BLAS calls (blas_side_by_side); when that is not
-// possible they run one after the other with the BLAS's threads and a parallel im2col.
+// Each image's columns (see Layout) are made in a per-thread buffer (reused across calls, so it is
+// neither re-faulted nor re-allocated), multiplied with the weight, and done: the columns of a
+// batch are never all in memory at once, and each image's products read them from cache. Images
+// run side by side on the pool threads with single-threaded BLAS calls (blas_side_by_side); when
+// that is not possible they run one after the other with the BLAS's threads and a parallel im2col.
 template <class T>
 void gemm_t(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T beta, const T* a, int64_t lda, const T* b,
             int64_t ldb, T* c, int64_t ldc) {
@@ -208,9 +208,9 @@ void gemm_t(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T beta, const T* 
 // How one image's columns are laid out. Three ways:
 //  - pointwise (1x1 window, stride 1, no padding): the image is its own columns;
 //  - stride 1 (any padding, dilation): "wide" rows. The image is copied once into a zero-padded
-//    copy (hp x wp planes, then `slack` zeros); column row (c, i, j) is then one contiguous run of
-//    that copy, oh * wp long, starting at c*hp*wp + i*dh*wp + j*dw: one memcpy per row instead
-//    of one per output row. The GEMM then computes outputs on the padded width too (wp - ow junk
+//    copy (hp x wp planes, then a few zeros for the last runs); column row (c, i, j) is then one
+//    contiguous run of that copy, oh * wp long, starting at c*hp*wp + i*dh*wp + j*dw: one memcpy
+//    per row instead of one per output row. The GEMM then computes outputs on the padded width too (wp - ow junk
 //    positions per row, dropped when copied out; in the backward their gradient is zero, so they
 //    add nothing: exactly nothing only while the values they meet are finite, as 0 * inf is NaN,
 //    so the backward checks and takes the next layout when they are not);
@@ -442,7 +442,8 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
       const int64_t win = p.kh * p.kw;
       for (int64_t o = 0; o < oc; ++o)
         for (int64_t ch = 0; ch < p.c; ++ch)
-          for (int64_t t = 0; t < win; ++t) flipped[static_cast<size_t>((ch * oc + o) * win + t)] = w[(o * p.c + ch) * win + win - 1 - t];
+          for (int64_t t = 0; t < win; ++t)
+            flipped[static_cast<size_t>((ch * oc + o) * win + t)] = w[(o * p.c + ch) * win + win - 1 - t];
       packed.resize(static_cast<size_t>(oc * k));
       conv_avx2::pack_forward(flipped.data(), p.c, oc * win, packed.data());
     } else if (g.implicit && gx != nullptr) {
@@ -498,7 +499,8 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
         gemm_t<T>(true, false, k, lw, oc, T(0), w, k, gyw, lw, gxi, lw);
         return;
       }
-      if (!g.implicit) gemm_t<T>(true, false, k, lw, oc, T(0), w, k, gyw, lw, col, lw);  // w^T @ gy_i (the columns are done with)
+      // w^T @ gy_i, into the columns (done with)
+      if (!g.implicit) gemm_t<T>(true, false, k, lw, oc, T(0), w, k, gyw, lw, col, lw);
       if (!g.wide) {
         std::fill(gxi, gxi + image_size, T(0));
         col2im<T>(gxi, col, g.one);
@@ -532,7 +534,8 @@ void max_pool_bwd(const T* gy, const int64_t* ix, T* gx, int64_t planes, int64_t
       const T* g = gy + q * out_hw;
       const int64_t* at = ix + q * out_hw;
       std::fill(plane, plane + in_hw, T(0));
-      for (int64_t t = 0; t < out_hw; ++t) plane[at[t]] = static_cast<T>(static_cast<C>(plane[at[t]]) + static_cast<C>(g[t]));
+      for (int64_t t = 0; t < out_hw; ++t)
+        plane[at[t]] = static_cast<T>(static_cast<C>(plane[at[t]]) + static_cast<C>(g[t]));
     }
   });
 }
@@ -545,7 +548,9 @@ void max_pool2d_backward(ScalarType dtype, Buffer grad_out, Buffer indices, Buff
   visit_dtype(dtype, "max_pool2d_backward", [&](auto tag) {
     using T = LOCUS_TYPE_OF(tag);
     if constexpr (std::is_same_v<T, bool>) unsupported("max_pool2d_backward", dtype);
-    else max_pool_bwd<T>(data_as<const T>(grad_out), data_as<const int64_t>(indices), data_as<T>(grad_in), planes, in_hw, out_hw);
+    else
+      max_pool_bwd<T>(data_as<const T>(grad_out), data_as<const int64_t>(indices), data_as<T>(grad_in), planes,
+                      in_hw, out_hw);
   });
 }
 
