@@ -301,10 +301,12 @@ const T* columns(const Layout& g, const T* image, T* pad, T* col) {
   return col;
 }
 
-// Whether the float kernels of conv_avx2.cpp serve T on this CPU.
+// Whether the float kernels of conv_avx2.cpp serve T on this CPU for n images. They run one image
+// per thread, so with fewer images than threads (one large image, say) the GEMM path, whose BLAS
+// uses every thread on each image, is taken instead.
 template <class T>
-bool implicit_ok() {
-  if constexpr (std::is_same_v<T, float>) return conv_avx2::available();
+bool implicit_ok(int64_t n) {
+  if constexpr (std::is_same_v<T, float>) return conv_avx2::available() && n >= num_threads();
   else return false;
 }
 
@@ -366,7 +368,7 @@ P transposed_geometry(const P& p, int64_t oc) {
 
 template <class T>
 void conv_fwd(const T* x, const T* w, const T* bias, T* y, int64_t oc, const P& p) {
-  const Layout g(p, true, implicit_ok<T>());
+  const Layout g(p, true, implicit_ok<T>(p.n));
   const int64_t image_size = p.c * p.h * p.w;
   std::vector<float> packed;
   if constexpr (std::is_same_v<T, float>)
@@ -428,7 +430,7 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
   // the wide layout's junk positions meet the input (for gw) and the weight (for gx)
   const bool finite = (gw == nullptr || all_finite(x, p.n * p.c * p.h * p.w)) &&
                       (gx == nullptr || all_finite(w, oc * p.c * p.kh * p.kw));
-  const Layout g(p, finite, implicit_ok<T>());
+  const Layout g(p, finite, implicit_ok<T>(p.n));
   const int64_t k = g.k, lw = g.lw, image_size = p.c * p.h * p.w;
   // the input gradient: as a forward convolution of the output gradient where that applies
   // (implicit float kernels, stride 1), else by the GEMM kernels below
