@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "backends/cpu/blas.h"
@@ -436,7 +437,8 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
   // (implicit float kernels, stride 1), else by the GEMM kernels below
   const P pt = transposed_geometry(p, oc);
   const bool transposed = g.implicit && gx != nullptr && pt.oh > 0;
-  const Layout gt(transposed ? pt : p, true, true);
+  std::optional<Layout> gt;  // that convolution's layout, when it applies
+  if (transposed) gt.emplace(pt, true, true);
   std::vector<float> packed;
   if constexpr (std::is_same_v<T, float>) {
     if (transposed) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
@@ -457,7 +459,7 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
   // block c's sums: gw at sums[c*(oc*k + oc)], gb right after it
   std::vector<T> sums(static_cast<size_t>(blocks * (oc * k + oc)), T(0));
   for_images<T>(p.n, [&](int64_t i, int64_t c) {
-    T* buf = scratch<T>(g.scratch_size(oc) + (transposed ? gt.scratch_size(p.c) : 0));
+    T* buf = scratch<T>(g.scratch_size(oc) + (transposed ? gt->scratch_size(p.c) : 0));
     T* pad = buf;
     T* col = pad + g.padded;
     T* wide_gy = g.implicit ? col : col + k * lw;
@@ -490,10 +492,10 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
       if constexpr (std::is_same_v<T, float>) {
         if (transposed) {
           T* tpad = buf + g.scratch_size(oc);
-          T* twide = tpad + gt.padded;
-          pad_image<T>(gt, gyi, tpad);
-          conv_avx2::forward(packed.data(), p.c, gt.k, tpad, gt.offs.data(), twide, gt.lw);
-          compact<T>(gt, twide, p.c, nullptr, gxi);
+          T* twide = tpad + gt->padded;
+          pad_image<T>(*gt, gyi, tpad);
+          conv_avx2::forward(packed.data(), p.c, gt->k, tpad, gt->offs.data(), twide, gt->lw);
+          compact<T>(*gt, twide, p.c, nullptr, gxi);
           return;
         }
       }
