@@ -205,6 +205,21 @@ LOCUS_AVX2 void max_pool_rows(const float* h, const int32_t* hp, float* out, int
   if (x < ow) pool_eight(h, hp, out, ix, ow, ow - 8);  // the last 8 again, overlapping: same values twice
 }
 
+LOCUS_AVX2 void copy_rows(const float* src, int64_t ss, float* dst, int64_t ds, int64_t rows, int64_t n,
+                          const float* add) {
+  for (int64_t r = 0; r < rows; ++r, src += ss, dst += ds) {
+    int64_t t = 0;
+    if (add == nullptr) {
+      for (; t + 8 <= n; t += 8) _mm256_storeu_ps(dst + t, _mm256_loadu_ps(src + t));
+      if (t < n) _mm256_storeu_ps(dst + n - 8, _mm256_loadu_ps(src + n - 8));  // the last 8 again, overlapping
+    } else {
+      const __m256 a = _mm256_broadcast_ss(add);
+      for (; t + 8 <= n; t += 8) _mm256_storeu_ps(dst + t, _mm256_add_ps(_mm256_loadu_ps(src + t), a));
+      if (t < n) _mm256_storeu_ps(dst + n - 8, _mm256_add_ps(_mm256_loadu_ps(src + n - 8), a));
+    }
+  }
+}
+
 }  // namespace locus::cpu::conv_avx2
 
 #else  // not x86: the GEMM path serves
@@ -217,6 +232,7 @@ void forward(const float*, int64_t, int64_t, const float*, const int64_t*, float
 void grad_input(const float*, int64_t, int64_t, const float*, int64_t, const int64_t*, float*) {}
 void grad_weight(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*) {}
 void max_pool_rows(const float*, const int32_t*, float*, int64_t*, int64_t) {}
+void copy_rows(const float*, int64_t, float*, int64_t, int64_t, int64_t, const float*) {}
 }  // namespace locus::cpu::conv_avx2
 
 #endif

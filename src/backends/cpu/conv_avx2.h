@@ -38,4 +38,9 @@ void grad_weight(const float* gy, int64_t oc, int64_t k, const float* pad, const
 /// its position. Needs ow >= 8.
 void max_pool_rows(const float* h, const int32_t* hp, float* out, int64_t* ix, int64_t ow);
 
+/// dst[r * ds + t] = src[r * ss + t] (+ *add when add is not null) for r < rows, t < n: the rows
+/// of a plane, often 7 to 56 wide, in whole vectors (the last one overlapping), not a memmove call
+/// per row. Needs n >= 8, and src and dst apart.
+void copy_rows(const float* src, int64_t ss, float* dst, int64_t ds, int64_t rows, int64_t n, const float* add);
+
 }  // namespace locus::cpu::conv_avx2

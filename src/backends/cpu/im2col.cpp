@@ -279,14 +279,33 @@ void trim_scratch() {
   if (buf.size() * sizeof(T) > kKeepScratch) std::vector<T>().swap(buf);
 }
 
+// dst[r * ds + t] = src[r * ss + t] (+ *add) for r < rows, t < n: a plane's rows, which are short
+// (7 to 56 wide, often): whole vectors for float with AVX2, else a plain loop; a memmove call per
+// row cost as much as a convolution's arithmetic for the CNN's 14-wide rows.
+template <class T>
+void copy_rows(const T* src, int64_t ss, T* dst, int64_t ds, int64_t rows, int64_t n, const T* add = nullptr) {
+  if constexpr (std::is_same_v<T, float>) {
+    static const bool avx2 = conv_avx2::available();
+    if (avx2 && n >= 8) return conv_avx2::copy_rows(src, ss, dst, ds, rows, n, add);
+  }
+  const T a = add != nullptr ? *add : T(0);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* s = src + r * ss;
+    T* d = dst + r * ds;
+    if (add != nullptr)
+      for (int64_t t = 0; t < n; ++t) d[t] = s[t] + a;
+    else
+      for (int64_t t = 0; t < n; ++t) d[t] = s[t];
+  }
+}
+
 // The zero-padded copy of one image (wide layout).
 template <class T>
 void pad_image(const Layout& g, const T* image, T* pad) {
   const P& p = g.one;
   std::fill(pad, pad + g.padded, T(0));
   for (int64_t c = 0; c < p.c; ++c)
-    for (int64_t y = 0; y < p.h; ++y)
-      std::copy_n(image + (c * p.h + y) * p.w, p.w, pad + (c * g.hp + y + p.ph) * g.wp + p.pw);
+    copy_rows<T>(image + c * p.h * p.w, p.w, pad + (c * g.hp + p.ph) * g.wp + p.pw, g.wp, p.h, p.w);
 }
 
 // One image's columns (k rows of g.lw), in `col` unless the image is its own.
@@ -341,14 +360,8 @@ void for_images(int64_t n, F&& image) {
 template <class T>
 void compact(const Layout& g, const T* wide, int64_t channels, const T* bias, T* out) {
   const P& p = g.one;
-  for (int64_t o = 0; o < channels; ++o) {
-    const T b = bias != nullptr ? bias[o] : T(0);
-    for (int64_t r = 0; r < p.oh; ++r) {
-      const T* src = wide + o * g.lw + r * g.wp;
-      T* dst = out + (o * p.oh + r) * p.ow;
-      for (int64_t t = 0; t < p.ow; ++t) dst[t] = src[t] + b;
-    }
-  }
+  for (int64_t o = 0; o < channels; ++o)
+    copy_rows<T>(wide + o * g.lw, g.wp, out + o * p.oh * p.ow, p.ow, p.oh, p.ow, bias != nullptr ? bias + o : nullptr);
 }
 
 // The input gradient of a stride-1 convolution is itself one: the output gradient convolved with
@@ -467,7 +480,7 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
     if (g.wide) {  // the output gradient on the padded width, zero at the junk positions
       std::fill(wide_gy, wide_gy + oc * lw, T(0));
       for (int64_t o = 0; o < oc; ++o)
-        for (int64_t r = 0; r < p.oh; ++r) std::copy_n(gyi + (o * p.oh + r) * p.ow, p.ow, wide_gy + o * lw + r * g.wp);
+        copy_rows<T>(gyi + o * p.oh * p.ow, p.ow, wide_gy + o * lw, g.wp, p.oh, p.ow);
     }
     const T* gyw = g.wide ? wide_gy : gyi;
     T* gwc = sums.data() + c * (oc * k + oc);
@@ -516,8 +529,7 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
       if (!g.implicit)
         for (int64_t r = 0; r < k; ++r) add_run<T>(pad + g.row_at(r), col + r * lw, lw);
       for (int64_t ch = 0; ch < p.c; ++ch)
-        for (int64_t y = 0; y < p.h; ++y)
-          std::copy_n(pad + (ch * g.hp + y + p.ph) * g.wp + p.pw, p.w, gxi + (ch * p.h + y) * p.w);
+        copy_rows<T>(pad + (ch * g.hp + p.ph) * g.wp + p.pw, g.wp, gxi + ch * p.h * p.w, p.w, p.h, p.w);
     }
   });
   for (int64_t c = 0; c < blocks; ++c) {
