@@ -201,6 +201,11 @@ bool cblas_can(int64_t m, int64_t n, int64_t k, int64_t& lda, int64_t a_rows, in
          fix(ldc, m, n);
 }
 
+// Products of kSplitMin to kSplitMax flops are split over the pool (gemm_impl); blocks are
+// multiples of kSplitStep rows or columns.
+constexpr double kSplitMin = 5e5, kSplitMax = 64e6;  // below kSplitMin OpenBLAS runs one thread (m*n*k < 2^18)
+constexpr int64_t kSplitStep = 16;
+
 // True on a thread running a blas_side_by_side body: g_mu is held (unique) by that call, and the
 // BLAS runs one thread, for the whole batch.
 thread_local bool t_side_by_side = false;
@@ -216,8 +221,33 @@ void gemm_impl(Fn Blas::*fn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, 
   }
   const Blas& lib = blas();
   if (lib.*fn && cblas_can(m, n, k, lda, ta ? k : m, ta ? m : k, ldb, tb ? n : k, tb ? k : n, ldc)) {
+    // A mid-sized product runs as single-threaded calls side by side on the pool, each on a block
+    // of C's rows (or columns), not on the BLAS's own threads: those would then spin next to the
+    // pool's after the call, three threads on two cores, and the pool's workers would have to sleep
+    // while they run (and be woken after: tens of microseconds each time on a virtual machine).
+    const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    if (!t_side_by_side && flops >= kSplitMin && flops < kSplitMax) {
+      const bool by_rows = m >= n;
+      const int64_t dim = by_rows ? m : n;
+      const int64_t parts = std::min<int64_t>(num_threads(), dim / kSplitStep);
+      auto part = [&](int64_t i) {
+        // block edges on multiples of kSplitStep (the kernels' register blocks stay whole)
+        const int64_t lo = i * dim / parts / kSplitStep * kSplitStep;
+        const int64_t hi = i + 1 == parts ? dim : (i + 1) * dim / parts / kSplitStep * kSplitStep;
+        if (by_rows)
+          gemm_impl<T>(fn, ta, tb, hi - lo, n, k, alpha, ta ? a + lo : a + lo * lda, lda, b, ldb, beta, c + lo * ldc,
+                       ldc);
+        else
+          gemm_impl<T>(fn, ta, tb, m, hi - lo, k, alpha, a, lda, tb ? b + lo * ldb : b + lo, ldb, beta, c + lo, ldc);
+      };
+      if (parts >= 2 && blas_side_by_side(parts, part)) return;
+    }
     std::shared_lock lock(g_mu, std::defer_lock);
-    if (!t_side_by_side) lock.lock();
+    if (!t_side_by_side) {
+      lock.lock();
+      // OpenBLAS runs larger products on its own threads: the pool's spinning workers make way
+      if (flops >= kSplitMin && g_threads.load(std::memory_order_relaxed) > 1) detail::park_workers();
+    }
     (lib.*fn)(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, int(m), int(n), int(k), alpha, a, int(lda),
               b, int(ldb), beta, c, int(ldc));
     return;

@@ -20,6 +20,9 @@ namespace detail {
 using RangeFn = void (*)(void* ctx, int64_t b, int64_t e);
 /// Splits [begin, end) into `chunks` pieces and runs them on the pool and the calling thread.
 void parallel_run(int64_t begin, int64_t end, int chunks, RangeFn fn, void* ctx);
+/// Makes the pool's spinning workers sleep now: for callers about to run other threads (the
+/// BLAS's own) on the cores the workers would spin on.
+void park_workers() noexcept;
 }  // namespace detail
 
 template <class F>

@@ -4,6 +4,9 @@
 #include <thread>
 
 #include "backends/cpu/parallel_for.h"
+
+#include <mutex>
+#include <set>
 #include "cpu_testing.h"
 
 namespace cpu_test {
@@ -153,6 +156,26 @@ TEST(CpuParallel, SetNumThreadsAndConcurrentCallers) {
     });
   for (std::thread& t : ts) t.join();
   EXPECT_EQ(grand.load(), int64_t{4} * 200 * 100000);
+}
+
+TEST(CpuParallel, ParkedWorkersWakeForTheNextJob) {
+  // park_workers() sends spinning workers to sleep (before the BLAS's own threads run); the next
+  // job must still reach them, and parking with no pool or twice in a row is harmless.
+  locus::cpu::detail::park_workers();
+  for (int round = 0; round < 50; ++round) {
+    std::atomic<int64_t> s{0};
+    std::set<std::thread::id> ids;
+    std::mutex mu;
+    locus::cpu::parallel_for(0, 64, 1, [&](int64_t b, int64_t e) {
+      s += e - b;
+      std::lock_guard<std::mutex> lock(mu);
+      ids.insert(std::this_thread::get_id());
+    });
+    ASSERT_EQ(s.load(), 64);
+    ASSERT_LE(ids.size(), static_cast<size_t>(locus::get_num_threads()));
+    locus::cpu::detail::park_workers();
+    if (round % 2 == 0) locus::cpu::detail::park_workers();
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // locus::cpu::gemm_f32 / gemm_f64 against a naive triple loop in double precision.
 #include "backends/cpu/blas.h"
+#include "locus/parallel.h"
 
 #include <gtest/gtest.h>
 
@@ -230,6 +231,26 @@ TYPED_TEST(GemmTest, ConcurrentCallsFromSeveralThreads) {
         const double tol = std::is_same_v<T, float> ? 1e-3 : 1e-10;
         ASSERT_NEAR(ps[i].c[at], expect[i][at], tol);
       }
+}
+
+TYPED_TEST(GemmTest, MidSizedProductsSplitAtBlockEdges) {
+  // Products of about 0.5 to 64 MFLOP run as single-threaded calls on blocks of C's rows (or
+  // columns, whichever is longer) side by side on the pool, block edges on multiples of 16. With 3
+  // threads: 70 rows -> [0, 16) [16, 32) [32, 70); 40 columns -> [0, 16) [16, 40); 33 -> two
+  // blocks; 31 -> one (not split: the BLAS's own call). Every transpose, padded strides, beta.
+  using T = TypeParam;
+  const int n0 = locus::get_num_threads();
+  locus::set_num_threads(3);
+  const int64_t shapes[][3] = {{70, 40, 300}, {40, 70, 300}, {33, 20, 900}, {20, 33, 900}, {31, 31, 600}};
+  uint32_t seed = 1300;
+  for (auto& s : shapes)
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        Problem<T> p(ta, tb, s[0], s[1], s[2], 3, seed++);
+        p.run_and_check(T(1.25), T(-0.5));
+        if (::testing::Test::HasFatalFailure()) break;
+      }
+  locus::set_num_threads(n0);
 }
 
 TEST(Blas, LeavesTheEnvironmentAsItWas) {
