@@ -199,10 +199,25 @@ LOCUS_AVX2 inline void pool_eight(const float* h, const int32_t* hp, float* out,
 }
 }  // namespace
 
-LOCUS_AVX2 void max_pool_rows(const float* h, const int32_t* hp, float* out, int64_t* ix, int64_t ow) {
-  int64_t x = 0;
-  for (; x + 8 <= ow; x += 8) pool_eight(h, hp, out, ix, ow, x);
-  if (x < ow) pool_eight(h, hp, out, ix, ow, ow - 8);  // the last 8 again, overlapping: same values twice
+LOCUS_AVX2 void max_pool_rows(const float* h, const int32_t* hp, float* out, int64_t* ix, int64_t ow, int64_t rows) {
+  if (ow >= 8) {
+    for (int64_t r = 0; r < rows; ++r, h += 2 * ow, hp += 2 * ow, out += ow, ix += ow) {
+      int64_t x = 0;
+      for (; x + 8 <= ow; x += 8) pool_eight(h, hp, out, ix, ow, x);
+      if (x < ow) pool_eight(h, hp, out, ix, ow, ow - 8);  // the last 8 again, overlapping: same values twice
+    }
+    return;
+  }
+  // Narrow rows: eight outputs from the row's start, the ones past its end landing on the next
+  // rows', which are written next; the last rows, whose eight would pass the end, through a buffer.
+  int64_t r = 0;
+  for (; r * ow + 8 <= rows * ow; ++r, h += 2 * ow, hp += 2 * ow, out += ow, ix += ow) pool_eight(h, hp, out, ix, ow, 0);
+  for (; r < rows; ++r, h += 2 * ow, hp += 2 * ow, out += ow, ix += ow) {
+    float o8[8];
+    int64_t i8[8];
+    pool_eight(h, hp, o8, i8, ow, 0);
+    for (int64_t x = 0; x < ow; ++x) out[x] = o8[x], ix[x] = i8[x];
+  }
 }
 
 LOCUS_AVX2 void copy_rows(const float* src, int64_t ss, float* dst, int64_t ds, int64_t rows, int64_t n,
@@ -231,7 +246,7 @@ void pack_grad_input(const float*, int64_t, int64_t, float*) {}
 void forward(const float*, int64_t, int64_t, const float*, const int64_t*, float*, int64_t) {}
 void grad_input(const float*, int64_t, int64_t, const float*, int64_t, const int64_t*, float*) {}
 void grad_weight(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*) {}
-void max_pool_rows(const float*, const int32_t*, float*, int64_t*, int64_t) {}
+void max_pool_rows(const float*, const int32_t*, float*, int64_t*, int64_t, int64_t) {}
 void copy_rows(const float*, int64_t, float*, int64_t, int64_t, int64_t, const float*) {}
 }  // namespace locus::cpu::conv_avx2
 

@@ -32,11 +32,12 @@ void grad_input(const float* packed, int64_t oc, int64_t k, const float* gy, int
 void grad_weight(const float* gy, int64_t oc, int64_t k, const float* pad, const int64_t* offs, int64_t lw,
                  float* gw);
 
-/// The vertical pass of 2x2 max pooling for one output row (im2col.cpp's pool_rows, for float):
-/// of the top pair maxima h[x] and the bottom ones h[ow + x], with positions hp[x], hp[ow + x],
-/// out[x] gets the bottom one when the top one is not NaN and the bottom one is not <= it, ix[x]
-/// its position. Needs ow >= 8.
-void max_pool_rows(const float* h, const int32_t* hp, float* out, int64_t* ix, int64_t ow);
+/// The vertical pass of 2x2 max pooling for `rows` output rows of ow (im2col.cpp's pool_rows, for
+/// float): for row r, of the top pair maxima h[2r*ow + x] and the bottom ones h[(2r+1)*ow + x], with
+/// positions in hp at the same places, out[r*ow + x] gets the bottom one when the top one is not NaN
+/// and the bottom one is not <= it, ix[r*ow + x] its position. With ow < 8, h and hp must have 8
+/// readable elements past the last row's.
+void max_pool_rows(const float* h, const int32_t* hp, float* out, int64_t* ix, int64_t ow, int64_t rows);
 
 /// dst[r * ds + t] = src[r * ss + t] (+ *add when add is not null) for r < rows, t < n: the rows
 /// of a plane, often 7 to 56 wide, in whole vectors (the last one overlapping), not a memmove call

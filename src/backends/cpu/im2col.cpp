@@ -124,26 +124,28 @@ LOCUS_CPU_CLONES void pool_rows(const compute_t<T>* __restrict h, const int32_t*
   }
 }
 
-// Needs p.h * p.w < 2^31 (positions in int32).
+// `planes` whole planes: the horizontal pass plane by plane (positions within the plane), then
+// the vertical pass over all their output rows at once (rows of 7 or 14 are too short for a
+// vector loop each). h and hp hold planes * 2 * oh * ow elements, plus 8 (the float kernel reads
+// past the last row when rows are narrower than a vector). Needs p.h * p.w < 2^31.
 template <class T>
-void pool2x2_plane(const T* plane, T* o, int64_t* ix, const P& p, compute_t<T>* h, int32_t* hp) {
-  const int64_t rows = 2 * p.oh, ow = p.ow;
-  if (p.w == 2 * ow) {
-    pool_pairs<T>(plane, h, hp, rows * ow, 0);
-  } else {
-    for (int64_t y = 0; y < rows; ++y)
-      pool_pairs<T>(plane + y * p.w, h + y * ow, hp + y * ow, ow, static_cast<int32_t>(y * p.w));
-  }
-  for (int64_t y = 0; y < p.oh; ++y) {
-    if constexpr (std::is_same_v<T, float>) {
-      static const bool avx2 = conv_avx2::available();
-      if (avx2 && ow >= 8) {  // no scalar tail (rows are often 7 to 28 wide)
-        conv_avx2::max_pool_rows(h + 2 * y * ow, hp + 2 * y * ow, o + y * ow, ix + y * ow, ow);
-        continue;
-      }
+void pool2x2_planes(const T* in, T* o, int64_t* ix, int64_t planes, const P& p, compute_t<T>* h, int32_t* hp) {
+  const int64_t ow = p.ow, hl = 2 * p.oh * ow;  // pair maxima per plane
+  for (int64_t q = 0; q < planes; ++q) {
+    const T* plane = in + q * p.h * p.w;
+    if (p.w == 2 * ow) {
+      pool_pairs<T>(plane, h + q * hl, hp + q * hl, hl, 0);
+    } else {
+      for (int64_t y = 0; y < 2 * p.oh; ++y)
+        pool_pairs<T>(plane + y * p.w, h + q * hl + y * ow, hp + q * hl + y * ow, ow, static_cast<int32_t>(y * p.w));
     }
-    pool_rows<T>(h + 2 * y * ow, hp + 2 * y * ow, o + y * ow, ix + y * ow, ow);
   }
+  const int64_t rows = planes * p.oh;
+  if constexpr (std::is_same_v<T, float>) {
+    static const bool avx2 = conv_avx2::available();
+    if (avx2) return conv_avx2::max_pool_rows(h, hp, o, ix, ow, rows);
+  }
+  for (int64_t y = 0; y < rows; ++y) pool_rows<T>(h + 2 * y * ow, hp + 2 * y * ow, o + y * ow, ix + y * ow, ow);
 }
 
 template <class T>
@@ -152,19 +154,21 @@ void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const P& p)
   const int64_t hw = p.h * p.w, l = p.oh * p.ow;
   parallel_for(0, planes, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(l * p.kh * p.kw, 1)),
                [&](int64_t b, int64_t e) {
-    std::vector<C> scratch;  // the horizontal pass of a 2x2 pool (one plane)
-    std::vector<int32_t> picks;
+    if (p.kh == 2 && p.kw == 2 && p.sh == 2 && p.sw == 2 && p.ph == 0 && p.pw == 0 && p.dh == 1 && p.dw == 1 &&
+        hw < (int64_t{1} << 31)) {
+      // the common 2x2 pool: every window inside the plane, no bounds to check; planes in groups
+      // whose pair maxima (h, with their positions) stay in the first-level cache
+      const int64_t group = std::max<int64_t>(1, 4096 / (2 * l));
+      std::vector<C> h(static_cast<size_t>(group * 2 * l + 8));
+      std::vector<int32_t> hp(h.size());
+      for (int64_t q = b; q < e; q += group)
+        pool2x2_planes<T>(in + q * hw, out + q * l, indices + q * l, std::min(group, e - q), p, h.data(), hp.data());
+      return;
+    }
     for (int64_t q = b; q < e; ++q) {
       const T* plane = in + q * hw;
       T* o = out + q * l;
       int64_t* ix = indices + q * l;
-      if (p.kh == 2 && p.kw == 2 && p.sh == 2 && p.sw == 2 && p.ph == 0 && p.pw == 0 && p.dh == 1 && p.dw == 1 &&
-          hw < (int64_t{1} << 31)) {
-        // the common 2x2 pool: every window inside the plane, no bounds to check
-        if (scratch.empty()) scratch.resize(static_cast<size_t>(2 * l)), picks.resize(static_cast<size_t>(2 * l));
-        pool2x2_plane<T>(plane, o, ix, p, scratch.data(), picks.data());
-        continue;
-      }
       for (int64_t y = 0; y < p.oh; ++y) {
         // the window rows inside the plane
         int64_t y0 = y * p.sh - p.ph, i0 = 0, i1 = p.kh;

@@ -231,9 +231,10 @@ TEST(CpuConv2d, OtherDtypesAreLeftToTheCaller) {
 // of 3, odd heights and widths (the last row and column belong to no window), many ties.
 TEST(CpuMaxPool, TwoByTwoMatchesTheWindowScan) {
   for (ScalarType dt : {kFloat, kDouble})
-    for (int64_t w : {26, 27, 16, 7}) {
+    for (int64_t w : {26, 27, 16, 14, 7})
+    for (int64_t planes : {3, 300}) {  // 300 planes: several groups and chunks (threads)
       P p = params(1, 7, w, 2, 2, 0, 1);
-      const int64_t planes = 3, hw = p.h * p.w, l = p.oh * p.ow;
+      const int64_t hw = p.h * p.w, l = p.oh * p.ow;
       std::vector<double> in(static_cast<size_t>(planes * hw));
       for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>((i * 7 + i / 5) % 4);  // ties everywhere
       for (size_t i = 3; i < in.size(); i += 37) in[i] = std::numeric_limits<double>::quiet_NaN();
@@ -252,12 +253,19 @@ TEST(CpuMaxPool, TwoByTwoMatchesTheWindowScan) {
             want[static_cast<size_t>(q * l + y * p.ow + x)] = best;
             want_ix[static_cast<size_t>(q * l + y * p.ow + x)] = static_cast<double>(best_at);
           }
-      HostTensor tin = make(dt, {planes * hw}, in), out = make(dt, {planes * l}), ix = make(kLong, {planes * l});
+      // 8 guard elements past both outputs: the vector kernels must not write there
+      HostTensor tin = make(dt, {planes * hw}, in), out = make(dt, {planes * l + 8}, {-5}),
+                 ix = make(kLong, {planes * l + 8}, {-5});
       ASSERT_TRUE(be().max_pool2d(0, nullptr, dt, tin.ref.buf, out.ref.buf, ix.ref.buf, planes, p));
-      std::vector<double> got = out.values();
+      std::vector<double> got = out.values(), got_ix = ix.values();
+      for (size_t i = static_cast<size_t>(planes * l); i < got.size(); ++i)
+        ASSERT_TRUE(got[i] == -5 && got_ix[i] == -5) << "written past the end: w=" << w << " planes=" << planes;
+      got.resize(static_cast<size_t>(planes * l));
+      got_ix.resize(got.size());
       for (size_t i = 0; i < got.size(); ++i)
-        EXPECT_TRUE(got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i]))) << toString(dt) << " w=" << w << " at " << i;
-      EXPECT_EQ(ix.values(), want_ix) << toString(dt) << " w=" << w;
+        ASSERT_TRUE(got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i])))
+            << toString(dt) << " w=" << w << " planes=" << planes << " at " << i;
+      ASSERT_EQ(got_ix, want_ix) << toString(dt) << " w=" << w << " planes=" << planes;
     }
 }
 
