@@ -440,14 +440,24 @@ LOCUS_CPU_CLONES bool all_finite(const T* __restrict v, int64_t n) {
   return s == T(0);
 }
 
+// all_finite over the pool's threads (a batch's input is a few megabytes).
+template <class T>
+bool all_finite_parallel(const T* v, int64_t n) {
+  std::atomic<bool> ok{true};
+  parallel_for(0, n, kGrainCheap, [&](int64_t b, int64_t e) {
+    if (ok.load(std::memory_order_relaxed) && !all_finite(v + b, e - b)) ok.store(false, std::memory_order_relaxed);
+  });
+  return ok.load();
+}
+
 // The gradients of conv_fwd: gx (the input's), gw (the weight's) and gb (the bias's), each
 // computed only when not null. The weight's and bias's are summed over the images per block, then
 // the blocks' sums are added in block order (deterministic, for any thread count).
 template <class T>
 void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t oc, const P& p) {
   // the wide layout's junk positions meet the input (for gw) and the weight (for gx)
-  const bool finite = (gw == nullptr || all_finite(x, p.n * p.c * p.h * p.w)) &&
-                      (gx == nullptr || all_finite(w, oc * p.c * p.kh * p.kw));
+  const bool finite = (gw == nullptr || all_finite_parallel(x, p.n * p.c * p.h * p.w)) &&
+                      (gx == nullptr || all_finite_parallel(w, oc * p.c * p.kh * p.kw));
   const Layout g(p, finite, implicit_ok<T>(p.n));
   const int64_t k = g.k, lw = g.lw, image_size = p.c * p.h * p.w;
   // the input gradient: as a forward convolution of the output gradient where that applies

@@ -159,6 +159,29 @@ TEST(CpuConv2d, ForwardAndBackwardMatchDirectLoops) {
 
 // Non-finite values reach exactly the gradients they reach in the direct loops (the kernel may
 // compute positions that no output uses; those must not turn 0 * inf into NaN elsewhere).
+// The same check on a batch large enough to be scanned by several threads, the infinity in the
+// last image (the last chunk), float (the AVX2 kernels' layout where the CPU has them).
+TEST(CpuConv2d, NonFiniteValuesInALargeBatchAreFound) {
+  P p = params(1, 32, 32, 3, 1, 0, 1);
+  p.n = 64;
+  const int64_t L = p.oh * p.ow, image = 32 * 32;
+  std::vector<double> in(static_cast<size_t>(p.n * image), 1.0), wt(9, 1.0), gy(static_cast<size_t>(p.n * L), 1.0);
+  in[static_cast<size_t>((p.n - 1) * image + 32)] = std::numeric_limits<double>::infinity();  // last image, row 1, column 0
+  HostTensor tin = make(kFloat, {p.n * image}, in), twt = make(kFloat, {9}, wt), tgy = make(kFloat, {p.n * L}, gy);
+  HostTensor gw = make(kFloat, {9});
+  ASSERT_TRUE(be().conv2d_backward(0, nullptr, kFloat, tin.ref.buf, twt.ref.buf, tgy.ref.buf, backend::Buffer{},
+                                   gw.ref.buf, backend::Buffer{}, 1, p));
+  // row 1, column 0 is read through weight (i, j) by the window at (1 - i, -j): weights (0, 0)
+  // and (1, 0) only; every other weight's gradient is finite (it was NaN from the padded layout)
+  const std::vector<double> got = gw.values();
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 3; ++j) {
+      const double v = got[static_cast<size_t>(i * 3 + j)];
+      if (j == 0 && i < 2) EXPECT_TRUE(std::isinf(v)) << i << "," << j << ": " << v;
+      else EXPECT_EQ(v, static_cast<double>(p.n * L)) << i << "," << j;
+    }
+}
+
 TEST(CpuConv2d, NonFiniteValuesStayWhereTheyBelong) {
   P p = params(1, 5, 5, 3, 1, 0, 1);  // no padding: a row's last outputs sit next to the next row's first inputs
   p.n = 3;
