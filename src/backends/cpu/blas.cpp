@@ -13,7 +13,9 @@
 //
 // Threads: the BLAS runs with exactly blas_set_num_threads() threads (locus::set_num_threads calls it);
 // locus calls it from outside its own parallel regions, so the BLAS's threads replace the pool's for the
-// duration of a call instead of adding to them. OpenBLAS's worker threads busy-wait for a while after each
+// duration of a call instead of adding to them (the pool's spinning workers are parked first). Mid-sized
+// products (kSplitMin to kSplitMax flops) run instead as single-threaded calls on blocks of C, side by
+// side on the pool (docs/gemm.md, "Threads"). OpenBLAS's worker threads busy-wait for a while after each
 // call; we shorten that (OPENBLAS_THREAD_TIMEOUT) so they do not steal the cores from the next locus op.
 //
 // Without OpenBLAS (or for shapes and strides a CBLAS cannot express: 32-bit overflow, zero or
