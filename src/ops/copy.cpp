@@ -196,6 +196,17 @@ Tensor& Tensor::fill_(const Scalar& value) {
     throw Error(std::string("fill_(): value ") + std::to_string(value.toDouble()) + " cannot be converted to " +
                 dtype_name(scalar_type()) + " without overflow or loss; use a floating dtype.");
   Device d = device();
+  if (scalar_type() == kLong && value.isIntegral(false)) {
+    // The backends fill from a double, which holds every int64 only up to 2^53; a larger one goes
+    // as a one-element int64 tensor, broadcast by a copy (int64 to int64, exact on every backend).
+    const int64_t v = value.toLong(), exact = int64_t{1} << 53;
+    if (v > exact || v < -exact) {
+      Tensor one = detail::make_empty({}, kLong, Device(kCPU));
+      *static_cast<int64_t*>(one.data_ptr()) = v;
+      copy_same_device(*this, one.to(d));
+      return *this;
+    }
+  }
   backend::TensorRef o = ops::ref(*this, "fill_");
   backend::TensorRef* refs[] = {&o};
   ops::coalesce(refs, 1);

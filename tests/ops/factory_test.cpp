@@ -1,4 +1,6 @@
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "testing.h"
 
@@ -31,6 +33,25 @@ TEST_P(Factory, FillsOnTheTargetDevice) {
   EXPECT_THROW_MSG(zeros({-1}, o()), Error, "negative dimension -1");
   EXPECT_THROW_MSG(rand({2}, o(kLong)), Error, "expected a floating dtype");
   EXPECT_THROW_MSG(randint(3, 3, {1}, device(d)), Error, "expected low < high");
+}
+
+// Every int64 fills exactly, beyond 2^53 too (a double holds integers exactly only up to there),
+// on a 0-dim tensor and on a strided view; values at 2^53 and below keep the fast fill.
+TEST_P(Factory, Int64FillsAreExactBeyondTwoToThe53) {
+  const int64_t big = (int64_t{1} << 53) + 1, top = std::numeric_limits<int64_t>::max(),
+                low = std::numeric_limits<int64_t>::min() + 1;
+  for (int64_t v : {big, -big, top, low, int64_t{1} << 53}) {
+    Tensor t = full({5}, v, o(kLong));
+    std::vector<int64_t> got(5);
+    std::memcpy(got.data(), t.cpu().data_ptr(), sizeof(int64_t) * 5);
+    EXPECT_EQ(got, std::vector<int64_t>(5, v)) << v;
+    EXPECT_EQ(full({}, v, o(kLong)).item<int64_t>(), v) << v;
+  }
+  Tensor m = zeros({3, 4}, o(kLong));
+  m.select(1, 2).fill_(big);  // a strided view: column 2 only
+  Tensor h = m.cpu();
+  const int64_t* p = static_cast<const int64_t*>(h.data_ptr());
+  for (int64_t i = 0; i < 12; ++i) EXPECT_EQ(p[i], i % 4 == 2 ? big : 0) << i;
 }
 
 TEST_P(Factory, LikeKeepsDeviceAndDtype) {
