@@ -383,10 +383,23 @@ Tensor max_pool2d_direct(const Tensor& x4, const MaxPool2dFuncOptions& o) {
 }
 }  // namespace
 
+namespace {
+// PyTorch's rule for pooling: padding at most half the window in each dim, so no window lies
+// entirely in the padding (a max pool would have nothing to take there, an average nothing to count).
+void check_pool_padding(const char* op, ExpandingArray<2> k, ExpandingArray<2> pad) {
+  for (int i = 0; i < 2; ++i)
+    if (pad[i] > k[i] / 2)
+      throw Error(std::string(op) + "(): padding (" + std::to_string(pad[0]) + ", " + std::to_string(pad[1]) +
+                  ") must be at most half of kernel_size (" + std::to_string(k[0]) + ", " + std::to_string(k[1]) +
+                  ") in each dim, as in PyTorch; use padding <= kernel_size / 2.");
+}
+}  // namespace
+
 Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& o) {
   if (o.ceil_mode()) throw Error("max_pool2d(): ceil_mode=true is not supported yet; pad the input instead.");
   if (input.dim() != 4 && input.dim() != 3)
     throw Error("max_pool2d(): expected a 3-D or 4-D input, got " + ops::shape_str(input.sizes()) + ".");
+  check_pool_padding("max_pool2d", o.kernel_size(), o.padding());
   bool batched = input.dim() == 4;
   Tensor x = batched ? input : input.unsqueeze(0);
   int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
@@ -416,6 +429,7 @@ Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& o) {
   if (o.ceil_mode()) throw Error("avg_pool2d(): ceil_mode=true is not supported yet; pad the input instead.");
   if (input.dim() != 4 && input.dim() != 3)
     throw Error("avg_pool2d(): expected a 3-D or 4-D input, got " + ops::shape_str(input.sizes()) + ".");
+  check_pool_padding("avg_pool2d", o.kernel_size(), o.padding());
   bool batched = input.dim() == 4;
   Tensor x = batched ? input : input.unsqueeze(0);
   int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);

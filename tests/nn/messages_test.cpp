@@ -48,6 +48,15 @@ TEST(NnMessages, ConvolutionAndPooling) {
                    "max_pool2d(): ceil_mode=true is not supported yet; pad the input instead.");
   EXPECT_THROW_MSG(F::max_pool2d(ones({4, 4}), F::MaxPool2dFuncOptions(2)), Error,
                    "max_pool2d(): expected a 3-D or 4-D input, got [4, 4].");
+  EXPECT_THROW_MSG(F::max_pool2d(ones({1, 1, 6, 6}), F::MaxPool2dFuncOptions(3).padding(2)), Error,
+                   "max_pool2d(): padding (2, 2) must be at most half of kernel_size (3, 3) in each dim, as in "
+                   "PyTorch; use padding <= kernel_size / 2.");
+  EXPECT_THROW_MSG(F::max_pool2d(ones({1, 1, 6, 6}), F::MaxPool2dFuncOptions({4, 2}).padding({2, 2})), Error,
+                   "max_pool2d(): padding (2, 2) must be at most half of kernel_size (4, 2) in each dim");
+  EXPECT_THROW_MSG(F::avg_pool2d(ones({1, 1, 6, 6}), F::AvgPool2dFuncOptions(2).padding(2)), Error,
+                   "avg_pool2d(): padding (2, 2) must be at most half of kernel_size (2, 2) in each dim");
+  EXPECT_EQ(F::max_pool2d(ones({1, 1, 6, 6}), F::MaxPool2dFuncOptions({4, 2}).padding({2, 1})).sizes(),
+            IntArrayRef({1, 1, 2, 4}));  // exactly half is allowed (stride = kernel_size)
   EXPECT_THROW_MSG(F::avg_pool2d(ones({1, 1, 4, 4}), F::AvgPool2dFuncOptions(2).ceil_mode(true)), Error,
                    "avg_pool2d(): ceil_mode=true is not supported yet; pad the input instead.");
   EXPECT_THROW_MSG(F::avg_pool2d(ones({4}), F::AvgPool2dFuncOptions(2)), Error,
