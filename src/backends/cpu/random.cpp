@@ -45,11 +45,34 @@ struct Gen {
   }
 };
 
+// Normal values of one block: each Box-Muller pair's radius once, cos and sin of one angle (the
+// same float operations as Gen::value, half the logarithms and roots).
+inline void normal_block(const locus_philox_block& blk, float fa, float fb, float z[4]) {
+  for (int p = 0; p < 4; p += 2) {
+    float u1 = static_cast<float>((blk.x[p] >> 8) + 1u) * LOCUS_PHILOX_U24_SCALE;
+    float u2 = u24(blk.x[p + 1]);
+    float r = std::sqrt(-2.0f * std::log(u1));
+    float angle = kTwoPi * u2;
+    z[p] = fa + fb * (r * std::cos(angle));
+    z[p + 1] = fa + fb * (r * std::sin(angle));
+  }
+}
+
 template <class T>
 void fill_random(T* out, int64_t n, uint64_t seed, uint64_t offset, const Gen& g) {
   const uint64_t c0 = offset / 4;
   const int64_t blocks = (n + 3) / 4;
   parallel_for(0, blocks, kGrainMath / 4, [&](int64_t b, int64_t e) {
+    if (g.kind == RandomKind::Normal) {
+      for (int64_t q = b; q < e; ++q) {
+        float z[4];
+        normal_block(locus_philox(c0 + static_cast<uint64_t>(q), seed), g.fa, g.fb, z);
+        const int64_t i0 = q * 4;
+        const int lanes = static_cast<int>(std::min<int64_t>(4, n - i0));
+        for (int l = 0; l < lanes; ++l) out[i0 + l] = convert<T>(z[l]);
+      }
+      return;
+    }
     for (int64_t q = b; q < e; ++q) {
       locus_philox_block blk = locus_philox(c0 + static_cast<uint64_t>(q), seed);
       int64_t i0 = q * 4;
