@@ -46,8 +46,10 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
     throw Error("copy_(): the source of shape " + ops::shape_str(src.sizes()) +
                 " cannot be broadcast to the destination's shape " + ops::shape_str(sizes()) + ".");
   if (numel() == 0) return *this;
+  ops::check_no_internal_overlap("copy_", *this);
   Device dd = device(), sd = src.device();
   if (dd == sd) {
+    ops::check_no_partial_overlap("copy_", *this, src);
     copy_same_device(*this, src);
     return *this;
   }

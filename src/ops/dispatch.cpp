@@ -12,6 +12,27 @@ backend::Backend& backend_for(Device d) {
   return *b;
 }
 
+void check_no_internal_overlap(const char* op, const Tensor& out) {
+  const TensorImpl* t = out.unsafeGetTensorImpl();
+  for (size_t i = 0; i < t->sizes.size(); ++i)
+    if (t->sizes[i] > 1 && t->strides[i] == 0)
+      throw Error(std::string(op) + "(): unsupported operation: more than one element of the written-to tensor refers "
+                  "to a single memory location (it is an expand()ed view). Please clone() the tensor before performing "
+                  "the operation.");
+}
+
+void check_no_partial_overlap(const char* op, const Tensor& out, const Tensor& in, bool same_ok) {
+  const TensorImpl *a = out.unsafeGetTensorImpl(), *b = in.unsafeGetTensorImpl();
+  if (a == nullptr || b == nullptr || !a->storage || a->storage != b->storage || a->numel == 0 || b->numel == 0) return;
+  if (a != b && (!a->contiguous || !b->contiguous)) return;
+  const int64_t ia = static_cast<int64_t>(element_size(a->dtype)), ib = static_cast<int64_t>(element_size(b->dtype));
+  const int64_t a0 = a->offset * ia, a1 = a0 + a->numel * ia, b0 = b->offset * ib, b1 = b0 + b->numel * ib;
+  if (a1 <= b0 || b1 <= a0) return;  // apart
+  if (same_ok && (a == b || (a0 == b0 && a1 == b1 && a->sizes == b->sizes && ia == ib))) return;  // the same elements
+  throw Error(std::string(op) + "(): unsupported operation: some elements of the input tensor and the written-to "
+              "tensor refer to a single memory location. Please clone() the tensor before performing the operation.");
+}
+
 Device check_same_device(const char* op, std::initializer_list<Arg> args) {
   const Arg* first = nullptr;
   for (const Arg& a : args) {

@@ -24,6 +24,15 @@ struct Arg {
 /// cpu tensor is accepted as a scalar on any device. Returns that device. Throws
 /// DeviceMismatchError with PyTorch's opening words, the argument and the fix.
 Device check_same_device(const char* op, std::initializer_list<Arg> args);
+/// PyTorch's memory-overlap checks for an op that writes `out` in place (or copies into it): two
+/// of out's elements in one memory location (a dim of size > 1 with stride 0, as expand() makes)
+/// is an error, and so is an input that overlaps out only partly (same storage, intersecting
+/// ranges, not the very same elements): the result would depend on the order the kernel visits
+/// them. As in PyTorch, only dense (here: contiguous) views are judged; others pass.
+void check_no_internal_overlap(const char* op, const Tensor& out);
+/// same_ok false: the very same elements are refused too (ops that read an input out of order
+/// while writing, as scatter_add_).
+void check_no_partial_overlap(const char* op, const Tensor& out, const Tensor& in, bool same_ok = true);
 /// True for a 0-dim cpu tensor used with tensors on another device.
 inline bool is_cpu_scalar(const Tensor& t) { return t.dim() == 0 && t.device().is_cpu(); }
 

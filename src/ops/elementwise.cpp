@@ -187,9 +187,13 @@ Tensor binary_scalar_impl(BinaryOp op, const Tensor& a, const Scalar& s, bool sc
 }
 
 // In-place: compute straight into self when the result dtype matches, else through a temporary.
-Tensor& inplace(Tensor& self, const char* name, ScalarType result, const std::function<Tensor(Tensor*)>& f) {
+// `other`: the op's tensor operand, when it has one (checked for a partial overlap with self).
+Tensor& inplace(Tensor& self, const char* name, ScalarType result, const std::function<Tensor(Tensor*)>& f,
+                const Tensor* other = nullptr) {
   if (autograd::should_record(self)) autograd::check_inplace(name, self);
   check_out_cast(name, result, self.scalar_type());
+  ops::check_no_internal_overlap(name, self);
+  if (other != nullptr) ops::check_no_partial_overlap(name, self, *other);
   Tensor r = f(&self);
   if (!r.is_same(self)) {
     if (r.sizes() != self.sizes())
@@ -268,7 +272,7 @@ Tensor Tensor::minimum(const Tensor& o) const { return binary_impl(BinaryOp::Min
 #define LOCUS_INPLACE_T(fn, OP)                                                                  \
   Tensor& Tensor::fn(const Tensor& o) {                                                          \
     ops::check_same_device(#fn, {{"self", this}, {"other", &o}});                                \
-    return inplace(*this, #fn, result_of(*this, o), [&](Tensor* s) { return binary_impl(OP, *this, o, s); }); \
+    return inplace(*this, #fn, result_of(*this, o), [&](Tensor* s) { return binary_impl(OP, *this, o, s); }, &o); \
   }                                                                                              \
   Tensor& Tensor::fn(const Scalar& o) {                                                          \
     return inplace(*this, #fn, result_of(*this, o), [&](Tensor* s) { return binary_scalar_impl(OP, *this, o, false, s); }); \
@@ -280,7 +284,8 @@ LOCUS_INPLACE_T(div_, BinaryOp::Div)
 Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
   ops::check_same_device("add_", {{"self", this}, {"other", &o}});
   Tensor other = alpha.toDouble() == 1.0 ? o : o.mul(alpha);
-  return inplace(*this, "add_", result_of(*this, o), [&](Tensor* s) { return binary_impl(BinaryOp::Add, *this, other, s); });
+  return inplace(*this, "add_", result_of(*this, o), [&](Tensor* s) { return binary_impl(BinaryOp::Add, *this, other, s); },
+                 &o);
 }
 Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
   Scalar v = alpha.toDouble() == 1.0 ? o : Scalar(o.toDouble() * alpha.toDouble());
@@ -289,7 +294,8 @@ Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
 Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
   ops::check_same_device("sub_", {{"self", this}, {"other", &o}});
   Tensor other = alpha.toDouble() == 1.0 ? o : o.mul(alpha);
-  return inplace(*this, "sub_", result_of(*this, o), [&](Tensor* s) { return binary_impl(BinaryOp::Sub, *this, other, s); });
+  return inplace(*this, "sub_", result_of(*this, o), [&](Tensor* s) { return binary_impl(BinaryOp::Sub, *this, other, s); },
+                 &o);
 }
 Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
   Scalar v = alpha.toDouble() == 1.0 ? o : Scalar(o.toDouble() * alpha.toDouble());

@@ -65,6 +65,9 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
 
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
   ops::check_same_device("scatter_add_", {{"self", this}, {"index", &index}, {"src", &src}});
+  ops::check_no_internal_overlap("scatter_add_", *this);
+  ops::check_no_partial_overlap("scatter_add_", *this, src, /*same_ok=*/false);
+  ops::check_no_partial_overlap("scatter_add_", *this, index, /*same_ok=*/false);
   int64_t d = detail::wrap_dim(dim, this->dim(), "scatter_add_");
   if (index.dim() != this->dim() || src.dim() != this->dim())
     throw Error("scatter_add_(): index and src must have as many dimensions as self (" + std::to_string(this->dim()) +

@@ -141,6 +141,38 @@ TEST_P(Elementwise, ZeroDimCpuTensorIsAScalarAnywhere) {
   EXPECT_EQ(values(s - a), (V{9, 8}));
 }
 
+// In-place ops and copy_ refuse, as PyTorch does, to write where the result would depend on the
+// order of the kernel's visits: an expand()ed destination, or an input overlapping it partly.
+// The very same elements (x.add_(x), a view of the same range) and disjoint slices are fine.
+TEST_P(Elementwise, InPlaceOverlapsAreRefused) {
+  const char* partly = "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                       "single memory location. Please clone() the tensor before performing the operation.";
+  const char* internal = "unsupported operation: more than one element of the written-to tensor refers to a single "
+                         "memory location";
+  Tensor x = arange(10, o().dtype(kFloat));
+  Tensor before = x.clone();
+  EXPECT_THROW_MSG(x.slice(0, 1).add_(x.slice(0, 0, 9)), Error, std::string("add_(): ") + partly);
+  EXPECT_THROW_MSG(x.slice(0, 0, 9).mul_(x.slice(0, 1)), Error, std::string("mul_(): ") + partly);
+  EXPECT_THROW_MSG(x.slice(0, 2).sub_(x.slice(0, 0, 8), 2), Error, std::string("sub_(): ") + partly);
+  EXPECT_THROW_MSG(x.slice(0, 1).copy_(x.slice(0, 0, 9)), Error, std::string("copy_(): ") + partly);
+  EXPECT_TRUE(x.equal(before));  // nothing written
+  Tensor e = zeros({1}, o().dtype(kFloat)).expand({3});
+  EXPECT_THROW_MSG(e.add_(ones({3}, o().dtype(kFloat))), Error, std::string("add_(): ") + internal);
+  EXPECT_THROW_MSG(e.add_(1), Error, std::string("add_(): ") + internal);
+  EXPECT_THROW_MSG(e.copy_(ones({3}, o().dtype(kFloat))), Error, std::string("copy_(): ") + internal);
+  // allowed: the same tensor, the same range through another view, disjoint slices, clones
+  x.add_(x);
+  EXPECT_EQ(values(x), values(before * 2));
+  x.view({2, 5}).view({10}).mul_(x);
+  x.slice(0, 0, 5).add_(x.slice(0, 5));
+  x.slice(0, 1).copy_(x.slice(0, 0, 9).clone());
+  Tensor y = arange(10, o().dtype(kFloat)) * 2;
+  y.mul_(y);
+  y.slice(0, 0, 5).add_(y.slice(0, 5));
+  y.slice(0, 1).copy_(y.slice(0, 0, 9).clone());
+  EXPECT_EQ(values(x), values(y));
+}
+
 LOCUS_INSTANTIATE_DEVICES(Elementwise);
 
 TEST(SameDeviceRule, MismatchMessageNamesOpArgumentDevicesAndFix) {

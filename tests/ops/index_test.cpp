@@ -32,6 +32,16 @@ TEST_P(Indexing, IndexSelectGatherScatterAdd) {
   Tensor base = zeros({2, 3}, o());
   Tensor idx = tensor({{0, 1, 1}, {2, 2, 2}}, o(kLong));
   EXPECT_EQ(values(base.scatter_add(1, idx, x)), (V{1, 5, 0, 0, 0, 15}));  // duplicates accumulate
+  // scatter_add_ reads src out of order while it writes: src (or index) sharing self's memory at
+  // all is refused, as in PyTorch, and so is an expand()ed self
+  Tensor y = x.clone();
+  EXPECT_THROW_MSG(y.scatter_add_(1, idx, y), Error,
+                   "scatter_add_(): unsupported operation: some elements of the input tensor and the written-to tensor "
+                   "refer to a single memory location");
+  EXPECT_THROW_MSG(zeros({1, 3}, o()).expand({2, 3}).scatter_add_(1, idx, x), Error,
+                   "scatter_add_(): unsupported operation: more than one element of the written-to tensor refers");
+  EXPECT_TRUE(y.equal(x));  // nothing written
+  EXPECT_EQ(values(y.scatter_add_(1, idx, x.clone())), (V{2, 7, 3, 4, 5, 21}));
   EXPECT_THROW_MSG(x.index_select(1, tensor({3}, o(kLong))), Error, "index 3 is out of bounds");
   EXPECT_THROW_MSG(x.index_select(1, tensor({-1}, o(kLong))), Error, "index -1 is out of bounds");
   EXPECT_THROW_MSG(x.index_select(1, tensor({0.0}, o())), Error, "expected 'index' to be int64");
