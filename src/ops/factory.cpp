@@ -26,6 +26,15 @@ Tensor make(IntArrayRef sizes, const TensorOptions& o, ScalarType dt) {
   return t;
 }
 
+// Factories that fill their tensor in place do it before requires_grad is set: a leaf that
+// requires grad may not be written in place (fill_ would refuse).
+Tensor filled(IntArrayRef sizes, const TensorOptions& o, ScalarType dt, const Scalar& value) {
+  Tensor t = detail::make_empty(sizes, dt, target(o), o.pinned_memory());
+  t.fill_(value);
+  if (o.requires_grad()) t.requires_grad_(true);
+  return t;
+}
+
 int didx(Device d) { return d.index() < 0 ? 0 : d.index(); }
 
 void fill_random(Tensor& t, backend::RandomKind kind, double a, double b) {
@@ -54,23 +63,13 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions
   return base.as_strided(sizes, strides, 0);
 }
 
-Tensor zeros(IntArrayRef sizes, const TensorOptions& o) {
-  Tensor t = make(sizes, o, o.dtype());
-  t.fill_(0);
-  return t;
-}
+Tensor zeros(IntArrayRef sizes, const TensorOptions& o) { return filled(sizes, o, o.dtype(), 0); }
 
-Tensor ones(IntArrayRef sizes, const TensorOptions& o) {
-  Tensor t = make(sizes, o, o.dtype());
-  t.fill_(1);
-  return t;
-}
+Tensor ones(IntArrayRef sizes, const TensorOptions& o) { return filled(sizes, o, o.dtype(), 1); }
 
 Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& o) {
   ScalarType dt = o.has_dtype() ? o.dtype() : value.type();
-  Tensor t = make(sizes, o, dt);
-  t.fill_(value);
-  return t;
+  return filled(sizes, o, dt, value);
 }
 
 Tensor arange(const Scalar& end, const TensorOptions& o) { return arange(0, end, 1, o); }
@@ -109,9 +108,10 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
 Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
 Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
   if (n < 0 || m < 0) throw Error("eye(): n and m must be non-negative, got " + std::to_string(n) + " and " + std::to_string(m) + ".");
-  Tensor t = zeros({n, m}, o);
+  Tensor t = zeros({n, m}, TensorOptions(o).requires_grad(false));
   int64_t k = std::min(n, m);
   if (k > 0) t.as_strided({k}, {m + 1}, 0).fill_(1);
+  if (o.requires_grad()) t.requires_grad_(true);
   return t;
 }
 

@@ -54,6 +54,22 @@ TEST_P(Factory, Int64FillsAreExactBeyondTwoToThe53) {
   for (int64_t i = 0; i < 12; ++i) EXPECT_EQ(p[i], i % 4 == 2 ? big : 0) << i;
 }
 
+// requires_grad in the options: the filled factories fill first, then make the leaf require grad
+// (filling a leaf that requires grad in place is refused).
+TEST_P(Factory, FilledFactoriesTakeRequiresGrad) {
+  TensorOptions g = o().requires_grad(true);
+  for (const Tensor& t : {zeros({2, 3}, g), ones({4}, g), full({2}, 2.5, g), eye(3, g), rand({2}, g), randn({2}, g),
+                          arange(0, 3, 1, g), linspace(0, 1, 3, g), empty({2}, g)}) {
+    EXPECT_TRUE(t.requires_grad());
+    EXPECT_TRUE(t.is_leaf());
+  }
+  EXPECT_EQ(values(ones({3}, g)), V(3, 1.0));
+  EXPECT_EQ(values(eye(2, g)), (V{1, 0, 0, 1}));
+  Tensor z = zeros({3}, g);
+  (z * 2).sum().backward();
+  EXPECT_EQ(values(z.grad()), V(3, 2.0));
+}
+
 TEST_P(Factory, LikeKeepsDeviceAndDtype) {
   Tensor x = zeros({2, 3}, o(kHalf));
   for (const Tensor& t : {empty_like(x), zeros_like(x), ones_like(x), full_like(x, 2), rand_like(x), randn_like(x)}) {
