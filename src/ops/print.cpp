@@ -67,28 +67,45 @@ Formatter make_formatter(const std::vector<double>& vals, ScalarType t) {
   return f;
 }
 
+// PyTorch's line width (torch.set_printoptions(linewidth=80)).
+constexpr int kLineWidth = 80;
+
 void print_rec(std::ostream& os, const std::vector<double>& vals, IntArrayRef sizes, size_t dim, size_t& pos,
                const Formatter& f, int indent, bool summarize, ScalarType t) {
   auto item = [&](double v) {
     std::string s = t == kBool ? (v != 0 ? "True" : "False") : f.fmt(v);
-    s = std::string(static_cast<size_t>(std::max<int>(0, f.width - static_cast<int>(s.size()))), ' ') + s;
-    os << s;
+    return std::string(static_cast<size_t>(std::max<int>(0, f.width - static_cast<int>(s.size()))), ' ') + s;
   };
   int64_t n = sizes[dim];
   bool cut = summarize && n > 6;
+  if (dim + 1 == sizes.size()) {
+    // a row: as many elements per line as fit in the line width after the indent (" ..." counts
+    // as one), continued lines indented under the first element, as PyTorch's _vector_str
+    std::vector<std::string> data;
+    for (int64_t i = 0; i < n; ++i) {
+      if (cut && i == 3) {
+        data.push_back(" ...");
+        i = n - 3;
+      }
+      data.push_back(item(vals[pos++]));
+    }
+    const size_t per_line = static_cast<size_t>(std::max(1, (kLineWidth - indent) / (f.width + 2)));
+    os << "[";
+    for (size_t i = 0; i < data.size(); ++i) {
+      if (i > 0) os << (i % per_line == 0 ? ",\n" + std::string(static_cast<size_t>(indent + 1), ' ') : ", ");
+      os << data[i];
+    }
+    os << "]";
+    return;
+  }
   os << "[";
   for (int64_t i = 0; i < n; ++i) {
     if (cut && i == 3) {
-      os << (dim + 1 == sizes.size() ? " ..., " : "...,\n" + std::string(static_cast<size_t>(indent + 1), ' '));
+      os << "...,\n" + std::string(static_cast<size_t>(indent + 1), ' ');
       i = n - 3;
     }
-    if (dim + 1 == sizes.size()) {
-      item(vals[pos++]);
-      if (i + 1 < n) os << ", ";
-    } else {
-      print_rec(os, vals, sizes, dim + 1, pos, f, indent + 1, summarize, t);
-      if (i + 1 < n) os << "," << std::string(sizes.size() - dim - 1, '\n') << std::string(static_cast<size_t>(indent + 1), ' ');
-    }
+    print_rec(os, vals, sizes, dim + 1, pos, f, indent + 1, summarize, t);
+    if (i + 1 < n) os << "," << std::string(sizes.size() - dim - 1, '\n') << std::string(static_cast<size_t>(indent + 1), ' ');
   }
   os << "]";
 }

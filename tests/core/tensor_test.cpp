@@ -128,6 +128,27 @@ TEST_P(TensorOnDevice, PrintsLikePyTorch) {
   EXPECT_EQ(str(zeros({1100, 3}, device(d))),
             "tensor([[0., 0., 0.],\n        [0., 0., 0.],\n        [0., 0., 0.],\n        ...,\n"
             "        [0., 0., 0.],\n        [0., 0., 0.],\n        [0., 0., 0.]]" + suffix + ")");
+  // rows wrap at 80 columns: as many elements per line as fit after the indent, " ..." counting
+  // as one (PyTorch 1.13's repr of the same tensors, printed by /usr/bin/python3)
+  EXPECT_EQ(str(arange(40, device(d))),
+            "tensor([ 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14, 15, 16, 17,\n"
+            "        18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,\n"
+            "        36, 37, 38, 39]" + suffix + ")");
+  EXPECT_EQ(str(arange(30, TensorOptions().device(d).dtype(kFloat)).view({2, 15}) * 1.5),
+            "tensor([[ 0.0000,  1.5000,  3.0000,  4.5000,  6.0000,  7.5000,  9.0000, 10.5000,\n"
+            "         12.0000, 13.5000, 15.0000, 16.5000, 18.0000, 19.5000, 21.0000],\n"
+            "        [22.5000, 24.0000, 25.5000, 27.0000, 28.5000, 30.0000, 31.5000, 33.0000,\n"
+            "         34.5000, 36.0000, 37.5000, 39.0000, 40.5000, 42.0000, 43.5000]]" + suffix + ")");
+  EXPECT_EQ(str(arange(3000., TensorOptions().device(d).dtype(kFloat)).view({3, 1000}) / 7),
+            "tensor([[0.0000e+00, 1.4286e-01, 2.8571e-01,  ..., 1.4243e+02, 1.4257e+02,\n"
+            "         1.4271e+02],\n"
+            "        [1.4286e+02, 1.4300e+02, 1.4314e+02,  ..., 2.8529e+02, 2.8543e+02,\n"
+            "         2.8557e+02],\n"
+            "        [2.8571e+02, 2.8586e+02, 2.8600e+02,  ..., 4.2814e+02, 4.2829e+02,\n"
+            "         4.2843e+02]]" + suffix + ")");
+  EXPECT_EQ(str(ones({25}, TensorOptions().device(d).requires_grad(true))),
+            "tensor([1., 1., 1., 1., 1., 1., 1., 1., 1., 1., 1., 1., 1., 1., 1., 1., 1., 1.,\n"
+            "        1., 1., 1., 1., 1., 1., 1.]" + suffix + ", requires_grad=True)");
 }
 
 LOCUS_INSTANTIATE_DEVICES(TensorOnDevice);
