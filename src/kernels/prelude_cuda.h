@@ -4,6 +4,7 @@
 #define KERNEL extern "C" __global__
 #define GLOBAL
 #define LOCAL __shared__
+#define LOCAL_PTR
 #define DEVICE_FN static __device__ __forceinline__
 #define BARRIER() __syncthreads()
 

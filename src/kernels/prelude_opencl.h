@@ -14,6 +14,7 @@
 #define KERNEL __kernel
 #define GLOBAL __global
 #define LOCAL __local
+#define LOCAL_PTR __local /* the address space of a pointer to LOCAL memory (a helper's parameter) */
 #define DEVICE_FN static inline
 #define BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
 #define GID(d) ((i64)get_global_id(d))

@@ -1,6 +1,8 @@
 /* Reductions over the trailing dims of `in` (op codes: locus::backend::ReduceOp) and softmax.
  * One work-item per output when the reduced extent is small (reduce_serial), one work-group
- * per output otherwise (reduce_group, RGROUP work-items, a tree in local memory).
+ * per output otherwise (reduce_group, RGROUP work-items, a tree in local memory), and for few
+ * outputs over a long extent several work-groups per output and a combining pass
+ * (reduce_partial, reduce_finish; the OpenCL backend uses them, the CUDA one not yet).
  * Accumulation: ACC (float for 16-bit floats, int64 for integers and bool). The output dtype
  * is T, int64 (integer sums, arg-reductions) or bool (any/all): out_code says which. */
 #include "common.cl"
@@ -112,21 +114,17 @@ KERNEL void reduce_serial(GLOBAL uchar* outb, i64 outo, GLOBAL uchar* inb, i64 i
   }
 }
 
-KERNEL void reduce_group(GLOBAL uchar* outb, i64 outo, GLOBAL uchar* inb, i64 ino, RGeom g,
-                         int op, int out_code) {
-  LOCAL ACC sacc[RGROUP];
-  LOCAL i64 sidx[RGROUP];
-  LOCAL int sfirst[RGROUP];
-  GLOBAL T* in = TYPED(T, inb, ino);
-  i64 o = GROUP_ID(0);
+/* One work-group's reduction of reduced indices [r0, r1) of the slice at `base`: each of the
+ * RGROUP items combines every RGROUP-th element, then a tree in local memory; the result (and
+ * whether the range was empty) lands in sacc[0], sidx[0], sfirst[0]. */
+DEVICE_FN void r_group(GLOBAL T* in, const RGeom* g, i64 base, i64 r0, i64 r1, int op, LOCAL_PTR ACC* sacc,
+                       LOCAL_PTR i64* sidx, LOCAL_PTR int* sfirst) {
   int l = (int)LID(0);
-  i64 oo, base;
-  r_out_offsets(&g, o, &oo, &base);
   ACC acc = r_init(op);
   i64 ai = 0;
   int first = 1;
-  for (i64 r = l; r < g.red_numel; r += RGROUP) {
-    r_combine(op, &acc, &ai, (ACC)LD(in, base + r_in_offset(&g, r)), r, first);
+  for (i64 r = r0 + l; r < r1; r += RGROUP) {
+    r_combine(op, &acc, &ai, (ACC)LD(in, base + r_in_offset(g, r)), r, first);
     first = 0;
   }
   sacc[l] = acc;
@@ -144,7 +142,64 @@ KERNEL void reduce_group(GLOBAL uchar* outb, i64 outo, GLOBAL uchar* inb, i64 in
     }
     BARRIER();
   }
-  if (l == 0) r_store(outb + outo, oo, out_code, op, sacc[0], sidx[0], g.red_numel);
+}
+
+KERNEL void reduce_group(GLOBAL uchar* outb, i64 outo, GLOBAL uchar* inb, i64 ino, RGeom g,
+                         int op, int out_code) {
+  LOCAL ACC sacc[RGROUP];
+  LOCAL i64 sidx[RGROUP];
+  LOCAL int sfirst[RGROUP];
+  i64 oo, base;
+  r_out_offsets(&g, GROUP_ID(0), &oo, &base);
+  r_group(TYPED(T, inb, ino), &g, base, 0, g.red_numel, op, sacc, sidx, sfirst);
+  if (LID(0) == 0) r_store(outb + outo, oo, out_code, op, sacc[0], sidx[0], g.red_numel);
+}
+
+/* Few outputs over a long extent (a full sum, say): reduce_group's one work-group per output
+ * would leave all but one of a GPU's compute units idle. Pass 1, reduce_partial: `parts`
+ * work-groups per output, group (o, p) reducing the p-th of `parts` consecutive chunks of the
+ * extent into slot o * parts + p of (pacc, pidx, pfirst). Pass 2, reduce_finish: one work-item per
+ * output combines its slots in chunk order (so the first occurrence still wins arg ties) and
+ * stores as reduce_group does. */
+KERNEL void reduce_partial(GLOBAL uchar* paccb, i64 pacco, GLOBAL uchar* pidxb, i64 pidxo, GLOBAL uchar* pfb,
+                           i64 pfo, GLOBAL uchar* inb, i64 ino, RGeom g, int op, i64 parts) {
+  LOCAL ACC sacc[RGROUP];
+  LOCAL i64 sidx[RGROUP];
+  LOCAL int sfirst[RGROUP];
+  i64 slot = GROUP_ID(0);
+  i64 o = slot / parts, p = slot % parts;
+  i64 oo, base;
+  r_out_offsets(&g, o, &oo, &base);
+  i64 chunk = (g.red_numel + parts - 1) / parts;
+  i64 r0 = p * chunk;
+  i64 r1 = r0 + chunk < g.red_numel ? r0 + chunk : g.red_numel;
+  r_group(TYPED(T, inb, ino), &g, base, r0, r1, op, sacc, sidx, sfirst);
+  if (LID(0) == 0) {
+    TYPED(ACC, paccb, pacco)[slot] = sacc[0];
+    TYPED(i64, pidxb, pidxo)[slot] = sidx[0];
+    TYPED(int, pfb, pfo)[slot] = sfirst[0];
+  }
+}
+
+KERNEL void reduce_finish(GLOBAL uchar* outb, i64 outo, GLOBAL uchar* paccb, i64 pacco, GLOBAL uchar* pidxb,
+                          i64 pidxo, GLOBAL uchar* pfb, i64 pfo, RGeom g, int op, int out_code, i64 parts) {
+  GLOBAL ACC* pacc = TYPED(ACC, paccb, pacco);
+  GLOBAL i64* pidx = TYPED(i64, pidxb, pidxo);
+  GLOBAL int* pfirst = TYPED(int, pfb, pfo);
+  for (i64 o = GID(0); o < g.out_numel; o += GSIZE(0)) {
+    i64 oo, base;
+    r_out_offsets(&g, o, &oo, &base);
+    ACC acc = r_init(op);
+    i64 ai = 0;
+    int first = 1;
+    for (i64 p = 0; p < parts; ++p) {
+      i64 q = o * parts + p;
+      if (pfirst[q]) continue;
+      r_combine(op, &acc, &ai, pacc[q], pidx[q], first);
+      first = 0;
+    }
+    r_store(outb + outo, oo, out_code, op, acc, ai, g.red_numel);
+  }
 }
 
 #ifdef IS_FLOAT

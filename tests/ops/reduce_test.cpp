@@ -130,4 +130,50 @@ TEST_P(Reduce, FloatSoftmaxRowsMatchDoubleMasksAndNaN) {
   for (int i = 4; i < 8; ++i) EXPECT_TRUE(std::isnan(ms[static_cast<size_t>(i)])) << i;
 }
 
+// Few outputs over a long extent (a full reduction of a million elements): OpenCL splits each
+// output's extent over many work-groups, then combines the parts in order. Exact values (small
+// integers in float), first-occurrence ties and NaN across part boundaries, every op.
+TEST_P(Reduce, LongReductionsWithFewOutputs) {
+  const int64_t n = (int64_t{1} << 20) + 12345;
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>((i * 7) % 13 - 6);
+  v[777777] = v[900000] = 100;  // the maximum twice: the first one is argmax
+  v[123456] = v[1000001] = -100;
+  Tensor cpu = from_blob(v.data(), {n}, TensorOptions().dtype(kFloat)).clone();
+  const double sum = cpu.to(kDouble).sum().item<double>();  // every partial sum is exact, in any order
+  Tensor x = cpu.to(GetParam());
+  EXPECT_EQ(x.sum().item<double>(), sum);
+  EXPECT_NEAR(x.mean().item<double>(), sum / static_cast<double>(n), 1e-6);
+  EXPECT_EQ(x.max().item<double>(), 100);
+  EXPECT_EQ(x.min().item<double>(), -100);
+  EXPECT_EQ(x.argmax().item<int64_t>(), 777777);
+  EXPECT_EQ(x.argmin().item<int64_t>(), 123456);
+  // two outputs over halves, and a transposed (strided) input
+  const int64_t half = int64_t{1} << 19;
+  Tensor y = x.narrow(0, 0, 2 * half).view({2, half});
+  Tensor yc = cpu.narrow(0, 0, 2 * half).view({2, half}).to(kDouble);
+  EXPECT_EQ(values(y.sum(1)), values(yc.sum(1)));
+  // row 0's maximum is 6, first at 11 ((11 * 7) % 13 == 12); row 1 holds both 100s
+  EXPECT_EQ(values(y.argmax(1)), (V{11, static_cast<double>(777777 - half)}));
+  EXPECT_EQ(y.view({1024, 1024}).t().sum().item<double>(), yc.sum().item<double>());
+  // NaN wins max and argmax (its first occurrence)
+  Tensor z = x.clone();
+  z.narrow(0, 500000, 1).fill_(std::numeric_limits<double>::quiet_NaN());
+  z.narrow(0, 600000, 1).fill_(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_TRUE(std::isnan(z.max().item<double>()));
+  EXPECT_EQ(z.argmax().item<int64_t>(), 500000);
+  // integers, products, any / all
+  EXPECT_EQ(arange(n, o()).sum().item<int64_t>(), n * (n - 1) / 2);
+  Tensor p = ones({n}, o());
+  p.narrow(0, 3, 1).fill_(2);
+  p.narrow(0, n - 2, 1).fill_(-4);
+  EXPECT_EQ(p.prod().item<double>(), -8);
+  Tensor b = ones({n}, o().dtype(kBool));
+  EXPECT_TRUE(b.all().item<bool>());
+  b.narrow(0, n - 1, 1).fill_(false);
+  EXPECT_FALSE(b.all().item<bool>());
+  EXPECT_TRUE(b.any().item<bool>());
+  EXPECT_FALSE(zeros({n}, o().dtype(kBool)).any().item<bool>());
+}
+
 LOCUS_INSTANTIATE_DEVICES(Reduce);

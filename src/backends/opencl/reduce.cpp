@@ -1,5 +1,9 @@
 // Reductions over trailing dims and softmax (reduce.cl). A reduction with a short extent runs
-// one work-item per output; a long one a work-group per output with a tree in local memory.
+// one work-item per output; a long one a work-group per output with a tree in local memory; a
+// long one with few outputs (a full sum) many work-groups per output, then a combining pass.
+#include <algorithm>
+
+#include "backends/opencl/check.h"
 #include "backends/opencl/launch.h"
 #include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/runtime.h"
@@ -43,6 +47,10 @@ void append_dims(RGeom& g, const TensorRef& in, const TensorRef* out, int from, 
   }
 }
 
+// Two passes (reduce_partial + reduce_finish) for at most kPartialOutputs outputs, one part per
+// kPartialChunk reduced elements (at most 256 parts per output).
+constexpr int64_t kPartialOutputs = 64, kPartialChunk = 16384;
+
 int reduce_group_size(int index) {
   int l = 1;
   while (l * 2 <= static_cast<int>(default_local(index))) l *= 2;
@@ -70,6 +78,44 @@ void OpenCLBackend::reduce(int index, StreamHandle s, backend::ReduceOp op, cons
   for (int d = out.ndim; d < in.ndim; ++d) g.red_numel *= in.sizes[d];
   if (g.out_numel == 0) return;
   bool group = g.red_numel > 256;
+  // Few outputs over a long extent: several work-groups per output, then a pass that combines
+  // them (reduce.cl: reduce_partial, reduce_finish), so a full reduction uses the whole device.
+  const int64_t parts = std::min<int64_t>(256, g.red_numel / kPartialChunk);
+  if (group && parts >= 2 && g.out_numel <= kPartialOutputs) {
+    const int64_t slots = g.out_numel * parts;
+    const size_t acc_bytes = static_cast<size_t>(slots) * 8;  // ACC is at most 8 bytes
+    ClDevice& dev = Runtime::get().device(index);
+    cl_mem tmp = LOCUS_CL(clCreateBuffer(dev.ctx, CL_MEM_READ_WRITE, acc_bytes * 2 + static_cast<size_t>(slots) * 4,
+                                         nullptr, locus_err),
+                          index, "reduce partials");
+    const backend::Buffer pacc{tmp, 0}, pidx{tmp, acc_bytes}, pfirst{tmp, acc_bytes * 2};
+    try {
+      Launch(index, get_kernel(index, "reduce.cl", in.dtype, "reduce_partial", group_define(index)), s)
+          .buf(pacc)
+          .buf(pidx)
+          .buf(pfirst)
+          .buf(in.buf)
+          .arg(g)
+          .arg(static_cast<int32_t>(op))
+          .arg(parts)
+          .run_groups(slots, static_cast<size_t>(reduce_group_size(index)));
+      Launch(index, get_kernel(index, "reduce.cl", in.dtype, "reduce_finish", group_define(index)), s)
+          .buf(out.buf)
+          .buf(pacc)
+          .buf(pidx)
+          .buf(pfirst)
+          .arg(g)
+          .arg(static_cast<int32_t>(op))
+          .arg(static_cast<int32_t>(out.dtype))
+          .arg(parts)
+          .run1d(g.out_numel);
+    } catch (...) {
+      clReleaseMemObject(tmp);
+      throw;
+    }
+    clReleaseMemObject(tmp);  // freed once the kernels that use it are done
+    return;
+  }
   Kernel& k = get_kernel(index, "reduce.cl", in.dtype, group ? "reduce_group" : "reduce_serial", group_define(index));
   Launch l(index, k, s);
   l.buf(out.buf).buf(in.buf).arg(g).arg(static_cast<int32_t>(op)).arg(static_cast<int32_t>(out.dtype));
