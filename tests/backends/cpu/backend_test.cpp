@@ -1,12 +1,11 @@
 // CPU backend: device properties, raw memory, byte copies, streams/events, and the thread pool.
 #include <atomic>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
 #include "backends/cpu/parallel_for.h"
-
-#include <mutex>
-#include <set>
 #include "cpu_testing.h"
 
 namespace cpu_test {

@@ -236,8 +236,8 @@ TYPED_TEST(GemmTest, ConcurrentCallsFromSeveralThreads) {
 TYPED_TEST(GemmTest, MidSizedProductsSplitAtBlockEdges) {
   // Products of about 0.5 to 64 MFLOP run as single-threaded calls on blocks of C's rows (or
   // columns, whichever is longer) side by side on the pool, block edges on multiples of 16. With 3
-  // threads: 70 rows -> [0, 16) [16, 32) [32, 70); 40 columns -> [0, 16) [16, 40); 33 -> two
-  // blocks; 31 -> one (not split: the BLAS's own call). Every transpose, padded strides, beta.
+  // threads: 70 rows or columns -> [0, 16) [16, 32) [32, 70); 33 -> [0, 16) [16, 33); 31 -> one
+  // block (not split: the BLAS's own call). Every transpose, padded strides, beta.
   using T = TypeParam;
   const int n0 = locus::get_num_threads();
   locus::set_num_threads(3);
