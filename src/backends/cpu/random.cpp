@@ -23,19 +23,10 @@ struct Gen {
   float fa, fb;
   int64_t ia;
   uint64_t range;
+  // Uniform and Bernoulli (normal values come a block at a time: normal_block)
   float value(const locus_philox_block& blk, int lane) const {
-    switch (kind) {
-      case RandomKind::Uniform: return fa + (fb - fa) * u24(blk.x[lane]);
-      case RandomKind::Bernoulli: return u24(blk.x[lane]) < fa ? 1.0f : 0.0f;
-      default: {  // Normal: Box-Muller over lanes (0,1) and (2,3)
-        int p = lane & ~1;
-        float u1 = static_cast<float>((blk.x[p] >> 8) + 1u) * LOCUS_PHILOX_U24_SCALE;
-        float u2 = u24(blk.x[p + 1]);
-        float r = std::sqrt(-2.0f * std::log(u1));
-        float z = (lane & 1) ? r * std::sin(kTwoPi * u2) : r * std::cos(kTwoPi * u2);
-        return fa + fb * z;
-      }
-    }
+    if (kind == RandomKind::Bernoulli) return u24(blk.x[lane]) < fa ? 1.0f : 0.0f;
+    return fa + (fb - fa) * u24(blk.x[lane]);
   }
   int64_t int_value(const locus_philox_block& blk, int lane) const {
     uint64_t v;
@@ -45,8 +36,8 @@ struct Gen {
   }
 };
 
-// Normal values of one block: each Box-Muller pair's radius once, cos and sin of one angle (the
-// same float operations as Gen::value, half the logarithms and roots).
+// Normal values of one block: Box-Muller over lanes (0, 1) and (2, 3), each pair's radius once,
+// the cos and sin of one angle (random.cl computes the same float operations per lane).
 inline void normal_block(const locus_philox_block& blk, float fa, float fb, float z[4]) {
   for (int p = 0; p < 4; p += 2) {
     float u1 = static_cast<float>((blk.x[p] >> 8) + 1u) * LOCUS_PHILOX_U24_SCALE;
