@@ -1,6 +1,7 @@
 #include "io/catalog.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <utility>
 
@@ -62,16 +63,84 @@ std::vector<int64_t> dense_strides(const std::vector<int64_t>& sizes, bool colum
   return st;
 }
 
+namespace {
+
+uint64_t le64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+// A zip archive: a local file header at the start and an end-of-central-directory record (22
+// bytes and a comment of up to 65535 bytes) that ends exactly at the end of the file.
+bool looks_like_zip(const uint8_t* d, size_t n) {
+  if (n < 30 || std::memcmp(d, "PK\x03\x04", 4) != 0) return false;
+  for (size_t i = n - 22;; --i) {
+    if (std::memcmp(d + i, "PK\x05\x06", 4) == 0 && i + 22 + (d[i + 20] | (size_t(d[i + 21]) << 8)) == n) return true;
+    if (i == 0 || n - i > 22 + 65535) return false;
+  }
+}
+
+// safetensors: an 8-byte little-endian header length N that fits the file, then '{'.
+bool looks_like_safetensors(const uint8_t* d, size_t n) {
+  if (n < 10) return false;
+  const uint64_t len = le64(d);
+  return len >= 2 && len <= n - 8 && d[8] == '{';
+}
+
+std::string extension(const std::string& path) {
+  const size_t dot = path.rfind('.');
+  if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return "";
+  std::string e = path.substr(dot);
+  for (char& ch : e) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return e;
+}
+
+}  // namespace
+
+std::string describe_bytes(const uint8_t* d, size_t n) {
+  const size_t k = std::min<size_t>(n, 16);
+  std::string hex, text;
+  static const char* digits = "0123456789abcdef";
+  for (size_t i = 0; i < k; ++i) {
+    if (i) hex += ' ';
+    hex += digits[d[i] >> 4];
+    hex += digits[d[i] & 15];
+    text += d[i] >= 0x20 && d[i] < 0x7f ? static_cast<char>(d[i]) : '.';
+  }
+  return hex + " (\"" + text + "\")";
+}
+
 Catalog parse_any(std::shared_ptr<MappedFile> file) {
   const uint8_t* d = file->data();
-  size_t n = file->size();
-  if (n >= 4 && std::memcmp(d, "PK\x03\x04", 4) == 0) return parse_pytorch(std::move(file));
+  const size_t n = file->size();
+  // Strongest evidence first: each format by its own structure.
+  if (looks_like_zip(d, n)) return parse_pytorch(std::move(file));
+  if (looks_like_safetensors(d, n)) return parse_safetensors(std::move(file));
   if (n >= 6 && std::memcmp(d, "\x93NUMPY", 6) == 0) return parse_npy(std::move(file));
-  if (n >= 2 && d[0] == 0x80 && d[1] <= 5)
+  if (n >= 2 && d[0] == 0x80 && d[1] >= 2 && d[1] <= 5)
     throw CheckpointError("[checkpoint] " + file->path() +
                           ": this is a bare pickle (torch.save with _use_new_zipfile_serialization=False, the "
                           "format before PyTorch 1.6), which locus does not read; re-save it with a current torch.save.");
-  return parse_safetensors(std::move(file));
+  // None of them. A file whose extension names a format gets that parser's reason as well
+  // (a truncated .pt or .safetensors says where it stops).
+  std::string what = "[checkpoint] " + file->path() + ": not a checkpoint locus recognises: ";
+  what += n == 0 ? std::string("the file is empty")
+                 : "its " + std::to_string(n) + " bytes begin " + describe_bytes(d, n);
+  what += ". locus reads safetensors, PyTorch's zip checkpoints (torch.save: .pt, .pth, .bin) and NumPy .npy files.";
+  const std::string ext = extension(file->path());
+  Catalog (*parser)(std::shared_ptr<MappedFile>) = nullptr;
+  if (ext == ".safetensors") parser = parse_safetensors;
+  if (ext == ".pt" || ext == ".pth" || ext == ".bin" || (n >= 4 && std::memcmp(d, "PK\x03\x04", 4) == 0)) parser = parse_pytorch;
+  if (ext == ".npy") parser = parse_npy;
+  if (parser != nullptr) {
+    try {
+      parser(file);
+    } catch (const CheckpointError& e) {
+      what += std::string(" Read as its extension says: ") + e.what();
+    }
+  }
+  throw CheckpointError(what);
 }
 
 const char* safetensors_dtype(ScalarType t) {

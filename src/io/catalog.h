@@ -60,8 +60,14 @@ void check_view(const Catalog& c, const TensorEntry& t);
 Catalog parse_safetensors(std::shared_ptr<MappedFile> file);
 Catalog parse_pytorch(std::shared_ptr<MappedFile> file);
 Catalog parse_npy(std::shared_ptr<MappedFile> file);
-/// Picks the parser from the first bytes (zip: pytorch, \x93NUMPY: npy, else safetensors).
+/// Picks the parser by each format's structure, strongest evidence first: a zip archive (local
+/// header and end-of-central-directory record: pytorch), safetensors (an 8-byte length that fits
+/// the file, then '{'), .npy (\x93NUMPY), then a legacy pickle (refused). Anything else is a
+/// CheckpointError "not a checkpoint locus recognises" showing the first bytes (and, when the
+/// file's extension names a format, that parser's reason).
 Catalog parse_any(std::shared_ptr<MappedFile> file);
+/// Up to 16 bytes as hex and printable text: `80 02 7d ("..}")`.
+std::string describe_bytes(const uint8_t* d, size_t n);
 
 /// safetensors dtype strings ("F32", "BF16", ...); nullptr / false for ones locus lacks.
 const char* safetensors_dtype(ScalarType t);

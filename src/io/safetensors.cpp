@@ -26,9 +26,11 @@ std::string shape_str(const std::vector<int64_t>& s) {
   return r + "]";
 }
 
-// Nesting depth of JSON text, ignoring brackets inside strings.
-int json_depth(const char* p, size_t n) {
+// Nesting depth of JSON text, ignoring brackets inside strings; *end (when given) is the offset
+// just past the bracket that closes the first value (n if it never closes).
+int json_depth(const char* p, size_t n, size_t* end = nullptr) {
   int depth = 0, worst = 0;
+  if (end) *end = n;
   bool in_string = false;
   for (size_t i = 0; i < n; ++i) {
     char ch = p[i];
@@ -40,7 +42,7 @@ int json_depth(const char* p, size_t n) {
     } else if (ch == '{' || ch == '[') {
       worst = std::max(worst, ++depth);
     } else if (ch == '}' || ch == ']') {
-      --depth;
+      if (--depth == 0 && end && *end == n) *end = i + 1;
     }
   }
   return worst;
@@ -67,7 +69,18 @@ Catalog parse_safetensors(std::shared_ptr<MappedFile> file) {
                 " bytes): the file is truncated or not safetensors.");
   const char* h = reinterpret_cast<const char*>(d + 8);
   if (n < 2 || h[0] != '{') fail(c, "the header does not start with '{': not a safetensors file.");
-  if (json_depth(h, n) > 8) fail(c, "the header's JSON nests deeper than 8 levels.");
+  size_t json_end = 0;
+  if (json_depth(h, n, &json_end) > 8) fail(c, "the header's JSON nests deeper than 8 levels.");
+  // The format pads the header with trailing spaces only; NUL padding is a known writer bug.
+  for (size_t i = json_end; i < n; ++i) {
+    if (h[i] == ' ') continue;
+    if (h[i] == '\0')
+      fail(c, "the header is padded with NUL bytes (the first at header byte " + std::to_string(i) +
+                  "); the safetensors format allows only trailing spaces. The writer of this file has a bug: "
+                  "re-save it with safetensors or locus::save.");
+    fail(c, "the header has " + describe_bytes(reinterpret_cast<const uint8_t*>(h + i), n - i) + " after its JSON object (at header byte " +
+                std::to_string(i) + "); the safetensors format allows only trailing spaces there.");
+  }
   const uint8_t* buffer = d + 8 + n;
   const uint64_t buffer_size = size - 8 - n;
 

@@ -522,6 +522,34 @@ TEST(Corrupt, SafetensorsEachProblemNamed) {
   expect_bad(st_file(R"({"w":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,8]}})", data), "overflows");
   expect_bad(st_file(R"({"__metadata__":{"locus.devices":"[1]"},"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", data),
              "locus.devices is not a JSON object");
+  // Padding: trailing spaces only (the format); NUL bytes are a known writer bug, refused.
+  write_bytes(tmp_path("spaces.safetensors"), st_file(ok + "      ", data));
+  EXPECT_EQ(values(load(tmp_path("spaces.safetensors"))["w"]), std::vector<double>({1, 2}));
+  expect_bad(st_file(ok + std::string(6, '\0'), data),
+             "the header is padded with NUL bytes (the first at header byte 54); the safetensors format allows only trailing spaces.");
+  expect_bad(st_file(ok + "  x", data), "the header has 78 (\"x\") after its JSON object (at header byte 56)");
+}
+
+TEST(Corrupt, UnrecognisedFilesShowTheirFirstBytes) {
+  auto expect_bad = [](const std::string& name, const std::string& bytes, const std::string& msg) {
+    const std::string path = tmp_path(name);
+    write_bytes(path, bytes);
+    EXPECT_THROW_MSG(load(path), CheckpointError, msg);
+    EXPECT_THROW_MSG(inspect(path), CheckpointError, msg);
+  };
+  expect_bad("notes.txt", "hello, world\n", "notes.txt: not a checkpoint locus recognises: its 13 bytes begin 68 65 6c 6c 6f 2c 20 77 6f 72 6c 64 0a (\"hello, world.\"). locus reads safetensors, PyTorch's zip checkpoints");
+  expect_bad("empty.bin", "", "empty.bin: not a checkpoint locus recognises: the file is empty.");
+  // A safetensors length that does not fit the file is not taken for safetensors...
+  expect_bad("model.ckpt", le64(4096) + "{}", "its 10 bytes begin 00 10 00 00 00 00 00 00 7b 7d (\"........{}\")");
+  // ...but a file named .safetensors also says why its parser refused it.
+  expect_bad("cut.safetensors", le64(4096) + "{}",
+             "Read as its extension says: [safetensors] " + tmp_path("cut.safetensors") + ": the header length 4096 is longer than the file (10 bytes)");
+  // A legacy pickle keeps its own message; a safetensors header whose length starts with 0x80 is safetensors.
+  expect_bad("old.pt", std::string("\x80\x02\x8a\x0a", 4) + std::string(20, 'x'), "this is a bare pickle");
+  std::string header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}";
+  header.append(0x180 - header.size(), ' ');
+  write_bytes(tmp_path("x80.bin"), st_file(header, float_bytes({1, 2})));
+  EXPECT_EQ(values(load(tmp_path("x80.bin"))["w"]), std::vector<double>({1, 2}));
 }
 
 TEST(Corrupt, PyTorchEachProblemNamed) {
