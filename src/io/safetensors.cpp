@@ -12,6 +12,7 @@
 
 #include "io/catalog.h"
 #include "io/safetensors.h"
+#include "locus/device.h"
 #include "locus/error.h"
 
 namespace locus::io {
@@ -189,7 +190,13 @@ Catalog parse_safetensors(std::shared_ptr<MappedFile> file) {
       if (it == dev.end()) continue;
       if (!it->is_string() || it->get_ref<const std::string&>().size() > 64)
         fail(c, std::string(kDevicesKey) + " has no device string for '" + t.name + "'.");
-      c.storages[t.storage].location = it->get<std::string>();
+      const std::string& loc = it->get_ref<const std::string&>();
+      try {
+        static_cast<void>(Device(loc));
+      } catch (const Error& e) {
+        fail(c, std::string(kDevicesKey) + " gives tensor '" + t.name + "' the device '" + loc + "', which is not a valid device string: " + e.what());
+      }
+      c.storages[t.storage].location = loc;
     }
   }
   for (const auto& t : c.tensors) check_view(c, t);

@@ -3,15 +3,21 @@
 // bytes) and "<name>/version". The pickle goes through the restricted unpickler (pickle.h);
 // nested dicts and lists of tensors are flattened with dotted names ("model.fc.weight"), and
 // scalar leaves (an epoch number, a string) become metadata.
+#include <algorithm>
 #include <unordered_map>
 
 #include "io/catalog.h"
 #include "io/pickle.h"
 #include "io/zip.h"
+#include "locus/device.h"
 #include "locus/error.h"
 
 namespace locus::io {
 namespace {
+
+// Format versions of the archive's "version" record that locus reads: torch.save writes 3 (the
+// lowest version PyTorch's writer produces); 1 and 2 are older archives with the same layout.
+constexpr long kMinVersion = 1, kMaxVersion = 3;
 
 struct Builder {
   Catalog& c;
@@ -19,7 +25,7 @@ struct Builder {
   std::string prefix;  // "archive/"
   std::unordered_map<const PyValue*, size_t> storages;
 
-  size_t storage(const PyValue& s) {
+  size_t storage(const PyValue& s, const std::string& tensor) {
     auto it = storages.find(&s);
     if (it != storages.end()) return it->second;
     for (size_t i = 0; i < c.storages.size(); ++i)  // the same key pickled twice (not memoized)
@@ -34,6 +40,14 @@ struct Builder {
     if (static_cast<uint64_t>(s.i) > rec->second->size / es)
       fail(c, "storage '" + s.s + "' should hold " + std::to_string(s.i) + " elements of " + dtype_name(s.dtype) + " (" +
                   std::to_string(static_cast<uint64_t>(s.i) * es) + " bytes) but its record has " + std::to_string(rec->second->size) + " bytes.");
+    // torch.load restores a storage by its location tag (a device string): refuse a tag the
+    // device parser rejects instead of guessing what it meant ("cuda:01").
+    try {
+      static_cast<void>(Device(s.location));
+    } catch (const Error& err) {
+      fail(c, "tensor '" + tensor + "' has storage location tag '" + s.location.substr(0, 64) + "', which is not a valid device string: " +
+                  err.what() + " The file was not written by torch.save, or was edited.");
+    }
     StorageEntry e;
     e.data = rec->second->data;
     e.nbytes = static_cast<uint64_t>(s.i) * es;
@@ -66,7 +80,7 @@ struct Builder {
         t.sizes = v.sizes;
         t.strides = v.strides;
         t.offset = v.i;
-        t.storage = storage(*v.items.at(0));
+        t.storage = storage(*v.items.at(0), t.name);
         check_view(c, t);
         c.tensors.push_back(std::move(t));
         return;
@@ -112,6 +126,19 @@ Catalog parse_pytorch(std::shared_ptr<MappedFile> file) {
   auto order = b.records.find(b.prefix + "byteorder");
   if (order != b.records.end() && std::string(reinterpret_cast<const char*>(order->second->data), order->second->size) != "little")
     fail(c, "the checkpoint was written on a big-endian machine, which locus does not read.");
+  // The format version (torch.save writes "3"): refuse a newer one rather than misread it.
+  auto version = b.records.find(b.prefix + "version");
+  if (version != b.records.end()) {
+    std::string v(reinterpret_cast<const char*>(version->second->data), std::min<uint64_t>(version->second->size, 32));
+    while (!v.empty() && (v.back() == '\n' || v.back() == '\r' || v.back() == ' ')) v.pop_back();
+    if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos)
+      fail(c, "the version record holds '" + v + "', not a format version number.");
+    const long n = std::stol(v);
+    if (n < kMinVersion || n > kMaxVersion)
+      fail(c, "the archive is format version " + v + ", which locus does not read (it knows versions " + std::to_string(kMinVersion) +
+                  " to " + std::to_string(kMaxVersion) + ", what torch.save writes). Re-save the state dict with a PyTorch that writes version " +
+                  std::to_string(kMaxVersion) + ", or as safetensors.");
+  }
   PyRef root = unpickle(pkl->data, pkl->size, failer);
   if (root->kind != PyValue::Kind::Dict && root->kind != PyValue::Kind::Tensor)
     fail(c, "data.pkl holds neither a dict of tensors nor a tensor.");

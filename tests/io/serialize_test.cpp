@@ -67,11 +67,11 @@ std::string zip_of(const std::vector<std::pair<std::string, std::string>>& entri
 }
 
 // data.pkl for {"w": tensor of 2 floats in storage "0" at `location`} (protocol 2, by hand).
-std::string tiny_pickle(const std::string& global = "torch._utils\n_rebuild_tensor_v2\n", int numel = 2) {
+std::string tiny_pickle(const std::string& global = "torch._utils\n_rebuild_tensor_v2\n", int numel = 2, const std::string& location = "cpu") {
   std::string p = "\x80\x02" "ccollections\nOrderedDict\n)R("s;
   p += "X\x01\0\0\0" "w"s;
   p += "c" + global;
-  p += "((X\x07\0\0\0" "storage" "ctorch\nFloatStorage\n" "X\x01\0\0\0" "0" "X\x03\0\0\0" "cpu" "K"s + std::string(1, char(numel)) + "tQ";
+  p += "((X\x07\0\0\0" "storage" "ctorch\nFloatStorage\n" "X\x01\0\0\0" "0" "X"s + std::string(1, char(location.size())) + "\0\0\0"s + location + "K"s + std::string(1, char(numel)) + "tQ";
   p += "K\0" "K\x02\x85" "K\x01\x85" "\x89" "ccollections\nOrderedDict\n)R" "tR" "u."s;
   return p;
 }
@@ -522,6 +522,8 @@ TEST(Corrupt, SafetensorsEachProblemNamed) {
   expect_bad(st_file(R"({"w":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,8]}})", data), "overflows");
   expect_bad(st_file(R"({"__metadata__":{"locus.devices":"[1]"},"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", data),
              "locus.devices is not a JSON object");
+  expect_bad(st_file(R"({"__metadata__":{"locus.devices":"{\"w\":\"opencl:01\"}"},"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", data),
+             "locus.devices gives tensor 'w' the device 'opencl:01', which is not a valid device string: ");
   // Padding: trailing spaces only (the format); NUL bytes are a known writer bug, refused.
   write_bytes(tmp_path("spaces.safetensors"), st_file(ok + "      ", data));
   EXPECT_EQ(values(load(tmp_path("spaces.safetensors"))["w"]), std::vector<double>({1, 2}));
@@ -580,6 +582,19 @@ TEST(Corrupt, PyTorchEachProblemNamed) {
   expect_bad(model.substr(0, model.size() / 2), "no end-of-central-directory record (the file is truncated)");
   expect_bad("", "the file is empty.");
   expect_bad(std::string("\x80\x02}q\x00.", 6), "bare pickle");
+  // Strict where PyTorch is: a newer format version, a location tag that is not a device string.
+  write_bytes(tmp_path("v3.pt"), zip_of({{"a/data.pkl", tiny_pickle()}, {"a/data/0", data}, {"a/version", "3\n"}}));
+  EXPECT_EQ(values(load(tmp_path("v3.pt"))["w"]), std::vector<double>({1, 2}));
+  expect_bad(zip_of({{"a/data.pkl", tiny_pickle()}, {"a/data/0", data}, {"a/version", "4\n"}}),
+             "the archive is format version 4, which locus does not read (it knows versions 1 to 3, what torch.save writes).");
+  expect_bad(zip_of({{"a/data.pkl", tiny_pickle()}, {"a/data/0", data}, {"a/version", "three"}}), "the version record holds 'three'");
+  const std::string pt = "[pytorch] " + tmp_path("bad.pt") + ": ";
+  expect_bad(zip_of({{"a/data.pkl", tiny_pickle("torch._utils\n_rebuild_tensor_v2\n", 2, "cuda:01")}, {"a/data/0", data}}),
+             pt + "tensor 'w' has storage location tag 'cuda:01', which is not a valid device string: ");
+  expect_bad(zip_of({{"a/data.pkl", tiny_pickle("torch._utils\n_rebuild_tensor_v2\n", 2, "cuda:01")}, {"a/data/0", data}}),
+             "has a leading zero");
+  expect_bad(zip_of({{"a/data.pkl", tiny_pickle("torch._utils\n_rebuild_tensor_v2\n", 2, "gpu0")}, {"a/data/0", data}}),
+             "storage location tag 'gpu0', which is not a valid device string: ");
 }
 
 TEST(Corrupt, NpyEachProblemNamed) {
