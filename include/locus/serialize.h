@@ -6,8 +6,8 @@
 //   auto sd = locus::load("model.pt", "cpu");                     // map_location as torch.load
 //   auto sd = locus::load("model.pt", {{"cuda:0", "opencl:0"}});
 //
-// Formats are recognised by content, not by name: safetensors (read and written), PyTorch's zip
-// checkpoints from torch.save (read), NumPy .npy (one tensor named "array"; locus/npy.h writes).
+// Formats are recognised by content, not by name: safetensors, PyTorch's zip checkpoints
+// (torch.save), NumPy .npy (one tensor named "array"); all three are read and written.
 // Files are mapped (mmap) and every offset, size and shape is checked before anything is
 // allocated; a bad file is a CheckpointError "[format] file: what is wrong".
 //
@@ -90,18 +90,38 @@ void load(const std::shared_ptr<M>& module, const std::string& path, const MapLo
   load(static_cast<nn::Module&>(*module), path, map_location, strict);
 }
 
-/// Writes `dict` as safetensors, atomically (temporary file, fsync, rename), streaming one tensor
-/// at a time. Tensors on any device, of any layout; each tensor's device is kept in the metadata
-/// ("locus.devices", only when some tensor is not on cpu). Writing .pt/.pth is not supported.
+/// The file format save() writes. Auto picks it from the extension: .pt, .pth, .bin: PyTorch's
+/// zip format (torch.load reads it, weights_only=True included); .npy: NumPy (a dict of exactly
+/// one tensor, no metadata; it loads back named "array"); anything else: safetensors.
+enum class CheckpointFormat { Auto, Safetensors, PyTorch, Npy };
+
+/// Writes `dict` atomically (temporary file, fsync, rename: an error or a full disk leaves any
+/// previous file untouched), streaming one storage at a time. Tensors on any device, any layout.
+///  - safetensors: each tensor's bytes, contiguous; each device is kept in the metadata
+///    ("locus.devices", only when some tensor is not on cpu).
+///  - PyTorch: as torch.save(state_dict): tensors keep their strides and offsets and tensors that
+///    share a storage share one record; each storage's location tag is its device ("opencl:0");
+///    metadata entries are str values in the pickled dict (torch.load shows them as such).
 void save(const StateDict& dict, const std::string& path, const Metadata& metadata = {});
+/// The same in the given format, whatever the extension.
+void save(const StateDict& dict, const std::string& path, CheckpointFormat format, const Metadata& metadata = {});
 void save(const nn::Module& module, const std::string& path, const Metadata& metadata = {});
+void save(const nn::Module& module, const std::string& path, CheckpointFormat format, const Metadata& metadata = {});
 template <typename M>
 void save(const nn::ModuleHolder<M>& module, const std::string& path, const Metadata& metadata = {}) {
   save(static_cast<const nn::Module&>(*module.ptr()), path, metadata);
 }
+template <typename M>
+void save(const nn::ModuleHolder<M>& module, const std::string& path, CheckpointFormat format, const Metadata& metadata = {}) {
+  save(static_cast<const nn::Module&>(*module.ptr()), path, format, metadata);
+}
 template <typename M, typename = std::enable_if_t<std::is_base_of_v<nn::Module, M>>>
 void save(const std::shared_ptr<M>& module, const std::string& path, const Metadata& metadata = {}) {
   save(static_cast<const nn::Module&>(*module), path, metadata);
+}
+template <typename M, typename = std::enable_if_t<std::is_base_of_v<nn::Module, M>>>
+void save(const std::shared_ptr<M>& module, const std::string& path, CheckpointFormat format, const Metadata& metadata = {}) {
+  save(static_cast<const nn::Module&>(*module), path, format, metadata);
 }
 
 /// What a checkpoint holds, read from its header without loading any tensor.

@@ -337,4 +337,108 @@ PyRef unpickle(const uint8_t* data, size_t size, const std::function<void(const 
   return Unpickler(data, size, fail).run();
 }
 
+const char* storage_class(ScalarType t) {
+  static const char* names[] = {"torch.FloatStorage", "torch.DoubleStorage", "torch.HalfStorage", "torch.BFloat16Storage",
+                                "torch.LongStorage",  "torch.IntStorage",    "torch.ByteStorage", "torch.BoolStorage",
+                                "torch.CharStorage",  "torch.ShortStorage"};
+  for (const char* n : names) {  // the reader's table decides which of them locus has
+    ScalarType u;
+    if (storage_dtype(n, &u) && u == t) return n;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// Protocol-2 opcodes, each as torch's weights_only unpickler (1.13) reads it.
+struct PickleOut {
+  std::string b;
+  void op(char c) { b += c; }
+  void u32(uint64_t v) {
+    for (int i = 0; i < 4; ++i) b += static_cast<char>((v >> (8 * i)) & 0xff);
+  }
+  void integer(int64_t v) {
+    if (v >= 0 && v < 256) {
+      op('K');
+      b += static_cast<char>(v);
+    } else if (v >= 0 && v < 65536) {
+      op('M');
+      b += static_cast<char>(v & 0xff);
+      b += static_cast<char>(v >> 8);
+    } else if (v >= INT32_MIN && v <= INT32_MAX) {
+      op('J');
+      u32(static_cast<uint32_t>(static_cast<int32_t>(v)));
+    } else {  // LONG1: the shortest little-endian two's complement
+      std::string bytes;
+      uint64_t u = static_cast<uint64_t>(v);
+      for (int i = 0; i < 8; ++i) bytes += static_cast<char>((u >> (8 * i)) & 0xff);
+      while (bytes.size() > 1) {
+        const char last = bytes.back(), prev = bytes[bytes.size() - 2];
+        if ((last == 0 && !(prev & 0x80)) || (last == char(0xff) && (prev & 0x80))) bytes.pop_back();
+        else break;
+      }
+      op(char(0x8a));
+      b += static_cast<char>(bytes.size());
+      b += bytes;
+    }
+  }
+  void str(const std::string& s) {
+    op('X');
+    u32(s.size());
+    b += s;
+  }
+  void global(const std::string& module, const std::string& name) { b += "c" + module + "\n" + name + "\n"; }
+  void tuple(const std::vector<int64_t>& xs) {
+    if (xs.empty()) return op(')');
+    if (xs.size() > 3) op('(');
+    for (int64_t x : xs) integer(x);
+    if (xs.size() <= 3) op(static_cast<char>(0x84 + xs.size()));
+    else op('t');
+  }
+  void ordered_dict() {
+    global("collections", "OrderedDict");
+    op(')');
+    op('R');
+  }
+};
+
+}  // namespace
+
+std::string pickle_state_dict(const std::vector<PickleTensor>& tensors, const std::vector<PickleStorage>& storages,
+                              const std::vector<std::pair<std::string, std::string>>& strings) {
+  PickleOut p;
+  p.b = "\x80\x02";
+  p.ordered_dict();
+  p.op('(');
+  for (const PickleTensor& t : tensors) {
+    const PickleStorage& s = storages.at(t.storage);
+    const std::string cls = storage_class(s.dtype);
+    p.str(t.name);
+    p.global("torch._utils", "_rebuild_tensor_v2");
+    p.op('(');
+    p.op('(');  // the persistent id
+    p.str("storage");
+    p.global("torch", cls.substr(6));
+    p.str(std::to_string(t.storage));
+    p.str(s.location);
+    p.integer(static_cast<int64_t>(s.numel));
+    p.op('t');
+    p.op('Q');
+    p.integer(t.offset);
+    p.tuple(t.sizes);
+    p.tuple(t.strides);
+    p.op(static_cast<char>(0x89));  // requires_grad=False
+    p.ordered_dict();               // no backward hooks
+    p.op('t');
+    p.op('R');
+  }
+  for (const auto& [k, v] : strings) {
+    p.str(k);
+    p.str(v);
+  }
+  p.op('u');
+  p.op('.');
+  return p.b;
+}
+
 }  // namespace locus::io

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "locus/dtype.h"
@@ -34,5 +35,28 @@ struct PyValue {
 
 /// Unpickles `data`. `fail` throws (it prefixes the format and file name).
 PyRef unpickle(const uint8_t* data, size_t size, const std::function<void(const std::string&)>& fail);
+
+/// torch's storage class for a dtype ("torch.FloatStorage"); nullptr for a dtype it has none for.
+const char* storage_class(ScalarType t);
+
+/// What the writer pickles: storages by index, tensors viewing them, string entries.
+struct PickleStorage {
+  ScalarType dtype = kFloat;
+  std::string location;  // "cpu", "opencl:0"
+  uint64_t numel = 0;
+};
+struct PickleTensor {
+  std::string name;
+  std::vector<int64_t> sizes, strides;
+  int64_t offset = 0;
+  size_t storage = 0;  // index: its record is data/<index>
+};
+
+/// data.pkl as torch.save writes it (pickle protocol 2): an OrderedDict of name ->
+/// torch._utils._rebuild_tensor_v2(<persistent id ('storage', torch.<T>Storage, '<index>',
+/// location, numel)>, offset, size, stride, False, OrderedDict()), then the `strings` entries as
+/// str values. Only opcodes torch.load(weights_only=True) of PyTorch 1.13 accepts are used.
+std::string pickle_state_dict(const std::vector<PickleTensor>& tensors, const std::vector<PickleStorage>& storages,
+                              const std::vector<std::pair<std::string, std::string>>& strings);
 
 }  // namespace locus::io

@@ -5,15 +5,19 @@
 #include "locus/serialize.h"
 
 #include <algorithm>
+#include <map>
 #include <cstring>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "core/tensor_impl.h"
 #include "io/catalog.h"
 #include "io/npy.h"
+#include "io/pickle.h"
 #include "io/safetensors.h"
+#include "io/zip.h"
 #include "locus/autograd.h"
 #include "locus/error.h"
 #include "locus/factory.h"
@@ -193,12 +197,9 @@ void load(nn::Module& module, const std::string& path, const MapLocation& map_lo
   module.load_state_dict(load(path, map_location), strict);
 }
 
-void save(const StateDict& dict, const std::string& path, const Metadata& metadata) {
-  const std::string ext = lower_ext(path);
-  if (ext == ".pt" || ext == ".pth" || ext == ".npy")
-    throw CheckpointError("[save] " + path + ": locus writes state dicts as safetensors only" +
-                          std::string(ext == ".npy" ? " (a single tensor goes to .npy with locus::save_npy)" : "") +
-                          "; name the file *.safetensors (torch reads it with safetensors.torch.load_file).");
+namespace {
+
+void save_safetensors(const StateDict& dict, const std::string& path, const Metadata& metadata) {
   std::vector<io::SafetensorsHeaderEntry> entries;
   std::vector<Tensor> tensors;
   nlohmann::json devices = nlohmann::json::object();
@@ -241,6 +242,84 @@ void save(const StateDict& dict, const std::string& path, const Metadata& metada
     if (host.nbytes()) f.write(host.data_ptr(), host.nbytes());
   }
   f.commit();
+}
+
+// PyTorch's zip format, as torch.save writes it: archive/data.pkl, archive/byteorder, one
+// archive/data/<key> record per storage (64-byte aligned, stored), archive/version. Tensors that
+// share a storage share its record; each storage is copied to the host and written in turn.
+void save_pytorch(const StateDict& dict, const std::string& path, const Metadata& metadata) {
+  std::vector<io::PickleTensor> tensors;
+  std::vector<io::PickleStorage> storages;
+  std::vector<Tensor> whole;  // a 1-d view of each storage, in full
+  std::map<std::pair<const void*, ScalarType>, size_t> seen;
+  for (const auto& item : dict) {
+    const Tensor& t = item.value();
+    if (!t.defined()) throw CheckpointError("[save] " + path + ": tensor '" + item.key() + "' is undefined.");
+    if (!io::storage_class(t.scalar_type()))
+      throw CheckpointError("[save] " + path + ": tensor '" + item.key() + "' has dtype " + dtype_name(t.scalar_type()) +
+                            ", which a PyTorch checkpoint cannot hold.");
+    if (metadata.count(item.key()))
+      throw CheckpointError("[save] " + path + ": '" + item.key() + "' is both a tensor and a metadata key.");
+    const std::shared_ptr<Storage>& st = t.impl()->storage;
+    const size_t es = element_size(t.scalar_type());
+    auto [it, fresh] = seen.try_emplace({st.get(), t.scalar_type()}, storages.size());
+    if (fresh) {
+      const int64_t numel = st ? static_cast<int64_t>(st->nbytes / es) : 0;
+      storages.push_back({t.scalar_type(), t.device().str(), static_cast<uint64_t>(numel)});
+      whole.push_back(numel > 0 ? t.detach().as_strided({numel}, {1}, 0) : Tensor());
+    }
+    io::PickleTensor pt;
+    pt.name = item.key();
+    pt.sizes.assign(t.sizes().begin(), t.sizes().end());
+    pt.strides.assign(t.strides().begin(), t.strides().end());
+    pt.offset = t.storage_offset();
+    pt.storage = it->second;
+    tensors.push_back(std::move(pt));
+  }
+  const std::string pkl = io::pickle_state_dict(tensors, storages, std::vector<std::pair<std::string, std::string>>(metadata.begin(), metadata.end()));
+  io::AtomicFile f(path);
+  io::ZipWriter zip([&f](const void* p, size_t n) { f.write(p, n); });
+  zip.add("archive/data.pkl", pkl.data(), pkl.size());
+  zip.add("archive/byteorder", "little", 6);
+  NoGradGuard no_grad;
+  for (size_t i = 0; i < storages.size(); ++i) {
+    Tensor host = whole[i].defined() ? whole[i].to(Device(kCPU)).contiguous() : Tensor();
+    zip.add("archive/data/" + std::to_string(i), host.defined() ? host.data_ptr() : nullptr, host.defined() ? host.nbytes() : 0);
+  }
+  zip.add("archive/version", "3\n", 2);
+  zip.finish();
+  f.commit();
+}
+
+CheckpointFormat format_of(const std::string& path) {
+  const std::string ext = lower_ext(path);
+  if (ext == ".pt" || ext == ".pth" || ext == ".bin") return CheckpointFormat::PyTorch;
+  if (ext == ".npy") return CheckpointFormat::Npy;
+  return CheckpointFormat::Safetensors;
+}
+
+}  // namespace
+
+void save(const StateDict& dict, const std::string& path, CheckpointFormat format, const Metadata& metadata) {
+  if (format == CheckpointFormat::Auto) format = format_of(path);
+  switch (format) {
+    case CheckpointFormat::PyTorch: return save_pytorch(dict, path, metadata);
+    case CheckpointFormat::Npy:
+      if (dict.size() != 1 || !metadata.empty())
+        throw CheckpointError("[save] " + path + ": an .npy file holds one tensor and no metadata, but the state dict has " +
+                              std::to_string(dict.size()) + " tensors" + (metadata.empty() ? "" : " and metadata") +
+                              "; save it as .safetensors or .pt, or pass one tensor to locus::save_npy.");
+      return save_npy(dict[0].value(), path);
+    default: return save_safetensors(dict, path, metadata);
+  }
+}
+
+void save(const StateDict& dict, const std::string& path, const Metadata& metadata) {
+  save(dict, path, CheckpointFormat::Auto, metadata);
+}
+
+void save(const nn::Module& module, const std::string& path, CheckpointFormat format, const Metadata& metadata) {
+  save(module.state_dict(), path, format, metadata);
 }
 
 void save(const nn::Module& module, const std::string& path, const Metadata& metadata) {

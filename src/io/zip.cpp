@@ -1,5 +1,8 @@
 #include "io/zip.h"
 
+#include <zlib.h>
+
+#include <algorithm>
 #include <unordered_set>
 
 namespace locus::io {
@@ -11,7 +14,122 @@ uint64_t le(const uint8_t* p, int n) {
   return v;
 }
 
+// Little-endian integers appended to a byte string.
+void put_le(std::string& s, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) s += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+constexpr uint64_t kMax32 = 0xFFFFFFFF;
+constexpr uint64_t kAlign = 64;  // PyTorch aligns every record so it can be mapped in place
+
 }  // namespace
+
+void ZipWriter::put(const std::string& bytes) {
+  sink_(bytes.data(), bytes.size());
+  at_ += bytes.size();
+}
+
+void ZipWriter::add(const std::string& name, const void* data, uint64_t size) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (uint64_t done = 0; done < size;) {  // zlib takes 32-bit lengths
+    const uInt n = static_cast<uInt>(std::min<uint64_t>(size - done, uint64_t(1) << 30));
+    crc = crc32(crc, static_cast<const Bytef*>(data) + done, n);
+    done += n;
+  }
+  const bool zip64 = force_zip64_ || size >= kMax32;
+  std::string h;
+  put_le(h, 0x04034b50, 4);
+  put_le(h, zip64 ? 45 : 20, 2);  // version needed
+  put_le(h, 0, 2);                // flags
+  put_le(h, 0, 2);                // stored
+  put_le(h, 0, 2);                // time
+  put_le(h, 0x21, 2);             // date: 1980-01-01
+  put_le(h, crc, 4);
+  put_le(h, zip64 ? kMax32 : size, 4);
+  put_le(h, zip64 ? kMax32 : size, 4);
+  put_le(h, name.size(), 2);
+  std::string extra;
+  if (zip64) {
+    put_le(extra, 0x0001, 2);
+    put_le(extra, 16, 2);
+    put_le(extra, size, 8);
+    put_le(extra, size, 8);
+  }
+  const uint64_t unpadded = at_ + 30 + name.size() + extra.size() + 4;
+  const uint64_t pad = (kAlign - unpadded % kAlign) % kAlign;
+  put_le(extra, 0x4246, 2);  // "FB": padding
+  put_le(extra, pad, 2);
+  extra.append(pad, 'Z');
+  put_le(h, extra.size(), 2);
+  written_.push_back({name, static_cast<uint32_t>(crc), size, at_});
+  put(h + name + extra);
+  if (size > 0) sink_(data, size);
+  at_ += size;
+}
+
+void ZipWriter::finish() {
+  const uint64_t cd_offset = at_;
+  std::string cd;
+  for (const Written& w : written_) {
+    const bool big_size = force_zip64_ || w.size >= kMax32, big_offset = force_zip64_ || w.offset >= kMax32;
+    std::string extra;
+    if (big_size || big_offset) {
+      put_le(extra, 0x0001, 2);
+      put_le(extra, (big_size ? 16 : 0) + (big_offset ? 8 : 0), 2);
+      if (big_size) put_le(extra, w.size, 8), put_le(extra, w.size, 8);
+      if (big_offset) put_le(extra, w.offset, 8);
+    }
+    const int version = extra.empty() ? 20 : 45;
+    put_le(cd, 0x02014b50, 4);
+    put_le(cd, version, 2);  // made by (MS-DOS attributes)
+    put_le(cd, version, 2);  // needed
+    put_le(cd, 0, 2);
+    put_le(cd, 0, 2);
+    put_le(cd, 0, 2);
+    put_le(cd, 0x21, 2);
+    put_le(cd, w.crc, 4);
+    put_le(cd, big_size ? kMax32 : w.size, 4);
+    put_le(cd, big_size ? kMax32 : w.size, 4);
+    put_le(cd, w.name.size(), 2);
+    put_le(cd, extra.size(), 2);
+    put_le(cd, 0, 2);  // comment
+    put_le(cd, 0, 2);  // disk
+    put_le(cd, 0, 2);  // internal attributes
+    put_le(cd, 0, 4);  // external attributes
+    put_le(cd, big_offset ? kMax32 : w.offset, 4);
+    cd += w.name + extra;
+  }
+  put(cd);
+  const uint64_t n = written_.size();
+  const bool zip64 = force_zip64_ || n >= 0xFFFF || cd_offset >= kMax32 || cd.size() >= kMax32;
+  std::string end;
+  if (zip64) {
+    const uint64_t record = at_;
+    put_le(end, 0x06064b50, 4);
+    put_le(end, 44, 8);  // size of the rest of this record
+    put_le(end, 45, 2);
+    put_le(end, 45, 2);
+    put_le(end, 0, 4);
+    put_le(end, 0, 4);
+    put_le(end, n, 8);
+    put_le(end, n, 8);
+    put_le(end, cd.size(), 8);
+    put_le(end, cd_offset, 8);
+    put_le(end, 0x07064b50, 4);  // locator
+    put_le(end, 0, 4);
+    put_le(end, record, 8);
+    put_le(end, 1, 4);
+  }
+  put_le(end, 0x06054b50, 4);
+  put_le(end, 0, 2);
+  put_le(end, 0, 2);
+  put_le(end, zip64 ? 0xFFFF : n, 2);
+  put_le(end, zip64 ? 0xFFFF : n, 2);
+  put_le(end, zip64 ? kMax32 : cd.size(), 4);
+  put_le(end, zip64 ? kMax32 : cd_offset, 4);
+  put_le(end, 0, 2);
+  put(end);
+}
 
 std::vector<ZipEntry> read_zip(const uint8_t* d, uint64_t size, const std::function<void(const std::string&)>& fail) {
   auto bad = [&](const std::string& what) {

@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -215,7 +216,6 @@ TEST(Safetensors, AtomicWriteLeavesNoTemporaryAndKeepsOldFileOnError) {
   int st;
   std::string left = run("ls " + tmp_path("atomic.safetensors") + ".tmp-* 2>/dev/null | wc -l", &st);
   EXPECT_EQ(left, "0\n");
-  EXPECT_THROW_MSG(save(StateDict(), tmp_path("x.pt")), CheckpointError, "name the file *.safetensors");
   EXPECT_THROW_MSG(save(StateDict(), "/nonexistent-dir/x.safetensors"), CheckpointError, "cannot create a temporary file next to '/nonexistent-dir/x.safetensors'");
 }
 
@@ -408,6 +408,56 @@ TEST(PyTorchInterop, PythonReadsWhatLocusWrites) {
                         &st);
   EXPECT_EQ(st, 0) << out;
   EXPECT_NE(out.find("OK 5 tensors"), std::string::npos) << out;
+}
+
+TEST(PyTorchInterop, TorchLoadsWhatLocusWrites) {
+  ASSERT_TRUE(have_torch()) << "Debian's python3-torch is not installed; scripts/install-deps installs it";
+  // Every dtype locus has, on every device, plain and as views; views of one storage per device.
+  StateDict sd;
+  std::string groups;
+  for (const Device& d : all_devices()) {
+    const std::string p = d.str() + ".";
+    for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kByte, kBool}) {
+      Tensor t = ar(12, dt, dt == kLong ? 1e9 : 0.75, -4).reshape({3, 4}).to(d);
+      sd.insert(p + dtype_name(dt), t);
+      sd.insert(p + dtype_name(dt) + ".t", t.t());
+      groups += p + dtype_name(dt) + "," + p + dtype_name(dt) + ".t;";
+    }
+    Tensor base = ar(24, kFloat).reshape({4, 6}).to(d);
+    sd.insert(p + "base", base);
+    sd.insert(p + "row", base.select(0, 1));
+    sd.insert(p + "col", base.select(1, 2));
+    sd.insert(p + "sliced", base.slice(1, 1, 5, 2));
+    groups += p + "base," + p + "row," + p + "col," + p + "sliced;";
+    sd.insert(p + "scalar", full({}, 2.5, TensorOptions().device(d)));
+    sd.insert(p + "empty", zeros({0, 3}, TensorOptions().device(d).dtype(kHalf)));
+    Tensor nan = full({3}, std::nan(""), TensorOptions().device(d));
+    sd.insert(p + "nan", nan);
+  }
+  const std::string pt = tmp_path("for_torch.pt"), st = tmp_path("for_torch.safetensors");
+  save(sd, pt);
+  save(sd, st);
+  // A cpu-only checkpoint loads with no map_location at all, as the tutorials do.
+  StateDict cpu_only;
+  for (const auto& item : sd)
+    if (item.value().is_cpu()) cpu_only.insert(item.key(), item.value());
+  const std::string cpu_pt = tmp_path("cpu_for_torch.pt"), cpu_st = tmp_path("cpu_for_torch.safetensors");
+  save(cpu_only, cpu_pt);
+  save(cpu_only, cpu_st);
+  // A module's state dict loads into the same PyTorch module.
+  nn::Sequential seq(nn::Linear(4, 3), nn::BatchNorm1d(3));
+  const std::string module_pt = tmp_path("module_for_torch.pth");
+  save(seq, module_pt);
+  int status;
+  std::string out = run("/usr/bin/python3 " + std::string(LOCUS_SOURCE_DIR) + "/tests/io/read_pt_in_torch.py " + pt + " " + st +
+                            " cpu '" + groups + "' " + cpu_pt + " " + cpu_st + " - 'cpu.base,cpu.row,cpu.col,cpu.sliced' " +
+                            module_pt + " module - -",
+                        &status);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("OK " + std::to_string(sd.size()) + " tensors\nOK " + std::to_string(cpu_only.size()) +
+                     " tensors\nOK module loaded, num_batches_tracked 0\n"),
+            std::string::npos)
+      << out;
 }
 
 // ---- .npy --------------------------------------------------------------------------------------------
