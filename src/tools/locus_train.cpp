@@ -44,7 +44,8 @@ const char* kUsage =
     "  --pin-memory      batches in page-locked memory, copied asynchronously (accelerators)\n"
     "  --limit N         at most N batches per epoch and per evaluation (quick runs)\n"
     "  --data DIR        directory with the IDX files (default /usr/share/datasets/fashion-mnist)\n"
-    "  --save FILE       writes a checkpoint (safetensors) after every epoch\n"
+    "  --save FILE       writes a checkpoint after every epoch: PyTorch's format for .pt/.pth/.bin\n"
+    "                    (torch.load reads it), safetensors otherwise\n"
     "  --resume FILE     continues from a checkpoint written by --save\n"
     "  --seed N          initialisation and shuffling seed (default 0)\n"
     "  --plot FILE.svg   writes the loss and accuracy curves\n"
@@ -146,7 +147,7 @@ nn::Sequential make_model(const std::string& kind) {
 }
 
 // ---- checkpoint ------------------------------------------------------------------------------
-// safetensors through locus::save/load: model tensors as "model.<name>", optimizer state as
+// locus::save/load (the format by --save's extension: .pt/.pth/.bin PyTorch, else safetensors): model tensors as "model.<name>", optimizer state as
 // "optim.<key>", and in the metadata the epochs completed ("epoch") and the model kind ("model").
 void save_checkpoint(const std::string& path, const nn::Module& model, const locus::optim::Optimizer& opt,
                      const std::string& kind, int64_t epoch) {
@@ -168,8 +169,8 @@ int64_t load_checkpoint(const std::string& path, nn::Module& model, locus::optim
     if (k == "epoch") saved_epoch = v;
     if (k == "model") saved_kind = v;
   }
-  if (info.format != "safetensors" || saved_epoch.empty() || saved_kind.empty())
-    throw bad("not a locus-train checkpoint (a safetensors file with 'epoch' and 'model' in its metadata, as --save "
+  if ((info.format != "safetensors" && info.format != "pytorch") || saved_epoch.empty() || saved_kind.empty())
+    throw bad("not a locus-train checkpoint (a safetensors or .pt file with 'epoch' and 'model' in its metadata, as --save "
               "writes).");
   if (saved_kind != kind)
     throw bad("is a checkpoint of --model " + saved_kind + ", but this run trains --model " + kind +

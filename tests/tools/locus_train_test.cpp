@@ -84,6 +84,26 @@ TEST(LocusTrainTool, SavesResumesAndPlots) {
   std::remove(svg.c_str());
 }
 
+// --save x.pt writes PyTorch's format (the extension decides) and --resume reads it back.
+TEST(LocusTrainTool, SavesAndResumesPyTorchFormat) {
+  ASSERT_TRUE(have_dataset()) << "dataset-fashion-mnist is not installed; scripts/install-deps installs it (make test runs it)";
+  std::string ckpt = tmp_path("mlp.pt");
+  std::remove(ckpt.c_str());
+  const std::string common = "--device cpu --model mlp --limit 2 --workers 0 ";
+  auto [rc, out] = train(common + "--epochs 1 --save " + ckpt);
+  ASSERT_EQ(rc, 0) << out;
+  CheckpointInfo info = inspect(ckpt);
+  EXPECT_EQ(info.format, "pytorch");
+  std::map<std::string, std::string> meta(info.metadata.begin(), info.metadata.end());
+  EXPECT_EQ(meta["epoch"], "1");
+  EXPECT_EQ(meta["model"], "mlp");
+  EXPECT_EQ(load(ckpt).find("model.1.weight")->sizes(), (std::vector<int64_t>{256, 784}));
+  auto [rc2, out2] = train(common + "--epochs 2 --resume " + ckpt);
+  ASSERT_EQ(rc2, 0) << out2;
+  EXPECT_NE(out2.find("resumed from " + ckpt + " after epoch 1"), std::string::npos) << out2;
+  std::remove(ckpt.c_str());
+}
+
 TEST(LocusTrainTool, RejectsBadFlagsWithUsage) {
   for (const char* args : {"--model foo", "--epochs 0", "--bogus", "--epochs", "--scheduler step", "--lr -1"}) {
     auto [rc, out] = train(args);
