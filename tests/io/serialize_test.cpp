@@ -1,10 +1,14 @@
 // Checkpoints: state dicts, safetensors, PyTorch .pt, map_location, .npy, DLPack, corrupt files.
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -217,6 +221,96 @@ TEST(Safetensors, AtomicWriteLeavesNoTemporaryAndKeepsOldFileOnError) {
   std::string left = run("ls " + tmp_path("atomic.safetensors") + ".tmp-* 2>/dev/null | wc -l", &st);
   EXPECT_EQ(left, "0\n");
   EXPECT_THROW_MSG(save(StateDict(), "/nonexistent-dir/x.safetensors"), CheckpointError, "cannot create a temporary file next to '/nonexistent-dir/x.safetensors'");
+}
+
+namespace {
+// How many temporary files save() left next to `path`.
+size_t leftovers(const std::string& path) {
+  const std::string dir = path.substr(0, path.rfind('/')), base = path.substr(path.rfind('/') + 1) + ".tmp-";
+  size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) n += e.path().filename().string().rfind(base, 0) == 0;
+  return n;
+}
+}  // namespace
+
+// A save that fails half-way (a tensor that cannot be copied back to the host: the host is out of
+// memory) leaves the previous checkpoint byte for byte and no temporary file, in both formats.
+TEST(Interrupted, TensorThatCannotBeReadBackKeepsThePreviousFile) {
+  if (!has_opencl()) GTEST_SKIP() << "no OpenCL device (a cpu tensor needs no copy to be read back)";
+  for (const Device& d : all_devices()) {
+    if (d.is_cpu()) continue;
+    for (const std::string ext : {".safetensors", ".pt"}) {
+      SCOPED_TRACE(d.str() + " " + ext);
+      const std::string path = tmp_path("interrupted" + ext);
+      StateDict old;
+      old.insert("w", ar(6, kFloat));
+      save(old, path);
+      const std::string before = read_bytes(path);
+      StateDict sd;
+      sd.insert("small", ar(4, kFloat).to(d));
+      sd.insert("big", ar(1 << 21, kFloat).reshape({1024, 2048}).to(d).t());  // 8 MiB
+      empty_cache(Device(kCPU));
+      set_memory_limit(memory_reserved(Device(kCPU)) + (64 << 10), Device(kCPU));
+      try {
+        save(sd, path);
+        ADD_FAILURE() << "expected the host copy to run out of memory";
+      } catch (const OutOfMemoryError& e) {
+        EXPECT_NE(std::string(e.what()).find("out of memory"), std::string::npos) << e.what();
+      }
+      set_memory_limit(0, Device(kCPU));
+      EXPECT_EQ(read_bytes(path), before);
+      EXPECT_EQ(leftovers(path), 0u);
+      expect_same(load(path)["w"], ar(6, kFloat));
+    }
+  }
+}
+
+// A full disk (RLIMIT_FSIZE in a child process, SIGXFSZ ignored so write() fails with EFBIG):
+// the error names the temporary file, the previous checkpoint stays byte for byte, nothing is left.
+TEST(Interrupted, FullDiskKeepsThePreviousFile) {
+  for (const std::string ext : {".safetensors", ".pt"}) {
+    SCOPED_TRACE(ext);
+    const std::string path = tmp_path("full-disk" + ext);
+    StateDict old;
+    old.insert("w", ar(6, kFloat));
+    save(old, path);
+    const std::string before = read_bytes(path);
+    StateDict sd;  // contiguous cpu tensors: the child saves without the thread pool
+    sd.insert("a", ar(1 << 16, kFloat));
+    sd.insert("b", ar(1 << 16, kDouble));
+    const std::string msg_path = tmp_path("full-disk-msg.txt");
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      std::signal(SIGXFSZ, SIG_IGN);
+      struct rlimit lim = {64 << 10, 64 << 10};
+      setrlimit(RLIMIT_FSIZE, &lim);
+      int code = 3;
+      std::string what;
+      try {
+        save(sd, path);
+        code = 2;
+      } catch (const CheckpointError& e) {
+        what = e.what();
+        code = 0;
+      } catch (const std::exception& e) {
+        what = e.what();
+        code = 1;
+      }
+      FILE* f = std::fopen(msg_path.c_str(), "w");
+      if (f) std::fputs(what.substr(0, 1000).c_str(), f), std::fclose(f);
+      _exit(code);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    const std::string what = read_bytes(msg_path);
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "2: the save succeeded; 1: not a CheckpointError: " << what;
+    EXPECT_NE(what.find("cannot write '" + path + ".tmp-"), std::string::npos) << what;
+    EXPECT_NE(what.find("File too large"), std::string::npos) << what;
+    EXPECT_EQ(read_bytes(path), before);
+    EXPECT_EQ(leftovers(path), 0u);
+  }
 }
 
 // ---- devices and map_location -----------------------------------------------------------------------
