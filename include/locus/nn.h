@@ -1,5 +1,6 @@
 #pragma once
 // locus::nn: modules, layers, functional and init (libtorch's torch::nn).
+#include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/init.h"
 #include "locus/nn/module.h"
@@ -10,4 +11,5 @@
 #include "locus/nn/modules/loss.h"
 #include "locus/nn/modules/normalization.h"
 #include "locus/nn/ordered_dict.h"
+#include "locus/nn/parallel/data_parallel.h"
 #include "locus/nn/utils.h"

@@ -68,6 +68,10 @@ EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options
       throw Error("Embedding: padding_idx (" + std::to_string(pad) + ") must be within num_embeddings (" + std::to_string(n) + ").");
     if (pad < 0) options.padding_idx(pad + n);
   }
+  reset();
+}
+
+void EmbeddingImpl::reset() {
   TensorOptions o = detail::placement(options.device(), options.dtype());
   weight = register_parameter("weight", empty({options.num_embeddings(), options.embedding_dim()}, o));
   reset_parameters();
@@ -122,6 +126,10 @@ Conv2dImpl::Conv2dImpl(const Conv2dOptions& options_) : options(options_) {
     throw Error("Conv2d: in_channels (" + std::to_string(options.in_channels()) + ") and out_channels (" +
                 std::to_string(options.out_channels()) + ") must be divisible by groups (" +
                 std::to_string(options.groups()) + ").");
+  reset();
+}
+
+void Conv2dImpl::reset() {
   TensorOptions o = detail::placement(options.device(), options.dtype());
   weight = register_parameter("weight", empty({options.out_channels(), options.in_channels() / options.groups(),
                                                options.kernel_size()[0], options.kernel_size()[1]}, o));
@@ -181,6 +189,10 @@ void AdaptiveAvgPool2dImpl::pretty_print(std::ostream& stream) const {
 // ---- normalization --------------------------------------------------------------------------
 BatchNormImplBase::BatchNormImplBase(const BatchNormOptions& options_, int64_t expected_dim, const char* kind)
     : options(options_), expected_dim_(expected_dim), kind_(kind) {
+  reset();
+}
+
+void BatchNormImplBase::reset() {
   TensorOptions o = detail::placement(options.device(), options.dtype());
   int64_t c = options.num_features();
   if (options.affine()) {
@@ -246,7 +258,9 @@ Tensor BatchNormImplBase::forward(const Tensor& input) {
                                     .eps(options.eps()));
 }
 
-LayerNormImpl::LayerNormImpl(const LayerNormOptions& options_) : options(options_) {
+LayerNormImpl::LayerNormImpl(const LayerNormOptions& options_) : options(options_) { reset(); }
+
+void LayerNormImpl::reset() {
   if (options.elementwise_affine()) {
     TensorOptions o = detail::placement(options.device(), options.dtype());
     weight = register_parameter("weight", empty(options.normalized_shape(), o));
@@ -289,9 +303,37 @@ void ModuleDictImpl::pretty_print(std::ostream& stream) const { stream << "locus
 
 Tensor SequentialImpl::forward(const Tensor& input) {
   if (forwards_.empty()) throw Error("Sequential::forward(): cannot call forward() on an empty Sequential.");
-  Tensor x = forwards_[0](input);
-  for (size_t i = 1; i < forwards_.size(); ++i) x = forwards_[i](x);
+  Tensor x = forwards_[0](*modules_[0], input);
+  for (size_t i = 1; i < forwards_.size(); ++i) x = forwards_[i](*modules_[i], x);
   return x;
+}
+
+// Containers are cloned child by child: their children come from the caller, not from reset().
+std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<SequentialImpl>();
+  auto names = named_children();
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    std::shared_ptr<Module> child = modules_[i]->clone(device);
+    copy->register_module(names.keys()[i], child);
+    copy->modules_.push_back(std::move(child));
+    copy->forwards_.push_back(forwards_[i]);
+  }
+  copy->train(is_training());
+  return copy;
+}
+
+std::shared_ptr<Module> ModuleListImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ModuleListImpl>();
+  for (const auto& m : modules_) copy->push_back(m->clone(device));
+  copy->train(is_training());
+  return copy;
+}
+
+std::shared_ptr<Module> ModuleDictImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ModuleDictImpl>();
+  for (const auto& m : modules_) copy->insert(m.key(), m.value()->clone(device));
+  copy->train(is_training());
+  return copy;
 }
 
 }  // namespace locus::nn

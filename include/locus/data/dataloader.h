@@ -138,6 +138,8 @@ class StatelessDataLoader {
   size_t size() const { return epoch_ ? epoch_->requests.size() : 0; }
   const DataLoaderOptions& options() const noexcept { return options_; }
   Dataset& dataset() noexcept { return dataset_; }
+  /// The loader's own sampler, e.g. for loader->sampler().set_epoch(e) with a DistributedSampler.
+  Sampler& sampler() noexcept { return sampler_; }
 
  private:
   struct Slot {

@@ -121,7 +121,16 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Short description for messages ("Linear 784->256"); the class name by default.
   virtual std::string brief() const;
 
+  /// A deep copy (libtorch's clone): parameters and buffers copied, onto `device` when given;
+  /// submodules cloned. Modules derived from nn::Cloneable<Derived> (locus/nn/cloneable.h) have
+  /// it, as every built-in layer does; for others it throws, naming the module.
+  virtual std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const;
+
  private:
+  template <typename Derived, typename Base>
+  friend class Cloneable;
+  /// Pastes a clone of `other` into this module (libtorch's clone_; see Cloneable).
+  virtual void clone_(Module& other, const std::optional<Device>& device);
   Module& to_impl(std::optional<Device> device, std::optional<ScalarType> dtype, bool non_blocking);
   void attach(const std::string& key, Module& child);
   friend std::ostream& operator<<(std::ostream& stream, const Module& module);

@@ -1,5 +1,6 @@
 #pragma once
 // ReLU, GELU, Sigmoid, Tanh, Dropout (parameter-free layers).
+#include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/module.h"
 
@@ -9,8 +10,9 @@ struct ReLUOptions {
   ReLUOptions(bool inplace = false) : inplace_(inplace) {}
   LOCUS_ARG(bool, inplace);
 };
-class ReLUImpl : public Module {
+class ReLUImpl : public Cloneable<ReLUImpl> {
  public:
+  void reset() override {}
   explicit ReLUImpl(const ReLUOptions& options = {}) : options(options) {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input) { return functional::relu(input, options.inplace()); }
@@ -21,8 +23,9 @@ LOCUS_MODULE(ReLU);
 struct GELUOptions {
   LOCUS_ARG(std::string, approximate) = "none";
 };
-class GELUImpl : public Module {
+class GELUImpl : public Cloneable<GELUImpl> {
  public:
+  void reset() override {}
   explicit GELUImpl(const GELUOptions& options = {}) : options(options) {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input) {
@@ -32,15 +35,17 @@ class GELUImpl : public Module {
 };
 LOCUS_MODULE(GELU);
 
-class SigmoidImpl : public Module {
+class SigmoidImpl : public Cloneable<SigmoidImpl> {
  public:
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input) { return input.sigmoid(); }
 };
 LOCUS_MODULE(Sigmoid);
 
-class TanhImpl : public Module {
+class TanhImpl : public Cloneable<TanhImpl> {
  public:
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input) { return input.tanh(); }
 };
@@ -52,8 +57,9 @@ struct DropoutOptions {
   LOCUS_ARG(bool, inplace) = false;
 };
 /// Zeroes elements with probability p while training (scaling the rest by 1/(1-p)); identity in eval().
-class DropoutImpl : public Module {
+class DropoutImpl : public Cloneable<DropoutImpl> {
  public:
+  void reset() override {}
   explicit DropoutImpl(const DropoutOptions& options = {});
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input) {

@@ -6,13 +6,15 @@
 #include <utility>
 #include <vector>
 
+#include "locus/nn/cloneable.h"
 #include "locus/nn/module.h"
 
 namespace locus::nn {
 
 /// Wraps a function Tensor -> Tensor as a module (libtorch's nn::Functional).
-class FunctionalImpl : public Module {
+class FunctionalImpl : public Cloneable<FunctionalImpl> {
  public:
+  void reset() override {}
   using Function = std::function<Tensor(Tensor)>;
   explicit FunctionalImpl(Function function) : function_(std::move(function)) {}
   void pretty_print(std::ostream& stream) const override;
@@ -24,10 +26,12 @@ class FunctionalImpl : public Module {
 LOCUS_MODULE(Functional);
 
 /// Runs its children in order; children are keyed "0", "1", ... (parameters "0.weight").
-/// Holds any module with `Tensor forward(const Tensor&)`.
-class SequentialImpl : public Module {
+/// Holds any module with `Tensor forward(const Tensor&)`. clone() clones each child.
+class SequentialImpl : public Cloneable<SequentialImpl> {
  public:
   SequentialImpl() = default;
+  void reset() override {}
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   template <typename... Modules>
   explicit SequentialImpl(Modules&&... modules) {
     (push_back(std::forward<Modules>(modules)), ...);
@@ -40,8 +44,8 @@ class SequentialImpl : public Module {
   template <typename M>
   void push_back(std::string name, std::shared_ptr<M> module) {
     register_module(name, module);
-    M* raw = module.get();
-    forwards_.push_back([raw](const Tensor& x) { return raw->forward(x); });
+    // by type, not by object, so that a clone of the child (the same type) runs with it
+    forwards_.push_back([](Module& m, const Tensor& x) { return static_cast<M&>(m).forward(x); });
     modules_.push_back(std::move(module));
   }
   template <typename M>
@@ -71,14 +75,16 @@ class SequentialImpl : public Module {
 
  private:
   std::vector<std::shared_ptr<Module>> modules_;
-  std::vector<std::function<Tensor(const Tensor&)>> forwards_;
+  std::vector<std::function<Tensor(Module&, const Tensor&)>> forwards_;
 };
 LOCUS_MODULE(Sequential);
 
 /// A list of modules, registered as "0", "1", ...; no forward of its own.
-class ModuleListImpl : public Module {
+class ModuleListImpl : public Cloneable<ModuleListImpl> {
  public:
   ModuleListImpl() = default;
+  void reset() override {}
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   template <typename... Modules>
   explicit ModuleListImpl(Modules&&... modules) {
     (push_back(std::forward<Modules>(modules)), ...);
@@ -116,9 +122,11 @@ class ModuleListImpl : public Module {
 LOCUS_MODULE(ModuleList);
 
 /// Modules by name, in insertion order.
-class ModuleDictImpl : public Module {
+class ModuleDictImpl : public Cloneable<ModuleDictImpl> {
  public:
   ModuleDictImpl() = default;
+  void reset() override {}
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   explicit ModuleDictImpl(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules) {
     for (const auto& [k, m] : modules) insert(k, m);
   }

@@ -1,5 +1,6 @@
 #pragma once
 // Conv2d (im2col + GEMM on the parameters' device), MaxPool2d, AvgPool2d, AdaptiveAvgPool2d.
+#include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/module.h"
 #include "locus/nn/modules/linear.h"
@@ -21,11 +22,12 @@ struct Conv2dOptions {
 };
 
 /// weight [out, in/groups, kh, kw] and bias [out], Kaiming-uniform as PyTorch.
-class Conv2dImpl : public Module {
+class Conv2dImpl : public Cloneable<Conv2dImpl> {
  public:
   Conv2dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
       : Conv2dImpl(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
   explicit Conv2dImpl(const Conv2dOptions& options);
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   std::string brief() const override;
@@ -37,8 +39,9 @@ class Conv2dImpl : public Module {
 LOCUS_MODULE(Conv2d);
 
 using MaxPool2dOptions = functional::MaxPool2dFuncOptions;
-class MaxPool2dImpl : public Module {
+class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
  public:
+  void reset() override {}
   MaxPool2dImpl(ExpandingArray<2> kernel_size) : MaxPool2dImpl(MaxPool2dOptions(kernel_size)) {}
   explicit MaxPool2dImpl(const MaxPool2dOptions& options) : options(options) {}
   void pretty_print(std::ostream& stream) const override;
@@ -48,8 +51,9 @@ class MaxPool2dImpl : public Module {
 LOCUS_MODULE(MaxPool2d);
 
 using AvgPool2dOptions = functional::AvgPool2dFuncOptions;
-class AvgPool2dImpl : public Module {
+class AvgPool2dImpl : public Cloneable<AvgPool2dImpl> {
  public:
+  void reset() override {}
   AvgPool2dImpl(ExpandingArray<2> kernel_size) : AvgPool2dImpl(AvgPool2dOptions(kernel_size)) {}
   explicit AvgPool2dImpl(const AvgPool2dOptions& options) : options(options) {}
   void pretty_print(std::ostream& stream) const override;
@@ -62,8 +66,9 @@ struct AdaptiveAvgPool2dOptions {
   AdaptiveAvgPool2dOptions(ExpandingArray<2> output_size) : output_size_(output_size) {}
   LOCUS_ARG(ExpandingArray<2>, output_size);
 };
-class AdaptiveAvgPool2dImpl : public Module {
+class AdaptiveAvgPool2dImpl : public Cloneable<AdaptiveAvgPool2dImpl> {
  public:
+  void reset() override {}
   AdaptiveAvgPool2dImpl(ExpandingArray<2> output_size) : options(output_size) {}
   explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options) : options(options) {}
   void pretty_print(std::ostream& stream) const override;

@@ -2,6 +2,7 @@
 // Linear, Flatten, Embedding.
 #include <optional>
 
+#include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/module.h"
 
@@ -22,11 +23,11 @@ struct LinearOptions {
 };
 
 /// y = x W^T + b; weight [out, in] and bias [out] drawn Kaiming-uniform on the target device.
-class LinearImpl : public Module {
+class LinearImpl : public Cloneable<LinearImpl> {
  public:
   LinearImpl(int64_t in_features, int64_t out_features) : LinearImpl(LinearOptions(in_features, out_features)) {}
   explicit LinearImpl(const LinearOptions& options);
-  void reset();
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   std::string brief() const override;
@@ -43,9 +44,10 @@ struct FlattenOptions {
   LOCUS_ARG(int64_t, end_dim) = -1;
 };
 
-class FlattenImpl : public Module {
+class FlattenImpl : public Cloneable<FlattenImpl> {
  public:
   explicit FlattenImpl(const FlattenOptions& options = {}) : options(options) {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input) { return input.flatten(options.start_dim(), options.end_dim()); }
   FlattenOptions options;
@@ -62,11 +64,12 @@ struct EmbeddingOptions {
 };
 
 /// A lookup table [num_embeddings, embedding_dim], initialised N(0, 1); the row at padding_idx is zero.
-class EmbeddingImpl : public Module {
+class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
  public:
   EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim)
       : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim)) {}
   explicit EmbeddingImpl(const EmbeddingOptions& options);
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& indices);

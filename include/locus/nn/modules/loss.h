@@ -1,13 +1,15 @@
 #pragma once
 // CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss.
+#include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/module.h"
 
 namespace locus::nn {
 
 using CrossEntropyLossOptions = functional::CrossEntropyFuncOptions;
-class CrossEntropyLossImpl : public Module {
+class CrossEntropyLossImpl : public Cloneable<CrossEntropyLossImpl> {
  public:
+  void reset() override {}
   explicit CrossEntropyLossImpl(const CrossEntropyLossOptions& options = {}) : options(options) {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input, const Tensor& target) { return functional::cross_entropy(input, target, options); }
@@ -16,8 +18,9 @@ class CrossEntropyLossImpl : public Module {
 LOCUS_MODULE(CrossEntropyLoss);
 
 using NLLLossOptions = functional::NLLLossFuncOptions;
-class NLLLossImpl : public Module {
+class NLLLossImpl : public Cloneable<NLLLossImpl> {
  public:
+  void reset() override {}
   explicit NLLLossImpl(const NLLLossOptions& options = {}) : options(options) {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input, const Tensor& target) { return functional::nll_loss(input, target, options); }
@@ -26,8 +29,9 @@ class NLLLossImpl : public Module {
 LOCUS_MODULE(NLLLoss);
 
 using MSELossOptions = functional::MSELossFuncOptions;
-class MSELossImpl : public Module {
+class MSELossImpl : public Cloneable<MSELossImpl> {
  public:
+  void reset() override {}
   explicit MSELossImpl(const MSELossOptions& options = {}) : options(options) {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input, const Tensor& target) { return functional::mse_loss(input, target, options); }
@@ -36,8 +40,9 @@ class MSELossImpl : public Module {
 LOCUS_MODULE(MSELoss);
 
 using BCEWithLogitsLossOptions = functional::BinaryCrossEntropyWithLogitsFuncOptions;
-class BCEWithLogitsLossImpl : public Module {
+class BCEWithLogitsLossImpl : public Cloneable<BCEWithLogitsLossImpl> {
  public:
+  void reset() override {}
   explicit BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options = {}) : options(options) {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input, const Tensor& target) {

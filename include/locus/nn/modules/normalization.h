@@ -3,6 +3,7 @@
 #include <optional>
 #include <vector>
 
+#include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/module.h"
 #include "locus/nn/modules/linear.h"
@@ -27,6 +28,8 @@ using BatchNorm2dOptions = BatchNormOptions;
 class BatchNormImplBase : public Module {
  public:
   explicit BatchNormImplBase(const BatchNormOptions& options, int64_t expected_dim, const char* kind);
+  /// Registers the parameters and buffers (what Cloneable's reset() does for BatchNorm1d/2d).
+  void reset();
   void reset_running_stats();
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
@@ -39,17 +42,19 @@ class BatchNormImplBase : public Module {
   const char* kind_;
 };
 
-class BatchNorm1dImpl : public BatchNormImplBase {
+class BatchNorm1dImpl : public Cloneable<BatchNorm1dImpl, BatchNormImplBase> {
  public:
   BatchNorm1dImpl(int64_t num_features) : BatchNorm1dImpl(BatchNormOptions(num_features)) {}
-  explicit BatchNorm1dImpl(const BatchNormOptions& options) : BatchNormImplBase(options, 1, "BatchNorm1d") {}
+  explicit BatchNorm1dImpl(const BatchNormOptions& options) : Cloneable(options, 1, "BatchNorm1d") {}
+  void reset() override { BatchNormImplBase::reset(); }
 };
 LOCUS_MODULE(BatchNorm1d);
 
-class BatchNorm2dImpl : public BatchNormImplBase {
+class BatchNorm2dImpl : public Cloneable<BatchNorm2dImpl, BatchNormImplBase> {
  public:
   BatchNorm2dImpl(int64_t num_features) : BatchNorm2dImpl(BatchNormOptions(num_features)) {}
-  explicit BatchNorm2dImpl(const BatchNormOptions& options) : BatchNormImplBase(options, 2, "BatchNorm2d") {}
+  explicit BatchNorm2dImpl(const BatchNormOptions& options) : Cloneable(options, 2, "BatchNorm2d") {}
+  void reset() override { BatchNormImplBase::reset(); }
 };
 LOCUS_MODULE(BatchNorm2d);
 
@@ -60,10 +65,11 @@ struct LayerNormOptions {
   LOCUS_ARG(bool, elementwise_affine) = true;
   LOCUS_PLACEMENT_ARGS;
 };
-class LayerNormImpl : public Module {
+class LayerNormImpl : public Cloneable<LayerNormImpl> {
  public:
   LayerNormImpl(std::vector<int64_t> normalized_shape) : LayerNormImpl(LayerNormOptions(std::move(normalized_shape))) {}
   explicit LayerNormImpl(const LayerNormOptions& options);
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
