@@ -10,6 +10,7 @@
 // Saved tensors are released after a backward pass unless retain_graph is true; walking the same
 // graph again then fails with PyTorch's message.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -92,6 +93,19 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs, co
 /// Accumulates the gradients of `tensors` into the .grad of the leaves they depend on.
 void backward(const variable_list& tensors, const variable_list& grad_tensors = {},
               std::optional<bool> retain_graph = std::nullopt, bool create_graph = false);
+
+/// PyTorch's Tensor.register_post_accumulate_grad_hook: `hook(leaf)` runs each time a backward
+/// pass has accumulated a gradient into the leaf's .grad (on the thread running backward). Returns
+/// a handle for remove_post_accumulate_grad_hook. Throws for a tensor that is not a leaf
+/// requiring grad.
+using PostAccumulateGradHook = std::function<void(const Tensor&)>;
+uint64_t register_post_accumulate_grad_hook(const Tensor& leaf, PostAccumulateGradHook hook);
+void remove_post_accumulate_grad_hook(const Tensor& leaf, uint64_t handle);
+
+/// PyTorch's Variable._execution_engine.queue_callback: runs `fn` once the current backward pass
+/// has run every node (before backward() returns), on the same thread, in the order queued.
+/// Only valid while a backward pass runs (from a hook); throws otherwise.
+void queue_callback(std::function<void()> fn);
 
 }  // namespace autograd
 }  // namespace locus

@@ -42,6 +42,12 @@ class BackendError : public Error {
   using Error::Error;
 };
 
+/// A collective failed or timed out, or ranks disagree (locus::distributed).
+class DistributedError : public Error {
+ public:
+  using Error::Error;
+};
+
 namespace detail {
 [[noreturn]] void throw_error(const std::string& msg);
 }  // namespace detail

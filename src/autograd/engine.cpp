@@ -92,6 +92,11 @@ struct AccumulateGrad : Node {
       if (GradMode::is_enabled()) acc = acc + g;
       else acc.add_(g);
     }
+    auto* meta = variable.impl()->autograd.get();
+    if (meta != nullptr && !meta->post_acc_hooks.empty()) {
+      auto hooks = meta->post_acc_hooks;  // a hook may register or remove hooks
+      for (auto& h : hooks) h.second(variable);
+    }
     return {};
   }
 };
@@ -106,6 +111,10 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   return a;
 }
 
+// queue_callback's list for the backward pass running on this thread (null outside one).
+thread_local std::vector<std::function<void()>>* current_callbacks = nullptr;
+std::atomic<uint64_t> next_hook_handle{1};
+
 struct Capture {
   Node* fn;
   uint32_t input_nr;
@@ -118,6 +127,14 @@ variable_list run(const std::vector<Edge>& roots, variable_list root_grads, bool
                   const std::vector<Edge>& targets, bool allow_unused) {
   AutoGradMode mode(create_graph);
   bool grad_mode = !targets.empty();
+  std::vector<std::function<void()>> callbacks;
+  struct CallbackScope {
+    std::vector<std::function<void()>>* saved;
+    explicit CallbackScope(std::vector<std::function<void()>>* mine) : saved(current_callbacks) {
+      current_callbacks = mine;
+    }
+    ~CallbackScope() { current_callbacks = saved; }
+  } callback_scope(&callbacks);
   // 1. nodes that matter, in an iterative DFS (graphs can be deep)
   std::unordered_map<Node*, bool> needed;  // node -> on a path to a target (grad mode) / reachable
   std::unordered_set<Node*> target_nodes;
@@ -206,6 +223,11 @@ variable_list run(const std::vector<Edge>& roots, variable_list root_grads, bool
       if (i < out.size() && out[i].defined()) add_to(c, edges[i].input_nr, std::move(out[i]));
       if (--deps[c] == 0 && queued.insert(c).second) ready.push(c);
     }
+  }
+  // final callbacks (queue_callback), in order; one may queue another
+  for (size_t i = 0; i < callbacks.size(); ++i) {
+    auto fn = std::move(callbacks[i]);
+    fn();
   }
   if (grad_mode && !allow_unused) {
     for (size_t k = 0; k < targets.size(); ++k)
@@ -318,6 +340,29 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs, co
     targets.push_back(gradient_edge(inputs[i]));
   }
   return run(roots, std::move(root_grads), retain_graph.value_or(create_graph), create_graph, targets, allow_unused);
+}
+
+uint64_t register_post_accumulate_grad_hook(const Tensor& leaf, PostAccumulateGradHook hook) {
+  if (!leaf.defined() || !leaf.requires_grad() || !leaf.is_leaf())
+    throw Error("register_post_accumulate_grad_hook(): post accumulate grad hooks cannot be registered on non-leaf "
+                "tensors or tensors that do not require grad; call it on a parameter (a leaf with requires_grad).");
+  if (!hook) throw Error("register_post_accumulate_grad_hook(): the hook is empty.");
+  uint64_t h = next_hook_handle.fetch_add(1);
+  leaf.impl()->autograd->post_acc_hooks.emplace_back(h, std::move(hook));
+  return h;
+}
+
+void remove_post_accumulate_grad_hook(const Tensor& leaf, uint64_t handle) {
+  if (!leaf.defined() || !leaf.impl()->autograd) return;
+  auto& hooks = leaf.impl()->autograd->post_acc_hooks;
+  std::erase_if(hooks, [&](const auto& h) { return h.first == handle; });
+}
+
+void queue_callback(std::function<void()> fn) {
+  if (current_callbacks == nullptr)
+    throw Error("queue_callback(): Final callbacks can only be installed during backward pass; call it from a hook "
+                "that runs in backward.");
+  current_callbacks->push_back(std::move(fn));
 }
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,

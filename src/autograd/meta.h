@@ -1,6 +1,9 @@
 #pragma once
 // Per-tensor autograd state (the graph itself lives in src/autograd).
+#include <functional>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "locus/tensor.h"
 
@@ -15,6 +18,8 @@ struct AutogradMeta {
   uint32_t output_nr = 0;         // which output of grad_fn this tensor is
   bool retains_grad = false;
   std::weak_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad node, while the graph holds it
+  // register_post_accumulate_grad_hook: (handle, hook), run after each accumulation into grad
+  std::vector<std::pair<uint64_t, std::function<void(const Tensor&)>>> post_acc_hooks;
 };
 
 }  // namespace locus::autograd

@@ -17,10 +17,12 @@
 #include "locus/autograd.h"
 #include "locus/data.h"
 #include "locus/device_info.h"
+#include "locus/distributed.h"
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/memory.h"
 #include "locus/nn.h"
+#include "locus/nn/parallel/distributed.h"
 #include "locus/optim.h"
 #include "locus/random.h"
 #include "locus/serialize.h"
@@ -49,6 +51,9 @@ const char* kUsage =
     "  --resume FILE     continues from a checkpoint written by --save\n"
     "  --seed N          initialisation and shuffling seed (default 0)\n"
     "  --plot FILE.svg   writes the loss and accuracy curves\n"
+    "  --distributed     DistributedDataParallel, one process per device: `mpirun -n N locus-train --distributed`\n"
+    "                    (rank r trains on its shard of each epoch on the device's index LOCAL_RANK when --device\n"
+    "                    names none; rank 0 alone prints, evaluates and saves; docs/distributed.md)\n"
     "  --help            this text\n";
 
 struct Args {
@@ -57,7 +62,7 @@ struct Args {
   int64_t epochs = 6, batch_size = 64, workers = 1, limit = -1;
   uint64_t seed = 0;
   double lr = 2e-3;  // with the cosine schedule over 6 epochs: ~91% for the CNN
-  bool normalize = true, pin_memory = false;
+  bool normalize = true, pin_memory = false, distributed = false;
 };
 
 [[noreturn]] void usage_error(const std::string& msg) {
@@ -122,6 +127,8 @@ Args parse(int argc, char** argv) {
       a.normalize = false;
     } else if (f == "--pin-memory") {
       a.pin_memory = true;
+    } else if (f == "--distributed") {
+      a.distributed = true;
     } else if (f == "--data") {
       a.data = value();
     } else if (f == "--save") {
@@ -293,9 +300,55 @@ void write_svg(const std::string& path, const std::vector<std::pair<double, doub
   f << "</svg>\n";
 }
 
+// ---- --distributed ---------------------------------------------------------------------------------
+// The training sampler: RandomSampler's permutation; under --distributed, rank r's share of it
+// (every rank draws the same permutation from the same seed, pads it to a multiple of the world
+// size by wrapping around, and takes every world-th index from r, as PyTorch's DistributedSampler).
+class TrainSampler : public data::samplers::Sampler {
+ public:
+  TrainSampler(size_t size, std::optional<uint64_t> seed) : all_(size, seed), size_(size) {}
+  void reset(std::optional<size_t> new_size = std::nullopt) override {
+    if (new_size) size_ = *new_size;
+    all_.reset(new_size);
+    pos_ = 0;
+    if (!locus::distributed::is_initialized()) return;
+    const size_t world = static_cast<size_t>(locus::distributed::get_world_size());
+    const size_t rank = static_cast<size_t>(locus::distributed::get_rank());
+    std::vector<size_t> perm = all_.next(std::max<size_t>(size_, 1)).value_or(std::vector<size_t>{});
+    mine_.clear();
+    if (perm.empty()) return;
+    const size_t per_rank = (perm.size() + world - 1) / world;
+    for (size_t k = 0; k < per_rank; ++k) mine_.push_back(perm[(rank + k * world) % perm.size()]);
+  }
+  std::optional<std::vector<size_t>> next(size_t batch_size) override {
+    if (!locus::distributed::is_initialized()) return all_.next(batch_size);
+    if (pos_ >= mine_.size()) return std::nullopt;
+    size_t n = std::min(batch_size, mine_.size() - pos_);
+    std::vector<size_t> out(mine_.begin() + static_cast<std::ptrdiff_t>(pos_),
+                            mine_.begin() + static_cast<std::ptrdiff_t>(pos_ + n));
+    pos_ += n;
+    return out;
+  }
+
+ private:
+  data::samplers::RandomSampler all_;
+  size_t size_, pos_ = 0;
+  std::vector<size_t> mine_;
+};
+
 // ---- training ----------------------------------------------------------------------------------
 int run(const Args& a) {
+  int rank = 0, world = 1;
+  if (a.distributed) {
+    locus::distributed::init_process_group(locus::distributed::Backend::Auto);
+    rank = locus::distributed::get_rank(), world = locus::distributed::get_world_size();
+    if (rank != 0) std::cout.setstate(std::ios::failbit);  // rank 0 alone prints
+  }
   locus::Device device = a.device == "auto" ? locus::best_device() : locus::Device(a.device);
+  if (a.distributed && !device.is_cpu() && !device.has_index()) {
+    const char* lr = std::getenv("LOCAL_RANK") ? std::getenv("LOCAL_RANK") : std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    device = locus::Device(device.type(), static_cast<locus::DeviceIndex>(lr ? std::atoi(lr) : 0));
+  }
   if (a.device == "auto") {
     std::cout << "device: " << device.str() << " (chosen by best_device(): cuda, then an OpenCL GPU, then an "
               << "OpenCL device that is not the host CPU, then cpu)\n"
@@ -317,7 +370,7 @@ int run(const Args& a) {
   data::datasets::MNIST test_set(a.data, data::datasets::MNIST::Mode::kTest);
   // Fashion-MNIST's training-set pixel mean and standard deviation.
   std::vector<double> mean = {a.normalize ? 0.2860 : 0.0}, stddev = {a.normalize ? 0.3530 : 1.0};
-  auto train_loader = data::make_data_loader(
+  auto train_loader = data::make_data_loader<TrainSampler>(
       train_set.map(data::transforms::Normalize<>(mean, stddev)).map(data::transforms::Stack<>()),
       data::DataLoaderOptions()
           .batch_size(static_cast<size_t>(a.batch_size))
@@ -334,6 +387,12 @@ int run(const Args& a) {
 
   nn::Sequential model = make_model(a.model);
   model->to(device);
+  std::shared_ptr<nn::parallel::DistributedDataParallel<nn::Sequential>> ddp;
+  if (a.distributed) {
+    ddp = std::make_shared<nn::parallel::DistributedDataParallel<nn::Sequential>>(model);
+    std::cout << "distributed: " << world << " ranks over " << locus::distributed::to_string(locus::distributed::world()->backend())
+              << ", rank 0 on " << device.str() << ", each trains on its shard (1/" << world << " of every epoch)\n";
+  }
   int64_t nparams = 0;
   for (const auto& p : model->parameters()) nparams += p.numel();
   locus::optim::Adam optimizer(model->parameters(), locus::optim::AdamOptions(a.lr));
@@ -356,14 +415,15 @@ int run(const Args& a) {
     locus::reset_peak_memory_stats(device);
     auto t0 = Clock::now();
     model->train();
-    int64_t batches = static_cast<int64_t>((*train_set.size() + a.batch_size - 1) / a.batch_size);
+    const int64_t shard = static_cast<int64_t>((*train_set.size() + world - 1) / world);
+    int64_t batches = (shard + a.batch_size - 1) / a.batch_size;
     if (a.limit > 0) batches = std::min(batches, a.limit);
     Progress progress(epoch, a.epochs, batches);
     locus::Tensor loss_sum = locus::zeros({}, device), window_sum = locus::zeros({}, device);
     int64_t done = 0, samples = 0, window = 0;
     for (auto& batch : data::DevicePrefetcher(*train_loader, device)) {
       optimizer.zero_grad();
-      locus::Tensor out = model->forward(batch.data);
+      locus::Tensor out = ddp ? ddp->forward(batch.data) : model->forward(batch.data);
       locus::Tensor loss = nn::functional::cross_entropy(out, batch.target);
       loss.backward();
       optimizer.step();
@@ -392,11 +452,12 @@ int run(const Args& a) {
     locus::Tensor correct = locus::zeros({}, locus::TensorOptions(device).dtype(locus::kLong));
     int64_t seen = 0, eval_batches = 0;
     for (auto& batch : data::DevicePrefetcher(*test_loader, device)) {
+      if (rank != 0) break;  // rank 0 alone evaluates
       correct.add_(model->forward(batch.data).argmax(1).eq(batch.target).sum());
       seen += batch.data.size(0);
       if (a.limit > 0 && ++eval_batches >= a.limit) break;
     }
-    last_acc = 100.0 * static_cast<double>(correct.item<int64_t>()) / static_cast<double>(seen);
+    last_acc = 100.0 * static_cast<double>(correct.item<int64_t>()) / static_cast<double>(std::max<int64_t>(seen, 1));
     best = std::max(best, last_acc);
     double epoch_time = std::chrono::duration<double>(Clock::now() - t0).count();
     total_time += epoch_time;
@@ -409,8 +470,9 @@ int run(const Args& a) {
                   samples / train_time, device.str().c_str(), mib(locus::max_memory_allocated(device)).c_str(),
                   mib(locus::max_memory_reserved(device)).c_str());
     std::cout << line << std::endl;
-    if (!a.save.empty()) save_checkpoint(a.save, *model, optimizer, a.model, epoch);
+    if (!a.save.empty() && rank == 0) save_checkpoint(a.save, *model, optimizer, a.model, epoch);
   }
+  if (rank != 0) return 0;
   std::printf("summary: %s on %s, final test accuracy %.2f%% (best %.2f%%), %s in all\n", a.model.c_str(),
               device.str().c_str(), last_acc, best, seconds(total_time).c_str());
   if (!a.save.empty()) std::printf("checkpoint: %s\n", a.save.c_str());

@@ -182,3 +182,54 @@ TEST(EngineDevices, GradientOnAnotherDeviceIsAnError) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Engine);
+
+// ---- post-accumulate-grad hooks and final callbacks (what DistributedDataParallel builds on) ----
+TEST(EngineHooks, PostAccumulateGradHookSeesTheAccumulatedGrad) {
+  Tensor w = tensor({1., 2.}).requires_grad_();
+  std::vector<std::vector<float>> seen;
+  uint64_t h = autograd::register_post_accumulate_grad_hook(w, [&](const Tensor& t) {
+    EXPECT_TRUE(t.is_same(w));
+    seen.push_back({t.grad()[0].item<float>(), t.grad()[1].item<float>()});
+  });
+  (w * w).sum().backward();         // grad 2w = (2, 4)
+  (w * 3.0).sum().backward();       // accumulated: (5, 7)
+  (w * w + w * w).sum().backward();  // one accumulation of the summed gradient: (9, 15)
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0], (std::vector<float>{2, 4}));
+  EXPECT_EQ(seen[1], (std::vector<float>{5, 7}));
+  EXPECT_EQ(seen[2], (std::vector<float>{9, 15}));
+  autograd::remove_post_accumulate_grad_hook(w, h);
+  (w * w).sum().backward();
+  EXPECT_EQ(seen.size(), 3u);
+}
+
+TEST(EngineHooks, FinalCallbackRunsAfterEveryNodeInOrder) {
+  Tensor a = tensor({1.}).requires_grad_(), b = tensor({2.}).requires_grad_();
+  std::vector<std::string> log;
+  autograd::register_post_accumulate_grad_hook(a, [&](const Tensor&) {
+    log.push_back("a");
+    autograd::queue_callback([&] {
+      log.push_back("final1");
+      EXPECT_TRUE(b.grad().defined()) << "final callbacks run after the whole pass";
+      autograd::queue_callback([&] { log.push_back("final2"); });
+    });
+  });
+  autograd::register_post_accumulate_grad_hook(b, [&](const Tensor&) { log.push_back("b"); });
+  (a * b).sum().backward();
+  ASSERT_EQ(log.size(), 4u);
+  EXPECT_EQ(log[2], "final1");
+  EXPECT_EQ(log[3], "final2");
+}
+
+TEST(EngineHooks, Errors) {
+  Tensor w = tensor({1.}).requires_grad_();
+  EXPECT_THROW_MSG(autograd::register_post_accumulate_grad_hook(w * 2, [](const Tensor&) {}), Error,
+                   "register_post_accumulate_grad_hook(): post accumulate grad hooks cannot be registered on non-leaf "
+                   "tensors");
+  EXPECT_THROW_MSG(autograd::register_post_accumulate_grad_hook(tensor({1.}), [](const Tensor&) {}), Error,
+                   "tensors that do not require grad");
+  EXPECT_THROW_MSG(autograd::queue_callback([] {}), Error,
+                   "queue_callback(): Final callbacks can only be installed during backward pass");
+  autograd::register_post_accumulate_grad_hook(w, [](const Tensor&) { throw Error("hook failed"); });
+  EXPECT_THROW_MSG((w * 2).sum().backward(), Error, "hook failed");
+}
