@@ -7,8 +7,9 @@
 
 namespace locus {
 
-/// Every device type PyTorch names. Only kCPU, kOpenCL and kCUDA have backends; the rest parse
-/// but are reported unavailable when used.
+/// Every device type PyTorch names (c10/core/DeviceType.h). Only kCPU, kOpenCL and kCUDA have
+/// backends; the rest parse (so PyTorch's device strings keep working) but using one throws
+/// NotAvailableError. The values are locus's own, not c10's: never store them, store str().
 enum class DeviceType : int8_t {
   CPU = 0,
   CUDA = 1,
@@ -23,8 +24,17 @@ enum class DeviceType : int8_t {
   HPU = 10,
   MTIA = 11,
   PrivateUse1 = 12,
+  MKLDNN = 13,
+  OpenGL = 14,
+  IDEEP = 15,
+  FPGA = 16,
+  MAIA = 17,
+  ORT = 18,  // PyTorch 1.13's name for what 2.x calls MAIA; kept apart so str() round-trips
+  VE = 19,
+  Lazy = 20,
+  Metal = 21,
 };
-constexpr int kNumDeviceTypes = 13;
+constexpr int kNumDeviceTypes = 22;
 
 constexpr DeviceType kCPU = DeviceType::CPU;
 constexpr DeviceType kCUDA = DeviceType::CUDA;
@@ -33,6 +43,22 @@ constexpr DeviceType kMPS = DeviceType::MPS;
 constexpr DeviceType kXPU = DeviceType::XPU;
 constexpr DeviceType kHIP = DeviceType::HIP;
 constexpr DeviceType kMeta = DeviceType::Meta;
+constexpr DeviceType kVulkan = DeviceType::Vulkan;
+constexpr DeviceType kXLA = DeviceType::XLA;
+constexpr DeviceType kIPU = DeviceType::IPU;
+constexpr DeviceType kHPU = DeviceType::HPU;
+constexpr DeviceType kMTIA = DeviceType::MTIA;
+constexpr DeviceType kPrivateUse1 = DeviceType::PrivateUse1;
+constexpr DeviceType kMKLDNN = DeviceType::MKLDNN;
+constexpr DeviceType kOPENGL = DeviceType::OpenGL;
+constexpr DeviceType kOPENCL = DeviceType::OpenCL;  // libtorch's spelling
+constexpr DeviceType kIDEEP = DeviceType::IDEEP;
+constexpr DeviceType kFPGA = DeviceType::FPGA;
+constexpr DeviceType kMAIA = DeviceType::MAIA;
+constexpr DeviceType kORT = DeviceType::ORT;
+constexpr DeviceType kVE = DeviceType::VE;
+constexpr DeviceType kLazy = DeviceType::Lazy;
+constexpr DeviceType kMetal = DeviceType::Metal;
 
 using DeviceIndex = int8_t;
 
@@ -46,7 +72,12 @@ class Device {
   Device(DeviceType type, DeviceIndex index = -1);
   /// Parses "cpu", "cuda", "cuda:1", "opencl:0", ... Throws locus::Error quoting the string.
   Device(const std::string& str);
-  Device(const char* str) : Device(std::string(str)) {}
+  /// As Device(std::string); a null pointer throws locus::Error.
+  Device(const char* str);
+  /// What torch.device(0) means: index `index` of the current accelerator type: cuda when a
+  /// CUDA device is present, else opencl when an OpenCL device is, else locus::Error saying so.
+  /// (A bare 0 would otherwise convert to a null `const char*`.)
+  Device(int index);
 
   DeviceType type() const noexcept { return type_; }
   DeviceIndex index() const noexcept { return index_; }

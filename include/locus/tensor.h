@@ -59,20 +59,35 @@ class Tensor {
   int64_t use_count() const { return impl_.use_count(); }
   std::string toString() const;
 
-  // ---- data access (host-addressable devices; elsewhere an error that says to call .cpu()) --
+  // ---- data access --------------------------------------------------------------------------
+  /// Typed host pointer to the first element; on a device the host cannot address (opencl,
+  /// cuda) an error that says to call .cpu() first.
   template <typename T> T* data_ptr() const;
+  /// The address of the first element, as PyTorch's: a host pointer on cpu, the device address
+  /// on cuda. On opencl (whose buffers have no addresses) a stable address-like value, unique to
+  /// the buffer and byte offset, that must never be dereferenced. Compare data_ptr()s to see
+  /// whether two tensors share memory: a no-op .to() keeps it, a copy changes it, a view is
+  /// storage_offset() * element_size() bytes past its base.
   void* data_ptr() const;
   const void* const_data_ptr() const { return data_ptr(); }
   template <typename T> T item() const;
   Scalar item() const;
 
   // ---- moving --------------------------------------------------------------------------------
-  /// Returns *this (the same tensor) when device and dtype already match and copy is false.
-  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
-  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  /// libtorch's overloads, plus one per spelling of a device so that none is ambiguous:
+  /// x.to(kCUDA), x.to("cuda:1"), x.to(std::string), x.to(Device), x.to(0) (torch.device(0)).
+  /// Each returns *this (the same tensor, same data_ptr) when device and dtype already match and
+  /// `copy` is false; `copy` forces a new tensor. non_blocking: see DESIGN.md section 6.
+  Tensor to(const TensorOptions& options = {}, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
-  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  /// other's device and dtype.
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  Tensor to(DeviceType type, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const char* device, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const std::string& device, bool non_blocking = false, bool copy = false) const;
+  Tensor to(int device_index, bool non_blocking = false, bool copy = false) const;
   Tensor cpu() const;
   Tensor cuda(int index = -1, bool non_blocking = false) const;
   Tensor opencl(int index = -1, bool non_blocking = false) const;

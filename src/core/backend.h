@@ -68,6 +68,7 @@ struct DeviceProps {
   bool is_gpu = false;
   bool runs_on_host_cpu = false;  // an accelerator API driving the host's own CPU (OpenCL on PoCL)
   bool host_addressable = false;  // Buffer::base + offset is a host pointer (CPU)
+  bool device_addressed = false;  // Buffer::base + offset is the device's own address (CUDA), shown by data_ptr()
   std::string extra;            // backend-specific notes for locus-info (compute capability, ...)
 };
 

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <ostream>
 
+#include "core/backend.h"
 #include "locus/error.h"
 
 namespace locus {
@@ -19,7 +20,10 @@ constexpr TypeName kTypeNames[] = {
     {"mps", DeviceType::MPS},       {"xpu", DeviceType::XPU},       {"hip", DeviceType::HIP},
     {"meta", DeviceType::Meta},     {"vulkan", DeviceType::Vulkan}, {"xla", DeviceType::XLA},
     {"ipu", DeviceType::IPU},       {"hpu", DeviceType::HPU},       {"mtia", DeviceType::MTIA},
-    {"privateuseone", DeviceType::PrivateUse1},
+    {"privateuseone", DeviceType::PrivateUse1}, {"mkldnn", DeviceType::MKLDNN}, {"opengl", DeviceType::OpenGL},
+    {"ideep", DeviceType::IDEEP},   {"fpga", DeviceType::FPGA},     {"maia", DeviceType::MAIA},
+    {"ort", DeviceType::ORT},       {"ve", DeviceType::VE},         {"lazy", DeviceType::Lazy},
+    {"metal", DeviceType::Metal},
 };
 
 constexpr const char* kExpected =
@@ -49,6 +53,13 @@ std::string suggest(const std::string& type) {
   return "";
 }
 
+std::string non_null(const char* str) {
+  if (str == nullptr)
+    throw Error("Device(nullptr): the device string is a null pointer; pass a string such as \"cuda:0\", or "
+                "Device(locus::kCUDA, 0).");
+  return str;
+}
+
 }  // namespace
 
 const char* device_type_name(DeviceType t) {
@@ -68,6 +79,26 @@ Device::Device(DeviceType type, DeviceIndex index) : type_(type), index_(index) 
 }
 
 void Device::set_index(DeviceIndex index) { *this = Device(type_, index); }
+
+Device::Device(const char* str) : Device(non_null(str)) {}
+
+// torch.device(0): the current accelerator type (torch.accelerator's order: cuda first; opencl is
+// locus's other accelerator), never a string conversion of 0.
+Device::Device(int index) : type_(DeviceType::CPU), index_(-1) {
+  if (index < 0 || index > 127)
+    throw Error("Device(" + std::to_string(index) + "): a device index must be in 0..127; pass a Device or a string "
+                "such as \"cuda:0\" to name the type too.");
+  for (DeviceType t : {DeviceType::CUDA, DeviceType::OpenCL}) {
+    backend::Backend* b = backend::get(t);
+    if (b != nullptr && b->device_count() > 0) {
+      *this = Device(t, static_cast<DeviceIndex>(index));
+      return;
+    }
+  }
+  throw NotAvailableError("Device(" + std::to_string(index) +
+                          "): an integer means an accelerator device (cuda, else opencl), and this machine has "
+                          "none; name the device instead, e.g. Device(\"cpu\").");
+}
 
 Device::Device(const std::string& s) : type_(DeviceType::CPU), index_(-1) {
   if (s.empty()) bad(s, "the string is empty");

@@ -1,7 +1,10 @@
 // Tensor metadata, storage lifetime, host data access and views.
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <mutex>
 #include <sstream>
+#include <unordered_map>
 
 #include "autograd/meta.h"
 #include "core/tensor_impl.h"
@@ -125,9 +128,9 @@ int64_t Tensor::storage_offset() const { return checked(impl_).offset; }
 bool Tensor::is_contiguous() const { return checked(impl_).contiguous; }
 ScalarType Tensor::scalar_type() const { return checked(impl_).dtype; }
 Device Tensor::device() const { return checked(impl_).device; }
-TensorOptions Tensor::options() const {
-  return TensorOptions().device(device()).dtype(scalar_type()).requires_grad(requires_grad());
-}
+// Device and dtype only: libtorch drops requires_grad, so zeros(shape, w.options()) of a parameter
+// is not itself a leaf that requires grad.
+TensorOptions Tensor::options() const { return TensorOptions().device(device()).dtype(scalar_type()); }
 bool Tensor::is_alias_of(const Tensor& o) const {
   return defined() && o.defined() && impl_->storage == o.impl_->storage;
 }
@@ -145,7 +148,30 @@ void* Tensor::host_data(const char* op) const {
   return t.storage->host_ptr() + t.offset * static_cast<int64_t>(locus::element_size(t.dtype));
 }
 
-void* Tensor::data_ptr() const { return host_data("data_ptr"); }
+namespace {
+// OpenCL buffers (cl_mem handles) have no address. data_ptr() gives each buffer handle seen a
+// slot and returns (slot + 1) << 40 plus the byte offset: stable for the buffer's life, unique
+// among live buffers (a freed handle the driver reuses gets its slot back, as an address would),
+// ordered within a buffer as addresses are. Never dereferenced.
+void* synthetic_address(void* handle, size_t byte_offset) {
+  static std::mutex mutex;
+  static std::unordered_map<void*, uint64_t> slots;
+  std::lock_guard<std::mutex> lock(mutex);
+  uint64_t slot = slots.try_emplace(handle, slots.size() + 1).first->second;
+  return reinterpret_cast<void*>(static_cast<uintptr_t>((slot << 40) + byte_offset));
+}
+}  // namespace
+
+void* Tensor::data_ptr() const {
+  const TensorImpl& t = checked(impl_);
+  if (t.device.is_cpu()) return host_data("data_ptr");
+  const backend::Buffer& buf = t.storage->alloc.buf;
+  if (buf.base == nullptr) return nullptr;  // no elements, as on cpu
+  size_t bytes = buf.offset + static_cast<size_t>(t.offset) * locus::element_size(t.dtype);
+  if (ops::backend_for(t.device).props(t.device.index()).device_addressed)
+    return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(buf.base) + bytes);
+  return synthetic_address(buf.base, bytes);
+}
 
 #define LOCUS_DATA_PTR(T)                                                                        \
   template <>                                                                                    \
@@ -165,6 +191,12 @@ LOCUS_DATA_PTR(double)
 LOCUS_DATA_PTR(bool)
 LOCUS_DATA_PTR(BFloat16)
 #undef LOCUS_DATA_PTR
+
+// ---- the spellings of a device in to() (libtorch's overloads are in src/ops/copy.cpp) ----------
+Tensor Tensor::to(DeviceType type, bool nb, bool copy) const { return to(Device(type), nb, copy); }
+Tensor Tensor::to(const char* device, bool nb, bool copy) const { return to(Device(device), nb, copy); }
+Tensor Tensor::to(const std::string& device, bool nb, bool copy) const { return to(Device(device), nb, copy); }
+Tensor Tensor::to(int device_index, bool nb, bool copy) const { return to(Device(device_index), nb, copy); }
 
 Scalar Tensor::item() const {
   if (numel() != 1)

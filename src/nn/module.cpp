@@ -185,6 +185,12 @@ Module& Module::to_impl(std::optional<Device> device, std::optional<ScalarType> 
 Module& Module::to(Device device, ScalarType dtype, bool nb) { return to_impl(device, dtype, nb); }
 Module& Module::to(ScalarType dtype, bool nb) { return to_impl(std::nullopt, dtype, nb); }
 Module& Module::to(Device device, bool nb) { return to_impl(device, std::nullopt, nb); }
+Module& Module::to(const TensorOptions& options, bool nb) {  // through the virtuals, which a module may override
+  if (options.has_device() && options.has_dtype()) return to(*options.device_opt(), *options.dtype_opt(), nb);
+  if (options.has_device()) return to(*options.device_opt(), nb);
+  if (options.has_dtype()) return to(*options.dtype_opt(), nb);
+  return *this;
+}
 
 Device device_of(const Module& module) {
   std::optional<Device> found;

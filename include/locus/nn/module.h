@@ -90,6 +90,13 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Converts floating-point parameters and buffers only (integer buffers keep their dtype).
   virtual Module& to(ScalarType dtype, bool non_blocking = false);
   virtual Module& to(Device device, bool non_blocking = false);
+  /// Every other spelling of a device, as Tensor::to: module->to(kCUDA), ->to("opencl:1"),
+  /// ->to(0) (torch.device(0)), ->to(TensorOptions) (its device and dtype, when given).
+  Module& to(DeviceType type, bool non_blocking = false) { return to(Device(type), non_blocking); }
+  Module& to(const char* device, bool non_blocking = false) { return to(Device(device), non_blocking); }
+  Module& to(const std::string& device, bool non_blocking = false) { return to(Device(device), non_blocking); }
+  Module& to(int device_index, bool non_blocking = false) { return to(Device(device_index), non_blocking); }
+  Module& to(const TensorOptions& options, bool non_blocking = false);
 
   /// Clears gradients: sets them to undefined (default, as PyTorch 2), or zeroes them.
   virtual void zero_grad(bool set_to_none = true);

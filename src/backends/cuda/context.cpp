@@ -67,6 +67,7 @@ Runtime::Runtime() {
     p.fp64 = true;
     p.is_gpu = true;
     p.host_addressable = false;
+    p.device_addressed = true;  // a CUdeviceptr: Tensor::data_ptr() returns it, as PyTorch does
     p.extra = "compute capability " + std::to_string(cd->cc_major) + "." + std::to_string(cd->cc_minor) + "; " +
               std::to_string(p.compute_units) + " SMs; driver " + driver;
     cd->peer_enabled.assign(static_cast<size_t>(n), false);

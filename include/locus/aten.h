@@ -1,0 +1,66 @@
+#pragma once
+// The ATen functions libtorch exposes directly in torch:: (torch::nll_loss, torch::conv2d, ...),
+// with ATen's argument order and defaults (libtorch 1.13's ATen/Functions.h): losses take the
+// reduction as an int64_t (locus::Reduction::Mean, as at::Reduction::Mean), optional tensors as
+// std::optional<Tensor> (pass a Tensor, {} or std::nullopt), window sizes as IntArrayRef (`2` or
+// `{2, 3}`). Each computes exactly what its locus::nn::functional counterpart does, on the device
+// of its inputs, and is differentiable. Bad arguments throw locus::Error naming the function.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "locus/tensor.h"
+
+namespace locus {
+
+/// at::Reduction: the loss reductions as integers (None 0, Mean 1, Sum 2).
+namespace Reduction {
+enum Reduction : int64_t { None, Mean, Sum, END };
+}
+
+// ---- activations and layers ----------------------------------------------------------------
+/// input @ weight^T + bias.
+Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {});
+/// Zeroes elements with probability p and scales the rest by 1/(1-p) when `train`.
+Tensor dropout(const Tensor& input, double p, bool train);
+/// approximate: "none" (erf) or "tanh".
+Tensor gelu(const Tensor& self, std::string_view approximate = "none");
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},
+              IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef dilation = 1, int64_t groups = 1);
+/// An empty stride means the kernel size.
+Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
+                  IntArrayRef dilation = 1, bool ceil_mode = false);
+/// divisor_override divides each window's sum by that number instead of the window size.
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size);
+/// cudnn_enabled is accepted and ignored.
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                  const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training,
+                  double momentum, double eps, bool cudnn_enabled);
+/// cudnn_enable is accepted and ignored.
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight = {},
+                  const std::optional<Tensor>& bias = {}, double eps = 1e-05, bool cudnn_enable = true);
+/// ATen's order: weight first. padding_idx -1 means none (ATen's convention); scale_grad_by_freq
+/// and sparse gradients are not supported (an error when true).
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1, bool scale_grad_by_freq = false,
+                 bool sparse = false);
+
+// ---- losses (reduction: Reduction::None, Mean or Sum) -----------------------------------------
+Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = {},
+                int64_t reduction = Reduction::Mean, int64_t ignore_index = -100);
+/// log_softmax + nll_loss over dim 1 (torch::cross_entropy_loss; F::cross_entropy).
+Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = {},
+                          int64_t reduction = Reduction::Mean, int64_t ignore_index = -100,
+                          double label_smoothing = 0.0);
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction = Reduction::Mean);
+/// self holds probabilities in [0, 1]; each log is clamped at -100, as PyTorch does.
+Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = {},
+                            int64_t reduction = Reduction::Mean);
+Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target,
+                                        const std::optional<Tensor>& weight = {},
+                                        const std::optional<Tensor>& pos_weight = {},
+                                        int64_t reduction = Reduction::Mean);
+
+}  // namespace locus

@@ -1,0 +1,81 @@
+#pragma once
+// Migration header: a libtorch program builds against locus after changing its one include line,
+//   #include <torch/torch.h>   ->   #include <locus/torch.h>
+// torch:: is locus:: (a namespace alias), TORCH_MODULE / TORCH_MODULE_IMPL / TORCH_ARG are
+// locus's macros, and the c10:: and at:: names common programs spell (c10::Device,
+// c10::DeviceGuard, c10::cuda::CUDAGuard, at::Tensor, at::kFloat, at::Reduction::Mean, ...) name
+// locus's. What still differs from libtorch is listed in docs/migrating-from-libtorch.md.
+//
+// Do not include this header together with libtorch's own: both define torch::, at:: and c10::.
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "locus/locus.h"
+
+namespace torch = locus;
+
+#define TORCH_MODULE(Name) LOCUS_MODULE(Name)
+#define TORCH_MODULE_IMPL(Name, ImplType) LOCUS_MODULE_IMPL(Name, ImplType)
+#define TORCH_ARG(T, name) LOCUS_ARG(T, name)
+
+/// TORCH_CHECK(cond, message parts...): throws locus::Error (c10::Error) with the parts streamed
+/// together, or "Expected <cond> to be true, but got false." when there are none.
+#define TORCH_CHECK(cond, ...)                                                                   \
+  do {                                                                                           \
+    if (!(cond)) throw ::locus::Error(::locus::detail::torch_check_message(#cond __VA_OPT__(, ) __VA_ARGS__)); \
+  } while (0)
+
+namespace locus::detail {
+inline std::string torch_check_message(const char* cond) {
+  return std::string("Expected ") + cond + " to be true, but got false.";
+}
+template <typename... Parts>
+std::string torch_check_message(const char* /*cond*/, const Parts&... parts) {
+  std::ostringstream s;
+  (s << ... << parts);
+  return s.str();
+}
+}  // namespace locus::detail
+
+namespace c10 {
+// Every other c10:: name a program spells (c10::Device, c10::kCUDA, c10::ScalarType, c10::Half,
+// c10::IntArrayRef, ...) is found in locus by this directive.
+using namespace ::locus;
+
+/// c10::DeviceGuard: sets the current index of a device type for the scope (locus::DeviceGuard).
+using DeviceGuard = ::locus::DeviceGuard;
+template <typename T>
+using optional = std::optional<T>;
+inline constexpr std::nullopt_t nullopt = std::nullopt;
+
+namespace cuda {
+using namespace ::locus::cuda;  // c10::cuda::device_count(), ...
+
+/// c10::cuda::CUDAGuard: makes a CUDA device current for the scope. Accepts an index or a cuda
+/// Device; any other device type throws locus::Error, as libtorch's does.
+class CUDAGuard {
+ public:
+  explicit CUDAGuard(::locus::DeviceIndex index) : guard_(::locus::Device(::locus::kCUDA, index)) {}
+  explicit CUDAGuard(::locus::Device device) : guard_(checked(device)) {}
+  CUDAGuard(const CUDAGuard&) = delete;
+  CUDAGuard& operator=(const CUDAGuard&) = delete;
+  ::locus::Device original_device() const { return guard_.original_device(); }
+  ::locus::Device current_device() const { return guard_.current_device(); }
+
+ private:
+  static ::locus::Device checked(::locus::Device d) {
+    if (!d.is_cuda())
+      throw ::locus::Error("CUDAGuard(" + d.str() + "): expected a cuda device; use locus::DeviceGuard for " +
+                           ::locus::device_type_name(d.type()) + " devices.");
+    return d;
+  }
+  ::locus::DeviceGuard guard_;
+};
+}  // namespace cuda
+}  // namespace c10
+
+namespace at {
+// at::Tensor, at::kFloat, at::zeros, at::Reduction::Mean, ... are locus's.
+using namespace ::locus;
+}  // namespace at

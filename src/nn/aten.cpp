@@ -1,0 +1,166 @@
+// libtorch's torch:: ATen functions (include/locus/aten.h): argument translation onto
+// locus::nn::functional, which holds the one implementation of each.
+#include "locus/aten.h"
+
+#include <string>
+
+#include "locus/error.h"
+#include "locus/nn/functional.h"
+#include "ops/dispatch.h"
+
+namespace locus {
+namespace F = nn::functional;
+
+namespace {
+
+enumtype::Reduction reduction_of(int64_t r, const char* op) {
+  switch (r) {
+    case Reduction::None: return kNone;
+    case Reduction::Mean: return kMean;
+    case Reduction::Sum: return kSum;
+    default:
+      throw Error(std::string(op) + "(): reduction must be locus::Reduction::None, Mean or Sum (0, 1 or 2), got " +
+                  std::to_string(r) + ".");
+  }
+}
+
+// ATen's IntArrayRef window arguments: one value for both dims, or two.
+ExpandingArray<2> pair(IntArrayRef a, const char* op, const char* name) {
+  if (a.size() == 1) return ExpandingArray<2>(a[0]);
+  if (a.size() == 2) return ExpandingArray<2>({a[0], a[1]});
+  throw Error(std::string(op) + "(): " + name + " must have 1 or 2 values, got " + std::to_string(a.size()) + " (" +
+              ops::shape_str(a) + ").");
+}
+
+Tensor value(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
+
+}  // namespace
+
+Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  return F::linear(input, weight, value(bias));
+}
+
+Tensor dropout(const Tensor& input, double p, bool train) {
+  return F::dropout(input, F::DropoutFuncOptions().p(p).training(train));
+}
+
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  return F::gelu(self, F::GELUFuncOptions().approximate(std::string(approximate)));
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return F::conv2d(input, weight,
+                   F::Conv2dFuncOptions()
+                       .bias(value(bias))
+                       .stride(pair(stride, "conv2d", "stride"))
+                       .padding(pair(padding, "conv2d", "padding"))
+                       .dilation(pair(dilation, "conv2d", "dilation"))
+                       .groups(groups));
+}
+
+Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  IntArrayRef dilation, bool ceil_mode) {
+  ExpandingArray<2> k = pair(kernel_size, "max_pool2d", "kernel_size");
+  return F::max_pool2d(self, F::MaxPool2dFuncOptions(k)
+                                 .stride(stride.empty() ? k : pair(stride, "max_pool2d", "stride"))
+                                 .padding(pair(padding, "max_pool2d", "padding"))
+                                 .dilation(pair(dilation, "max_pool2d", "dilation"))
+                                 .ceil_mode(ceil_mode));
+}
+
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  ExpandingArray<2> k = pair(kernel_size, "avg_pool2d", "kernel_size");
+  if (divisor_override && *divisor_override == 0)
+    throw Error("avg_pool2d(): divisor_override must not be zero; leave it unset to divide by the window size.");
+  auto options = F::AvgPool2dFuncOptions(k)
+                     .stride(stride.empty() ? k : pair(stride, "avg_pool2d", "stride"))
+                     .padding(pair(padding, "avg_pool2d", "padding"))
+                     .ceil_mode(ceil_mode)
+                     .count_include_pad(divisor_override ? true : count_include_pad);
+  Tensor out = F::avg_pool2d(self, options);
+  // Without ceil_mode every window lies inside the padded input, so its mean times kh*kw is its sum.
+  if (divisor_override) out = out * (static_cast<double>(k[0] * k[1]) / static_cast<double>(*divisor_override));
+  return out;
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  return F::adaptive_avg_pool2d(self, pair(output_size, "adaptive_avg_pool2d", "output_size"));
+}
+
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                  const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training,
+                  double momentum, double eps, bool /*cudnn_enabled*/) {
+  return F::batch_norm(input, value(running_mean), value(running_var),
+                       F::BatchNormFuncOptions()
+                           .weight(value(weight))
+                           .bias(value(bias))
+                           .training(training)
+                           .momentum(momentum)
+                           .eps(eps));
+}
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps, bool /*cudnn_enable*/) {
+  return F::layer_norm(input,
+                       F::LayerNormFuncOptions(normalized_shape.vec()).weight(value(weight)).bias(value(bias)).eps(eps));
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
+                 bool sparse) {
+  if (scale_grad_by_freq || sparse)
+    throw Error(std::string("embedding(): ") + (sparse ? "sparse=true" : "scale_grad_by_freq=true") +
+                " is not supported by locus (dense gradients only); pass false.");
+  F::EmbeddingFuncOptions options;
+  if (padding_idx != -1) options.padding_idx(padding_idx);
+  return F::embedding(indices, weight, options);
+}
+
+Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction,
+                int64_t ignore_index) {
+  return F::nll_loss(self, target,
+                     F::NLLLossFuncOptions()
+                         .weight(value(weight))
+                         .ignore_index(ignore_index)
+                         .reduction(reduction_of(reduction, "nll_loss")));
+}
+
+Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                          int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  return F::cross_entropy(self, target,
+                          F::CrossEntropyFuncOptions()
+                              .weight(value(weight))
+                              .ignore_index(ignore_index)
+                              .reduction(reduction_of(reduction, "cross_entropy_loss"))
+                              .label_smoothing(label_smoothing));
+}
+
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return F::mse_loss(self, target, F::MSELossFuncOptions(reduction_of(reduction, "mse_loss")));
+}
+
+Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                            int64_t reduction) {
+  enumtype::Reduction r = reduction_of(reduction, "binary_cross_entropy");
+  if (self.sizes() != target.sizes())
+    throw Error("binary_cross_entropy(): target size " + ops::shape_str(target.sizes()) + " differs from input size " +
+                ops::shape_str(self.sizes()) + "; give both the same shape.");
+  // PyTorch clamps each log at -100 so that a probability of exactly 0 or 1 gives a finite loss.
+  Tensor loss = -(target * self.log().clamp_min(-100) + (1 - target) * (1 - self).log().clamp_min(-100));
+  if (weight && weight->defined()) loss = loss * *weight;
+  if (r == kNone) return loss;
+  return r == kSum ? loss.sum() : loss.mean();
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                                        const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  return F::binary_cross_entropy_with_logits(
+      self, target,
+      F::BinaryCrossEntropyWithLogitsFuncOptions()
+          .weight(value(weight))
+          .pos_weight(value(pos_weight))
+          .reduction(reduction_of(reduction, "binary_cross_entropy_with_logits")));
+}
+
+}  // namespace locus

@@ -1,0 +1,56 @@
+// locus/torch.h, the migration header: torch::, at:: and c10:: names, TORCH_MODULE, TORCH_CHECK,
+// c10::DeviceGuard and c10::cuda::CUDAGuard. (tests/package builds a whole libtorch program with it.)
+#include "locus/torch.h"
+
+#include "testing.h"
+
+namespace {
+struct TinyImpl : torch::nn::Module {
+  TinyImpl() : fc(register_module("fc", torch::nn::Linear(3, 2))) {}
+  torch::Tensor forward(const torch::Tensor& x) { return fc->forward(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Tiny);
+
+struct Opts {
+  TORCH_ARG(int64_t, width) = 4;
+};
+}  // namespace
+
+TEST(TorchHeader, LibtorchSpellingsNameLocus) {
+  static_assert(std::is_same_v<at::Tensor, locus::Tensor>);
+  static_assert(std::is_same_v<c10::Device, locus::Device>);
+  static_assert(std::is_same_v<c10::DeviceType, locus::DeviceType>);
+  static_assert(std::is_same_v<c10::ScalarType, locus::ScalarType>);
+  static_assert(std::is_same_v<c10::optional<int>, std::optional<int>>);
+  static_assert(at::kFloat == locus::kFloat && c10::kCUDA == locus::kCUDA && torch::kOpenCL == locus::kOPENCL);
+  static_assert(at::Reduction::Mean == locus::Reduction::Mean);
+  Tiny net;
+  at::Tensor y = net(torch::ones({5, 3}));
+  EXPECT_EQ(y.sizes(), torch::IntArrayRef({5, 2}));
+  EXPECT_EQ(Opts().width(8).width(), 8);
+  c10::Device d = torch::Device(torch::kCPU);
+  EXPECT_TRUE(d.is_cpu());
+}
+
+TEST(TorchHeader, TorchCheckThrowsLocusErrors) {
+  EXPECT_NO_THROW(TORCH_CHECK(1 + 1 == 2, "never"));
+  EXPECT_THROW_MSG(TORCH_CHECK(1 > 2), c10::Error, "Expected 1 > 2 to be true, but got false.");
+  int n = 3;
+  EXPECT_THROW_MSG(TORCH_CHECK(n == 4, "n is ", n, ", expected ", 4), locus::Error, "n is 3, expected 4");
+}
+
+TEST(TorchHeader, GuardsAreLocusGuards) {
+  for (const torch::Device& d : locus::all_devices()) {
+    c10::DeviceGuard guard(d);
+    EXPECT_EQ(guard.current_device(), d);
+  }
+  EXPECT_THROW_MSG(c10::cuda::CUDAGuard{torch::Device("opencl:0")}, c10::Error,
+                   "CUDAGuard(opencl:0): expected a cuda device; use locus::DeviceGuard for opencl devices.");
+  if (torch::cuda::is_available()) {
+    c10::cuda::CUDAGuard guard(0);
+    EXPECT_EQ(guard.current_device(), torch::Device("cuda:0"));
+  } else {
+    EXPECT_THROW_MSG(c10::cuda::CUDAGuard{0}, locus::NotAvailableError, "cuda:0 is not available");
+  }
+}
