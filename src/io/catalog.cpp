@@ -143,6 +143,63 @@ Catalog parse_any(std::shared_ptr<MappedFile> file) {
   throw CheckpointError(what);
 }
 
+namespace {
+// Dtypes a checkpoint may hold that locus refuses (int8/int16 only until locus has them: a
+// format's own table is asked first, so an entry here is never reached once it does).
+const RefusedDtype kRefused[] = {
+    {"uint16", "U16", "u2", "torch.UInt16Storage", "t.to(torch.int32)", "a.astype(np.int32)"},
+    {"uint32", "U32", "u4", "torch.UInt32Storage", "t.to(torch.int64)", "a.astype(np.int64)"},
+    {"uint64", "U64", "u8", "torch.UInt64Storage", "t.to(torch.int64) (values above 2**63-1 do not fit)", "a.astype(np.int64) (values above 2**63-1 do not fit)"},
+    {"int8", "I8", "i1", "torch.CharStorage", "t.to(torch.int32)", "a.astype(np.int32)"},
+    {"int16", "I16", "i2", "torch.ShortStorage", "t.to(torch.int32)", "a.astype(np.int32)"},
+    {"float8_e4m3fn", "F8_E4M3", nullptr, "torch.Float8_e4m3fnStorage", "t.to(torch.float32)", nullptr},
+    {"float8_e5m2", "F8_E5M2", nullptr, "torch.Float8_e5m2Storage", "t.to(torch.float32)", nullptr},
+    {"float8_e4m3fnuz", nullptr, nullptr, "torch.Float8_e4m3fnuzStorage", "t.to(torch.float32)", nullptr},
+    {"float8_e5m2fnuz", nullptr, nullptr, "torch.Float8_e5m2fnuzStorage", "t.to(torch.float32)", nullptr},
+    {"float8_e8m0fnu", "F8_E8M0", nullptr, "torch.Float8_e8m0fnuStorage", "t.to(torch.float32)", nullptr},
+    {"float6_e2m3", "F6_E2M3", nullptr, nullptr, "t.to(torch.float32)", nullptr},
+    {"float6_e3m2", "F6_E3M2", nullptr, nullptr, "t.to(torch.float32)", nullptr},
+    {"float4_e2m1", "F4", nullptr, nullptr, "t.to(torch.float32)", nullptr},
+    {"complex32", nullptr, nullptr, "torch.ComplexHalfStorage", "torch.view_as_real(t) (float16 pairs in a last dimension of 2)", nullptr},
+    {"complex64", "C64", "c8", "torch.ComplexFloatStorage", "torch.view_as_real(t) (float32 pairs in a last dimension of 2)",
+     "np.stack([a.real, a.imag], -1) (float32 pairs in a last dimension of 2)"},
+    {"complex128", nullptr, "c16", "torch.ComplexDoubleStorage", "torch.view_as_real(t) (float64 pairs in a last dimension of 2)",
+     "np.stack([a.real, a.imag], -1) (float64 pairs in a last dimension of 2)"},
+    {"float128", nullptr, "f16", nullptr, nullptr, "a.astype(np.float64)"},
+    {"qint8", nullptr, nullptr, "torch.QInt8Storage", "t.dequantize()", nullptr},
+    {"quint8", nullptr, nullptr, "torch.QUInt8Storage", "t.dequantize()", nullptr},
+    {"qint32", nullptr, nullptr, "torch.QInt32Storage", "t.dequantize()", nullptr},
+};
+
+const char* spelling(const RefusedDtype& r, const std::string& format) {
+  return format == "safetensors" ? r.safetensors : format == "npy" ? r.numpy : r.torch;
+}
+}  // namespace
+
+const RefusedDtype* refused_dtype(const std::string& format, const std::string& code) {
+  for (const RefusedDtype& r : kRefused) {
+    const char* s = spelling(r, format);
+    if (s != nullptr && code == s) return &r;
+  }
+  return nullptr;
+}
+
+std::string refusal(const RefusedDtype& r, const std::string& format, const std::string& tensor, const std::string& spelled) {
+  std::string m = (format == "npy" ? std::string("the array") : "tensor '" + tensor + "'") + " has dtype " + r.name + " (" +
+                  (spelled.empty() ? std::string(spelling(r, format)) : spelled) + "), which locus does not compute with. ";
+  if (format == "npy") m += std::string("Convert it in NumPy with ") + r.numpy_fix + " before saving";
+  else m += std::string("Convert it in PyTorch with ") + r.torch_fix + " before saving";
+  if (format == "safetensors") {
+    std::string list;
+    for (const char* code : {"F64", "F32", "F16", "BF16", "I64", "I32", "I16", "I8", "U8", "BOOL"}) {
+      ScalarType t;
+      if (safetensors_dtype(code, &t)) list += std::string(list.empty() ? "" : ", ") + code;
+    }
+    m += " (locus reads " + list + ")";
+  }
+  return m + ".";
+}
+
 const char* safetensors_dtype(ScalarType t) {
   switch (t) {
     case kFloat: return "F32";

@@ -69,6 +69,23 @@ Catalog parse_any(std::shared_ptr<MappedFile> file);
 /// Up to 16 bytes as hex and printable text: `80 02 7d ("..}")`.
 std::string describe_bytes(const uint8_t* d, size_t n);
 
+/// A dtype that checkpoints hold and locus does not compute with: how each format spells it, and
+/// the conversion to suggest. Every format refuses these naming the tensor (refusal()).
+struct RefusedDtype {
+  const char* name;         // "uint16"
+  const char* safetensors;  // "U16" (nullptr: the format has none)
+  const char* numpy;        // "u2"
+  const char* torch;        // "torch.UInt16Storage"
+  const char* torch_fix;    // "t.to(torch.int32)"
+  const char* numpy_fix;    // "a.astype(np.int32)"
+};
+/// The entry whose spelling in `format` ("safetensors", "npy", "pytorch") is `code`, if any.
+const RefusedDtype* refused_dtype(const std::string& format, const std::string& code);
+/// "tensor 'w' has dtype uint16 (U16), which locus does not compute with. Convert it in PyTorch
+/// with t.to(torch.int32) before saving; locus reads ..."
+/// `spelled`: how the file spells it, when not the table's spelling ("'<u2'" for .npy).
+std::string refusal(const RefusedDtype& r, const std::string& format, const std::string& tensor, const std::string& spelled = "");
+
 /// safetensors dtype strings ("F32", "BF16", ...); nullptr / false for ones locus lacks.
 const char* safetensors_dtype(ScalarType t);
 bool safetensors_dtype(const std::string& s, ScalarType* out);

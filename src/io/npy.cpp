@@ -130,6 +130,10 @@ Catalog parse_npy(std::shared_ptr<MappedFile> file) {
   }
   if (!have_descr || !have_order || !have_shape) fail(c, "the header lacks one of 'descr', 'fortran_order', 'shape'.");
   StorageEntry s;
+  if (!descr_dtype(descr, &s.dtype, &s.big_endian)) {
+    const RefusedDtype* r = descr.size() >= 2 ? refused_dtype("npy", descr.substr(1)) : nullptr;
+    if (r != nullptr && std::string("<>|=").find(descr[0]) != std::string::npos) fail(c, refusal(*r, "npy", "array", "'" + descr + "'"));
+  }
   if (!descr_dtype(descr, &s.dtype, &s.big_endian))
     fail(c, "dtype '" + descr.substr(0, 40) + "' is not supported (locus reads <f4 <f8 <f2 <i8 <i4 |u1 |b1, either byte order).");
   t.dtype = s.dtype;

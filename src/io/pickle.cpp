@@ -4,6 +4,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "io/catalog.h"
+
 namespace locus::io {
 namespace {
 
@@ -264,7 +266,7 @@ class Unpickler {
   PyRef global(const std::string& g) {
     ScalarType t;
     if (g != "collections.OrderedDict" && g != "torch._utils._rebuild_tensor_v2" && g != "torch._utils._rebuild_parameter" &&
-        !storage_dtype(g, &t))
+        !storage_dtype(g, &t) && !refused_dtype("pytorch", g))
       bad("global '" + g.substr(0, 200) + "' is forbidden: a tensor checkpoint may only refer to " + kAllowed + ".");
     PyRef v = make(PyValue::Kind::Global);
     v->s = g;
@@ -288,7 +290,12 @@ class Unpickler {
         !is_int(it[4]))
       bad("a persistent id is not ('storage', <storage type>, key, location, numel).");
     PyRef s = make(PyValue::Kind::Storage);
-    if (!storage_dtype(it[1]->s, &s->dtype)) bad("'" + it[1]->s + "' is not a storage type.");
+    if (refused_dtype("pytorch", it[1]->s) && !storage_dtype(it[1]->s, &s->dtype)) {
+      s->refused = it[1]->s;  // refused by name once the tensor using it is known
+      s->dtype = kByte;
+    } else if (!storage_dtype(it[1]->s, &s->dtype)) {
+      bad("'" + it[1]->s + "' is not a storage type.");
+    }
     s->s = it[2]->s;
     s->location = it[3]->s;
     s->i = it[4]->i;
@@ -313,6 +320,7 @@ class Unpickler {
       t->sizes = ints(a[2], "a tensor's size");
       t->strides = ints(a[3], "a tensor's stride");
       t->dtype = a[0]->dtype;
+      t->refused = a[0]->refused;
       t->items.push_back(a[0]);
       return t;
     }

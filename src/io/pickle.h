@@ -28,6 +28,7 @@ struct PyValue {
   std::vector<PyRef> items;      // Tuple, List; Dict: key, value, key, value...; Tensor: {storage}
   ScalarType dtype = kFloat;     // Storage, Tensor
   std::string location;          // Storage
+  std::string refused;           // Storage, Tensor: a storage class locus refuses ("torch.UInt16Storage")
   std::vector<int64_t> sizes, strides;  // Tensor
   int depth = 1;
   bool frozen = false;           // inside another value: no longer mutable

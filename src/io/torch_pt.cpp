@@ -76,6 +76,7 @@ struct Builder {
       case PyValue::Kind::Tensor: {
         TensorEntry t;
         t.name = name.empty() ? "tensor" : name;
+        if (!v.refused.empty()) fail(c, refusal(*refused_dtype("pytorch", v.refused), "pytorch", t.name));
         t.dtype = v.dtype;
         t.sizes = v.sizes;
         t.strides = v.strides;
