@@ -19,6 +19,7 @@
 #include "locus/device_info.h"
 #include "locus/error.h"
 #include "locus/factory.h"
+#include "locus/guard.h"
 #include "locus/memory.h"
 #include "locus/nn.h"
 #include "locus/optim.h"
@@ -34,6 +35,8 @@ namespace data = locus::data;
 const char* kUsage =
     "usage: locus-train [options]\n"
     "  --device D        auto (default: locus::best_device()), cpu, opencl:N or cuda:N\n"
+    "  --devices D1,D2   DataParallel: each batch split over these devices (e.g. opencl:0,opencl:1);\n"
+    "                    the model lives on D1, where outputs are gathered and evaluation runs\n"
     "  --model M         cnn (default: 2 conv + 1 linear) or mlp (784-256-128-10)\n"
     "  --epochs N        passes over the 60,000 training images (default 6)\n"
     "  --batch-size N    examples per step (default 64)\n"
@@ -55,6 +58,7 @@ struct Args {
   std::string save, resume, plot;
   int64_t epochs = 6, batch_size = 64, workers = 1, limit = -1;
   uint64_t seed = 0;
+  std::vector<locus::Device> devices;  // --devices (DataParallel)
   double lr = 2e-3;  // with the cosine schedule over 6 epochs: ~91% for the CNN
   bool normalize = true, pin_memory = false;
 };
@@ -95,6 +99,21 @@ Args parse(int argc, char** argv) {
           usage_error("--device: " + std::string(e.what()));
         }
       }
+    } else if (f == "--devices") {
+      std::string list = value();
+      a.devices.clear();
+      for (size_t start = 0; start <= list.size();) {
+        size_t comma = std::min(list.find(',', start), list.size());
+        std::string item = list.substr(start, comma - start);
+        try {
+          locus::Device d(item);
+          locus::check_device_available(d);  // before any data is read
+          a.devices.push_back(d.is_cpu() || d.has_index() ? d : locus::resolve_device(d));
+        } catch (const locus::Error& e) {
+          usage_error("--devices: '" + item + "': " + e.what());
+        }
+        start = comma + 1;
+      }
     } else if (f == "--model") {
       a.model = value();
       if (a.model != "mlp" && a.model != "cnn") usage_error("--model must be mlp or cnn, got '" + a.model + "'");
@@ -133,6 +152,8 @@ Args parse(int argc, char** argv) {
       usage_error("unknown argument '" + f + "'");
     }
   }
+  if (!a.devices.empty() && a.device != "auto")
+    usage_error("pass --device or --devices, not both (with --devices the model lives on the first one)");
   return a;
 }
 
@@ -294,8 +315,14 @@ void write_svg(const std::string& path, const std::vector<std::pair<double, doub
 
 // ---- training ----------------------------------------------------------------------------------
 int run(const Args& a) {
-  locus::Device device = a.device == "auto" ? locus::best_device() : locus::Device(a.device);
-  if (a.device == "auto") {
+  locus::Device device = !a.devices.empty() ? a.devices.front()
+                         : a.device == "auto" ? locus::best_device() : locus::Device(a.device);
+  if (!a.devices.empty()) {
+    std::cout << "devices:";
+    for (const auto& d : a.devices) std::cout << " " << d.str();
+    std::cout << " (--devices: DataParallel splits each batch between them; the model lives on " << device.str()
+              << ")\n";
+  } else if (a.device == "auto") {
     std::cout << "device: " << device.str() << " (chosen by best_device(): cuda, then an OpenCL GPU, then an "
               << "OpenCL device that is not the host CPU, then cpu)\n"
               << locus::best_device_report();
@@ -335,6 +362,8 @@ int run(const Args& a) {
   model->to(device);
   int64_t nparams = 0;
   for (const auto& p : model->parameters()) nparams += p.numel();
+  nn::DataParallel parallel = nullptr;  // --devices
+  if (!a.devices.empty()) parallel = nn::DataParallel(model, a.devices);
   locus::optim::Adam optimizer(model->parameters(), locus::optim::AdamOptions(a.lr));
   std::unique_ptr<locus::optim::CosineAnnealingLR> scheduler;
   if (a.scheduler == "cosine")
@@ -362,7 +391,7 @@ int run(const Args& a) {
     int64_t done = 0, samples = 0, window = 0;
     for (auto& batch : data::DevicePrefetcher(*train_loader, device)) {
       optimizer.zero_grad();
-      locus::Tensor out = model->forward(batch.data);
+      locus::Tensor out = parallel ? parallel->forward(batch.data) : model->forward(batch.data);
       locus::Tensor loss = nn::functional::cross_entropy(out, batch.target);
       loss.backward();
       optimizer.step();
