@@ -118,3 +118,24 @@ TEST(LocusTrainTool, RejectsBadFlagsWithUsage) {
   EXPECT_EQ(rch, 0);
   EXPECT_NE(outh.find("--resume FILE"), std::string::npos);
 }
+
+TEST(LocusTrainTool, DevicesRunsDataParallel) {
+  // Bad lists are refused before any data is read.
+  auto [rc1, out1] = train("--devices opencl:0,opencl:7");
+  EXPECT_EQ(rc1, 2) << out1;
+  EXPECT_NE(out1.find("--devices: 'opencl:7': "), std::string::npos) << out1;
+  auto [rc2, out2] = train("--devices cpu,");
+  EXPECT_EQ(rc2, 2) << out2;
+  EXPECT_NE(out2.find("--devices: '': "), std::string::npos) << out2;
+  auto [rc3, out3] = train("--device cpu --devices cpu,cpu");
+  EXPECT_EQ(rc3, 2) << out3;
+  EXPECT_NE(out3.find("pass --device or --devices, not both"), std::string::npos) << out3;
+
+  if (device_count(kOpenCL) < 2) GTEST_SKIP() << "needs opencl:0 and opencl:1 (POCL_DEVICES=\"pthread pthread\")";
+  ASSERT_TRUE(have_dataset()) << "dataset-fashion-mnist is not installed; scripts/install-deps installs it";
+  auto [rc, out] = train("--devices opencl:0,opencl:1 --model mlp --epochs 1 --limit 3 --workers 0");
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("devices: opencl:0 opencl:1 (--devices: DataParallel"), std::string::npos) << out;
+  EXPECT_NE(out.find("epoch 1/1: train loss"), std::string::npos) << out;
+  EXPECT_NE(out.find("summary: mlp on opencl:0"), std::string::npos) << out;
+}

@@ -5,7 +5,7 @@
 //   auto model = Net();  model->to(Device("opencl:0"));
 //   nn::DataParallel dp(model, {Device("opencl:0"), Device("opencl:1")});
 //   Adam opt(dp->parameters(), ...);                       // the wrapped module's parameters
-//   Tensor loss = cross_entropy(dp(x), y.to("opencl:0"));  // outputs gathered on opencl:0
+//   Tensor loss = cross_entropy(dp(x), y.to(Device("opencl:0")));  // gathered on opencl:0
 //   loss.backward();                                       // gradients summed on the originals
 //
 // Each forward scatters the batch along `dim` (chunks of ceil(n / devices), so a small batch uses
