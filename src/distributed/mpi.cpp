@@ -166,10 +166,8 @@ class MpiGroup : public GroupBase {
     }
     check_mpi(rc, op, op);
     poll(req, c, start);
-    if (reducing && c.op == ReduceOp::AVG && (c.kind != Kind::Reduce || rank_ == c.root)) {
-      Tensor r = c.kind == Kind::ReduceScatter ? c.out : c.in;
-      r.div_(size_);
-    }
+    if (reducing && c.op == ReduceOp::AVG && (c.kind != Kind::Reduce || rank_ == c.root))
+      divide(c.kind == Kind::ReduceScatter ? out : in, c.count, c.dtype);
   }
 
  private:
@@ -177,6 +175,17 @@ class MpiGroup : public GroupBase {
     int64_t value;
     std::vector<MPI_Request> reqs;
   };
+
+  // AVG = SUM / size, on the host buffer (a plain loop: no locus op runs on this thread)
+  void divide(void* p, int64_t n, ScalarType t) const {
+    if (t == kFloat) {
+      float* x = static_cast<float*>(p);
+      for (int64_t i = 0; i < n; ++i) x[i] /= static_cast<float>(size_);
+    } else if (t == kDouble) {
+      double* x = static_cast<double*>(p);
+      for (int64_t i = 0; i < n; ++i) x[i] /= size_;
+    }
+  }
 
   void announce(int64_t s) {
     auto lock = mpi_lock();

@@ -163,7 +163,7 @@ class Reducer {
   }
 
   void grad_ready(size_t i) {
-    if (!sync_this_pass_ || dist::get_world_size(group_) < 1) return;
+    if (!sync_this_pass_) return;
     if (!callback_queued_) {
       autograd::queue_callback([this] { finalize(); });
       callback_queued_ = true;
