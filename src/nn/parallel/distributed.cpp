@@ -51,6 +51,14 @@ class Reducer {
   }
 
   void prepare_forward() {
+    if (callback_queued_) {  // the last backward pass failed before its final callback ran
+      try {
+        wait_launched();
+      } catch (const Error&) {
+        // that pass's error was already thrown from backward()
+      }
+      reset_pass();
+    }
     sync_this_pass_ = require_sync_;
     if (options_.broadcast_buffers() && !buffers_.empty() && dist::get_world_size(group_) > 1) {
       NoGradGuard ng;
