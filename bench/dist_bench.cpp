@@ -7,6 +7,8 @@
 //     DDP, the same step without communication (no_sync), and the all-reduce of every gradient
 //     alone; the share of the all-reduce hidden behind backward is
 //     1 - (ddp - compute) / all_reduce.
+#define OMPI_SKIP_MPICXX 1  // the C API only (the C++ bindings are deprecated and warn)
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
 #include <algorithm>

@@ -11,6 +11,8 @@
 //   completes or the timeout passes. On entry to collective number s a rank sends s to every peer
 //   on `ctrl_` (small eager messages); the poll loop receives the peers' numbers, so on a timeout
 //   the ranks whose last number is below s are the ones that did not arrive.
+#define OMPI_SKIP_MPICXX 1  // the C API only (the C++ bindings are deprecated and warn)
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
 #include <algorithm>
