@@ -71,6 +71,12 @@ class Work {
   virtual bool is_completed() const = 0;
 };
 
+/// torch.distributed.is_mpi_available / is_nccl_available: whether the backend is built and, for
+/// NCCL, libnccl loads and a CUDA device exists; unavailable_reason says why not ("" when it is).
+bool is_mpi_available();
+bool is_nccl_available();
+std::string unavailable_reason(Backend backend);
+
 /// Joins the job. Throws DistributedError when already initialised, when the backend is not
 /// built or not loadable, or when the environment disagrees with the engine.
 void init_process_group(Backend backend = Backend::Auto, const InitOptions& options = {});

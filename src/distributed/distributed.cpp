@@ -307,6 +307,18 @@ std::string signature(const char* op, const Tensor& t, const std::string& extra)
 }
 
 Handle submit(GroupBase& g, Call c, std::vector<std::function<void()>> finish, bool async_op) {
+  const Tensor& any = c.in.defined() ? c.in : c.out;
+  if (uses_device_memory(g) && any.defined()) {
+    if (!any.is_cuda())
+      throw DistributedError(std::string("[") + detail::kind_name(c.kind) + "] the " + to_string(g.backend()) +
+                             " process group takes cuda tensors, got a tensor on " + any.device().str() +
+                             "; move it with .to(locus::kCUDA) or use a Backend::MPI process group.");
+    Device d = any.device();
+    c.ready = std::make_shared<Event>();
+    c.ready->record(d);
+    c.done = std::make_shared<Event>();
+    finish.insert(finish.begin(), [done = c.done, d] { done->block(Stream::current(d)); });
+  }
   auto work = std::make_shared<WorkImpl>();
   work->finish = std::move(finish);
   g.enqueue(std::move(c), work);
@@ -328,6 +340,14 @@ std::function<void()> unpack(const std::vector<Tensor>& list, const Tensor& buf,
 }
 
 }  // namespace
+
+bool is_mpi_available() { return detail::mpi_built(); }
+bool is_nccl_available() { return detail::mpi_built() && detail::nccl_unavailable_reason().empty(); }
+std::string unavailable_reason(Backend backend) {
+  std::string mpi = detail::mpi_built() ? "" : "locus was built without MPI (LOCUS_WITH_MPI=OFF)";
+  if (backend == Backend::MPI || backend == Backend::Auto || !mpi.empty()) return mpi;
+  return detail::nccl_unavailable_reason();
+}
 
 void init_process_group(Backend backend, const InitOptions& options) {
   std::lock_guard<std::mutex> lock(g_mu);

@@ -11,6 +11,8 @@
 //   completes or the timeout passes. On entry to collective number s a rank sends s to every peer
 //   on `ctrl_` (small eager messages); the poll loop receives the peers' numbers, so on a timeout
 //   the ranks whose last number is below s are the ones that did not arrive.
+#define OMPI_SKIP_MPICXX 1  // the C API only (the C++ bindings are deprecated and warn)
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
 #include <algorithm>
@@ -166,10 +168,8 @@ class MpiGroup : public GroupBase {
     }
     check_mpi(rc, op, op);
     poll(req, c, start);
-    if (reducing && c.op == ReduceOp::AVG && (c.kind != Kind::Reduce || rank_ == c.root)) {
-      Tensor r = c.kind == Kind::ReduceScatter ? c.out : c.in;
-      r.div_(size_);
-    }
+    if (reducing && c.op == ReduceOp::AVG && (c.kind != Kind::Reduce || rank_ == c.root))
+      divide(c.kind == Kind::ReduceScatter ? out : in, c.count, c.dtype);
   }
 
  private:
@@ -177,6 +177,17 @@ class MpiGroup : public GroupBase {
     int64_t value;
     std::vector<MPI_Request> reqs;
   };
+
+  // AVG = SUM / size, on the host buffer (a plain loop: no locus op runs on this thread)
+  void divide(void* p, int64_t n, ScalarType t) const {
+    if (t == kFloat) {
+      float* x = static_cast<float*>(p);
+      for (int64_t i = 0; i < n; ++i) x[i] /= static_cast<float>(size_);
+    } else if (t == kDouble) {
+      double* x = static_cast<double*>(p);
+      for (int64_t i = 0; i < n; ++i) x[i] /= size_;
+    }
+  }
 
   void announce(int64_t s) {
     auto lock = mpi_lock();

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "locus/distributed.h"
+#include "locus/stream.h"
 
 namespace locus::distributed::detail {
 
@@ -34,6 +35,10 @@ struct Call {
   int64_t count = 0;
   ScalarType dtype = kFloat;
   std::string signature;  // "all_reduce(float32[4, 4], SUM)", compared under LOCUS_DIST_DEBUG
+  // Device engines (NCCL): `ready` is recorded on the caller's stream at issue; the engine
+  // records `done` on its own stream after the call, and Work::wait() makes the caller's stream
+  // wait for it.
+  std::shared_ptr<Event> ready, done;
 };
 
 class WorkImpl : public Work {

@@ -62,35 +62,55 @@ void expect_same_on_every_rank(const Tensor& flat) {
 
 }  // namespace
 
-TEST(DistributedDataParallel, StepsEqualOneProcessOnTheWholeBatch) {
+namespace {
+// K DDP steps on the per-rank shards against K steps of rank 0's initial model on the whole batch.
+void expect_ddp_matches_one_process(Device d, double cap) {
   const int64_t b = 4;
   const int steps = 3;
+  nn::Sequential local = make_model(7 + rank(), d);  // ranks start different; DDP takes rank 0's
+  auto ddp = std::make_shared<DistributedDataParallel<nn::Sequential>>(
+      local, DistributedDataParallelOptions().bucket_cap_mb(cap));
+  if (cap < 1) EXPECT_GT(ddp->buckets().size(), 1u);
+  else EXPECT_EQ(ddp->buckets().size(), 1u);
+  nn::Sequential ref = make_model(7, d);  // rank 0's initial model, trained on the whole batch
+  EXPECT_TRUE(flat_params(*local).equal(flat_params(*ref))) << "construction did not broadcast rank 0's";
+  optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.1));
+  optim::SGD ref_opt(ref->parameters(), optim::SGDOptions(0.1));
+  for (int k = 0; k < steps; ++k) {
+    auto [x, y] = global_batch(k, b, d);
+    opt.zero_grad();
+    Tensor loss = F::mse_loss(ddp->forward(x.narrow(0, rank() * b, b)), y.narrow(0, rank() * b, b));
+    loss.backward();
+    opt.step();
+    ref_opt.zero_grad();
+    F::mse_loss(ref->forward(x), y).backward();
+    ref_opt.step();
+  }
+  Tensor got = flat_params(*local), want = flat_params(*ref);
+  EXPECT_TRUE(got.allclose(want, 1e-4, 1e-5)) << d << " cap " << cap << ": max diff "
+                                              << (got - want).abs().max().item<float>();
+  expect_same_on_every_rank(got);
+}
+}  // namespace
+
+TEST(DistributedDataParallel, StepsEqualOneProcessOnTheWholeBatch) {
   for (Device d : rank_devices())
-    for (double cap : {25.0, 0.0004}) {  // one bucket; one per parameter or two
-      nn::Sequential local = make_model(7 + rank(), d);  // ranks start different; DDP takes rank 0's
-      auto ddp = std::make_shared<DistributedDataParallel<nn::Sequential>>(
-          local, DistributedDataParallelOptions().bucket_cap_mb(cap));
-      if (cap < 1) EXPECT_GT(ddp->buckets().size(), 1u);
-      else EXPECT_EQ(ddp->buckets().size(), 1u);
-      nn::Sequential ref = make_model(7, d);  // rank 0's initial model, trained on the whole batch
-      EXPECT_TRUE(flat_params(*local).equal(flat_params(*ref))) << "construction did not broadcast rank 0's";
-      optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.1));
-      optim::SGD ref_opt(ref->parameters(), optim::SGDOptions(0.1));
-      for (int k = 0; k < steps; ++k) {
-        auto [x, y] = global_batch(k, b, d);
-        opt.zero_grad();
-        Tensor loss = F::mse_loss(ddp->forward(x.narrow(0, rank() * b, b)), y.narrow(0, rank() * b, b));
-        loss.backward();
-        opt.step();
-        ref_opt.zero_grad();
-        F::mse_loss(ref->forward(x), y).backward();
-        ref_opt.step();
-      }
-      Tensor got = flat_params(*local), want = flat_params(*ref);
-      EXPECT_TRUE(got.allclose(want, 1e-4, 1e-5)) << d << " cap " << cap << ": max diff "
-                                                  << (got - want).abs().max().item<float>();
-      expect_same_on_every_rank(got);
-    }
+    for (double cap : {25.0, 0.0004}) expect_ddp_matches_one_process(d, cap);  // one bucket; several
+}
+
+// The same over NCCL, rank r on cuda:r (scripts/gpu-check runs it on 2 GPUs); skips, saying why,
+// without libnccl or one GPU per rank.
+TEST(Nccl, DdpStepsEqualOneProcess) {
+  if (!dist::is_nccl_available()) GTEST_SKIP() << "NCCL unavailable here: " << dist::unavailable_reason(dist::Backend::NCCL);
+  int gpus = 0;
+  for (const Device& d : all_devices())
+    if (d.is_cuda()) ++gpus;
+  if (gpus < world()) GTEST_SKIP() << "NCCL needs one CUDA device per rank: " << world() << " ranks, " << gpus << " GPUs";
+  dist::destroy_process_group();
+  dist::init_process_group(dist::Backend::NCCL);
+  for (double cap : {25.0, 0.0004}) expect_ddp_matches_one_process(Device(DeviceType::CUDA, static_cast<DeviceIndex>(rank())), cap);
+  dist::destroy_process_group();
+  dist::init_process_group(dist::Backend::MPI);
 }
 
 TEST(DistributedDataParallel, NoSyncAccumulationEqualsTheLargerBatch) {

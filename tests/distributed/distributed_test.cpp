@@ -279,3 +279,34 @@ TEST(DebugMismatch, NamesTheRankThatDiffers) {
   dist::all_reduce(u);
   EXPECT_TRUE(u.equal(full({4}, static_cast<double>(world()))));
 }
+
+// NCCL: cuda tensors on rank r's cuda:r. Skips (saying why) without libnccl or one GPU per rank;
+// scripts/gpu-check runs it on machines with 2 GPUs.
+TEST(Nccl, CollectivesOnCudaMatchLocalValues) {
+  if (!dist::is_nccl_available()) GTEST_SKIP() << "NCCL unavailable here: " << dist::unavailable_reason(dist::Backend::NCCL);
+  int gpus = 0;
+  for (const Device& d : all_devices())
+    if (d.is_cuda()) ++gpus;
+  if (gpus < world()) GTEST_SKIP() << "NCCL needs one CUDA device per rank: " << world() << " ranks, " << gpus << " GPUs";
+  dist::destroy_process_group();
+  dist::init_process_group(dist::Backend::NCCL);
+  ASSERT_EQ(dist::world()->backend(), dist::Backend::NCCL);
+  Device d(DeviceType::CUDA, static_cast<DeviceIndex>(rank()));
+  for (ScalarType dt : kDtypes) {
+    Tensor t = input(rank(), 7, 1, dt, d);
+    dist::all_reduce(t, dist::ReduceOp::SUM);
+    expect_values(t, reduce_all(dist::ReduceOp::SUM, 7, 1, dt), dt, "nccl all_reduce " + label(d, dt));
+    Tensor b = input(rank(), 5, 2, dt, d);
+    dist::broadcast(b, world() - 1);
+    expect_values(b, values(world() - 1, 5, 2, dt), dt, "nccl broadcast " + label(d, dt));
+    Tensor out = zeros({world() * 4}, TensorOptions().dtype(dt).device(d));
+    dist::all_gather_into_tensor(out, input(rank(), 4, 3, dt, d));
+    for (int r = 0; r < world(); ++r)
+      expect_values(out.narrow(0, r * 4, 4), values(r, 4, 3, dt), dt, "nccl all_gather " + label(d, dt));
+  }
+  EXPECT_THROW_MSG(dist::all_reduce(zeros({2})), DistributedError,
+                   "[all_reduce] the nccl process group takes cuda tensors, got a tensor on cpu");
+  dist::barrier();
+  dist::destroy_process_group();
+  dist::init_process_group(dist::Backend::MPI);
+}

@@ -1,11 +1,12 @@
 // DistributedDataParallel's reducer (PyTorch's torch/csrc/distributed/c10d/reducer.cpp, reduced).
 // Buckets hold parameters of one device and dtype, filled in reverse registration order up to
-// bucket_cap_mb. Per backward pass: a post-accumulate-grad hook marks parameter i ready; buckets
-// are launched strictly in bucket order (so every rank issues the same collective sequence) as
-// soon as all their parameters are ready: the gradients are copied into the bucket's flat tensor
-// and all_reduce(AVG) starts asynchronously. The engine's final callback launches what is left
-// (unused parameters, with find_unused_parameters), waits for every bucket in order and copies
-// the averages back into .grad.
+// bucket_cap_mb (the first one up to 1 MiB, as PyTorch's). Per backward pass: a post-accumulate-
+// grad hook marks parameter i ready; buckets are launched strictly in bucket order (so every rank
+// issues the same collective sequence) as soon as all their parameters are ready: the gradients
+// are copied into the bucket's flat tensor and all_reduce(AVG) starts asynchronously. The
+// engine's final callback launches what is left (unused parameters, with find_unused_parameters),
+// waits for every bucket in order and copies the averages back into .grad.
+#include <algorithm>
 #include <sstream>
 
 #include "locus/autograd.h"
@@ -50,6 +51,14 @@ class Reducer {
   }
 
   void prepare_forward() {
+    if (callback_queued_) {  // the last backward pass failed before its final callback ran
+      try {
+        wait_launched();
+      } catch (const Error&) {
+        // that pass's error was already thrown from backward()
+      }
+      reset_pass();
+    }
     sync_this_pass_ = require_sync_;
     if (options_.broadcast_buffers() && !buffers_.empty() && dist::get_world_size(group_) > 1) {
       NoGradGuard ng;
@@ -123,6 +132,7 @@ class Reducer {
     bucket_of_.assign(params_.size(), 0);
     std::vector<int> open;  // index into buckets_ of the open bucket per (device, dtype) seen
     std::vector<std::pair<Device, ScalarType>> keys;
+    std::vector<bool> first;  // the open bucket of this kind is its first
     for (size_t k = params_.size(); k-- > 0;) {
       const Tensor& p = params_[k];
       std::pair<Device, ScalarType> key{p.device(), p.scalar_type()};
@@ -131,11 +141,17 @@ class Reducer {
       if (slot == keys.size()) {
         keys.push_back(key);
         open.push_back(-1);
+        first.push_back(true);
       }
       int b = open[slot];
+      // the first bucket of a kind holds at most 1 MiB (PyTorch's first_bucket_bytes_cap), so the
+      // first all-reduce starts early in backward, when the last layers' gradients are ready
+      const int64_t limit = first[slot] ? std::min<int64_t>(cap, 1 << 20) : cap;
       if (b >= 0 && buckets_[b].numel > 0 &&
-          (buckets_[b].numel + p.numel()) * static_cast<int64_t>(p.element_size()) > cap)
+          (buckets_[b].numel + p.numel()) * static_cast<int64_t>(p.element_size()) > limit) {
         b = -1;
+        first[slot] = false;
+      }
       if (b < 0) {
         buckets_.emplace_back();
         b = static_cast<int>(buckets_.size()) - 1;
@@ -155,7 +171,7 @@ class Reducer {
   }
 
   void grad_ready(size_t i) {
-    if (!sync_this_pass_ || dist::get_world_size(group_) < 1) return;
+    if (!sync_this_pass_) return;
     if (!callback_queued_) {
       autograd::queue_callback([this] { finalize(); });
       callback_queued_ = true;

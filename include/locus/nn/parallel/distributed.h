@@ -3,8 +3,8 @@
 // group while backward runs (PyTorch's torch.nn.parallel.DistributedDataParallel).
 //
 // At construction rank 0's parameters and buffers are broadcast to every rank (and the ranks'
-// parameter shapes compared). Parameters are grouped into buckets of about bucket_cap_mb, in
-// reverse registration order (roughly the order backward produces their gradients); during
+// parameter shapes compared). Parameters are grouped into buckets of about bucket_cap_mb (the
+// first at most 1 MiB, so communication starts early, as PyTorch's), in reverse registration order (roughly the order backward produces their gradients); during
 // backward a post-accumulate-grad hook marks each gradient ready, and when a bucket's last one is,
 // the bucket is flattened and its all_reduce(AVG) launched asynchronously, so communication overlaps
 // the rest of backward. At the end of backward (an engine final callback) every bucket is waited
