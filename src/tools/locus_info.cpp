@@ -5,6 +5,9 @@
 #include <iostream>
 
 #include "locus/locus.h"
+#if LOCUS_WITH_CUDA
+#include "backends/cuda/libraries.h"
+#endif
 
 int main(int argc, char** argv) {
   bool json = false;
@@ -22,7 +25,21 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    std::cout << locus::collect_env(json);
+    std::string env = locus::collect_env(json);
+#if LOCUS_WITH_CUDA
+    // NVRTC and cuBLAS are loaded at run time: say which were found (loading them here).
+    std::string libs = locus::cuda::libraries_report();
+    if (json) {
+      std::string escaped;
+      for (char c : libs) escaped += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+      env.erase(env.rfind('}'));  // the object's closing brace: one more member goes in
+      while (!env.empty() && env.back() == '\n') env.pop_back();
+      env += ",\n  \"cuda_libraries\": \"" + escaped + "\"\n}\n";
+    } else {
+      env += "\nCUDA libraries: " + libs + "\n";
+    }
+#endif
+    std::cout << env;
   } catch (const locus::Error& e) {
     std::cerr << "locus-info: " << e.what() << "\n";
     return 1;

@@ -1,8 +1,10 @@
 #include "backends/cuda/check.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "backends/cuda/driver.h"
+#include "backends/cuda/libraries.h"
 #include "locus/error.h"
 
 namespace locus::cuda {
@@ -53,13 +55,28 @@ std::string status_name(CUresult s) {
   return "CUresult " + std::to_string(static_cast<int>(s));
 }
 
-std::string status_name(nvrtcResult s) { return nvrtcGetErrorString(s); }
+std::string status_name(nvrtcResult s) {
+  if (nvrtc().loaded) return nvrtc().nvrtcGetErrorString(s);
+  return "nvrtcResult " + std::to_string(static_cast<int>(s));
+}
 
-std::string status_name(cublasStatus_t s) { return cublasGetStatusName(s); }
+std::string status_name(cublasStatus_t s) {
+  if (cublas().loaded) return cublas().cublasGetStatusName(s);
+  return "cublasStatus_t " + std::to_string(static_cast<int>(s));
+}
 
 std::string failure_message(const char* call_text, const std::string& status, int device, std::string_view what) {
   std::string call(call_text);  // "drv().cuMemAlloc(&p, n)", "cublasSgemm(h, ...)"
-  if (size_t p = call.find("drv()."); p != std::string::npos) call.erase(0, p + 6);
+  // drop the table a call goes through: "drv().", "nvrtc().", "nv.", "cublas()."
+  size_t start = 0;
+  for (;;) {
+    size_t j = start;
+    while (j < call.size() && (std::isalnum(static_cast<unsigned char>(call[j])) || call[j] == '_')) ++j;
+    if (call.compare(j, 3, "().") == 0) start = j + 3;
+    else if (j < call.size() && call[j] == '.') start = j + 1;
+    else break;
+  }
+  call.erase(0, start);
   call.resize(std::min(call.size(), call.find('(')));
   while (!call.empty() && call.back() == ' ') call.pop_back();
   std::string msg = call + " failed";

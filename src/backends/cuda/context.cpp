@@ -4,6 +4,7 @@
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/driver.h"
+#include "backends/cuda/libraries.h"
 #include "locus/error.h"
 
 namespace locus::cuda {
@@ -42,6 +43,14 @@ Runtime::Runtime() {
     reason_ = "no CUDA device (cuDeviceGetCount: " + (st == CUDA_SUCCESS ? "0 devices" : status_name(st)) + ")" +
               visible_devices_note();
     return;
+  }
+  // Kernels need NVRTC and GEMM cuBLAS: without either a device is unusable, so say why instead.
+  for (const std::string* missing : {nvrtc().loaded ? nullptr : &nvrtc().reason,
+                                     cublas().loaded ? nullptr : &cublas().reason}) {
+    if (missing != nullptr) {
+      reason_ = std::to_string(n) + " CUDA device" + (n == 1 ? "" : "s") + " found, but " + *missing;
+      return;
+    }
   }
   std::string driver = std::to_string(d.version / 1000) + "." + std::to_string(d.version % 1000 / 10);
   for (int i = 0; i < n; ++i) {

@@ -15,6 +15,7 @@
 #include "backends/cuda/context.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/launch.h"
+#include "backends/cuda/libraries.h"
 #include "locus/error.h"
 
 namespace locus::cuda {
@@ -36,7 +37,8 @@ Blas& blas_of(int index) {
   std::lock_guard<std::mutex> lock(d.mu);
   if (!d.blas) {
     auto b = std::make_unique<Blas>();
-    LOCUS_CUDA(cublasCreate(&b->h), index, "creating the cuBLAS handle");
+    const Cublas& cb = require_cublas("GEMM");
+    LOCUS_CUDA(cb.cublasCreate(&b->h), index, "creating the cuBLAS handle");
     d.blas = b.release();  // lives as long as the runtime (forever)
   }
   return *d.blas;
@@ -76,9 +78,9 @@ void cublas_gemm(int index, cublasHandle_t h, const backend::Backend::Gemm& g) {
     auto A = static_cast<const float*>(a), B = static_cast<const float*>(b);
     auto C = static_cast<float*>(c);
     if (batch == 1)
-      LOCUS_CUDA(cublasSgemm(h, tb, ta, n, m, k, &al, B, ldb, A, lda, &be, C, ldc), index, what);
+      LOCUS_CUDA(cublas().cublasSgemm(h, tb, ta, n, m, k, &al, B, ldb, A, lda, &be, C, ldc), index, what);
     else
-      LOCUS_CUDA(cublasSgemmStridedBatched(h, tb, ta, n, m, k, &al, B, ldb, g.stride_b, A, lda, g.stride_a, &be, C,
+      LOCUS_CUDA(cublas().cublasSgemmStridedBatched(h, tb, ta, n, m, k, &al, B, ldb, g.stride_b, A, lda, g.stride_a, &be, C,
                                            ldc, g.stride_c, batch),
                  index, what);
   } else if (g.dtype == kDouble) {
@@ -86,20 +88,20 @@ void cublas_gemm(int index, cublasHandle_t h, const backend::Backend::Gemm& g) {
     auto A = static_cast<const double*>(a), B = static_cast<const double*>(b);
     auto C = static_cast<double*>(c);
     if (batch == 1)
-      LOCUS_CUDA(cublasDgemm(h, tb, ta, n, m, k, &al, B, ldb, A, lda, &be, C, ldc), index, what);
+      LOCUS_CUDA(cublas().cublasDgemm(h, tb, ta, n, m, k, &al, B, ldb, A, lda, &be, C, ldc), index, what);
     else
-      LOCUS_CUDA(cublasDgemmStridedBatched(h, tb, ta, n, m, k, &al, B, ldb, g.stride_b, A, lda, g.stride_a, &be, C,
+      LOCUS_CUDA(cublas().cublasDgemmStridedBatched(h, tb, ta, n, m, k, &al, B, ldb, g.stride_b, A, lda, g.stride_a, &be, C,
                                            ldc, g.stride_c, batch),
                  index, what);
   } else {  // float16 / bfloat16: 16-bit storage, float accumulation, tensor cores when present
     float al = static_cast<float>(g.alpha), be = static_cast<float>(g.beta);
     cudaDataType_t t = cuda_type(g.dtype);
     if (batch == 1)
-      LOCUS_CUDA(cublasGemmEx(h, tb, ta, n, m, k, &al, b, t, ldb, a, t, lda, &be, c, t, ldc, CUBLAS_COMPUTE_32F,
+      LOCUS_CUDA(cublas().cublasGemmEx(h, tb, ta, n, m, k, &al, b, t, ldb, a, t, lda, &be, c, t, ldc, CUBLAS_COMPUTE_32F,
                               CUBLAS_GEMM_DEFAULT),
                  index, what);
     else
-      LOCUS_CUDA(cublasGemmStridedBatchedEx(h, tb, ta, n, m, k, &al, b, t, ldb, g.stride_b, a, t, lda, g.stride_a, &be,
+      LOCUS_CUDA(cublas().cublasGemmStridedBatchedEx(h, tb, ta, n, m, k, &al, b, t, ldb, g.stride_b, a, t, lda, g.stride_a, &be,
                                             c, t, ldc, g.stride_c, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                  index, what);
   }
@@ -114,7 +116,7 @@ void CudaBackend::gemm(int index, StreamHandle s, const Gemm& g) {
   if (blas_type && cublas_fits(g, es)) {
     Blas& b = blas_of(index);
     std::lock_guard<std::mutex> lock(b.mu);
-    LOCUS_CUDA(cublasSetStream(b.h, stream_of(s)), index, "cuBLAS stream");
+    LOCUS_CUDA(cublas().cublasSetStream(b.h, stream_of(s)), index, "cuBLAS stream");
     cublas_gemm(index, b.h, g);
     return;
   }

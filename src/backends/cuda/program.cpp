@@ -15,6 +15,7 @@
 #include "backends/cuda/check.h"
 #include "backends/cuda/context.h"
 #include "backends/cuda/driver.h"
+#include "backends/cuda/libraries.h"
 #include "kernels/sources.h"
 #include "locus/error.h"
 
@@ -56,9 +57,10 @@ const std::vector<int>& supported_archs() {
   static const std::vector<int> archs = [] {
     int n = 0;
     std::vector<int> v;
-    if (nvrtcGetNumSupportedArchs(&n) == NVRTC_SUCCESS && n > 0) {
+    const Nvrtc& nv = require_nvrtc("choosing a kernel target");
+    if (nv.nvrtcGetNumSupportedArchs(&n) == NVRTC_SUCCESS && n > 0) {
       v.resize(static_cast<size_t>(n));
-      if (nvrtcGetSupportedArchs(v.data()) != NVRTC_SUCCESS) v.clear();
+      if (nv.nvrtcGetSupportedArchs(v.data()) != NVRTC_SUCCESS) v.clear();
     }
     std::sort(v.begin(), v.end());
     return v;
@@ -166,7 +168,7 @@ std::vector<std::string> build_options(ScalarType dtype) {
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;
-  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "unknown";
+  if (!nvrtc().loaded || nvrtc().nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "unknown";
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
@@ -188,23 +190,25 @@ std::string target_arch(int major, int minor) {
 
 Compiled compile(const std::string& source, const std::string& label, const std::string& arch,
                  const std::vector<std::string>& options) {
+  const Nvrtc& nv = require_nvrtc("compiling kernels");
   nvrtcProgram prog = nullptr;
-  LOCUS_CUDA(nvrtcCreateProgram(&prog, source.c_str(), label.c_str(), 0, nullptr, nullptr), -1, label);
+  LOCUS_CUDA(nv.nvrtcCreateProgram(&prog, source.c_str(), label.c_str(), 0, nullptr, nullptr), -1, label);
   struct Destroy {
     nvrtcProgram* p;
-    ~Destroy() { nvrtcDestroyProgram(p); }
-  } destroy{&prog};
+    const Nvrtc& nv;
+    ~Destroy() { nv.nvrtcDestroyProgram(p); }
+  } destroy{&prog, nv};
   std::vector<std::string> opts = {"--gpu-architecture=" + arch};
   opts.insert(opts.end(), options.begin(), options.end());
   std::vector<const char*> argv;
   for (const std::string& o : opts) argv.push_back(o.c_str());
-  nvrtcResult st = nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
+  nvrtcResult st = nv.nvrtcCompileProgram(prog, static_cast<int>(argv.size()), argv.data());
   if (st != NVRTC_SUCCESS) {
     size_t n = 0;
     std::string log;
-    if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1) {
+    if (nv.nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1) {
       log.resize(n);
-      if (nvrtcGetProgramLog(prog, log.data()) != NVRTC_SUCCESS) log.clear();
+      if (nv.nvrtcGetProgramLog(prog, log.data()) != NVRTC_SUCCESS) log.clear();
       while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
     }
     throw BackendError("[cuda] compiling " + label + " for " + arch + " failed (" + status_name(st) +
@@ -213,13 +217,13 @@ Compiled compile(const std::string& source, const std::string& label, const std:
   }
   Compiled c;
   size_t n = 0;
-  LOCUS_CUDA(nvrtcGetPTXSize(prog, &n), -1, label);
+  LOCUS_CUDA(nv.nvrtcGetPTXSize(prog, &n), -1, label);
   c.ptx.resize(n);  // n counts the terminating NUL, which cuModuleLoadData needs
-  LOCUS_CUDA(nvrtcGetPTX(prog, c.ptx.data()), -1, label);
+  LOCUS_CUDA(nv.nvrtcGetPTX(prog, c.ptx.data()), -1, label);
   if (arch.rfind("sm_", 0) == 0) {
-    LOCUS_CUDA(nvrtcGetCUBINSize(prog, &n), -1, label);
+    LOCUS_CUDA(nv.nvrtcGetCUBINSize(prog, &n), -1, label);
     c.image.resize(n);
-    LOCUS_CUDA(nvrtcGetCUBIN(prog, c.image.data()), -1, label);
+    LOCUS_CUDA(nv.nvrtcGetCUBIN(prog, c.image.data()), -1, label);
     c.cubin = true;
   } else {
     c.image = c.ptx;
