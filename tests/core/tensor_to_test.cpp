@@ -1,7 +1,10 @@
 // Tensor::to in every spelling libtorch accepts, options() without requires_grad, data_ptr() on
 // every device, and Device(int) (include/locus/tensor.h, src/core/tensor.cpp, src/core/device.cpp).
+#include <unistd.h>
+
 #include <concepts>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "testing.h"
@@ -147,6 +150,27 @@ TEST(DeviceFromInteger, MeansTheCurrentAcceleratorType) {
   } else {
     EXPECT_THROW_MSG(Device(0), NotAvailableError, "an integer means an accelerator device (cuda, else opencl)");
   }
+}
+
+// Without any accelerator: this binary runs again with OpenCL filtered out and no CUDA driver,
+// only the child test selected (DISABLED_ so that it runs only there).
+TEST(DeviceFromInteger, DISABLED_NoAcceleratorChild) {
+  ASSERT_NE(std::getenv("LOCUS_TEST_NO_ACCELERATOR_CHILD"), nullptr) << "runs as a child of WithoutAnAccelerator";
+  ASSERT_EQ(device_count(kCUDA) + device_count(kOpenCL), 0);
+  EXPECT_THROW_MSG(Device(0), NotAvailableError,
+                   "Device(0): an integer means an accelerator device (cuda, else opencl), and this machine has "
+                   "none; name the device instead, e.g. Device(\"cpu\").");
+  EXPECT_THROW_MSG(ones({1}).to(1), NotAvailableError, "Device(1): an integer means an accelerator device");
+  nn::Linear lin(2, 2);
+  EXPECT_THROW_MSG(lin->to(0), NotAvailableError, "Device(0): an integer means an accelerator device");
+}
+
+TEST(DeviceFromInteger, WithoutAnAcceleratorSaysSo) {
+  std::string cmd = "LOCUS_OPENCL_DEVICES=no-such-device LOCUS_CUDA_DRIVER=/nonexistent/libcuda.so.1 "
+                    "LOCUS_TEST_NO_ACCELERATOR_CHILD=1 /proc/" + std::to_string(getpid()) +
+                    "/exe --gtest_also_run_disabled_tests --gtest_filter=DeviceFromInteger.DISABLED_NoAcceleratorChild"
+                    " > /dev/null 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
 }
 
 TEST(DeviceFromInteger, RejectsBadIndicesAndNullStrings) {
