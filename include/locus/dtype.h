@@ -17,12 +17,16 @@ enum class ScalarType : int8_t {
   Double = 5,    // float64
   Bool = 6,
   BFloat16 = 7,
-  Undefined = 8,
+  Char = 8,      // int8
+  Short = 9,     // int16
+  Undefined = 10,
 };
-constexpr int kNumScalarTypes = 8;
+constexpr int kNumScalarTypes = 10;
 using Dtype = ScalarType;
 
 constexpr ScalarType kByte = ScalarType::Byte, kUInt8 = ScalarType::Byte;
+constexpr ScalarType kChar = ScalarType::Char, kInt8 = ScalarType::Char;
+constexpr ScalarType kShort = ScalarType::Short, kInt16 = ScalarType::Short;
 constexpr ScalarType kInt = ScalarType::Int, kInt32 = ScalarType::Int;
 constexpr ScalarType kLong = ScalarType::Long, kInt64 = ScalarType::Long;
 constexpr ScalarType kHalf = ScalarType::Half, kFloat16 = ScalarType::Half;
@@ -43,7 +47,7 @@ constexpr bool is_floating_point(ScalarType t) {
   return t == kFloat || t == kDouble || t == kHalf || t == kBFloat16;
 }
 constexpr bool is_integral(ScalarType t, bool include_bool = false) {
-  return t == kByte || t == kInt || t == kLong || (include_bool && t == kBool);
+  return t == kByte || t == kChar || t == kShort || t == kInt || t == kLong || (include_bool && t == kBool);
 }
 inline bool isFloatingType(ScalarType t) { return is_floating_point(t); }
 inline bool isIntegralType(ScalarType t, bool include_bool) { return is_integral(t, include_bool); }
@@ -61,6 +65,8 @@ std::ostream& operator<<(std::ostream& os, ScalarType t);
 /// Maps a C++ type to its ScalarType: CppTypeToScalarType<float>::value == kFloat.
 template <typename T> struct CppTypeToScalarType;
 template <> struct CppTypeToScalarType<uint8_t> { static constexpr ScalarType value = kByte; };
+template <> struct CppTypeToScalarType<int8_t> { static constexpr ScalarType value = kChar; };
+template <> struct CppTypeToScalarType<int16_t> { static constexpr ScalarType value = kShort; };
 template <> struct CppTypeToScalarType<int32_t> { static constexpr ScalarType value = kInt; };
 template <> struct CppTypeToScalarType<int64_t> { static constexpr ScalarType value = kLong; };
 template <> struct CppTypeToScalarType<Half> { static constexpr ScalarType value = kHalf; };

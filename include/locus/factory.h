@@ -44,13 +44,17 @@ Tensor randn_like(const Tensor& t, const TensorOptions& options = {});
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options = {});
 
 /// Nested initializer lists of numbers, as locus::tensor({{1, 2}, {3, 4}}). Integers make
-/// int64, floating values float32 (the default dtype), bools make bool, unless options name one.
+/// int64 (int8_t and int16_t values int8 and int16), floating values float32 (the default dtype),
+/// bools make bool, unless options name one.
 class TensorDataContainer {
  public:
   TensorDataContainer(double v) : kind_(Kind::Float), scalar_(v) {}
   TensorDataContainer(float v) : kind_(Kind::Float), scalar_(static_cast<double>(v)) {}
   TensorDataContainer(int v) : kind_(Kind::Int), scalar_(static_cast<double>(v)) {}
   TensorDataContainer(int64_t v) : kind_(Kind::Int), scalar_(static_cast<double>(v)), ival_(v), has_ival_(true) {}
+  // int8/int16 values make int8/int16 tensors, as in libtorch
+  TensorDataContainer(int8_t v) : kind_(Kind::Int), scalar_(v), ival_(v), has_ival_(true), int_dtype_(kChar) {}
+  TensorDataContainer(int16_t v) : kind_(Kind::Int), scalar_(v), ival_(v), has_ival_(true), int_dtype_(kShort) {}
   TensorDataContainer(bool v) : kind_(Kind::Bool), scalar_(v ? 1.0 : 0.0) {}
   TensorDataContainer(std::initializer_list<TensorDataContainer> l);
   template <typename T>
@@ -77,6 +81,7 @@ class TensorDataContainer {
   double scalar_ = 0;
   int64_t ival_ = 0;
   bool has_ival_ = false;
+  ScalarType int_dtype_ = kLong;  // the dtype of a Kind::Int value
   std::vector<TensorDataContainer> list_;
 };
 Tensor tensor(const TensorDataContainer& data, const TensorOptions& options = {});

@@ -46,6 +46,8 @@ template <> inline int64_t Scalar::to<int64_t>() const { return toLong(); }
 template <> inline int32_t Scalar::to<int32_t>() const { return toInt(); }
 template <> inline bool Scalar::to<bool>() const { return toBool(); }
 template <> inline uint8_t Scalar::to<uint8_t>() const { return static_cast<uint8_t>(toLong()); }
+template <> inline int8_t Scalar::to<int8_t>() const { return static_cast<int8_t>(toLong()); }
+template <> inline int16_t Scalar::to<int16_t>() const { return static_cast<int16_t>(toLong()); }
 template <> inline Half Scalar::to<Half>() const { return Half(toFloat()); }
 template <> inline BFloat16 Scalar::to<BFloat16>() const { return BFloat16(toFloat()); }
 

@@ -9,8 +9,8 @@ namespace locus {
 
 size_t element_size(ScalarType t) {
   switch (t) {
-    case kByte: case kBool: return 1;
-    case kHalf: case kBFloat16: return 2;
+    case kByte: case kChar: case kBool: return 1;
+    case kShort: case kHalf: case kBFloat16: return 2;
     case kInt: case kFloat: return 4;
     case kLong: case kDouble: return 8;
     default: throw Error("element_size(): undefined dtype.");
@@ -20,6 +20,8 @@ size_t element_size(ScalarType t) {
 const char* dtype_name(ScalarType t) {
   switch (t) {
     case kByte: return "uint8";
+    case kChar: return "int8";
+    case kShort: return "int16";
     case kInt: return "int32";
     case kLong: return "int64";
     case kHalf: return "float16";
@@ -34,6 +36,8 @@ const char* dtype_name(ScalarType t) {
 const char* toString(ScalarType t) {
   switch (t) {
     case kByte: return "Byte";
+    case kChar: return "Char";
+    case kShort: return "Short";
     case kInt: return "Int";
     case kLong: return "Long";
     case kHalf: return "Half";
@@ -49,19 +53,23 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
   if (a == ScalarType::Undefined || b == ScalarType::Undefined)
     throw Error("promote_types(): undefined dtype.");
-  // PyTorch's table restricted to our types. Order: u1 i4 i8 f2 f4 f8 b1 bf
-  constexpr ScalarType u1 = kByte, i4 = kInt, i8 = kLong, f2 = kHalf, f4 = kFloat, f8 = kDouble,
-                       b1 = kBool, bf = kBFloat16;
-  static constexpr ScalarType table[8][8] = {
-      /*        u1  i4  i8  f2  f4  f8  b1  bf */
-      /* u1 */ {u1, i4, i8, f2, f4, f8, u1, bf},
-      /* i4 */ {i4, i4, i8, f2, f4, f8, i4, bf},
-      /* i8 */ {i8, i8, i8, f2, f4, f8, i8, bf},
-      /* f2 */ {f2, f2, f2, f2, f4, f8, f2, f4},
-      /* f4 */ {f4, f4, f4, f4, f4, f8, f4, f4},
-      /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8},
-      /* b1 */ {u1, i4, i8, f2, f4, f8, b1, bf},
-      /* bf */ {bf, bf, bf, f4, f4, f8, bf, bf},
+  // PyTorch's table (torch.promote_types) restricted to our types, in enum order; int8 with uint8
+  // is int16, the smallest type holding both ranges. tests/core/dtype_test.cpp checks every pair
+  // against torch.promote_types itself.
+  constexpr ScalarType u8 = kByte, i8 = kChar, i16 = kShort, i32 = kInt, i64 = kLong, f16 = kHalf, f32 = kFloat,
+                       f64 = kDouble, b1 = kBool, bf = kBFloat16;
+  static constexpr ScalarType table[kNumScalarTypes][kNumScalarTypes] = {
+      /*         u8   i32  i64  f16  f32  f64  b1   bf   i8   i16 */
+      /* u8  */ {u8, i32, i64, f16, f32, f64, u8, bf, i16, i16},
+      /* i32 */ {i32, i32, i64, f16, f32, f64, i32, bf, i32, i32},
+      /* i64 */ {i64, i64, i64, f16, f32, f64, i64, bf, i64, i64},
+      /* f16 */ {f16, f16, f16, f16, f32, f64, f16, f32, f16, f16},
+      /* f32 */ {f32, f32, f32, f32, f32, f64, f32, f32, f32, f32},
+      /* f64 */ {f64, f64, f64, f64, f64, f64, f64, f64, f64, f64},
+      /* b1  */ {u8, i32, i64, f16, f32, f64, b1, bf, i8, i16},
+      /* bf  */ {bf, bf, bf, f32, f32, f64, bf, bf, bf, bf},
+      /* i8  */ {i16, i32, i64, f16, f32, f64, i8, bf, i8, i16},
+      /* i16 */ {i16, i32, i64, f16, f32, f64, i16, bf, i16, i16},
   };
   return table[static_cast<int>(a)][static_cast<int>(b)];
 }

@@ -157,6 +157,8 @@ void* Tensor::data_ptr() const { return host_data("data_ptr"); }
     return static_cast<T*>(host_data("data_ptr"));                                               \
   }
 LOCUS_DATA_PTR(uint8_t)
+LOCUS_DATA_PTR(int8_t)
+LOCUS_DATA_PTR(int16_t)
 LOCUS_DATA_PTR(int32_t)
 LOCUS_DATA_PTR(int64_t)
 LOCUS_DATA_PTR(Half)
@@ -174,6 +176,8 @@ Scalar Tensor::item() const {
   const void* p = c.host_data("item");
   switch (c.scalar_type()) {
     case kByte: return Scalar(static_cast<int64_t>(*static_cast<const uint8_t*>(p)));
+    case kChar: return Scalar(static_cast<int64_t>(*static_cast<const int8_t*>(p)));
+    case kShort: return Scalar(static_cast<int64_t>(*static_cast<const int16_t*>(p)));
     case kInt: return Scalar(static_cast<int64_t>(*static_cast<const int32_t*>(p)));
     case kLong: return Scalar(*static_cast<const int64_t*>(p));
     case kHalf: return Scalar(static_cast<double>(static_cast<float>(*static_cast<const Half*>(p))));
@@ -190,6 +194,8 @@ T Tensor::item() const {
   return item().to<T>();
 }
 template uint8_t Tensor::item<uint8_t>() const;
+template int8_t Tensor::item<int8_t>() const;
+template int16_t Tensor::item<int16_t>() const;
 template int32_t Tensor::item<int32_t>() const;
 template int64_t Tensor::item<int64_t>() const;
 template float Tensor::item<float>() const;

@@ -209,13 +209,15 @@ const char* safetensors_dtype(ScalarType t) {
     case kLong: return "I64";
     case kInt: return "I32";
     case kByte: return "U8";
+    case kChar: return "I8";
+    case kShort: return "I16";
     case kBool: return "BOOL";
     default: return nullptr;
   }
 }
 
 bool safetensors_dtype(const std::string& s, ScalarType* out) {
-  for (ScalarType t : {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kByte, kBool})
+  for (ScalarType t : {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kShort, kChar, kByte, kBool})
     if (s == safetensors_dtype(t)) {
       *out = t;
       return true;

@@ -27,6 +27,8 @@ DLDataType dl_dtype(ScalarType t) {
     case kLong: return {kDLInt, 64, 1};
     case kInt: return {kDLInt, 32, 1};
     case kByte: return {kDLUInt, 8, 1};
+    case kChar: return {kDLInt, 8, 1};
+    case kShort: return {kDLInt, 16, 1};
     case kBool: return {kDLBool, 8, 1};
     default: throw Error("[to_dlpack] the tensor's dtype is undefined.");
   }
@@ -41,10 +43,12 @@ ScalarType from_dl_dtype(DLDataType d) {
     if (d.code == kDLInt && d.bits == 64) return kLong;
     if (d.code == kDLInt && d.bits == 32) return kInt;
     if (d.code == kDLUInt && d.bits == 8) return kByte;
+    if (d.code == kDLInt && d.bits == 8) return kChar;
+    if (d.code == kDLInt && d.bits == 16) return kShort;
     if (d.code == kDLBool && d.bits == 8) return kBool;
   }
   throw Error("[from_dlpack] dtype (code " + std::to_string(d.code) + ", " + std::to_string(d.bits) + " bits, " +
-              std::to_string(d.lanes) + " lanes) has no locus dtype (float32/64, float16, bfloat16, int64, int32, uint8, bool).");
+              std::to_string(d.lanes) + " lanes) has no locus dtype (float32/64, float16, bfloat16, int64, int32, int16, int8, uint8, bool).");
 }
 
 }  // namespace

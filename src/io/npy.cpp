@@ -58,7 +58,8 @@ bool descr_dtype(const std::string& d, ScalarType* t, bool* big) {
   if (order != '<' && order != '>' && order != '|' && order != '=') return false;
   *big = order == '>';
   static const std::pair<const char*, ScalarType> table[] = {{"f4", kFloat}, {"f8", kDouble}, {"f2", kHalf}, {"i8", kLong},
-                                                             {"i4", kInt},   {"u1", kByte},   {"b1", kBool}};
+                                                             {"i4", kInt},   {"u1", kByte},   {"b1", kBool},
+                                                             {"i2", kShort}, {"i1", kChar}};
   for (const auto& [k, v] : table)
     if (kind == k) {
       *t = v;
@@ -162,6 +163,8 @@ std::string npy_header(ScalarType dtype, const std::vector<int64_t>& sizes) {
     case kLong: descr = "<i8"; break;
     case kInt: descr = "<i4"; break;
     case kByte: descr = "|u1"; break;
+    case kChar: descr = "|i1"; break;
+    case kShort: descr = "<i2"; break;
     case kBool: descr = "|b1"; break;
     default:
       throw CheckpointError(std::string("[npy] NumPy has no ") + dtype_name(dtype) +

@@ -21,7 +21,8 @@ bool storage_dtype(const std::string& g, ScalarType* t) {
   static const std::pair<const char*, ScalarType> table[] = {
       {"torch.FloatStorage", kFloat},   {"torch.DoubleStorage", kDouble}, {"torch.HalfStorage", kHalf},
       {"torch.BFloat16Storage", kBFloat16}, {"torch.LongStorage", kLong}, {"torch.IntStorage", kInt},
-      {"torch.ByteStorage", kByte},     {"torch.BoolStorage", kBool}};
+      {"torch.ByteStorage", kByte},     {"torch.BoolStorage", kBool}, {"torch.CharStorage", kChar},
+      {"torch.ShortStorage", kShort}};
   for (const auto& [n, d] : table)
     if (g == n) {
       *t = d;

@@ -1,7 +1,7 @@
 /* Shared by every kernel file: the element type selected by -DDT_<name>, the scalar and
  * geometry structs the host mirrors (src/backends/opencl/launch.h), and strided indexing.
  *
- * T: storage type, A: arithmetic type (float for half/bfloat16, int for uint8/bool),
+ * T: storage type, A: arithmetic type (float for half/bfloat16, int for int8/int16/uint8/bool),
  * F: floating type for transcendental functions, ACC: accumulator for reductions.
  * LD(p, i) loads element i as A; ST(p, i, v) stores an A (bool stores v != 0). */
 #define LOCUS_MAX_DIMS 8
@@ -15,6 +15,8 @@
 #define CODE_F64 5
 #define CODE_BOOL 6
 #define CODE_BF16 7
+#define CODE_I8 8
+#define CODE_I16 9
 
 DEVICE_FN float bf16_to_float(u16 b) { return AS_FLOAT(((u32)b) << 16); }
 DEVICE_FN u16 float_to_bf16(float f) {
@@ -89,6 +91,18 @@ typedef u8 T; typedef i32 A; typedef float F; typedef i64 ACC;
 #define T_CODE CODE_U8
 #define LD(p, i) ((A)(p)[i])
 #define ST(p, i, v) ((p)[i] = (T)(v))
+#elif defined(DT_I8)
+typedef i8 T; typedef i32 A; typedef float F; typedef i64 ACC;
+#define T_CODE CODE_I8
+#define IS_SMALL_INT 1
+#define LD(p, i) ((A)(p)[i])
+#define ST(p, i, v) ((p)[i] = (T)(v))
+#elif defined(DT_I16)
+typedef i16 T; typedef i32 A; typedef float F; typedef i64 ACC;
+#define T_CODE CODE_I16
+#define IS_SMALL_INT 1
+#define LD(p, i) ((A)(p)[i])
+#define ST(p, i, v) ((p)[i] = (T)(v))
 #elif defined(DT_BOOL)
 typedef u8 T; typedef i32 A; typedef float F; typedef i64 ACC;
 #define T_CODE CODE_BOOL
@@ -96,7 +110,7 @@ typedef u8 T; typedef i32 A; typedef float F; typedef i64 ACC;
 #define LD(p, i) ((A)((p)[i] != 0))
 #define ST(p, i, v) ((p)[i] = (T)((v) != 0))
 #else
-#error "define one of DT_F32 DT_F64 DT_F16 DT_BF16 DT_I32 DT_I64 DT_U8 DT_BOOL"
+#error "define one of DT_F32 DT_F64 DT_F16 DT_BF16 DT_I32 DT_I64 DT_I16 DT_I8 DT_U8 DT_BOOL"
 #endif
 
 #ifdef IS_FLOAT
@@ -118,6 +132,21 @@ typedef u8 T; typedef i32 A; typedef float F; typedef i64 ACC;
 #define TO_A(v) ((A)(v))
 #endif
 
+/* FTO_A(v): a floating value converted to A as a store into T would. For int8/int16 as PyTorch's
+ * x86 build does (the same on every device): truncate to int32, NaN and values outside int32's
+ * range giving its minimum (whose low bits are 0), then wrap into T. */
+#ifdef IS_SMALL_INT
+DEVICE_FN A f32_to_small(float x) { return (x >= -2147483648.0f && x < 2147483648.0f) ? (A)(T)(i32)x : (A)0; }
+#ifdef HAS_FP64
+DEVICE_FN A f64_to_small(double x) { return (x >= -2147483648.0 && x < 2147483648.0) ? (A)(T)(i32)x : (A)0; }
+#endif
+#define FTO_A(v) f32_to_small(v)
+#define DTO_A(v) f64_to_small(v)
+#else
+#define FTO_A(v) TO_A(v)
+#define DTO_A(v) TO_A(v)
+#endif
+
 /* A host double in every representation a kernel may need (no double arguments on devices
  * without fp64). */
 typedef struct {
@@ -132,7 +161,8 @@ typedef struct {
 #elif defined(IS_FLOAT)
 #define SCALAR_A(s) ((s).f)
 #else
-#define SCALAR_A(s) ((A)(s).l)
+/* wrapped into T first, as PyTorch casts a scalar operand to the op's dtype (int8 > 200 is int8 > -56) */
+#define SCALAR_A(s) ((A)(T)(s).l)
 #endif
 
 /* Broadcast elementwise geometry: all operands share sizes; strides per operand (elements).
@@ -190,7 +220,7 @@ DEVICE_FN void atomic_add_T(GLOBAL T* p, A v) {
   *p = *p + v; /* not reached: the host refuses 64-bit scatter_add without 64-bit atomics */
 #endif
 #else
-  /* u8, bool, f16, bf16: update the containing aligned 32-bit word */
+  /* u8, i8, i16, bool, f16, bf16: update the containing aligned 32-bit word */
   uptr addr = (uptr)p;
   GLOBAL u32* w = (GLOBAL u32*)(addr & ~(uptr)3);
   u32 shift = (u32)(addr & 3) * 8u;
@@ -205,6 +235,8 @@ DEVICE_FN void atomic_add_T(GLOBAL T* p, A v) {
     u32 nb = (u32)float_to_bf16(bf16_to_float((u16)cur) + v);
 #elif defined(IS_BOOL)
     u32 nb = (cur != 0 || v != 0) ? 1u : 0u;
+#elif defined(DT_I16)
+    u32 nb = (u32)(u16)((A)cur + v);
 #else
     u32 nb = (u32)(u8)((A)cur + v);
 #endif

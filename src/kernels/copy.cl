@@ -14,18 +14,20 @@ KERNEL void copy_cast(GLOBAL uchar* outb, i64 outo, GLOBAL uchar* inb, i64 ino, 
     switch (in_code) {
       case CODE_U8: v = TO_A(((GLOBAL u8*)p)[j]); break;
       case CODE_BOOL: v = TO_A(((GLOBAL u8*)p)[j] != 0); break;
+      case CODE_I8: v = TO_A(((GLOBAL i8*)p)[j]); break;
+      case CODE_I16: v = TO_A(((GLOBAL i16*)p)[j]); break;
       case CODE_I32: v = TO_A(((GLOBAL i32*)p)[j]); break;
       case CODE_I64: v = TO_A(((GLOBAL i64*)p)[j]); break;
-      case CODE_F32: v = TO_A(((GLOBAL float*)p)[j]); break;
-      case CODE_F16: v = TO_A(LOAD_HALF((GLOBAL u16*)p, j)); break;
-      case CODE_BF16: v = TO_A(bf16_to_float(((GLOBAL u16*)p)[j])); break;
+      case CODE_F32: v = FTO_A(((GLOBAL float*)p)[j]); break;
+      case CODE_F16: v = FTO_A(LOAD_HALF((GLOBAL u16*)p, j)); break;
+      case CODE_BF16: v = FTO_A(bf16_to_float(((GLOBAL u16*)p)[j])); break;
 #ifdef HAS_FP64
       case CODE_F64: {
 #if defined(DT_F16) || defined(DT_BF16)
         /* round once, from double to the 16-bit type, via float only when exact enough */
         v = (A)(float)((GLOBAL double*)p)[j];
 #else
-        v = TO_A(((GLOBAL double*)p)[j]);
+        v = DTO_A(((GLOBAL double*)p)[j]);
 #endif
         break;
       }
@@ -55,7 +57,7 @@ KERNEL void fill_linear(GLOBAL uchar* outb, i64 outo, i64 n, Scalar start, Scala
   for (i64 i = GID(0); i < n; i += GSIZE(0)) {
 #if defined(HAS_FP64)
     double v = AS_DOUBLE(start.dbits) + (double)i * AS_DOUBLE(step.dbits);
-    ST(out, i, TO_A(v));
+    ST(out, i, DTO_A(v));
 #elif defined(IS_FLOAT)
     ST(out, i, start.f + (float)i * step.f);
 #else

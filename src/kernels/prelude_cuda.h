@@ -10,6 +10,7 @@
 
 typedef signed char i8;
 typedef unsigned char u8;
+typedef short i16;
 typedef unsigned short u16;
 typedef int i32;
 typedef unsigned int u32;

@@ -25,6 +25,7 @@
 
 typedef char i8;
 typedef uchar u8;
+typedef short i16;
 typedef ushort u16;
 typedef int i32;
 typedef uint u32;

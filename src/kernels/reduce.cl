@@ -4,7 +4,8 @@
  * outputs over a long extent several work-groups per output and a combining pass
  * (reduce_partial, reduce_finish; the OpenCL backend uses them, the CUDA one not yet).
  * Accumulation: ACC (float for 16-bit floats, int64 for integers and bool). The output dtype
- * is T, int64 (integer sums, arg-reductions) or bool (any/all): out_code says which. */
+ * is T, int64 (integer sums, arg-reductions), bool (any/all) or another integer type (sum with a
+ * dtype): out_code says which. */
 #include "common.cl"
 
 #define R_SUM 0
@@ -75,6 +76,10 @@ DEVICE_FN void r_store(GLOBAL uchar* outb, i64 oo, int out_code, int op, ACC acc
   if (out_code == CODE_I64) ((GLOBAL i64*)outb)[oo] = (i64)acc;
   else if (out_code == CODE_BOOL) ((GLOBAL u8*)outb)[oo] = (u8)(acc != 0);
   else if (out_code == CODE_F32) ((GLOBAL float*)outb)[oo] = (float)acc;
+  else if (out_code != T_CODE && out_code == CODE_I32) ((GLOBAL i32*)outb)[oo] = (i32)acc;
+  else if (out_code != T_CODE && out_code == CODE_I16) ((GLOBAL i16*)outb)[oo] = (i16)acc;
+  else if (out_code != T_CODE && out_code == CODE_I8) ((GLOBAL i8*)outb)[oo] = (i8)acc;
+  else if (out_code != T_CODE && out_code == CODE_U8) ((GLOBAL u8*)outb)[oo] = (u8)acc;
   else ST((GLOBAL T*)outb, oo, TO_A(acc));
 }
 

@@ -193,7 +193,7 @@ std::vector<int64_t> TensorDataContainer::sizes() const {
 ScalarType TensorDataContainer::scalar_type() const {
   switch (kind_) {
     case Kind::Bool: return kBool;
-    case Kind::Int: return kLong;
+    case Kind::Int: return int_dtype_;
     case Kind::Float: return default_dtype();
     case Kind::List: {
       ScalarType t = kBool;

@@ -148,20 +148,34 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     size_t pos = 0;
     print_rec(body, vals, t.sizes(), 0, pos, f, 7, summarize, t.scalar_type());
   }
+  // suffixes in PyTorch's order (device, size, dtype, requires_grad), each moved to a line of its
+  // own when it would take the last line past the line width (PyTorch's _add_suffixes)
   std::vector<std::string> suffix;
+  if (!t.device().is_cpu()) suffix.push_back("device='" + t.device().str() + "'");
   if (t.numel() == 0 && t.dim() != 1) {
     std::string s = "size=(";
     for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
     suffix.push_back(s + (t.dim() == 1 ? ",)" : ")"));
   }
-  if (!t.device().is_cpu()) suffix.push_back("device='" + t.device().str() + "'");
   ScalarType dt = t.scalar_type();
   bool implied = dt == default_dtype() || dt == kLong || dt == kBool;
   if (!implied || (t.numel() == 0 && dt != default_dtype())) suffix.push_back(std::string("dtype=") + dtype_name(dt));
   if (t.requires_grad()) suffix.push_back("requires_grad=True");
-  for (const auto& s : suffix) body << ", " << s;
-  body << ")";
-  return os << body.str();
+  std::string out = body.str();
+  const size_t nl = out.rfind('\n');
+  int64_t last_line = static_cast<int64_t>(nl == std::string::npos ? out.size() + 2 : out.size() - nl + 1);
+  constexpr int kIndent = 7;  // "tensor("
+  for (const auto& s : suffix) {
+    const int64_t len = static_cast<int64_t>(s.size());
+    if (last_line + len + 2 > kLineWidth) {
+      out += ",\n" + std::string(kIndent, ' ') + s;
+      last_line = kIndent + len;
+    } else {
+      out += ", " + s;
+      last_line += len + 2;
+    }
+  }
+  return os << out << ")";
 }
 
 }  // namespace locus

@@ -1,4 +1,7 @@
+#include <cstdio>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "testing.h"
 
@@ -11,6 +14,18 @@ TEST(DType, ConstantsAliasesAndSizes) {
   EXPECT_EQ(kInt64, kLong);
   EXPECT_EQ(kInt32, kInt);
   EXPECT_EQ(kUInt8, kByte);
+  EXPECT_EQ(kInt8, kChar);
+  EXPECT_EQ(kInt16, kShort);
+  EXPECT_EQ(element_size(kChar), 1u);
+  EXPECT_EQ(element_size(kShort), 2u);
+  EXPECT_STREQ(dtype_name(kChar), "int8");
+  EXPECT_STREQ(dtype_name(kShort), "int16");
+  EXPECT_STREQ(toString(kChar), "Char");
+  EXPECT_STREQ(toString(kShort), "Short");
+  EXPECT_TRUE(is_integral(kChar) && is_integral(kShort) && !is_floating_point(kChar) && !is_floating_point(kShort));
+  EXPECT_EQ(CppTypeToScalarType<int8_t>::value, kChar);
+  EXPECT_EQ(CppTypeToScalarType<int16_t>::value, kShort);
+  EXPECT_EQ(static_cast<int>(ScalarType::Undefined), kNumScalarTypes);  // Undefined stays last
   EXPECT_EQ(element_size(kFloat), 4u);
   EXPECT_EQ(element_size(kDouble), 8u);
   EXPECT_EQ(element_size(kHalf), 2u);
@@ -40,6 +55,38 @@ TEST(DType, PromotionMatchesPyTorch) {
     EXPECT_EQ(promote_types(c.a, c.b), c.r) << dtype_name(c.a) << " + " << dtype_name(c.b);
     EXPECT_EQ(promote_types(c.b, c.a), c.r) << dtype_name(c.b) << " + " << dtype_name(c.a);
   }
+}
+
+// Every pair of locus dtypes against torch.promote_types, the table printed by PyTorch during the run.
+TEST(DType, PromotionIsPyTorchsTableForEveryPair) {
+  std::vector<ScalarType> all;
+  std::string names;
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    all.push_back(static_cast<ScalarType>(i));
+    names += std::string(" ") + dtype_name(all.back());
+  }
+  std::string cmd = "/usr/bin/python3 -c 'import sys, torch\n"
+                    "ts = [getattr(torch, n) for n in sys.argv[1:]]\n"
+                    "for a in ts: print(\" \".join(str(torch.promote_types(a, b))[6:] for b in ts))'" + names + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  // make test installs python3-torch (scripts/install-deps): without it this check would be empty
+  ASSERT_EQ(pclose(p), 0) << "PyTorch (/usr/bin/python3 with torch) did not print the table: " << out;
+  std::istringstream in(out);
+  int checked = 0;
+  for (ScalarType a : all) {
+    for (ScalarType b : all) {
+      std::string want;
+      ASSERT_TRUE(in >> want) << out;
+      EXPECT_EQ(dtype_name(promote_types(a, b)), want) << dtype_name(a) << " with " << dtype_name(b);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, kNumScalarTypes * kNumScalarTypes);
+  EXPECT_THROW_MSG(promote_types(kChar, ScalarType::Undefined), Error, "undefined dtype");
 }
 
 TEST(DType, HalfAndBFloat16RoundTrip) {

@@ -80,7 +80,7 @@ constexpr bool is_signed_int_v = std::is_integral_v<C> && std::is_signed_v<C>;
 struct Add {
   template <class C> C operator()(C a, C b) const {
     if constexpr (is_signed_int_v<C>) {
-      using U = std::make_unsigned_t<C>;
+      using U = wide_unsigned_t<C>;
       return static_cast<C>(static_cast<U>(a) + static_cast<U>(b));
     } else {
       return a + b;
@@ -90,7 +90,7 @@ struct Add {
 struct Sub {
   template <class C> C operator()(C a, C b) const {
     if constexpr (is_signed_int_v<C>) {
-      using U = std::make_unsigned_t<C>;
+      using U = wide_unsigned_t<C>;
       return static_cast<C>(static_cast<U>(a) - static_cast<U>(b));
     } else {
       return a - b;
@@ -100,7 +100,7 @@ struct Sub {
 struct Mul {
   template <class C> C operator()(C a, C b) const {
     if constexpr (is_signed_int_v<C>) {
-      using U = std::make_unsigned_t<C>;
+      using U = wide_unsigned_t<C>;
       return static_cast<C>(static_cast<U>(a) * static_cast<U>(b));
     } else {
       return a * b;
@@ -164,7 +164,7 @@ struct Pow {
         }
       }
       // repeated squaring in unsigned arithmetic: overflow wraps as in PyTorch
-      using U = std::make_unsigned_t<std::conditional_t<(sizeof(C) < 4), int32_t, C>>;
+      using U = wide_unsigned_t<C>;
       U base = static_cast<U>(a), r = 1;
       auto e = static_cast<std::make_unsigned_t<C>>(b);
       while (e) {

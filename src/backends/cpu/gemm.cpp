@@ -94,6 +94,8 @@ void gemm(const Gemm& g) {
     case kHalf: return gemm_half<Half>(g);
     case kBFloat16: return gemm_half<BFloat16>(g);
     case kByte: return gemm_int<uint8_t>(g);
+    case kChar: return gemm_int<int8_t>(g);
+    case kShort: return gemm_int<int16_t>(g);
     case kInt: return gemm_int<int32_t>(g);
     case kLong: return gemm_int<int64_t>(g);
     default: unsupported("gemm", g.dtype);

@@ -40,8 +40,8 @@ constexpr int64_t kGrainMath = 4096;
 /// Bytes per element (inline: element_size() is out of line and this is on every op's path).
 inline int64_t esize(ScalarType t) {
   switch (t) {
-    case kByte: case kBool: return 1;
-    case kHalf: case kBFloat16: return 2;
+    case kByte: case kChar: case kBool: return 1;
+    case kShort: case kHalf: case kBFloat16: return 2;
     case kInt: case kFloat: return 4;
     default: return 8;
   }
@@ -62,6 +62,8 @@ template <class F>
 inline decltype(auto) visit_dtype(ScalarType t, const char* what, F&& f) {
   switch (t) {
     case kByte: return f(static_cast<uint8_t*>(nullptr));
+    case kChar: return f(static_cast<int8_t*>(nullptr));
+    case kShort: return f(static_cast<int16_t*>(nullptr));
     case kInt: return f(static_cast<int32_t*>(nullptr));
     case kLong: return f(static_cast<int64_t*>(nullptr));
     case kHalf: return f(static_cast<Half*>(nullptr));
@@ -88,9 +90,15 @@ template <> struct compute_type<bool> { using type = int; };
 template <class T>
 using compute_t = typename compute_type<T>::type;
 
+/// Unsigned arithmetic wide enough for C's products: int8/int16 (and uint8) widen to 32 bits, so
+/// that wrapping arithmetic never overflows a promoted signed int.
+template <class C>
+using wide_unsigned_t = std::make_unsigned_t<std::conditional_t<(sizeof(C) < 4), int32_t, C>>;
+
 /// Value conversion with PyTorch's rules: to bool is `!= 0` (NaN is true), floating to integral
 /// truncates toward zero (through int64, so out-of-range values wrap instead of being UB for
-/// small types), 16-bit floats go through float.
+/// small types; int8/int16 through int32 as PyTorch's x86 build does: NaN and values outside
+/// int32's range give int32's minimum, whose low bits are 0), 16-bit floats go through float.
 template <class To, class From>
 inline To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
@@ -100,8 +108,14 @@ inline To convert(From v) {
   } else if constexpr (std::is_integral_v<To> && is_float_v<From>) {
     using F = std::conditional_t<std::is_same_v<From, double>, double, float>;
     F f = static_cast<F>(v);
-    if constexpr (std::is_same_v<To, int64_t>) return static_cast<int64_t>(f);
-    else return static_cast<To>(static_cast<int64_t>(f));
+    if constexpr (std::is_same_v<To, int64_t>) {
+      return static_cast<int64_t>(f);
+    } else if constexpr (std::is_same_v<To, int8_t> || std::is_same_v<To, int16_t>) {
+      if (!(f >= F(-2147483648.0) && f < F(2147483648.0))) return To(0);
+      return static_cast<To>(static_cast<int32_t>(f));
+    } else {
+      return static_cast<To>(static_cast<int64_t>(f));
+    }
   } else if constexpr (is_half_v<To>) {
     return To(static_cast<float>(static_cast<compute_t<From>>(v)));
   } else {

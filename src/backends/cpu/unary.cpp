@@ -55,7 +55,7 @@ struct Relu { template <class C> C operator()(C x) const { return x < C(0) ? C(0
 struct Square {
   template <class C> C operator()(C x) const {
     if constexpr (std::is_integral_v<C> && std::is_signed_v<C>) {
-      using U = std::make_unsigned_t<C>;
+      using U = wide_unsigned_t<C>;
       return static_cast<C>(static_cast<U>(x) * static_cast<U>(x));
     } else {
       return x * x;

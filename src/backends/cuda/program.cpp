@@ -136,7 +136,7 @@ const std::vector<KernelUse>& kernel_uses() {
 }
 
 const std::vector<ScalarType>& kernel_dtypes() {
-  static const std::vector<ScalarType> dts = {kFloat, kDouble, kHalf, kBFloat16, kInt, kLong, kByte, kBool};
+  static const std::vector<ScalarType> dts = {kFloat, kDouble, kHalf, kBFloat16, kInt, kLong, kShort, kChar, kByte, kBool};
   return dts;
 }
 
@@ -149,6 +149,8 @@ const char* dtype_suffix(ScalarType t) {
     case kInt: return "i32";
     case kLong: return "i64";
     case kByte: return "u8";
+    case kChar: return "i8";
+    case kShort: return "i16";
     case kBool: return "bool";
     default: return "undefined";
   }

@@ -171,6 +171,8 @@ const char* dtype_suffix(ScalarType t) {
     case kInt: return "i32";
     case kLong: return "i64";
     case kByte: return "u8";
+    case kChar: return "i8";
+    case kShort: return "i16";
     case kBool: return "bool";
     default: return "undefined";
   }

@@ -6,7 +6,7 @@
 namespace cpu_test {
 namespace {
 
-const ScalarType kAll[] = {kByte, kInt, kLong, kHalf, kFloat, kDouble, kBool, kBFloat16};
+const ScalarType kAll[] = {kByte, kChar, kShort, kInt, kLong, kHalf, kFloat, kDouble, kBool, kBFloat16};
 
 std::vector<double> convert(ScalarType from, ScalarType to, const std::vector<double>& v) {
   int64_t n = static_cast<int64_t>(v.size());
@@ -39,6 +39,10 @@ TEST(CpuCopy, FloatToIntTruncatesTowardZero) {
   }
   // negative floats to uint8 wrap through int64, as PyTorch on x86
   EXPECT_EQ(convert(kFloat, kByte, {-1, 255, 3.9}), (std::vector<double>{255, 255, 3}));
+  // int8/int16 truncate through int32 and wrap; NaN and values beyond int32 give int32's minimum,
+  // whose low bits are 0 (PyTorch 1.13 on x86: torch.tensor([...]).to(torch.int8), tests/ops/small_int_test.cpp)
+  EXPECT_EQ(convert(kFloat, kChar, {300.7, -129, 127.9, 3e9, NAN}), (std::vector<double>{44, 127, 127, 0, 0}));
+  EXPECT_EQ(convert(kDouble, kShort, {70000.5, -40000, -0.9, -3e9}), (std::vector<double>{4464, 25536, 0, 0}));
 }
 
 TEST(CpuCopy, BoolConversion) {

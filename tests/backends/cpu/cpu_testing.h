@@ -31,6 +31,8 @@ inline backend::Backend& be() {
 inline double load(ScalarType t, const void* p) {
   switch (t) {
     case kByte: return *static_cast<const uint8_t*>(p);
+    case kChar: return *static_cast<const int8_t*>(p);
+    case kShort: return *static_cast<const int16_t*>(p);
     case kInt: return *static_cast<const int32_t*>(p);
     case kLong: return static_cast<double>(*static_cast<const int64_t*>(p));
     case kHalf: return static_cast<float>(*static_cast<const Half*>(p));
@@ -45,6 +47,8 @@ inline double load(ScalarType t, const void* p) {
 inline void store(ScalarType t, void* p, double v) {
   switch (t) {
     case kByte: *static_cast<uint8_t*>(p) = static_cast<uint8_t>(v); break;
+    case kChar: *static_cast<int8_t*>(p) = static_cast<int8_t>(v); break;
+    case kShort: *static_cast<int16_t*>(p) = static_cast<int16_t>(v); break;
     case kInt: *static_cast<int32_t*>(p) = static_cast<int32_t>(v); break;
     case kLong: *static_cast<int64_t*>(p) = static_cast<int64_t>(v); break;
     case kHalf: *static_cast<Half*>(p) = Half(static_cast<float>(v)); break;

@@ -69,6 +69,8 @@ TEST(CudaNvrtc, CompileErrorCarriesTheLog) {
 TEST(CudaNvrtc, BuildOptionsSelectTheDtypeAndKeepFmaOff) {
   std::vector<std::string> o = build_options(kBFloat16);
   EXPECT_EQ(o.front(), "-DDT_BF16");
+  EXPECT_EQ(build_options(kChar).front(), "-DDT_I8");
+  EXPECT_EQ(build_options(kShort).front(), "-DDT_I16");
   EXPECT_TRUE(std::count(o.begin(), o.end(), "--fmad=false"));
   EXPECT_THROW(build_options(ScalarType::Undefined), BackendError);
 }

@@ -12,7 +12,7 @@ namespace {
 using backend::BinaryOp;
 using backend::UnaryOp;
 
-const ScalarType kAll[] = {kFloat, kDouble, kHalf, kBFloat16, kInt, kLong, kByte, kBool};
+const ScalarType kAll[] = {kFloat, kDouble, kHalf, kBFloat16, kInt, kLong, kShort, kChar, kByte, kBool};
 
 double py_floordiv(double a, double b) { return std::floor(a / b); }
 double py_rem(double a, double b) {

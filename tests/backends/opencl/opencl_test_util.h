@@ -101,6 +101,8 @@ inline std::vector<uint8_t> encode(ScalarType dt, const std::vector<double>& v) 
       case kInt: { int32_t t = static_cast<int32_t>(x); std::memcpy(p, &t, 4); break; }
       case kLong: { int64_t t = static_cast<int64_t>(x); std::memcpy(p, &t, 8); break; }
       case kByte: *p = static_cast<uint8_t>(static_cast<int64_t>(x)); break;
+      case kChar: { int8_t t = static_cast<int8_t>(static_cast<int64_t>(x)); std::memcpy(p, &t, 1); break; }
+      case kShort: { int16_t t = static_cast<int16_t>(static_cast<int64_t>(x)); std::memcpy(p, &t, 2); break; }
       case kBool: *p = x != 0; break;
       default: break;
     }
@@ -121,6 +123,8 @@ inline std::vector<double> decode(ScalarType dt, const std::vector<uint8_t>& b) 
       case kInt: { int32_t t; std::memcpy(&t, p, 4); out[i] = t; break; }
       case kLong: { int64_t t; std::memcpy(&t, p, 8); out[i] = static_cast<double>(t); break; }
       case kByte: out[i] = *p; break;
+      case kChar: { int8_t t; std::memcpy(&t, p, 1); out[i] = t; break; }
+      case kShort: { int16_t t; std::memcpy(&t, p, 2); out[i] = t; break; }
       case kBool: out[i] = *p != 0; break;
       default: break;
     }
