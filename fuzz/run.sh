@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the fuzz targets (clang libFuzzer + ASan/UBSan when clang has it, else g++ sanitizers
+# Builds the fuzz targets (the parsers, and the .pt writer round trip: fuzz_pt_writer) (clang libFuzzer + ASan/UBSan when clang has it, else g++ sanitizers
 # with the deterministic driver) and runs each for a fixed number of inputs from the seeds.
 #   fuzz/run.sh BUILD_DIR SOURCE_DIR [RUNS]      (ctest: fuzz.parsers, RUNS=20000)
 # Any crash, sanitizer report or leak fails the run; the input that caused it is left in
@@ -21,14 +21,15 @@ cmake --build "$out" -j2 >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 seeds_of() {
   case $1 in
-    safetensors) ls "$src"/tests/io/fixtures/*.safetensors ;;
-    pytorch) ls "$src"/tests/io/fixtures/*.pt "$src"/tests/io/fixtures/*.pth ;;
+    safetensors) ls "$src"/tests/io/fixtures/*.safetensors "$src"/fuzz/seeds/safetensors/* ;;
+    pytorch) ls "$src"/tests/io/fixtures/*.pt "$src"/tests/io/fixtures/*.pth "$src"/fuzz/seeds/pytorch/* ;;
+    pt_writer) ls "$src"/fuzz/seeds/pickle/* ;;  # any bytes describe tensors; these are varied
     pickle) ls "$src"/fuzz/seeds/pickle/* ;;
     npy) ls "$src"/tests/io/fixtures/*.npy ;;
     idx) ls "$src"/fuzz/seeds/idx/* ;;
   esac
 }
-for t in safetensors pytorch pickle npy idx; do
+for t in safetensors pytorch pickle npy pt_writer idx; do
   [[ -x "$out/fuzz_$t" ]] || { echo "fuzz_$t: not built (no locus library or no IDX reader)"; continue; }
   corpus="$out/corpus-$t"
   rm -rf "$corpus"; mkdir -p "$corpus"

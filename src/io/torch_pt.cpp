@@ -71,11 +71,13 @@ struct Builder {
     }
   }
 
-  void walk(const PyValue& v, const std::string& name) {
+  // `root`: the pickled object itself (a bare tensor is named "tensor"); below it every value is
+  // named by its path of keys, even an empty key.
+  void walk(const PyValue& v, const std::string& name, bool root = false) {
     switch (v.kind) {
       case PyValue::Kind::Tensor: {
         TensorEntry t;
-        t.name = name.empty() ? "tensor" : name;
+        t.name = root ? "tensor" : name;
         if (!v.refused.empty()) fail(c, refusal(*refused_dtype("pytorch", v.refused), "pytorch", t.name));
         t.dtype = v.dtype;
         t.sizes = v.sizes;
@@ -90,19 +92,19 @@ struct Builder {
         for (size_t i = 0; i + 1 < v.items.size(); i += 2) {
           const PyValue& k = *v.items[i];
           if (k.kind != PyValue::Kind::Str && k.kind != PyValue::Kind::Int) fail(c, "a dict key is neither a string nor an integer.");
-          walk(*v.items[i + 1], (name.empty() ? "" : name + ".") + scalar(k));
+          walk(*v.items[i + 1], (root ? "" : name + ".") + scalar(k));
         }
         return;
       case PyValue::Kind::List:
       case PyValue::Kind::Tuple:
-        for (size_t i = 0; i < v.items.size(); ++i) walk(*v.items[i], (name.empty() ? "" : name + ".") + std::to_string(i));
+        for (size_t i = 0; i < v.items.size(); ++i) walk(*v.items[i], (root ? "" : name + ".") + std::to_string(i));
         return;
       case PyValue::Kind::Bytes:
       case PyValue::Kind::Global:
       case PyValue::Kind::Storage:
         fail(c, "'" + name + "' holds a " + (v.kind == PyValue::Kind::Bytes ? "bytes object" : "bare storage or class") + ", which a state dict never contains.");
       default:
-        c.metadata.emplace_back(name.empty() ? "value" : name, scalar(v));
+        c.metadata.emplace_back(root ? "value" : name, scalar(v));
     }
   }
 };
@@ -143,7 +145,7 @@ Catalog parse_pytorch(std::shared_ptr<MappedFile> file) {
   PyRef root = unpickle(pkl->data, pkl->size, failer);
   if (root->kind != PyValue::Kind::Dict && root->kind != PyValue::Kind::Tensor)
     fail(c, "data.pkl holds neither a dict of tensors nor a tensor.");
-  b.walk(*root, "");
+  b.walk(*root, "", true);
   return c;
 }
 

@@ -1,13 +1,20 @@
 // locus-inspect: what a checkpoint holds, without loading it.
-//   locus-inspect FILE                      every tensor: name, dtype, shape, saved device, bytes;
-//                                           then the metadata (.safetensors, .pt/.pth, .npy)
+//   locus-inspect FILE                      format and file size; every tensor: name, dtype, shape,
+//                                           saved device, parameters (elements), bytes; totals;
+//                                           bytes per dtype; metadata (.safetensors, .pt/.pth/.bin, .npy)
+//   locus-inspect FILE --json               the same as one JSON object
 //   locus-inspect FILE --map-location MAP   also loads it as locus::load would and prints where
 //                                           each tensor went: MAP is a device ("cpu") or
 //                                           from=to pairs ("cuda:0=cpu,cuda:1=opencl:0")
-// Exit status: 0, 1 for a bad file (the error on stderr), 2 for bad usage.
+// Exit status: 0 read, 1 not a checkpoint / unreadable / refused, 2 bad usage, 3 --map-location
+// could not load it.
+#include <sys/stat.h>
+
 #include <iostream>
 #include <map>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "locus/serialize.h"
 
@@ -17,6 +24,12 @@ std::string shape(const std::vector<int64_t>& s) {
   std::string r = "[";
   for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
   return r + "]";
+}
+
+int64_t numel(const std::vector<int64_t>& s) {
+  int64_t n = 1;
+  for (int64_t x : s) n *= x;
+  return n;
 }
 
 locus::MapLocation parse_map(const std::string& arg) {
@@ -36,19 +49,29 @@ locus::MapLocation parse_map(const std::string& arg) {
   return locus::MapLocation(m);
 }
 
-const char* kUsage = "usage: locus-inspect FILE [--map-location DEVICE|FROM=TO[,FROM=TO...]]\n";
+const char* kUsage = "usage: locus-inspect FILE [--json] [--map-location DEVICE|FROM=TO[,FROM=TO...]]\n";
+const char* kHelp =
+    "Lists what a checkpoint holds without loading it: its format (safetensors, pytorch for\n"
+    "torch.save's .pt/.pth/.bin, npy) and size, every tensor (name, dtype, shape, saved device,\n"
+    "parameters, bytes), the totals, the bytes per dtype and the metadata.\n"
+    "  --json               one JSON object instead of text\n"
+    "  --map-location MAP   also load it (MAP: a device, or FROM=TO pairs) and report each move\n"
+    "Exit status: 0 the file was read; 1 it is not a checkpoint locus recognises, cannot be read,\n"
+    "is malformed or holds something locus refuses (the reason on stderr); 2 bad usage;\n"
+    "3 --map-location could not load it (e.g. the target device is absent).\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string file, map;
-  bool have_map = false;
+  bool have_map = false, json = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
-      std::cout << kUsage << "Lists every tensor of a .safetensors, .pt/.pth or .npy file (name, dtype, shape, saved\n"
-                             "device, bytes) and its metadata; with --map-location, loads it and reports each move.\n";
+      std::cout << kUsage << kHelp;
       return 0;
+    } else if (a == "--json") {
+      json = true;
     } else if (a == "--map-location" && i + 1 < argc) {
       map = argv[++i];
       have_map = true;
@@ -66,32 +89,75 @@ int main(int argc, char** argv) {
     std::cerr << kUsage;
     return 2;
   }
+  locus::CheckpointInfo info;
   try {
-    locus::CheckpointInfo info = locus::inspect(file);
-    size_t w = 4;
-    for (const auto& t : info.tensors) w = std::max(w, t.name.size());
-    int64_t total = 0;
-    std::cout << file << ": " << info.format << ", " << info.tensors.size() << " tensors\n";
-    for (const auto& t : info.tensors) {
-      std::string s = shape(t.sizes);
-      std::cout << "  " << t.name << std::string(w - t.name.size() + 2, ' ') << locus::dtype_name(t.dtype)
-                << std::string(10 - std::min<size_t>(9, std::string(locus::dtype_name(t.dtype)).size()), ' ') << s
-                << std::string(s.size() < 16 ? 16 - s.size() : 1, ' ') << t.saved_location << "  " << t.bytes << " bytes\n";
-      total += t.bytes;
-    }
-    std::cout << "total: " << total << " bytes\n";
-    if (!info.metadata.empty()) {
-      std::cout << "metadata:\n";
-      for (const auto& [k, v] : info.metadata) std::cout << "  " << k << ": " << v << "\n";
-    }
-    if (have_map) {
-      locus::LoadReport report;
-      locus::load(file, parse_map(map), &report);
-      std::cout << "loaded with map_location " << map << ":\n" << report.str();
-    }
+    info = locus::inspect(file);
   } catch (const locus::Error& e) {
     std::cerr << "locus-inspect: " << e.what() << "\n";
     return 1;
   }
+  struct stat st {};
+  const int64_t file_bytes = ::stat(file.c_str(), &st) == 0 ? static_cast<int64_t>(st.st_size) : -1;
+  int64_t total_bytes = 0, total_params = 0;
+  std::map<std::string, std::pair<int64_t, int64_t>> per_dtype;  // dtype -> (tensors' bytes, parameters)
+  for (const auto& t : info.tensors) {
+    total_bytes += t.bytes;
+    total_params += numel(t.sizes);
+    auto& d = per_dtype[locus::dtype_name(t.dtype)];
+    d.first += t.bytes;
+    d.second += numel(t.sizes);
+  }
+  locus::LoadReport report;
+  if (have_map) {
+    try {
+      locus::load(file, parse_map(map), &report);
+    } catch (const locus::Error& e) {
+      std::cerr << "locus-inspect: " << e.what() << "\n";
+      return 3;
+    }
+  }
+  if (json) {
+    nlohmann::ordered_json j;
+    j["file"] = file;
+    j["format"] = info.format;
+    j["file_bytes"] = file_bytes;
+    j["tensors"] = nlohmann::ordered_json::array();
+    for (const auto& t : info.tensors)
+      j["tensors"].push_back({{"name", t.name}, {"dtype", locus::dtype_name(t.dtype)}, {"shape", t.sizes},
+                              {"device", t.saved_location}, {"parameters", numel(t.sizes)}, {"bytes", t.bytes}});
+    j["total"] = {{"tensors", info.tensors.size()}, {"parameters", total_params}, {"bytes", total_bytes}};
+    j["dtypes"] = nlohmann::ordered_json::object();
+    for (const auto& [name, d] : per_dtype) j["dtypes"][name] = {{"parameters", d.second}, {"bytes", d.first}};
+    j["metadata"] = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : info.metadata) j["metadata"][k] = v;
+    if (have_map) {
+      j["loaded"] = nlohmann::ordered_json::array();
+      for (const auto& r : report.records)
+        j["loaded"].push_back({{"name", r.name}, {"from", r.saved_location}, {"to", r.target.str()}, {"bytes", r.bytes}});
+    }
+    // Names and metadata are the file's bytes: replace invalid UTF-8 rather than fail.
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return 0;
+  }
+  size_t w = 4;
+  for (const auto& t : info.tensors) w = std::max(w, t.name.size());
+  std::cout << file << ": " << info.format << ", " << info.tensors.size() << " tensors, " << file_bytes << " bytes on disk\n";
+  for (const auto& t : info.tensors) {
+    std::string s = shape(t.sizes);
+    std::cout << "  " << t.name << std::string(w - t.name.size() + 2, ' ') << locus::dtype_name(t.dtype)
+              << std::string(10 - std::min<size_t>(9, std::string(locus::dtype_name(t.dtype)).size()), ' ') << s
+              << std::string(s.size() < 16 ? 16 - s.size() : 1, ' ') << t.saved_location << "  " << numel(t.sizes) << " params  "
+              << t.bytes << " bytes\n";
+  }
+  std::cout << "total: " << total_params << " parameters, " << total_bytes << " bytes\n";
+  if (!per_dtype.empty()) {
+    std::cout << "by dtype:\n";
+    for (const auto& [name, d] : per_dtype) std::cout << "  " << name << ": " << d.second << " parameters, " << d.first << " bytes\n";
+  }
+  if (!info.metadata.empty()) {
+    std::cout << "metadata:\n";
+    for (const auto& [k, v] : info.metadata) std::cout << "  " << k << ": " << v << "\n";
+  }
+  if (have_map) std::cout << "loaded with map_location " << map << ":\n" << report.str();
   return 0;
 }

@@ -397,38 +397,6 @@ TEST(MapLocation, EveryForm) {
   EXPECT_THROW_MSG(load(cuda_pt, {{"cuda:0", "gpu"}}), Error, "gpu");
 }
 
-TEST(MapLocation, InspectToolPrintsTensorsMetadataAndMoves) {
-  int st;
-  const std::string tool = std::string(LOCUS_BINARY_DIR) + "/locus-inspect ";
-  std::string out = run(tool + kFixtures + "model.safetensors", &st);
-  EXPECT_EQ(st, 0) << out;
-  EXPECT_NE(out.find("safetensors, 7 tensors"), std::string::npos) << out;
-  EXPECT_NE(out.find("0.weight"), std::string::npos) << out;
-  EXPECT_NE(out.find("float32"), std::string::npos) << out;
-  EXPECT_NE(out.find("[3, 4]"), std::string::npos) << out;
-  EXPECT_NE(out.find("48 bytes"), std::string::npos) << out;
-  EXPECT_NE(out.find("source: make_fixtures.py"), std::string::npos) << out;
-  out = run(tool + kFixtures + "model_cuda.pt --map-location cuda:0=cpu", &st);
-  EXPECT_EQ(st, 0) << out;
-  EXPECT_NE(out.find("pytorch, 7 tensors"), std::string::npos) << out;
-  EXPECT_NE(out.find("cuda:0 -> cpu  48 bytes"), std::string::npos) << out;
-  EXPECT_NE(out.find("1.num_batches_tracked"), std::string::npos) << out;
-  out = run(tool + kFixtures + "c.npy", &st);
-  EXPECT_EQ(st, 0) << out;
-  EXPECT_NE(out.find("npy, 1 tensors"), std::string::npos) << out;
-  out = run(tool + kFixtures + "evil.pt", &st);
-  EXPECT_EQ(st, 1) << out;
-  EXPECT_NE(out.find("global 'posix.system' is forbidden"), std::string::npos) << out;
-  out = run(tool + "/nonexistent.pt", &st);
-  EXPECT_EQ(st, 1) << out;
-  EXPECT_NE(out.find("cannot open '/nonexistent.pt'"), std::string::npos) << out;
-  if (!is_available(kCUDA)) {
-    out = run(tool + kFixtures + "model_cuda.pt --map-location=cuda:0", &st);
-    EXPECT_EQ(st, 1) << out;
-    EXPECT_NE(out.find("map_location sends tensor"), std::string::npos) << out;
-  }
-}
-
 // ---- PyTorch interop ----------------------------------------------------------------------------------
 namespace {
 void check_torch_fixtures(const std::string& dir) {
