@@ -507,7 +507,7 @@ TEST(Corrupt, SafetensorsEachProblemNamed) {
   expect_bad(st_file(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", data),
              "tensors 'a' and 'b' overlap");
   expect_bad(st_file(R"({"w":{"dtype":"F33","shape":[2],"data_offsets":[0,8]}})", data), "tensor 'w' has unknown dtype 'F33'");
-  expect_bad(st_file(R"({"w":{"dtype":"I16","shape":[4],"data_offsets":[0,8]}})", data), "dtype 'I16', which locus does not support");
+  expect_bad(st_file(R"({"w":{"dtype":"U16","shape":[4],"data_offsets":[0,8]}})", data), "dtype 'U16', which locus does not support");
   expect_bad(st_file(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", data),
              "tensor 'w' has shape [3] and dtype F32 (12 bytes) but its data_offsets span 8 bytes.");
   expect_bad(st_file(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", data), "gap at bytes [0, 4)");
