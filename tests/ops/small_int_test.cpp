@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "locus/dlpack.h"
 #include "testing.h"
 
 using namespace locus;
@@ -323,4 +324,19 @@ TEST(SmallIntPromotion, ResultTypesAreTorchsForTensorsZeroDimTensorsAndScalars) 
     expect(names[i] + ",True", a + true);
   }
   EXPECT_EQ(checked, kNumScalarTypes * (2 * kNumScalarTypes + 3));
+}
+
+// DLPack names them as PyTorch's torch.utils.dlpack does: kDLInt with 8 and 16 bits.
+TEST(SmallIntDLPack, RoundTripsWithIntCodes) {
+  for (ScalarType dt : {kChar, kShort}) {
+    Tensor x = tensor({-100, 5, 120, -7}, TensorOptions().dtype(dt)).view({2, 2}).t();
+    DLManagedTensor* m = to_dlpack(x);
+    EXPECT_EQ(m->dl_tensor.dtype.code, kDLInt);
+    EXPECT_EQ(m->dl_tensor.dtype.bits, dt == kChar ? 8 : 16);
+    EXPECT_EQ(m->dl_tensor.dtype.lanes, 1);
+    Tensor y = from_dlpack(m);
+    EXPECT_EQ(y.scalar_type(), dt);
+    EXPECT_EQ(y.data_ptr(), x.data_ptr());
+    EXPECT_EQ(values(y), values(x));
+  }
 }
