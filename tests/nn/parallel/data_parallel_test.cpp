@@ -110,22 +110,26 @@ TEST(DataParallel, ModuleAndOptions) {
 }
 
 TEST(DataParallel, BuffersOfTheModulesOwnDeviceAreKept) {
-  if (device_count(kOpenCL) < 1) GTEST_SKIP() << "needs an OpenCL device";
-  manual_seed(2);
-  nn::Sequential m(nn::Linear(3, 4), nn::BatchNorm1d(4));
-  nn::DataParallel dp(m, {Device("cpu"), Device("opencl:0")});
-  Tensor x = randn({8, 3});
-  dp->forward(x);
-  dp->forward(x);
-  // the replica on cpu is the module itself: its running stats saw the first half of each batch
-  manual_seed(2);
-  nn::Sequential ref(nn::Linear(3, 4), nn::BatchNorm1d(4));
-  ref->forward(x.narrow(0, 0, 4));
-  ref->forward(x.narrow(0, 0, 4));
-  auto& bn = m->at<nn::BatchNorm1dImpl>(1);
-  auto& rbn = ref->at<nn::BatchNorm1dImpl>(1);
-  EXPECT_TRUE(bn.running_mean.allclose(rbn.running_mean, 1e-5, 1e-6));
-  EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 2);
+  std::vector<std::vector<Device>> lists = {{Device("cpu"), Device("cpu")}};  // the clone gets its own buffers
+  if (device_count(kOpenCL) >= 1) lists.push_back({Device("cpu"), Device("opencl:0")});
+  for (const auto& devices : lists) {
+    manual_seed(2);
+    nn::Sequential m(nn::Linear(3, 4), nn::BatchNorm1d(4));
+    nn::DataParallel dp(m, devices);
+    Tensor x = randn({8, 3});
+    dp->forward(x);
+    dp->forward(x);
+    // the replica on cpu is the module itself: its running stats saw the first half of each batch
+    manual_seed(2);
+    nn::Sequential ref(nn::Linear(3, 4), nn::BatchNorm1d(4));
+    ref->forward(x.narrow(0, 0, 4));
+    ref->forward(x.narrow(0, 0, 4));
+    auto& bn = m->at<nn::BatchNorm1dImpl>(1);
+    auto& rbn = ref->at<nn::BatchNorm1dImpl>(1);
+    EXPECT_TRUE(bn.running_mean.allclose(rbn.running_mean, 1e-5, 1e-6)) << devices[1];
+    EXPECT_TRUE(bn.running_var.allclose(rbn.running_var, 1e-5, 1e-6)) << devices[1];
+    EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 2) << devices[1];
+  }
 }
 
 TEST(DataParallelFunction, OutputAndGradientsEqualTheModules) {
