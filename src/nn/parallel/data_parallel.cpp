@@ -218,7 +218,6 @@ Tensor run(const char* op, Module& module, const Tensor& input, std::vector<Devi
   }
   std::vector<std::shared_ptr<Module>> replicas(devices.size());
   bool home_used = false;
-  std::vector<std::shared_ptr<Module>> fresh;
   if (cache && cache->size() < devices.size()) cache->resize(devices.size());
   for (size_t i = 0; i < devices.size(); ++i) {
     if (!home_used && home && devices[i] == *home) {
