@@ -73,8 +73,8 @@ void tie(const Tensor& original, const Tensor& replica, Device d) {
   }
 }
 
-/// Re-ties `replica` to `module` on `d`: parameters as above, buffers copied (shared on the
-/// module's own device), the training mode copied. False when their structure differs.
+/// Re-ties `replica` (never the module itself) to `module` on `d`: parameters as above, buffers
+/// copied, the training mode copied. False when their structure differs.
 bool refresh(const Module& module, Module& replica, Device d) {
   auto mp = module.named_parameters(), rp = replica.named_parameters();
   auto mb = module.named_buffers(), rb = replica.named_buffers();
@@ -84,7 +84,11 @@ bool refresh(const Module& module, Module& replica, Device d) {
     if (mpv[i].sizes() != rpv[i].sizes() || mpv[i].scalar_type() != rpv[i].scalar_type()) return false;
   for (size_t i = 0; i < mpv.size(); ++i) tie(mpv[i], rpv[i], d);
   NoGradGuard no_grad;
-  for (size_t i = 0; i < mbv.size(); ++i) rbv[i].set_data(mbv[i].to(d));
+  for (size_t i = 0; i < mbv.size(); ++i) {
+    Tensor b = mbv[i].to(d);
+    if (b.is_same(mbv[i])) b = b.clone();  // a second replica on the module's device: its own copy
+    rbv[i].set_data(b);
+  }
   replica.train(module.is_training());
   return true;
 }
@@ -214,7 +218,6 @@ Tensor run(const char* op, Module& module, const Tensor& input, std::vector<Devi
   }
   std::vector<std::shared_ptr<Module>> replicas(devices.size());
   bool home_used = false;
-  std::vector<std::shared_ptr<Module>> fresh;
   if (cache && cache->size() < devices.size()) cache->resize(devices.size());
   for (size_t i = 0; i < devices.size(); ++i) {
     if (!home_used && home && devices[i] == *home) {

@@ -110,22 +110,26 @@ TEST(DataParallel, ModuleAndOptions) {
 }
 
 TEST(DataParallel, BuffersOfTheModulesOwnDeviceAreKept) {
-  if (device_count(kOpenCL) < 1) GTEST_SKIP() << "needs an OpenCL device";
-  manual_seed(2);
-  nn::Sequential m(nn::Linear(3, 4), nn::BatchNorm1d(4));
-  nn::DataParallel dp(m, {Device("cpu"), Device("opencl:0")});
-  Tensor x = randn({8, 3});
-  dp->forward(x);
-  dp->forward(x);
-  // the replica on cpu is the module itself: its running stats saw the first half of each batch
-  manual_seed(2);
-  nn::Sequential ref(nn::Linear(3, 4), nn::BatchNorm1d(4));
-  ref->forward(x.narrow(0, 0, 4));
-  ref->forward(x.narrow(0, 0, 4));
-  auto& bn = m->at<nn::BatchNorm1dImpl>(1);
-  auto& rbn = ref->at<nn::BatchNorm1dImpl>(1);
-  EXPECT_TRUE(bn.running_mean.allclose(rbn.running_mean, 1e-5, 1e-6));
-  EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 2);
+  std::vector<std::vector<Device>> lists = {{Device("cpu"), Device("cpu")}};  // the clone gets its own buffers
+  if (device_count(kOpenCL) >= 1) lists.push_back({Device("cpu"), Device("opencl:0")});
+  for (const auto& devices : lists) {
+    manual_seed(2);
+    nn::Sequential m(nn::Linear(3, 4), nn::BatchNorm1d(4));
+    nn::DataParallel dp(m, devices);
+    Tensor x = randn({8, 3});
+    dp->forward(x);
+    dp->forward(x);
+    // the replica on cpu is the module itself: its running stats saw the first half of each batch
+    manual_seed(2);
+    nn::Sequential ref(nn::Linear(3, 4), nn::BatchNorm1d(4));
+    ref->forward(x.narrow(0, 0, 4));
+    ref->forward(x.narrow(0, 0, 4));
+    auto& bn = m->at<nn::BatchNorm1dImpl>(1);
+    auto& rbn = ref->at<nn::BatchNorm1dImpl>(1);
+    EXPECT_TRUE(bn.running_mean.allclose(rbn.running_mean, 1e-5, 1e-6)) << devices[1];
+    EXPECT_TRUE(bn.running_var.allclose(rbn.running_var, 1e-5, 1e-6)) << devices[1];
+    EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 2) << devices[1];
+  }
 }
 
 TEST(DataParallelFunction, OutputAndGradientsEqualTheModules) {
@@ -208,4 +212,34 @@ TEST(DataParallelErrors, BadArguments) {
   Plain p;
   EXPECT_THROW_MSG(nn::parallel::data_parallel(p, randn({4, 2}), std::vector<Device>{Device("cpu"), Device("cpu")}),
                    Error, "[clone] clone() has not been implemented for Plain");
+}
+
+TEST(DataParallelFunction, LibtorchReplicateAndParallelApply) {
+  std::vector<Device> devs = all_devices();
+  nn::Sequential m = make_model(Device("cpu"));
+  std::vector<std::shared_ptr<nn::SequentialImpl>> replicas = nn::parallel::replicate(m.ptr(), devs);
+  ASSERT_EQ(replicas.size(), devs.size());
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < devs.size(); ++i) {
+    ASSERT_TRUE(replicas[i]);
+    EXPECT_EQ(nn::device_of(*replicas[i]), devs[i]);
+    inputs.push_back(randn({2, 6}).to(devs[i]));
+  }
+  std::vector<Tensor> outs = nn::parallel::parallel_apply(replicas, inputs);
+  for (size_t i = 0; i < devs.size(); ++i) {
+    EXPECT_EQ(outs[i].device(), devs[i]);
+    EXPECT_TRUE(outs[i].cpu().allclose(m->forward(inputs[i].cpu()), 1e-5, 1e-6)) << devs[i];
+    outs[i].sum().backward();  // each replica's gradient reaches the original on cpu
+  }
+  nn::Sequential ref = make_model(Device("cpu"));  // the same inputs through one model: the same summed gradients
+  for (const Tensor& x : inputs) ref->forward(x.cpu()).sum().backward();
+  auto pm = m->parameters(), pr = ref->parameters();
+  for (size_t i = 0; i < pm.size(); ++i) {
+    ASSERT_TRUE(pm[i].grad().defined());
+    EXPECT_EQ(pm[i].grad().device(), Device("cpu"));
+    EXPECT_TRUE(pm[i].grad().allclose(pr[i].grad(), 1e-4, 1e-5)) << i;
+  }
+  EXPECT_THROW_MSG(nn::parallel::parallel_apply(replicas, {inputs[0]}), Error,
+                   "[parallel_apply] got " + std::to_string(devs.size()) + " modules, 1 inputs and 1 devices; pass "
+                   "one input and one device per module.");
 }

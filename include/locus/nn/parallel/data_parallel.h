@@ -50,6 +50,29 @@ std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<Module>>& m
                                    const std::vector<Tensor>& inputs, const std::vector<Device>& devices,
                                    const ReplicaForward& forward);
 
+/// libtorch's typed spellings of the two above: replicas of the module's own type, and
+/// modules[i]->forward(inputs[i]) on devices[i] (default: each input's device).
+template <typename ModuleType>
+std::vector<std::shared_ptr<ModuleType>> replicate(const std::shared_ptr<ModuleType>& module,
+                                                   const std::vector<Device>& devices) {
+  std::vector<std::shared_ptr<ModuleType>> out;
+  for (auto& r : replicate(static_cast<const Module&>(*module), devices))
+    out.push_back(std::dynamic_pointer_cast<ModuleType>(r));
+  return out;
+}
+template <typename ModuleType>
+std::vector<Tensor> parallel_apply(std::vector<ModuleType>& modules, const std::vector<Tensor>& inputs,
+                                   const std::optional<std::vector<Device>>& devices = std::nullopt) {
+  using Impl = std::decay_t<decltype(*modules.front())>;
+  std::vector<std::shared_ptr<Module>> ms;
+  for (auto& m : modules) ms.push_back(std::shared_ptr<Impl>(m));
+  std::vector<Device> devs;
+  if (devices) devs = *devices;
+  else
+    for (const Tensor& t : inputs) devs.push_back(t.device());
+  return parallel_apply(ms, inputs, devs, [](Module& m, const Tensor& x) { return static_cast<Impl&>(m).forward(x); });
+}
+
 namespace detail {
 /// The whole step: scatter, replicate (or refresh `cache`), parallel_apply, gather. `op` names
 /// the caller in messages.
