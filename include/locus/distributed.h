@@ -90,8 +90,9 @@ int get_world_size(const Group& group = nullptr);
 /// The world group (after init_process_group).
 Group world();
 /// A group of the given global ranks (group rank i is ranks[i]). Every rank of the world must call
-/// it; those not in `ranks` get nullptr back, as PyTorch's GroupMember.NON_GROUP_MEMBER.
-Group new_group(const std::vector<int>& ranks);
+/// it; those not in `ranks` get nullptr back, as PyTorch's GroupMember.NON_GROUP_MEMBER. Its
+/// collectives time out after `timeout` (default: the world's).
+Group new_group(const std::vector<int>& ranks, std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
 // ---- collectives: each returns a Work; when !async_op it has already completed. ------------------
 // Tensors must be contiguous; lists hold group-size tensors of the input's shape and dtype.

@@ -412,7 +412,9 @@ int get_world_size(const Group& group) {
   return group->size();
 }
 
-Group new_group(const std::vector<int>& ranks) {
+Group new_group(const std::vector<int>& ranks, std::optional<std::chrono::milliseconds> timeout) {
+  if (timeout && timeout->count() <= 0)
+    throw DistributedError("[new_group] timeout must be positive, got " + std::to_string(timeout->count()) + " ms.");
   GroupBase& def = resolve(nullptr, "new_group");
   std::vector<bool> seen(static_cast<size_t>(def.size()), false);
   for (int r : ranks) {
@@ -428,7 +430,7 @@ Group new_group(const std::vector<int>& ranks) {
     std::lock_guard<std::mutex> lock(g_mu);
     w = g_world;
   }
-  return detail::mpi_new_group(*w, ranks);
+  return detail::mpi_new_group(*w, ranks, timeout.value_or(w->timeout()));
 }
 
 // ---- collectives --------------------------------------------------------------------------------

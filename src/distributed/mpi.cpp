@@ -356,7 +356,8 @@ std::shared_ptr<GroupBase> mpi_init(const InitOptions& o, std::chrono::milliseco
   return std::make_shared<MpiGroup>(comm, ranks, timeout);
 }
 
-std::shared_ptr<GroupBase> mpi_new_group(GroupBase& world, const std::vector<int>& ranks) {
+std::shared_ptr<GroupBase> mpi_new_group(GroupBase& world, const std::vector<int>& ranks,
+                                         std::chrono::milliseconds timeout) {
   auto* w = dynamic_cast<MpiGroup*>(&world);
   if (w == nullptr) throw DistributedError("[new_group] the world group is not an MPI group.");
   int color = MPI_UNDEFINED, key = 0;
@@ -372,7 +373,7 @@ std::shared_ptr<GroupBase> mpi_new_group(GroupBase& world, const std::vector<int
   if (comm == MPI_COMM_NULL) return nullptr;
   std::vector<int> global;
   for (int r : ranks) global.push_back(w->global_rank(r));
-  return std::make_shared<MpiGroup>(comm, global, w->timeout());
+  return std::make_shared<MpiGroup>(comm, global, timeout);
 }
 
 void mpi_finalize(bool clean) {

@@ -10,7 +10,7 @@ std::shared_ptr<GroupBase> mpi_init(const InitOptions&, std::chrono::millisecond
   throw DistributedError("[init_process_group] locus was built without MPI; install libopenmpi-dev "
                          "(scripts/install-deps) and reconfigure with -DLOCUS_WITH_MPI=ON.");
 }
-std::shared_ptr<GroupBase> mpi_new_group(GroupBase&, const std::vector<int>&) {
+std::shared_ptr<GroupBase> mpi_new_group(GroupBase&, const std::vector<int>&, std::chrono::milliseconds) {
   throw DistributedError("[new_group] locus was built without MPI.");
 }
 void mpi_finalize(bool) {}

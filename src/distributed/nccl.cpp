@@ -169,6 +169,7 @@ class NcclGroup : public GroupBase {
     cuda::Runtime::get().bind(device_.index());
     check_nccl(nccl().CommInitRank(&comm_, size_, uid, rank_), "ncclCommInitRank", "init_process_group");
     stream_ = std::make_unique<Stream>(Stream::create(device_));
+    barrier_ = zeros({1}, TensorOptions().dtype(kByte).device(device_));
     start();
   }
   ~NcclGroup() override {
@@ -215,7 +216,6 @@ class NcclGroup : public GroupBase {
       case Kind::Send: r = f.Send(in, n, type, c.root, comm_, s); break;
       case Kind::Recv: r = f.Recv(in, n, type, c.root, comm_, s); break;
       case Kind::Barrier: {  // an all_reduce of one byte, as PyTorch's NCCL barrier
-        if (!barrier_.defined()) barrier_ = zeros({1}, TensorOptions().dtype(kByte).device(device_));
         void* b = device_ptr(barrier_);
         r = f.AllReduce(b, b, 1, ncclUint8, ncclSum, comm_, s);
         break;

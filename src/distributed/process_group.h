@@ -102,7 +102,8 @@ bool debug_enabled();
 
 // Engines. Each throws DistributedError naming what is missing.
 std::shared_ptr<GroupBase> mpi_init(const InitOptions& o, std::chrono::milliseconds timeout);
-std::shared_ptr<GroupBase> mpi_new_group(GroupBase& world, const std::vector<int>& ranks);
+std::shared_ptr<GroupBase> mpi_new_group(GroupBase& world, const std::vector<int>& ranks,
+                                         std::chrono::milliseconds timeout);
 void mpi_finalize(bool clean);
 bool mpi_built();
 std::shared_ptr<GroupBase> nccl_init(GroupBase& mpi_world, std::chrono::milliseconds timeout);

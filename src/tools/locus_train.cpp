@@ -369,7 +369,7 @@ int run(const Args& a) {
   }
   locus::Device device = !a.devices.empty() ? a.devices.front()
                          : a.device == "auto" ? locus::best_device() : locus::Device(a.device);
-  if (a.distributed && !device.is_cpu() && !device.has_index()) {
+  if (a.distributed && !device.is_cpu() && (!device.has_index() || a.device == "auto")) {
     const char* lr = std::getenv("LOCAL_RANK") ? std::getenv("LOCAL_RANK") : std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
     device = locus::Device(device.type(), static_cast<locus::DeviceIndex>(lr ? std::atoi(lr) : 0));
   }

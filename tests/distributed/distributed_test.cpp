@@ -310,3 +310,39 @@ TEST(Nccl, CollectivesOnCudaMatchLocalValues) {
   dist::destroy_process_group();
   dist::init_process_group(dist::Backend::MPI);
 }
+
+// A rank that is alive but stops calling: the others time out (the group's own 1 s timeout)
+// naming it, and the group refuses further work; the world group is unaffected.
+TEST(Collectives, RankThatStopsCallingTimesOut) {
+  std::vector<int> all;
+  for (int r = 0; r < world(); ++r) all.push_back(r);
+  dist::Group g = dist::new_group(all, std::chrono::milliseconds(1000));
+  const int idle = 1;
+  if (rank() != idle) {
+    Tensor t = ones({5});
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+      dist::all_reduce(t, dist::ReduceOp::SUM, g);
+      ADD_FAILURE() << "expected DistributedError";
+    } catch (const DistributedError& e) {
+      std::string m = e.what();
+      EXPECT_EQ(m.rfind("[all_reduce] timed out after ", 0), 0u) << m;  // then the seconds waited
+      EXPECT_NE(m.find(" s (timeout 1.0 s): rank 1 did not arrive at collective #1 (all_reduce(float32[5], SUM); "
+                       "rank 1 is at #0). A rank that exited, crashed or stopped calling collectives causes this"),
+                std::string::npos)
+          << m;
+    }
+    EXPECT_THROW_MSG(dist::all_reduce(t, dist::ReduceOp::SUM, g), DistributedError,
+                     "[all_reduce] the process group is unusable after an earlier failure");
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 30.0);
+    try {
+      dist::barrier(g);
+    } catch (const DistributedError&) {
+    }
+  }
+  Tensor w = ones({2});
+  dist::all_reduce(w);  // the world group still works
+  EXPECT_TRUE(w.equal(full({2}, static_cast<double>(world()))));
+  EXPECT_THROW_MSG(dist::new_group(all, std::chrono::milliseconds(0)), DistributedError,
+                   "[new_group] timeout must be positive, got 0 ms.");
+}
