@@ -22,7 +22,7 @@ static void check(bool ok, const char* what) {
 
 int main(int argc, char** argv) {
   locus::Device device = locus::resolve_device(argc > 1 ? locus::Device(argv[1]) : locus::best_device());
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("locus_save_load_" + std::to_string(::getpid()));
+  auto dir = std::filesystem::temp_directory_path() / ("locus_save_load_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::string path = (dir / "model.safetensors").string();
   std::cout << "device: " << device << "\n";
