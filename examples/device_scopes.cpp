@@ -3,6 +3,8 @@
 //    type: what "opencl" or "cuda" without an index means. Factories still make cpu tensors.
 //  - DefaultDeviceGuard (Python's `with torch.device("cuda:1"):`) changes where factories put
 //    tensors that name no device. Both are per thread, nest, and restore on exit.
+// (Tutorial 004's "automatic device inference" through memory_format does not exist, in PyTorch or
+// here: a tensor goes where its factory's device, or the default device, says.)
 //   example_device_scopes [device]     (default: best_device(); cpu uses the last OpenCL device)
 #include <cstdlib>
 #include <iostream>
