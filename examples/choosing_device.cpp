@@ -17,7 +17,8 @@ static void check(bool ok, const char* what) {
 int main(int argc, char** argv) {
   // 1. Availability and counts, per device type (torch.cuda.is_available(), device_count()).
   std::cout << std::boolalpha;
-  std::cout << "cuda available: " << locus::cuda::is_available() << ", devices: " << locus::cuda::device_count() << "\n";
+  std::cout << "cuda available: " << locus::cuda::is_available() << ", devices: " << locus::cuda::device_count()
+            << "\n";
   std::cout << "opencl available: " << locus::opencl::is_available() << ", devices: " << locus::opencl::device_count()
             << "\n";
   check(locus::is_available(locus::kCPU) && locus::device_count(locus::kCPU) == 1, "cpu is always there");

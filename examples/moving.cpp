@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   // 1. A no-op .to() is the same tensor (tutorial 002's data_ptr() comparison, as identity).
   int64_t before = locus::memory_allocated(device);
   locus::Tensor same = x.to(device);
-  std::cout << "x.to(" << device << ") is x: " << same.is_same(x) << "; bytes allocated by it: "
+  std::cout << "x.to(" << device << ") is x: " << same.is_same(x) << ", bytes allocated by it: "
             << locus::memory_allocated(device) - before << "\n";
   check(same.is_same(x) && locus::memory_allocated(device) == before, "a no-op .to() is free");
   check(x.to(device, locus::kFloat32).is_same(x), "same device and dtype: same tensor");

@@ -2,6 +2,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "build_info.h"
 #include "core/backend.h"
 #include "locus/device_info.h"
@@ -32,16 +34,6 @@ std::string reason_unavailable(DeviceType t) {
     return r.empty() ? "no device" : r;
   }
   return "";
-}
-
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') { o += '\\'; o += c; }
-    else if (static_cast<unsigned char>(c) < 0x20) { char buf[8]; std::snprintf(buf, sizeof buf, "\\u%04x", c); o += buf; }
-    else o += c;
-  }
-  return o;
 }
 
 std::string mib(int64_t b) {
@@ -155,36 +147,28 @@ std::string collect_env(bool json) {
   Device best = best_device();
   std::ostringstream o;
   if (json) {
-    o << "{\n  \"version\": \"" << LOCUS_VERSION_STRING << "\",\n  \"build\": {\"type\": \"" << LOCUS_BUILD_TYPE
-      << "\", \"compiler\": \"" << LOCUS_COMPILER << "\", \"backends\": \"" << LOCUS_BUILD_BACKENDS
-      << "\", \"num_threads\": " << get_num_threads() << "},\n  \"backends\": [";
-    bool first = true;
-    for (DeviceType t : {kCPU, kOpenCL, kCUDA}) {
-      o << (first ? "" : ", ") << "{\"type\": \"" << device_type_name(t) << "\", \"built\": "
-        << (backend::get(t) ? "true" : "false") << ", \"devices\": " << device_count(t) << ", \"reason\": \""
-        << json_escape(t == kCPU ? "" : reason_unavailable(t)) << "\"}";
-      first = false;
-    }
-    o << "],\n  \"best_device\": \"" << best << "\",\n  \"devices\": [";
-    first = true;
+    nlohmann::ordered_json j;
+    j["version"] = LOCUS_VERSION_STRING;
+    j["build"] = {{"type", LOCUS_BUILD_TYPE}, {"compiler", LOCUS_COMPILER}, {"backends", LOCUS_BUILD_BACKENDS},
+                  {"num_threads", get_num_threads()}};
+    j["backends"] = nlohmann::ordered_json::array();
+    for (DeviceType t : {kCPU, kOpenCL, kCUDA})
+      j["backends"].push_back({{"type", device_type_name(t)}, {"built", backend::get(t) != nullptr},
+                               {"devices", device_count(t)}, {"reason", t == kCPU ? "" : reason_unavailable(t)}});
+    j["best_device"] = best.str();
+    j["devices"] = nlohmann::ordered_json::array();
     for (const Device& d : devs) {
       DeviceDescription dd = describe(d);
-      o << (first ? "\n" : ",\n") << "    {\"device\": \"" << d << "\", \"name\": \"" << json_escape(dd.name)
-        << "\", \"vendor\": \"" << json_escape(dd.vendor) << "\", \"driver\": \"" << json_escape(dd.driver_version)
-        << "\", \"total_memory\": " << dd.total_memory << ", \"free_memory\": " << dd.free_memory
-        << ", \"compute_units\": " << dd.compute_units << ", \"fp16\": " << (dd.fp16 ? "true" : "false")
-        << ", \"fp64\": " << (dd.fp64 ? "true" : "false") << ", \"is_gpu\": " << (dd.is_gpu ? "true" : "false")
-        << ", \"memory_stats\": {";
-      bool f2 = true;
-      for (const auto& [k, v] : memory_stats(d)) {
-        o << (f2 ? "" : ", ") << "\"" << k << "\": " << v;
-        f2 = false;
-      }
-      o << "}}";
-      first = false;
+      nlohmann::ordered_json stats = nlohmann::ordered_json::object();
+      for (const auto& [k, v] : memory_stats(d)) stats[k] = v;
+      j["devices"].push_back({{"device", d.str()}, {"name", dd.name}, {"vendor", dd.vendor},
+                              {"driver", dd.driver_version}, {"total_memory", dd.total_memory},
+                              {"free_memory", dd.free_memory}, {"compute_units", dd.compute_units},
+                              {"fp16", dd.fp16}, {"fp64", dd.fp64}, {"is_gpu", dd.is_gpu},
+                              {"memory_stats", std::move(stats)}});
     }
-    o << "\n  ]\n}\n";
-    return o.str();
+    // invalid UTF-8 in a driver's strings is replaced rather than thrown
+    return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   }
   o << "locus " << LOCUS_VERSION_STRING << " (" << LOCUS_BUILD_TYPE << ", " << LOCUS_COMPILER << ")\n";
   o << "backends built: " << LOCUS_BUILD_BACKENDS << "; cpu threads: " << get_num_threads() << "\n\n";
