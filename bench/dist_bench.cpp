@@ -74,16 +74,18 @@ int main() {
     auto bw = [&](double s) { return static_cast<double>(bytes) * 2.0 * (n - 1) / n / s / 1e9; };
     if (rank == 0) {
       char size[32];
-      if (bytes >= (1 << 20)) std::snprintf(size, sizeof size, "%lld MiB", static_cast<long long>(bytes >> 20));
-      else std::snprintf(size, sizeof size, "%lld KiB", static_cast<long long>(bytes >> 10));
+      if (bytes >= (1 << 20))
+        std::snprintf(size, sizeof size, "%lld MiB", static_cast<long long>(bytes >> 20));
+      else
+        std::snprintf(size, sizeof size, "%lld KiB", static_cast<long long>(bytes >> 10));
       std::printf("%10s %14.3f %16.3f %12.3f %7.2fx\n", size, bw(td), bw(tn), bw(tl), td / tl);
     }
   }
 
   // ---- a DDP step ----
   manual_seed(0);
-  nn::Sequential model(nn::Linear(784, 1024), nn::ReLU(), nn::Linear(1024, 1024), nn::ReLU(),
-                       nn::Linear(1024, 1024), nn::ReLU(), nn::Linear(1024, 10));
+  nn::Sequential model(nn::Linear(784, 1024), nn::ReLU(), nn::Linear(1024, 1024), nn::ReLU(), nn::Linear(1024, 1024),
+                       nn::ReLU(), nn::Linear(1024, 10));
   auto ddp = std::make_shared<nn::parallel::DistributedDataParallel<nn::Sequential>>(model);
   optim::SGD opt(model->parameters(), optim::SGDOptions(0.01));
   Tensor x = randn({64, 784}), y = randint(0, 10, {64});
@@ -103,11 +105,14 @@ int main() {
   auto reduce_only = [&] { dist::all_reduce(flat, dist::ReduceOp::AVG); };
   for (int i = 0; i < 3; ++i) step(), local_step(), reduce_only();
   const int reps = 20;
-  double t_ddp = time_median(reps, step), t_local = time_median(reps, local_step), t_ar = time_median(reps, reduce_only);
+  double t_ddp = time_median(reps, step), t_local = time_median(reps, local_step),
+         t_ar = time_median(reps, reduce_only);
   double hidden = std::clamp(1.0 - (t_ddp - t_local) / t_ar, 0.0, 1.0);
   if (rank == 0) {
-    std::printf("\nDDP step at %d ranks (MLP 784-1024-1024-1024-10, %.1f MiB of gradients, %zu bucket(s), batch 64 "
-                "per rank):\n", n, numel * 4.0 / (1 << 20), ddp->buckets().size());
+    std::printf(
+        "\nDDP step at %d ranks (MLP 784-1024-1024-1024-10, %.1f MiB of gradients, %zu bucket(s), batch 64 "
+        "per rank):\n",
+        n, numel * 4.0 / (1 << 20), ddp->buckets().size());
     std::printf("  step with DDP %.2f ms, without communication %.2f ms, all-reduce of the gradients alone %.2f ms\n",
                 t_ddp * 1e3, t_local * 1e3, t_ar * 1e3);
     std::printf("  all-reduce time hidden behind backward: %.0f%%\n", hidden * 100);

@@ -95,7 +95,8 @@ Group world();
 Group new_group(const std::vector<int>& ranks, std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
 // ---- collectives: each returns a Work; when !async_op it has already completed. ------------------
-// Tensors must be contiguous; lists hold group-size tensors of the input's shape and dtype.
+// Tensors must be contiguous; lists hold group-size tensors of the input's shape and dtype, in
+// group-rank order. src, dst and peers are global ranks (as in torch.distributed), members of `group`.
 using Handle = std::shared_ptr<Work>;
 
 /// Reduces `tensor` over the group, in place on every rank.

@@ -87,7 +87,9 @@ GroupBase::GroupBase(int rank, int size, std::vector<int> global_ranks, std::chr
 
 GroupBase::~GroupBase() { stop(); }
 
-void GroupBase::start() { thread_ = std::thread([this] { loop(); }); }
+void GroupBase::start() {
+  thread_ = std::thread([this] { loop(); });
+}
 
 void GroupBase::stop() {
   {
@@ -160,9 +162,9 @@ using detail::Kind;
 using detail::WorkImpl;
 
 std::mutex g_mu;
-std::shared_ptr<GroupBase> g_world;     // MPI world (or the NCCL group's bootstrap)
-std::shared_ptr<GroupBase> g_default;   // the default group: g_world or the NCCL group
-bool g_mpi_clean = true;                // no group ever failed: MPI may be finalised at exit
+std::shared_ptr<GroupBase> g_world;    // MPI world (or the NCCL group's bootstrap)
+std::shared_ptr<GroupBase> g_default;  // the default group: g_world or the NCCL group
+bool g_mpi_clean = true;               // no group ever failed: MPI may be finalised at exit
 
 // At exit: stop the groups' threads, then finalise MPI (unless a failure left requests in flight).
 void at_exit() {
@@ -191,7 +193,8 @@ std::chrono::milliseconds resolve_timeout(const InitOptions& o) {
     double s = std::strtod(e, &end);
     if (end == e || *end != '\0' || !(s > 0))
       throw DistributedError(std::string("[init_process_group] LOCUS_DIST_TIMEOUT must be a positive number of "
-                                         "seconds, got '") + e + "'.");
+                                         "seconds, got '") +
+                             e + "'.");
     return std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
   }
   return std::chrono::minutes(10);
@@ -230,10 +233,15 @@ void check_like(const char* op, const Tensor& t, const Tensor& ref, const std::s
                            "; every tensor of one collective must match in dtype, size and device.");
 }
 
-void check_rank(const char* op, int r, const GroupBase& g, const char* what) {
-  if (r < 0 || r >= g.size())
-    throw DistributedError(std::string("[") + op + "] " + what + " " + std::to_string(r) +
-                           " is not a rank of the group (size " + std::to_string(g.size()) + ").");
+// src, dst and peers are global ranks, as in torch.distributed; the engines take group ranks.
+int group_rank(const char* op, int global, const GroupBase& g, const char* what) {
+  std::string members;
+  for (int i = 0; i < g.size(); ++i) {
+    if (g.global_rank(i) == global) return i;
+    members += (i ? ", " : "") + std::to_string(g.global_rank(i));
+  }
+  throw DistributedError(std::string("[") + op + "] " + what + " " + std::to_string(global) +
+                         " is not a rank of the group (its ranks: " + members + ").");
 }
 
 void check_list_size(const char* op, const std::vector<Tensor>& l, const GroupBase& g, const char* what) {
@@ -352,8 +360,9 @@ std::string unavailable_reason(Backend backend) {
 void init_process_group(Backend backend, const InitOptions& options) {
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_default)
-    throw DistributedError("[init_process_group] trying to initialize the default process group twice; call "
-                           "destroy_process_group() first.");
+    throw DistributedError(
+        "[init_process_group] trying to initialize the default process group twice; call "
+        "destroy_process_group() first.");
   auto timeout = resolve_timeout(options);
   if (backend == Backend::Auto)
     backend = detail::nccl_unavailable_reason().empty() && default_device().is_cuda() ? Backend::NCCL : Backend::MPI;
@@ -391,8 +400,7 @@ void destroy_process_group(const Group& group) {
       if (auto* b = dynamic_cast<GroupBase*>(group.get())) b->stop();
       return;
     }
-    if (!g_default)
-      throw DistributedError("[destroy_process_group] Default process group has not been initialized.");
+    if (!g_default) throw DistributedError("[destroy_process_group] Default process group has not been initialized.");
     world = std::move(g_world);
     def = std::move(g_default);
   }
@@ -451,17 +459,18 @@ Handle all_reduce(const Tensor& tensor, ReduceOp op, const Group& group, bool as
 Handle broadcast(const Tensor& tensor, int src, const Group& group, bool async_op) {
   GroupBase& g = resolve(group, "broadcast");
   check_tensor("broadcast", tensor, "tensor");
-  check_rank("broadcast", src, g, "src");
+  const int src_global = src;
+  src = group_rank("broadcast", src, g, "src");
   Call c;
   c.kind = Kind::Broadcast;
   c.root = src;
   c.dtype = tensor.scalar_type();
-  c.in = g.rank() == src ? stage_in(tensor, c.dtype, uses_device_memory(g))
-                         : (tensor.is_cpu() || uses_device_memory(g)
-                                ? tensor
-                                : host_empty(tensor.numel(), c.dtype, tensor.device(), false));
+  c.in = g.rank() == src
+             ? stage_in(tensor, c.dtype, uses_device_memory(g))
+             : (tensor.is_cpu() || uses_device_memory(g) ? tensor
+                                                         : host_empty(tensor.numel(), c.dtype, tensor.device(), false));
   c.count = tensor.numel();
-  c.signature = signature("broadcast", tensor, "src=" + std::to_string(src));
+  c.signature = signature("broadcast", tensor, "src=" + std::to_string(src_global));
   std::vector<std::function<void()>> fin;
   if (g.rank() != src) fin.push_back(copy_back(tensor, c.in));
   return submit(g, std::move(c), std::move(fin), async_op);
@@ -476,9 +485,8 @@ Handle all_gather_into_tensor(const Tensor& output, const Tensor& input, const G
     throw DistributedError("[all_gather_into_tensor] output is " + std::string(dtype_name(output.scalar_type())) +
                            ops::shape_str(output.sizes()) + " on " + output.device().str() + "; with input " +
                            dtype_name(input.scalar_type()) + ops::shape_str(input.sizes()) + " on " +
-                           input.device().str() + " and " + std::to_string(g.size()) +
-                           " ranks it must hold " + std::to_string(input.numel() * g.size()) +
-                           " elements of the input's dtype on its device.");
+                           input.device().str() + " and " + std::to_string(g.size()) + " ranks it must hold " +
+                           std::to_string(input.numel() * g.size()) + " elements of the input's dtype on its device.");
   bool dev = uses_device_memory(g);
   Call c;
   c.kind = Kind::AllGather;
@@ -531,7 +539,8 @@ Handle reduce_scatter(const Tensor& output, const std::vector<Tensor>& input_lis
 Handle reduce(const Tensor& tensor, int dst, ReduceOp op, const Group& group, bool async_op) {
   GroupBase& g = resolve(group, "reduce");
   check_tensor("reduce", tensor, "tensor");
-  check_rank("reduce", dst, g, "dst");
+  const int dst_global = dst;
+  dst = group_rank("reduce", dst, g, "dst");
   Call c;
   c.kind = Kind::Reduce;
   c.op = op;
@@ -540,7 +549,7 @@ Handle reduce(const Tensor& tensor, int dst, ReduceOp op, const Group& group, bo
   // A non-destination rank's tensor stays as it is: MPI reads it, writes nothing; NCCL reads it.
   c.in = stage_in(tensor, c.dtype, uses_device_memory(g));
   c.count = tensor.numel();
-  c.signature = signature("reduce", tensor, std::string(op_name(op)) + ", dst=" + std::to_string(dst));
+  c.signature = signature("reduce", tensor, std::string(op_name(op)) + ", dst=" + std::to_string(dst_global));
   std::vector<std::function<void()>> fin;
   if (g.rank() == dst) fin.push_back(copy_back(tensor, c.in));
   return submit(g, std::move(c), std::move(fin), async_op);
@@ -550,14 +559,17 @@ Handle gather(const Tensor& tensor, const std::vector<Tensor>& gather_list, int 
               bool async_op) {
   GroupBase& g = resolve(group, "gather");
   check_tensor("gather", tensor, "tensor");
-  check_rank("gather", dst, g, "dst");
+  const int dst_global = dst;
+  dst = group_rank("gather", dst, g, "dst");
   if (g.rank() == dst) {
     check_list_size("gather", gather_list, g, "gather_list");
     for (size_t i = 0; i < gather_list.size(); ++i)
       check_like("gather", gather_list[i], tensor, "gather_list[" + std::to_string(i) + "]");
   } else if (!gather_list.empty()) {
-    throw DistributedError("[gather] Argument gather_list must NOT be specified on non-destination ranks (this is "
-                           "rank " + std::to_string(g.rank()) + ", dst is " + std::to_string(dst) + ").");
+    throw DistributedError(
+        "[gather] Argument gather_list must NOT be specified on non-destination ranks (this is "
+        "rank " +
+        std::to_string(g.global_rank(g.rank())) + ", dst is " + std::to_string(dst_global) + ").");
   }
   bool dev = uses_device_memory(g);
   Call c;
@@ -567,7 +579,7 @@ Handle gather(const Tensor& tensor, const std::vector<Tensor>& gather_list, int 
   c.in = stage_in(tensor, c.dtype, dev);
   if (g.rank() == dst) c.out = host_empty(tensor.numel() * g.size(), c.dtype, tensor.device(), dev);
   c.count = tensor.numel();
-  c.signature = signature("gather", tensor, "dst=" + std::to_string(dst));
+  c.signature = signature("gather", tensor, "dst=" + std::to_string(dst_global));
   std::vector<std::function<void()>> fin;
   if (g.rank() == dst) fin.push_back(unpack(gather_list, c.out, tensor.numel()));
   return submit(g, std::move(c), std::move(fin), async_op);
@@ -577,14 +589,17 @@ Handle scatter(const Tensor& tensor, const std::vector<Tensor>& scatter_list, in
                bool async_op) {
   GroupBase& g = resolve(group, "scatter");
   check_tensor("scatter", tensor, "tensor");
-  check_rank("scatter", src, g, "src");
+  const int src_global = src;
+  src = group_rank("scatter", src, g, "src");
   if (g.rank() == src) {
     check_list_size("scatter", scatter_list, g, "scatter_list");
     for (size_t i = 0; i < scatter_list.size(); ++i)
       check_like("scatter", scatter_list[i], tensor, "scatter_list[" + std::to_string(i) + "]");
   } else if (!scatter_list.empty()) {
-    throw DistributedError("[scatter] Argument scatter_list must NOT be specified on non-source ranks (this is "
-                           "rank " + std::to_string(g.rank()) + ", src is " + std::to_string(src) + ").");
+    throw DistributedError(
+        "[scatter] Argument scatter_list must NOT be specified on non-source ranks (this is "
+        "rank " +
+        std::to_string(g.global_rank(g.rank())) + ", src is " + std::to_string(src_global) + ").");
   }
   bool dev = uses_device_memory(g);
   Call c;
@@ -594,7 +609,7 @@ Handle scatter(const Tensor& tensor, const std::vector<Tensor>& scatter_list, in
   if (g.rank() == src) c.in = stage_in(pack(scatter_list), c.dtype, dev);
   c.out = (tensor.is_cpu() || dev) ? tensor.view({-1}) : host_empty(tensor.numel(), c.dtype, tensor.device(), false);
   c.count = tensor.numel();
-  c.signature = signature("scatter", tensor, "src=" + std::to_string(src));
+  c.signature = signature("scatter", tensor, "src=" + std::to_string(src_global));
   return submit(g, std::move(c), {copy_back(tensor, c.out)}, async_op);
 }
 
@@ -603,10 +618,11 @@ Handle p2p(Kind kind, const Tensor& tensor, int peer, const Group& group, int ta
   const char* name = detail::kind_name(kind);
   GroupBase& g = resolve(group, name);
   check_tensor(name, tensor, "tensor");
-  check_rank(name, peer, g, kind == Kind::Send ? "dst" : "src");
+  const int peer_global = peer;
+  peer = group_rank(name, peer, g, kind == Kind::Send ? "dst" : "src");
   if (peer == g.rank())
     throw DistributedError(std::string("[") + name + "] " + (kind == Kind::Send ? "dst" : "src") +
-                           " is this process's own rank " + std::to_string(peer) + "; pick another rank.");
+                           " is this process's own rank " + std::to_string(peer_global) + "; pick another rank.");
   if (tag < 0) throw DistributedError(std::string("[") + name + "] tag must be >= 0, got " + std::to_string(tag) + ".");
   bool dev = uses_device_memory(g);
   Call c;
@@ -626,8 +642,12 @@ Handle p2p(Kind kind, const Tensor& tensor, int peer, const Group& group, int ta
 }
 }  // namespace
 
-Handle isend(const Tensor& tensor, int dst, const Group& group, int tag) { return p2p(Kind::Send, tensor, dst, group, tag); }
-Handle irecv(const Tensor& tensor, int src, const Group& group, int tag) { return p2p(Kind::Recv, tensor, src, group, tag); }
+Handle isend(const Tensor& tensor, int dst, const Group& group, int tag) {
+  return p2p(Kind::Send, tensor, dst, group, tag);
+}
+Handle irecv(const Tensor& tensor, int src, const Group& group, int tag) {
+  return p2p(Kind::Recv, tensor, src, group, tag);
+}
 void send(const Tensor& tensor, int dst, const Group& group, int tag) { isend(tensor, dst, group, tag)->wait(); }
 void recv(const Tensor& tensor, int src, const Group& group, int tag) { irecv(tensor, src, group, tag)->wait(); }
 

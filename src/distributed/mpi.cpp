@@ -152,9 +152,7 @@ class MpiGroup : public GroupBase {
         case Kind::AllReduce: rc = MPI_Iallreduce(MPI_IN_PLACE, in, count, type, mop, data_, &req); break;
         case Kind::Broadcast: rc = MPI_Ibcast(in, count, type, c.root, data_, &req); break;
         case Kind::AllGather: rc = MPI_Iallgather(in, count, type, out, count, type, data_, &req); break;
-        case Kind::ReduceScatter:
-          rc = MPI_Ireduce_scatter_block(in, out, count, type, mop, data_, &req);
-          break;
+        case Kind::ReduceScatter: rc = MPI_Ireduce_scatter_block(in, out, count, type, mop, data_, &req); break;
         case Kind::Reduce:
           rc = rank_ == c.root ? MPI_Ireduce(MPI_IN_PLACE, in, count, type, mop, c.root, data_, &req)
                                : MPI_Ireduce(in, nullptr, count, type, mop, c.root, data_, &req);
@@ -238,8 +236,10 @@ class MpiGroup : public GroupBase {
         poll_arrivals();
         throw timeout_error(c, elapsed);
       }
-      if (elapsed < std::chrono::milliseconds(20)) std::this_thread::yield();
-      else std::this_thread::sleep_for(std::chrono::microseconds(elapsed < std::chrono::seconds(1) ? 20 : 500));
+      if (elapsed < std::chrono::milliseconds(20))
+        std::this_thread::yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(elapsed < std::chrono::seconds(1) ? 20 : 500));
     }
   }
 
@@ -332,10 +332,12 @@ std::shared_ptr<GroupBase> mpi_init(const InitOptions& o, std::chrono::milliseco
   if (!inited) {
     int provided = 0;
     int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
-    if (rc != MPI_SUCCESS) throw DistributedError("[init_process_group] MPI_Init_thread failed: " + mpi_error(rc) + ".");
+    if (rc != MPI_SUCCESS)
+      throw DistributedError("[init_process_group] MPI_Init_thread failed: " + mpi_error(rc) + ".");
     if (provided < MPI_THREAD_SERIALIZED)
-      throw DistributedError("[init_process_group] the MPI library offers thread level " + std::to_string(provided) +
-                             "; locus needs MPI_THREAD_SERIALIZED or better (its collectives run on their own thread).");
+      throw DistributedError(
+          "[init_process_group] the MPI library offers thread level " + std::to_string(provided) +
+          "; locus needs MPI_THREAD_SERIALIZED or better (its collectives run on their own thread).");
     g_serialize = provided < MPI_THREAD_MULTIPLE;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   }

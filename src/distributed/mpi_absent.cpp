@@ -7,8 +7,9 @@ namespace locus::distributed::detail {
 bool mpi_built() { return false; }
 
 std::shared_ptr<GroupBase> mpi_init(const InitOptions&, std::chrono::milliseconds) {
-  throw DistributedError("[init_process_group] locus was built without MPI; install libopenmpi-dev "
-                         "(scripts/install-deps) and reconfigure with -DLOCUS_WITH_MPI=ON.");
+  throw DistributedError(
+      "[init_process_group] locus was built without MPI; install libopenmpi-dev "
+      "(scripts/install-deps) and reconfigure with -DLOCUS_WITH_MPI=ON.");
 }
 std::shared_ptr<GroupBase> mpi_new_group(GroupBase&, const std::vector<int>&, std::chrono::milliseconds) {
   throw DistributedError("[new_group] locus was built without MPI.");

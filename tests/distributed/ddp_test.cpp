@@ -2,10 +2,10 @@
 // K steps of one process on the concatenated batch, on cpu and on opencl:rank; no_sync
 // accumulation; unused parameters; buffers; and the dead-rank test (its own ctest entry).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
-#include <unistd.h>
 
 #include "locus/distributed.h"
 #include "locus/locus.h"
@@ -70,8 +70,10 @@ void expect_ddp_matches_one_process(Device d, double cap) {
   nn::Sequential local = make_model(7 + rank(), d);  // ranks start different; DDP takes rank 0's
   auto ddp = std::make_shared<DistributedDataParallel<nn::Sequential>>(
       local, DistributedDataParallelOptions().bucket_cap_mb(cap));
-  if (cap < 1) EXPECT_GT(ddp->buckets().size(), 1u);
-  else EXPECT_EQ(ddp->buckets().size(), 1u);
+  if (cap < 1)
+    EXPECT_GT(ddp->buckets().size(), 1u);
+  else
+    EXPECT_EQ(ddp->buckets().size(), 1u);
   nn::Sequential ref = make_model(7, d);  // rank 0's initial model, trained on the whole batch
   EXPECT_TRUE(flat_params(*local).equal(flat_params(*ref))) << "construction did not broadcast rank 0's";
   optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.1));
@@ -87,8 +89,8 @@ void expect_ddp_matches_one_process(Device d, double cap) {
     ref_opt.step();
   }
   Tensor got = flat_params(*local), want = flat_params(*ref);
-  EXPECT_TRUE(got.allclose(want, 1e-4, 1e-5)) << d << " cap " << cap << ": max diff "
-                                              << (got - want).abs().max().item<float>();
+  EXPECT_TRUE(got.allclose(want, 1e-4, 1e-5))
+      << d << " cap " << cap << ": max diff " << (got - want).abs().max().item<float>();
   expect_same_on_every_rank(got);
 }
 }  // namespace
@@ -101,14 +103,17 @@ TEST(DistributedDataParallel, StepsEqualOneProcessOnTheWholeBatch) {
 // The same over NCCL, rank r on cuda:r (scripts/gpu-check runs it on 2 GPUs); skips, saying why,
 // without libnccl or one GPU per rank.
 TEST(Nccl, DdpStepsEqualOneProcess) {
-  if (!dist::is_nccl_available()) GTEST_SKIP() << "NCCL unavailable here: " << dist::unavailable_reason(dist::Backend::NCCL);
+  if (!dist::is_nccl_available())
+    GTEST_SKIP() << "NCCL unavailable here: " << dist::unavailable_reason(dist::Backend::NCCL);
   int gpus = 0;
   for (const Device& d : all_devices())
     if (d.is_cuda()) ++gpus;
-  if (gpus < world()) GTEST_SKIP() << "NCCL needs one CUDA device per rank: " << world() << " ranks, " << gpus << " GPUs";
+  if (gpus < world())
+    GTEST_SKIP() << "NCCL needs one CUDA device per rank: " << world() << " ranks, " << gpus << " GPUs";
   dist::destroy_process_group();
   dist::init_process_group(dist::Backend::NCCL);
-  for (double cap : {25.0, 0.0004}) expect_ddp_matches_one_process(Device(DeviceType::CUDA, static_cast<DeviceIndex>(rank())), cap);
+  for (double cap : {25.0, 0.0004})
+    expect_ddp_matches_one_process(Device(DeviceType::CUDA, static_cast<DeviceIndex>(rank())), cap);
   dist::destroy_process_group();
   dist::init_process_group(dist::Backend::MPI);
 }
@@ -131,7 +136,8 @@ TEST(DistributedDataParallel, NoSyncAccumulationEqualsTheLargerBatch) {
     (F::mse_loss(ref->forward(x0), y0) + F::mse_loss(ref->forward(x1), y1)).backward();
     auto gp = local->parameters(), rp = ref->parameters();
     for (size_t i = 0; i < gp.size(); ++i)
-      EXPECT_TRUE(gp[i].grad().to(Device(kCPU)).allclose(rp[i].grad().to(Device(kCPU)), 1e-4, 1e-5)) << d << " parameter " << i;
+      EXPECT_TRUE(gp[i].grad().to(Device(kCPU)).allclose(rp[i].grad().to(Device(kCPU)), 1e-4, 1e-5))
+          << d << " parameter " << i;
     if (world() > 1) {
       Tensor g = gp[0].grad().to(Device(kCPU));
       EXPECT_FALSE(g.equal(local_grad)) << "the synchronised pass did not average";
@@ -191,8 +197,9 @@ TEST(DistributedDataParallel, BroadcastsBuffersAndChecksModels) {
   nn::Sequential uneven(nn::Linear(2, rank() == 0 ? 2 : 3));
   EXPECT_THROW_MSG(std::make_shared<DistributedDataParallel<nn::Sequential>>(uneven), DistributedError,
                    "[DistributedDataParallel] the ranks hold different models");
-  EXPECT_THROW_MSG(std::make_shared<DistributedDataParallel<nn::Sequential>>(m, DistributedDataParallelOptions().bucket_cap_mb(0)),
-                   Error, "[DistributedDataParallel] bucket_cap_mb must be positive, got 0");
+  EXPECT_THROW_MSG(
+      std::make_shared<DistributedDataParallel<nn::Sequential>>(m, DistributedDataParallelOptions().bucket_cap_mb(0)),
+      Error, "[DistributedDataParallel] bucket_cap_mb must be positive, got 0");
 }
 
 // Run by its own ctest entry (LOCUS_DIST_TIMEOUT=10, OpenMPI told not to kill the job): the last
@@ -228,5 +235,6 @@ TEST(DeadRank, OthersFailWithDistributedError) {
     std::fflush(stdout);
   }
   // the group is unusable now, and says so
-  EXPECT_THROW_MSG(dist::barrier(), DistributedError, "[barrier] the process group is unusable after an earlier failure");
+  EXPECT_THROW_MSG(dist::barrier(), DistributedError,
+                   "[barrier] the process group is unusable after an earlier failure");
 }

@@ -1,13 +1,14 @@
 // Collectives over the MPI process group, on every rank of `mpirun -n 2` / `-n 3`, on cpu and (at
 // 2 ranks, with POCL_DEVICES="pthread pthread") rank r on opencl:r, for every dtype, against
 // values each rank computes locally for all ranks.
+#include "locus/distributed.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <functional>
 
-#include "locus/distributed.h"
 #include "locus/locus.h"
 #include "testing.h"
 
@@ -88,8 +89,8 @@ TEST(Collectives, AllReduceEveryOpDtypeDevice) {
         Tensor t = input(rank(), 7, 1, dt, d);
         dist::all_reduce(t, op);
         EXPECT_EQ(t.device(), d);
-        expect_values(t, reduce_all(op, 7, 1, dt), dt, "all_reduce " + label(d, dt) + " op " +
-                                                             std::to_string(static_cast<int>(op)));
+        expect_values(t, reduce_all(op, 7, 1, dt), dt,
+                      "all_reduce " + label(d, dt) + " op " + std::to_string(static_cast<int>(op)));
       }
 }
 
@@ -205,6 +206,14 @@ TEST(Collectives, NewGroupOfFirstAndLastRank) {
     Tensor t = full({2}, rank() + 1.0);
     dist::all_reduce(t, dist::ReduceOp::SUM, g);
     EXPECT_TRUE(t.equal(full({2}, 1.0 + world())));
+    // src is a global rank, as in torch.distributed: global rank 0 is group rank 1 here
+    Tensor b = full({3}, rank() == 0 ? 7.0 : -1.0);
+    dist::broadcast(b, 0, g);
+    EXPECT_TRUE(b.equal(full({3}, 7.0)));
+    if (world() > 2)
+      EXPECT_THROW_MSG(
+          dist::broadcast(b, 1, g), DistributedError,
+          "[broadcast] src 1 is not a rank of the group (its ranks: " + std::to_string(world() - 1) + ", 0).");
     dist::destroy_process_group(g);
   }
   dist::barrier();
@@ -216,7 +225,7 @@ TEST(Collectives, ArgumentErrors) {
   EXPECT_THROW_MSG(dist::all_reduce(zeros({2}, kInt), dist::ReduceOp::AVG), DistributedError,
                    "[all_reduce] ReduceOp::AVG needs a floating-point tensor, got int32");
   EXPECT_THROW_MSG(dist::broadcast(t, world()), DistributedError,
-                   "[broadcast] src " + std::to_string(world()) + " is not a rank of the group");
+                   "[broadcast] src " + std::to_string(world()) + " is not a rank of the group (its ranks: 0, 1");
   EXPECT_THROW_MSG(dist::all_gather({t}, t), DistributedError,
                    "[all_gather] tensor_list holds 1 tensors but the group has " + std::to_string(world()));
   std::vector<Tensor> wrong(static_cast<size_t>(world()), zeros({4, 4}, kDouble));
@@ -273,8 +282,10 @@ TEST(DebugMismatch, NamesTheRankThatDiffers) {
                        " called all_reduce(float32[3], SUM)");
   // a different collective on one rank
   Tensor u = ones({4});
-  if (rank() == odd) EXPECT_THROW_MSG(dist::broadcast(u, 0), DistributedError, "called broadcast(float32[4], src=0)");
-  else EXPECT_THROW_MSG(dist::all_reduce(u), DistributedError, "called broadcast(float32[4], src=0)");
+  if (rank() == odd)
+    EXPECT_THROW_MSG(dist::broadcast(u, 0), DistributedError, "called broadcast(float32[4], src=0)");
+  else
+    EXPECT_THROW_MSG(dist::all_reduce(u), DistributedError, "called broadcast(float32[4], src=0)");
   // the group stays usable after a mismatch
   dist::all_reduce(u);
   EXPECT_TRUE(u.equal(full({4}, static_cast<double>(world()))));
@@ -283,11 +294,13 @@ TEST(DebugMismatch, NamesTheRankThatDiffers) {
 // NCCL: cuda tensors on rank r's cuda:r. Skips (saying why) without libnccl or one GPU per rank;
 // scripts/gpu-check runs it on machines with 2 GPUs.
 TEST(Nccl, CollectivesOnCudaMatchLocalValues) {
-  if (!dist::is_nccl_available()) GTEST_SKIP() << "NCCL unavailable here: " << dist::unavailable_reason(dist::Backend::NCCL);
+  if (!dist::is_nccl_available())
+    GTEST_SKIP() << "NCCL unavailable here: " << dist::unavailable_reason(dist::Backend::NCCL);
   int gpus = 0;
   for (const Device& d : all_devices())
     if (d.is_cuda()) ++gpus;
-  if (gpus < world()) GTEST_SKIP() << "NCCL needs one CUDA device per rank: " << world() << " ranks, " << gpus << " GPUs";
+  if (gpus < world())
+    GTEST_SKIP() << "NCCL needs one CUDA device per rank: " << world() << " ranks, " << gpus << " GPUs";
   dist::destroy_process_group();
   dist::init_process_group(dist::Backend::NCCL);
   ASSERT_EQ(dist::world()->backend(), dist::Backend::NCCL);

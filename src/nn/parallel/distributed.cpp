@@ -6,12 +6,13 @@
 // are copied into the bucket's flat tensor and all_reduce(AVG) starts asynchronously. The
 // engine's final callback launches what is left (unused parameters, with find_unused_parameters),
 // waits for every bucket in order and copies the averages back into .grad.
+#include "locus/nn/parallel/distributed.h"
+
 #include <algorithm>
 #include <sstream>
 
 #include "locus/autograd.h"
 #include "locus/factory.h"
-#include "locus/nn/parallel/distributed.h"
 
 namespace locus::nn::parallel::detail {
 
@@ -34,15 +35,15 @@ class Reducer {
     }
     for (const auto& item : module.named_buffers()) buffers_.push_back(item.value());
     if (params_.empty())
-      throw Error("[DistributedDataParallel] DistributedDataParallel is not needed when a module doesn't have any "
-                  "parameter that requires a gradient.");
+      throw Error(
+          "[DistributedDataParallel] DistributedDataParallel is not needed when a module doesn't have any "
+          "parameter that requires a gradient.");
     verify_shapes();
     sync_from_rank0();
     build_buckets();
     for (size_t i = 0; i < params_.size(); ++i)
-      hooks_.push_back(autograd::register_post_accumulate_grad_hook(params_[i], [this, i](const Tensor&) {
-        grad_ready(i);
-      }));
+      hooks_.push_back(
+          autograd::register_post_accumulate_grad_hook(params_[i], [this, i](const Tensor&) { grad_ready(i); }));
     ready_.assign(params_.size(), false);
   }
 
@@ -63,10 +64,13 @@ class Reducer {
     if (options_.broadcast_buffers() && !buffers_.empty() && dist::get_world_size(group_) > 1) {
       NoGradGuard ng;
       std::vector<dist::Handle> works;
-      for (Tensor& b : buffers_) works.push_back(dist::broadcast(b, 0, group_, true));
+      for (Tensor& b : buffers_) works.push_back(dist::broadcast(b, root(), group_, true));
       for (auto& w : works) w->wait();
     }
   }
+
+  // the group's first rank, as a global rank (rank 0 of the default group)
+  int root() const { return group_ ? group_->global_rank(0) : 0; }
 
   bool require_sync_ = true;
   std::vector<std::vector<size_t>> bucket_params() const {
@@ -106,10 +110,10 @@ class Reducer {
         }
     }
     if (!same)
-      throw dist::DistributedError(
-          "[DistributedDataParallel] the ranks hold different models: this rank has " + std::to_string(params_.size()) +
-          " parameters that require grad (" + std::to_string(total_numel()) +
-          " elements) and another rank differs. DDP needs the same module on every rank.");
+      throw dist::DistributedError("[DistributedDataParallel] the ranks hold different models: this rank has " +
+                                   std::to_string(params_.size()) + " parameters that require grad (" +
+                                   std::to_string(total_numel()) +
+                                   " elements) and another rank differs. DDP needs the same module on every rank.");
   }
 
   int64_t total_numel() const {
@@ -122,8 +126,8 @@ class Reducer {
     if (dist::get_world_size(group_) == 1) return;
     NoGradGuard ng;
     std::vector<dist::Handle> works;
-    for (Tensor& p : params_) works.push_back(dist::broadcast(p, 0, group_, true));
-    for (Tensor& b : buffers_) works.push_back(dist::broadcast(b, 0, group_, true));
+    for (Tensor& p : params_) works.push_back(dist::broadcast(p, root(), group_, true));
+    for (Tensor& b : buffers_) works.push_back(dist::broadcast(b, root(), group_, true));
     for (auto& w : works) w->wait();
   }
 
@@ -192,8 +196,10 @@ class Reducer {
       const Tensor& p = params_[b.params[j]];
       Tensor slot = b.flat.narrow(0, b.offsets[j], p.numel());
       const Tensor& g = p.grad();
-      if (g.defined()) slot.copy_(g.reshape({-1}));
-      else slot.zero_();
+      if (g.defined())
+        slot.copy_(g.reshape({-1}));
+      else
+        slot.zero_();
     }
     b.work = dist::all_reduce(b.flat, dist::ReduceOp::AVG, group_, true);
   }
@@ -254,8 +260,10 @@ class Reducer {
           Tensor& p = params_[i];
           Tensor avg = b.flat.narrow(0, b.offsets[j], p.numel()).view(p.sizes());
           if (used.defined() && used.data_ptr<int32_t>()[i] == 0) continue;  // no rank used it
-          if (p.grad().defined()) p.mutable_grad().copy_(avg);
-          else p.set_grad(avg.clone());
+          if (p.grad().defined())
+            p.mutable_grad().copy_(avg);
+          else
+            p.set_grad(avg.clone());
         }
       }
     } catch (...) {

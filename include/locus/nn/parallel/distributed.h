@@ -4,11 +4,12 @@
 //
 // At construction rank 0's parameters and buffers are broadcast to every rank (and the ranks'
 // parameter shapes compared). Parameters are grouped into buckets of about bucket_cap_mb (the
-// first at most 1 MiB, so communication starts early, as PyTorch's), in reverse registration order (roughly the order backward produces their gradients); during
-// backward a post-accumulate-grad hook marks each gradient ready, and when a bucket's last one is,
-// the bucket is flattened and its all_reduce(AVG) launched asynchronously, so communication overlaps
-// the rest of backward. At the end of backward (an engine final callback) every bucket is waited
-// for and the averages written back into .grad: when backward() returns, the optimizer may step.
+// first at most 1 MiB, so communication starts early, as PyTorch's), in reverse registration order
+// (roughly the order backward produces their gradients); during backward a post-accumulate-grad
+// hook marks each gradient ready, and when a bucket's last one is, the bucket is flattened and its
+// all_reduce(AVG) launched asynchronously, so communication overlaps the rest of backward. At the
+// end of backward (an engine final callback) every bucket is waited for and the averages written
+// back into .grad: when backward() returns, the optimizer may step.
 //
 //   auto ddp = std::make_shared<nn::parallel::DistributedDataParallel<nn::Sequential>>(model);
 //   auto loss = nn::functional::cross_entropy(ddp->forward(x), y);
@@ -45,9 +46,13 @@ bool require_sync(const Reducer& r);
 /// Buckets as lists of parameter indices (registration order), in launch order.
 std::vector<std::vector<size_t>> bucket_indices(const Reducer& r);
 template <class C>
-std::shared_ptr<Module> module_ptr(const ModuleHolder<C>& h) { return h.ptr(); }
+std::shared_ptr<Module> module_ptr(const ModuleHolder<C>& h) {
+  return h.ptr();
+}
 template <class M>
-std::shared_ptr<Module> module_ptr(const std::shared_ptr<M>& p) { return p; }
+std::shared_ptr<Module> module_ptr(const std::shared_ptr<M>& p) {
+  return p;
+}
 }  // namespace detail
 
 /// Turns off gradient averaging for the backward passes of forwards run inside its scope
