@@ -73,7 +73,7 @@ void expect_same_dict(const StateDict& want, const StateDict& got, const std::st
 }
 
 const std::vector<ScalarType>& every_dtype() {
-  static const std::vector<ScalarType> v = {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kByte, kBool};
+  static const std::vector<ScalarType> v = {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kShort, kChar, kByte, kBool};
   return v;
 }
 
