@@ -27,7 +27,7 @@ TEST_P(CopyBetween, ValuesSurviveEveryRoute) {
   b.copy_(row);
   EXPECT_EQ(values(b), (V{1, 2, 3, 4, 1, 2, 3, 4}));
   // every dtype crosses
-  for (ScalarType t : {kHalf, kBFloat16, kLong, kInt, kByte, kBool, kDouble}) {
+  for (ScalarType t : {kHalf, kBFloat16, kLong, kInt, kShort, kChar, kByte, kBool, kDouble}) {
     Tensor s = src.to(t);
     EXPECT_EQ(values(s.to(to)), values(s)) << dtype_name(t);
   }

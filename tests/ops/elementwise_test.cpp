@@ -106,8 +106,8 @@ TEST_P(Elementwise, ComparisonsGiveBool) {
 
 TEST_P(Elementwise, EveryDtypeCast) {
   Tensor src = tensor({0.0, 1.0, 2.5, -3.0}, TensorOptions().device(GetParam()).dtype(kDouble));
-  for (ScalarType a : {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kByte, kBool}) {
-    for (ScalarType b : {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kByte, kBool}) {
+  for (ScalarType a : {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kShort, kChar, kByte, kBool}) {
+    for (ScalarType b : {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kShort, kChar, kByte, kBool}) {
       Tensor x = src.abs().to(a).to(b);
       EXPECT_EQ(x.dtype(), b);
       V v = values(x);

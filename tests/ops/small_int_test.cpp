@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "locus/dlpack.h"
 #include "testing.h"
 
 using namespace locus;
@@ -204,6 +205,7 @@ TEST_P(SmallInt, ElementwiseOpsMatchPyTorch) {
   check("where", where(a > 0, a, b));
   check("masked_fill", a.masked_fill(a < 0, 7));
   check("logical_not", a.logical_not());
+  check("floor_ceil_round", cat({a.floor(), a.ceil(), a.round()}));
   Tensor c = a.clone();
   c.add_(b);
   check("add_inplace", c);
@@ -224,13 +226,13 @@ TEST_P(SmallInt, ReductionsMatchPyTorch) {
   check("argmax", a.argmax());
   check("argmin", a.argmin());
   check("sum_dim", a2.sum({1}));
+  check("sum_as_other_small", a2.sum({1}, false, dt() == kChar ? kShort : kChar));  // int16 sums of int8, and wrapping
   auto [mx, mi] = a2.max(1);
   check("max_dim_values", mx);
   check("max_dim_indices", mi);
   check("amin_dim0", a2.amin({0}));
   check("any", a.any());
   check("all", a.all());
-  EXPECT_EQ(a.sum(kShort).scalar_type(), kShort);
   EXPECT_THROW_MSG(a.mean(), Error, std::string("could not infer output dtype") + ". Input dtype must be either a "
                    "floating point or complex dtype. Got: " + toString(dt()));
 }
@@ -322,4 +324,19 @@ TEST(SmallIntPromotion, ResultTypesAreTorchsForTensorsZeroDimTensorsAndScalars) 
     expect(names[i] + ",True", a + true);
   }
   EXPECT_EQ(checked, kNumScalarTypes * (2 * kNumScalarTypes + 3));
+}
+
+// DLPack names them as PyTorch's torch.utils.dlpack does: kDLInt with 8 and 16 bits.
+TEST(SmallIntDLPack, RoundTripsWithIntCodes) {
+  for (ScalarType dt : {kChar, kShort}) {
+    Tensor x = tensor({-100, 5, 120, -7}, TensorOptions().dtype(dt)).view({2, 2}).t();
+    DLManagedTensor* m = to_dlpack(x);
+    EXPECT_EQ(m->dl_tensor.dtype.code, kDLInt);
+    EXPECT_EQ(m->dl_tensor.dtype.bits, dt == kChar ? 8 : 16);
+    EXPECT_EQ(m->dl_tensor.dtype.lanes, 1);
+    Tensor y = from_dlpack(m);
+    EXPECT_EQ(y.scalar_type(), dt);
+    EXPECT_EQ(y.data_ptr(), x.data_ptr());
+    EXPECT_EQ(values(y), values(x));
+  }
 }

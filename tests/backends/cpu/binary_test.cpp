@@ -66,7 +66,7 @@ TEST(CpuBinary, FloorDivideAndRemainderFollowPython) {
 
 TEST(CpuBinary, IntegerDivisionByZeroWritesZeroInsteadOfTrapping) {
   std::vector<double> a = {7, -7, 0}, z = {0, 0, 0};
-  for (ScalarType dt : {kByte, kInt, kLong}) {
+  for (ScalarType dt : {kByte, kChar, kShort, kInt, kLong}) {
     std::vector<double> aa = dt == kByte ? std::vector<double>{7, 9, 0} : a;
     EXPECT_EQ(run(BinaryOp::FloorDivide, dt, aa, z), (std::vector<double>{0, 0, 0}));
     EXPECT_EQ(run(BinaryOp::Remainder, dt, aa, z), (std::vector<double>{0, 0, 0}));
@@ -78,6 +78,11 @@ TEST(CpuBinary, IntegerDivisionByZeroWritesZeroInsteadOfTrapping) {
   *static_cast<int32_t*>(x.ref.buf.base) = std::numeric_limits<int32_t>::min();
   be().binary(0, nullptr, BinaryOp::FloorDivide, o, x, y);
   EXPECT_EQ(*static_cast<int32_t*>(o.ref.buf.base), std::numeric_limits<int32_t>::min());
+  // the same for int8 and int16, whose minima negate to themselves
+  EXPECT_EQ(run(BinaryOp::FloorDivide, kChar, {-128, -128}, {-1, 1}), (std::vector<double>{-128, -128}));
+  EXPECT_EQ(run(BinaryOp::FloorDivide, kShort, {-32768, 7}, {-1, -2}), (std::vector<double>{-32768, -4}));
+  // int16 products wrap (-3 * -7 in 16-bit unsigned arithmetic would overflow a promoted int)
+  EXPECT_EQ(run(BinaryOp::Mul, kShort, {-3, 300, -1}, {-7, 300, -1}), (std::vector<double>{21, 24464, 1}));
   be().binary(0, nullptr, BinaryOp::Remainder, o, x, y);
   EXPECT_EQ(*static_cast<int32_t*>(o.ref.buf.base), 0);
 }
