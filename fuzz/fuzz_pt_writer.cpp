@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace locus;
   Input in{data, size};
   std::vector<ScalarType> dtypes;
-  for (ScalarType t : {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kByte, kBool})
+  for (ScalarType t : {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kShort, kChar, kByte, kBool})
     if (io::storage_class(t)) dtypes.push_back(t);
   static const char* locations[] = {"cpu", "opencl:0", "opencl:1", "cuda:0"};
   std::vector<io::PickleStorage> storages;

@@ -1,7 +1,9 @@
 #pragma once
 // NumPy .npy files for single tensors (numpy.save / numpy.load). Reads format versions 1.0-3.0,
-// C or Fortran order, either byte order, dtypes float32/64, float16, int64, int32, uint8, bool;
-// writes version 1.0, C order, little-endian (bfloat16 has no NumPy dtype: convert first).
+// C or Fortran order, either byte order, dtypes float32/64, float16, int64/32/16, int8, uint8,
+// bool (uint16/32/64 and complex are refused naming the conversion); writes version 1.0, C
+// order, little-endian (bfloat16 has no NumPy dtype: convert first). locus::save(dict, "x.npy")
+// writes a dict of one tensor the same way.
 #include <string>
 
 #include "locus/serialize.h"

@@ -2,14 +2,19 @@
 // Checkpoints: saving and loading state dicts, as torch.save / torch.load and safetensors.
 //
 //   locus::save(model, "model.safetensors", {{"epoch", "3"}});    // any module or StateDict
+//   locus::save(model, "model.pt");                               // torch.load reads it
 //   locus::load(model, "model.safetensors");                      // into the module, strict
 //   auto sd = locus::load("model.pt", "cpu");                     // map_location as torch.load
 //   auto sd = locus::load("model.pt", {{"cuda:0", "opencl:0"}});
 //
 // Formats are recognised by content, not by name: safetensors, PyTorch's zip checkpoints
-// (torch.save), NumPy .npy (one tensor named "array"); all three are read and written.
-// Files are mapped (mmap) and every offset, size and shape is checked before anything is
-// allocated; a bad file is a CheckpointError "[format] file: what is wrong".
+// (torch.save), NumPy .npy (one tensor named "array"); all three are read and written. A file
+// that is none of them is a CheckpointError "not a checkpoint locus recognises" showing its first
+// bytes. Files are mapped (mmap) and every offset, size and shape is checked before anything is
+// allocated; a bad file is a CheckpointError "[format] file: what is wrong". Dtypes locus does
+// not compute with (uint16/32/64, float8, complex) are refused naming the tensor and the
+// conversion to make before saving; so are a .pt format version above 3 and a storage location
+// tag that is not a device string.
 //
 // Devices: a tensor loads where it was saved (torch.load's rule; safetensors written by locus
 // record the device in the metadata key "locus.devices", other safetensors files are cpu) unless

@@ -144,14 +144,12 @@ Catalog parse_any(std::shared_ptr<MappedFile> file) {
 }
 
 namespace {
-// Dtypes a checkpoint may hold that locus refuses (int8/int16 only until locus has them: a
-// format's own table is asked first, so an entry here is never reached once it does).
+// Dtypes a checkpoint may hold that locus refuses (a format's own table is asked first, so a
+// dtype locus gains is read once it is in that table).
 const RefusedDtype kRefused[] = {
     {"uint16", "U16", "u2", "torch.UInt16Storage", "t.to(torch.int32)", "a.astype(np.int32)"},
     {"uint32", "U32", "u4", "torch.UInt32Storage", "t.to(torch.int64)", "a.astype(np.int64)"},
     {"uint64", "U64", "u8", "torch.UInt64Storage", "t.to(torch.int64) (values above 2**63-1 do not fit)", "a.astype(np.int64) (values above 2**63-1 do not fit)"},
-    {"int8", "I8", "i1", "torch.CharStorage", "t.to(torch.int32)", "a.astype(np.int32)"},
-    {"int16", "I16", "i2", "torch.ShortStorage", "t.to(torch.int32)", "a.astype(np.int32)"},
     {"float8_e4m3fn", "F8_E4M3", nullptr, "torch.Float8_e4m3fnStorage", "t.to(torch.float32)", nullptr},
     {"float8_e5m2", "F8_E5M2", nullptr, "torch.Float8_e5m2Storage", "t.to(torch.float32)", nullptr},
     {"float8_e4m3fnuz", nullptr, nullptr, "torch.Float8_e4m3fnuzStorage", "t.to(torch.float32)", nullptr},

@@ -102,8 +102,8 @@ np.save(os.path.join(out, "fortran.npy"), np.asfortranarray(a))
 np.save(os.path.join(out, "big.npy"), a.astype(">f4"))
 np.save(os.path.join(out, "i64.npy"), np.arange(-3, 3, dtype=np.int64))
 
-# Dtypes locus does not compute with (refused naming the tensor and a conversion) and int8/int16
-# (refused the same way until locus has them).
+# Dtypes locus does not compute with (refused naming the tensor and a conversion), and int8/int16
+# (read as kChar/kShort).
 torch.save({"z": torch.complex(ar(3, torch.float32), ar(3, torch.float32, 1.0, 0.0))}, os.path.join(out, "complex64.pt"))
 torch.save({"z": torch.zeros(2, dtype=torch.complex128)}, os.path.join(out, "complex128.pt"))
 torch.save({"q": torch.arange(-3, 3, dtype=torch.int8), "s": torch.arange(-300, 300, 100, dtype=torch.int16)},

@@ -12,6 +12,7 @@
 
 #include "io/catalog.h"
 #include "io/zip.h"
+#include "locus/npy.h"
 #include "locus/serialize.h"
 #include "testing.h"
 
@@ -73,7 +74,7 @@ void expect_same_dict(const StateDict& want, const StateDict& got, const std::st
 }
 
 const std::vector<ScalarType>& every_dtype() {
-  static const std::vector<ScalarType> v = {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kByte, kBool};
+  static const std::vector<ScalarType> v = {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kShort, kChar, kByte, kBool};
   return v;
 }
 
@@ -299,6 +300,29 @@ TEST_P(RoundTrip, PyTorchFormatKeepsViewsAndSharing) {
   CheckpointInfo info = inspect(path);
   EXPECT_EQ(info.metadata, (std::vector<std::pair<std::string, std::string>>{{"epoch", "3"}, {"note", "ü"}}));
   EXPECT_EQ(load(path).size(), sd.size());
+}
+
+// .npy holds one tensor and no device: save(dict of one, "x.npy") then load_npy onto the same
+// device gives the same dtype, shape and bytes for every dtype NumPy has (not bfloat16).
+TEST_P(RoundTrip, NpyEveryDtype) {
+  const Device d = GetParam();
+  for (ScalarType dt : every_dtype()) {
+    if (dt == kBFloat16) continue;
+    for (const std::vector<int64_t>& shape : {std::vector<int64_t>{3, 4}, std::vector<int64_t>{}, std::vector<int64_t>{0, 2}}) {
+      Tensor t = sample(dt, shape, static_cast<int>(dt), d);
+      if (t.dim() == 2) t = t.t();
+      StateDict one;
+      one.insert("x", t);
+      const std::string path = scratch_dir() + "/one-" + d.str() + ".npy";
+      save(one, path);
+      StateDict want;
+      want.insert("array", t);
+      StateDict back;
+      back.insert("array", load_npy(path, d));
+      expect_same_dict(want, back, std::string("npy ") + dtype_name(dt) + " on " + d.str());
+      expect_same_dict(want, load(path, d), std::string("npy via load ") + dtype_name(dt));
+    }
+  }
 }
 
 LOCUS_INSTANTIATE_DEVICES(RoundTrip);

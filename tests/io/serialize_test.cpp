@@ -12,7 +12,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "io/catalog.h"
 #include "testing.h"
 
 using namespace locus;
@@ -443,7 +442,7 @@ void check_torch_fixtures(const std::string& dir) {
 
 namespace {
 // Files PyTorch and NumPy wrote with dtypes locus does not compute with: refused naming the
-// tensor, the dtype and the conversion. int8/int16 load once locus has them (kChar, kShort).
+// tensor, the dtype and the conversion; int8 and int16 (kChar, kShort) load.
 void check_refused_dtypes(const std::string& dir) {
   SCOPED_TRACE(dir);
   EXPECT_THROW_MSG(load(dir + "complex64.pt"), CheckpointError,
@@ -460,19 +459,14 @@ void check_refused_dtypes(const std::string& dir) {
     EXPECT_THROW_MSG(load_npy(dir + "dtype_" + code + ".npy"), CheckpointError, "[npy] " + dir + "dtype_" + code + ".npy: the array has dtype " + msg);
     EXPECT_THROW_MSG(inspect(dir + "dtype_" + code + ".npy"), CheckpointError, "the array has dtype " + msg);
   }
-  ScalarType small;
-  if (io::safetensors_dtype(std::string("I8"), &small)) {
-    StateDict sd = load(dir + "int8_int16.pt");
-    EXPECT_EQ(values(sd["q"]), std::vector<double>({-3, -2, -1, 0, 1, 2}));
-    EXPECT_EQ(values(sd["s"]), std::vector<double>({-300, -200, -100, 0, 100, 200}));
-    EXPECT_EQ(values(load_npy(dir + "dtype_i1.npy")), std::vector<double>({0, 1, 2, 3}));
-    EXPECT_EQ(values(load_npy(dir + "dtype_i2.npy")), std::vector<double>({0, 1, 2, 3}));
-  } else {
-    EXPECT_THROW_MSG(load(dir + "int8_int16.pt"), CheckpointError,
-                     "tensor 'q' has dtype int8 (torch.CharStorage), which locus does not compute with. Convert it in PyTorch with t.to(torch.int32)");
-    EXPECT_THROW_MSG(load_npy(dir + "dtype_i1.npy"), CheckpointError, "the array has dtype int8 ('|i1')");
-    EXPECT_THROW_MSG(load_npy(dir + "dtype_i2.npy"), CheckpointError, "the array has dtype int16 ('<i2')");
-  }
+  StateDict sd = load(dir + "int8_int16.pt");
+  EXPECT_EQ(sd["q"].scalar_type(), kChar);
+  EXPECT_EQ(sd["s"].scalar_type(), kShort);
+  EXPECT_EQ(values(sd["q"]), std::vector<double>({-3, -2, -1, 0, 1, 2}));
+  EXPECT_EQ(values(sd["s"]), std::vector<double>({-300, -200, -100, 0, 100, 200}));
+  EXPECT_EQ(load_npy(dir + "dtype_i1.npy").scalar_type(), kChar);
+  EXPECT_EQ(values(load_npy(dir + "dtype_i1.npy")), std::vector<double>({0, 1, 2, 3}));
+  EXPECT_EQ(values(load_npy(dir + "dtype_i2.npy")), std::vector<double>({0, 1, 2, 3}));
 }
 }  // namespace
 
@@ -546,7 +540,7 @@ TEST(PyTorchInterop, TorchLoadsWhatLocusWrites) {
   std::string groups;
   for (const Device& d : all_devices()) {
     const std::string p = d.str() + ".";
-    for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kByte, kBool}) {
+    for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kShort, kChar, kByte, kBool}) {
       Tensor t = ar(12, dt, dt == kLong ? 1e9 : 0.75, -4).reshape({3, 4}).to(d);
       sd.insert(p + dtype_name(dt), t);
       sd.insert(p + dtype_name(dt) + ".t", t.t());
@@ -591,7 +585,7 @@ TEST(PyTorchInterop, TorchLoadsWhatLocusWrites) {
 
 // ---- .npy --------------------------------------------------------------------------------------------
 TEST(Npy, RoundTripAndNumpyFiles) {
-  for (ScalarType dt : {kFloat, kDouble, kHalf, kLong, kInt, kByte, kBool}) {
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kLong, kInt, kShort, kChar, kByte, kBool}) {
     Tensor t = ar(12, dt, 1.0, 0).reshape({3, 4}).t();
     const std::string path = tmp_path("rt.npy");
     save_npy(t, path);

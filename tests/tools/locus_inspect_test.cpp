@@ -81,7 +81,7 @@ TEST(LocusInspectTool, ReadsEveryFileLocusSaveWrites) {
   sd.insert("base", base);
   sd.insert("base.t", base.t());
   sd.insert("col", base.select(1, 2));
-  for (ScalarType dt : {kDouble, kHalf, kBFloat16, kLong, kInt, kByte, kBool})
+  for (ScalarType dt : {kDouble, kHalf, kBFloat16, kLong, kInt, kShort, kChar, kByte, kBool})
     sd.insert(std::string("x.") + dtype_name(dt), arange(5, TensorOptions().dtype(kDouble)).to(dt));
   sd.insert("scalar", full({}, 2.0));
   sd.insert("empty", zeros({0, 4}));
