@@ -106,10 +106,10 @@ Catalog parse_safetensors(std::shared_ptr<MappedFile> file) {
       t.name = name;
       const std::string ds = dt.get<std::string>();
       if (!safetensors_dtype(ds, &t.dtype)) {
-        static const char* known[] = {"I8", "I16", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "C64", "F4", "F6_E2M3", "F6_E3M2", "F8_E8M0"};
+        static const char* known[] = {"U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "C64", "F4", "F6_E2M3", "F6_E3M2", "F8_E8M0"};
         bool is_known = std::any_of(std::begin(known), std::end(known), [&](const char* k) { return ds == k; });
         fail(c, "tensor '" + name + "' has " + (is_known ? "dtype '" + ds + "', which locus does not support" : "unknown dtype '" + ds + "'") +
-                    " (locus reads F32, F64, F16, BF16, I64, I32, U8, BOOL).");
+                    " (locus reads F32, F64, F16, BF16, I64, I32, I16, I8, U8, BOOL).");
       }
       const json& shape = v["shape"];
       if (!shape.is_array()) fail(c, "tensor '" + name + "' has a shape that is not an array.");
