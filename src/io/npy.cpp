@@ -136,7 +136,7 @@ Catalog parse_npy(std::shared_ptr<MappedFile> file) {
     if (r != nullptr && std::string("<>|=").find(descr[0]) != std::string::npos) fail(c, refusal(*r, "npy", "array", "'" + descr + "'"));
   }
   if (!descr_dtype(descr, &s.dtype, &s.big_endian))
-    fail(c, "dtype '" + descr.substr(0, 40) + "' is not supported (locus reads <f4 <f8 <f2 <i8 <i4 |u1 |b1, either byte order).");
+    fail(c, "dtype '" + descr.substr(0, 40) + "' is not supported (locus reads <f4 <f8 <f2 <i8 <i4 <i2 |i1 |u1 |b1, either byte order).");
   t.dtype = s.dtype;
   int64_t numel = 1;
   for (int64_t x : t.sizes)

@@ -197,6 +197,7 @@ Tensor& Tensor::fill_(const Scalar& value) {
   if (is_integral(scalar_type(), false) && value.isFloatingPoint() && value.toDouble() != static_cast<double>(value.toLong()))
     throw Error(std::string("fill_(): value ") + std::to_string(value.toDouble()) + " cannot be converted to " +
                 dtype_name(scalar_type()) + " without overflow or loss; use a floating dtype.");
+  ops::check_scalar_fits("fill_", value.toDouble(), scalar_type());
   Device d = device();
   if (scalar_type() == kLong && value.isIntegral(false)) {
     // The backends fill from a double, which holds every int64 only up to 2^53; a larger one goes

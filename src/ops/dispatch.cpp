@@ -164,6 +164,23 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
   return out;
 }
 
+void check_scalar_fits(const char* op, double value, ScalarType dtype) {
+  double lo = 0, hi = 0;
+  switch (dtype) {
+    case kByte: lo = 0; hi = 255; break;
+    case kChar: lo = -128; hi = 127; break;
+    case kShort: lo = -32768; hi = 32767; break;
+    case kInt: lo = -2147483648.0; hi = 2147483647.0; break;
+    default: return;
+  }
+  if (value >= lo && value < hi + 1) return;  // a fraction truncates, as PyTorch's conversion does
+  std::ostringstream os;
+  os << op << "(): value cannot be converted to type " << dtype_name(dtype) << " without overflow: " << value << " ("
+     << dtype_name(dtype) << " holds " << static_cast<int64_t>(lo) << " to " << static_cast<int64_t>(hi)
+     << "). Use a value in that range or a wider dtype.";
+  throw Error(os.str());
+}
+
 Tensor cast(const Tensor& t, ScalarType dtype) {
   if (t.scalar_type() == dtype) return t;
   return t.to(dtype);

@@ -55,4 +55,9 @@ Tensor cast(const Tensor& t, ScalarType dtype);
 
 std::string shape_str(IntArrayRef s);
 
+/// PyTorch's checked conversion of a scalar operand into an integer dtype narrower than int64:
+/// a value outside the dtype's range is an error naming `op`, the value and the range (a tensor
+/// operand wraps instead; only scalars are checked, as in PyTorch).
+void check_scalar_fits(const char* op, double value, ScalarType dtype);
+
 }  // namespace locus::ops

@@ -347,6 +347,8 @@ Tensor Tensor::clamp(std::optional<Scalar> mn, std::optional<Scalar> mx) const {
   if (mx) p.b = mx->toDouble();
   ScalarType rt = scalar_type();
   if (!locus::is_floating_point(rt) && ((mn && mn->isFloatingPoint()) || (mx && mx->isFloatingPoint()))) rt = default_dtype();
+  if (mn) ops::check_scalar_fits("clamp", mn->toDouble(), rt);
+  if (mx) ops::check_scalar_fits("clamp", mx->toDouble(), rt);
   return unary_impl(UnaryOp::Clamp, "clamp", ops::cast(*this, rt), p);
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> mn, std::optional<Scalar> mx) { return copy_(clamp(mn, mx)); }

@@ -226,6 +226,7 @@ Tensor tensor(const TensorDataContainer& data, const TensorOptions& o) {
   std::vector<double> dv;
   std::vector<int64_t> iv;
   data.flatten(dv, iv);
+  for (size_t i = 0; i < iv.size(); ++i) ops::check_scalar_fits("tensor", is_floating_point(inferred) ? dv[i] : static_cast<double>(iv[i]), dt);
   Tensor host;
   if (is_floating_point(inferred)) {
     host = detail::make_empty(sz, kDouble, Device(kCPU));
