@@ -30,7 +30,7 @@ std::vector<Device> rank_devices() {
   return out;
 }
 
-const std::vector<ScalarType> kDtypes{kFloat, kDouble, kHalf, kBFloat16, kInt, kLong, kByte, kBool};
+const std::vector<ScalarType> kDtypes{kFloat, kDouble, kHalf, kBFloat16, kInt, kLong, kShort, kChar, kByte, kBool};
 
 // Rank r's values (small, exact in every dtype; products stay below 256).
 std::vector<double> values(int r, int64_t n, int salt, ScalarType dt) {

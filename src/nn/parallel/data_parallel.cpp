@@ -42,6 +42,8 @@ std::string prefix(const char* op) { return std::string("[") + op + "] "; }
     throw NotAvailableError(what + x.what());
   } catch (const CheckpointError& x) {
     throw CheckpointError(what + x.what());
+  } catch (const DistributedError& x) {
+    throw DistributedError(what + x.what());
   } catch (const BackendError& x) {
     throw BackendError(what + x.what());
   } catch (const std::exception& x) {
