@@ -5,7 +5,6 @@
 #include <cctype>
 #include <ostream>
 
-#include "core/backend.h"
 #include "locus/error.h"
 
 namespace locus {
@@ -81,24 +80,6 @@ Device::Device(DeviceType type, DeviceIndex index) : type_(type), index_(index) 
 void Device::set_index(DeviceIndex index) { *this = Device(type_, index); }
 
 Device::Device(const char* str) : Device(non_null(str)) {}
-
-// torch.device(0): the current accelerator type (torch.accelerator's order: cuda first; opencl is
-// locus's other accelerator), never a string conversion of 0.
-Device::Device(int index) : type_(DeviceType::CPU), index_(-1) {
-  if (index < 0 || index > 127)
-    throw Error("Device(" + std::to_string(index) + "): a device index must be in 0..127; pass a Device or a string "
-                "such as \"cuda:0\" to name the type too.");
-  for (DeviceType t : {DeviceType::CUDA, DeviceType::OpenCL}) {
-    backend::Backend* b = backend::get(t);
-    if (b != nullptr && b->device_count() > 0) {
-      *this = Device(t, static_cast<DeviceIndex>(index));
-      return;
-    }
-  }
-  throw NotAvailableError("Device(" + std::to_string(index) +
-                          "): an integer means an accelerator device (cuda, else opencl), and this machine has "
-                          "none; name the device instead, e.g. Device(\"cpu\").");
-}
 
 Device::Device(const std::string& s) : type_(DeviceType::CPU), index_(-1) {
   if (s.empty()) bad(s, "the string is empty");

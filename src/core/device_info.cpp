@@ -214,4 +214,24 @@ LOCUS_TYPE_API(cuda, kCUDA)
 LOCUS_TYPE_API(opencl, kOpenCL)
 #undef LOCUS_TYPE_API
 
+// Device(int) lives here, beside discovery, not in device.cpp: device.cpp is the value type and
+// its parser, which the checkpoint parsers (and their fuzz targets) use without any backend.
+// torch.device(0): the current accelerator type (torch.accelerator's order: cuda first; opencl is
+// locus's other accelerator), never a string conversion of 0.
+Device::Device(int index) : type_(DeviceType::CPU), index_(-1) {
+  if (index < 0 || index > 127)
+    throw Error("Device(" + std::to_string(index) + "): a device index must be in 0..127; pass a Device or a string "
+                "such as \"cuda:0\" to name the type too.");
+  for (DeviceType t : {DeviceType::CUDA, DeviceType::OpenCL}) {
+    backend::Backend* b = backend::get(t);
+    if (b != nullptr && b->device_count() > 0) {
+      *this = Device(t, static_cast<DeviceIndex>(index));
+      return;
+    }
+  }
+  throw NotAvailableError("Device(" + std::to_string(index) +
+                          "): an integer means an accelerator device (cuda, else opencl), and this machine has "
+                          "none; name the device instead, e.g. Device(\"cpu\").");
+}
+
 }  // namespace locus
