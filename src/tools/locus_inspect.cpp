@@ -12,11 +12,13 @@
 
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "locus/serialize.h"
+#include "locus/version.h"
 
 namespace {
 
@@ -56,6 +58,8 @@ const char* kHelp =
     "parameters, bytes), the totals, the bytes per dtype and the metadata.\n"
     "  --json               one JSON object instead of text\n"
     "  --map-location MAP   also load it (MAP: a device, or FROM=TO pairs) and report each move\n"
+    "  --version            locus's version\n"
+    "Flags take their value as --flag VALUE or --flag=VALUE.\n"
     "Exit status: 0 the file was read; 1 it is not a checkpoint locus recognises, cannot be read,\n"
     "is malformed or holds something locus refuses (the reason on stderr); 2 bad usage;\n"
     "3 --map-location could not load it (e.g. the target device is absent).\n";
@@ -65,30 +69,37 @@ const char* kHelp =
 int main(int argc, char** argv) {
   std::string file, map;
   bool have_map = false, json = false;
+  auto usage_error = [](const std::string& what) {
+    std::cerr << "locus-inspect: " << what << "; see --help\n";
+    return 2;
+  };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    std::optional<std::string> inline_value;  // --flag=value
+    if (size_t eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos)
+      inline_value = a.substr(eq + 1), a = a.substr(0, eq);
+    if ((a == "--help" || a == "--version" || a == "--json") && inline_value)
+      return usage_error(a + " takes no value");
     if (a == "--help" || a == "-h") {
       std::cout << kUsage << kHelp;
       return 0;
+    } else if (a == "--version") {
+      std::cout << "locus-inspect " << LOCUS_VERSION << "\n";
+      return 0;
     } else if (a == "--json") {
       json = true;
-    } else if (a == "--map-location" && i + 1 < argc) {
-      map = argv[++i];
-      have_map = true;
-    } else if (a.rfind("--map-location=", 0) == 0) {
-      map = a.substr(15);
+    } else if (a == "--map-location") {
+      if (!inline_value && i + 1 >= argc) return usage_error("--map-location needs a value: a device or FROM=TO pairs");
+      map = inline_value ? *inline_value : argv[++i];
       have_map = true;
     } else if (!a.empty() && a[0] != '-' && file.empty()) {
       file = a;
     } else {
-      std::cerr << "locus-inspect: unexpected argument '" << a << "'\n" << kUsage;
-      return 2;
+      return usage_error(std::string(file.empty() || a[0] == '-' ? "unknown argument '" : "a second FILE '") + argv[i] +
+                         "'");
     }
   }
-  if (file.empty()) {
-    std::cerr << kUsage;
-    return 2;
-  }
+  if (file.empty()) return usage_error("no FILE given");
   locus::CheckpointInfo info;
   try {
     info = locus::inspect(file);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "locus/optim.h"
 #include "locus/random.h"
 #include "locus/serialize.h"
+#include "locus/version.h"
 
 namespace {
 
@@ -57,7 +59,11 @@ const char* kUsage =
     "  --distributed     DistributedDataParallel, one process per device: `mpirun -n N locus-train --distributed`\n"
     "                    (rank r trains on its shard of each epoch on the device's index LOCAL_RANK when --device\n"
     "                    names none; rank 0 alone prints, evaluates and saves; docs/distributed.md)\n"
-    "  --help            this text\n";
+    "  --version         locus's version\n"
+    "  --help            this text\n"
+    "Flags take their value as --flag VALUE or --flag=VALUE.\n"
+    "Exit status: 0 trained (or --help/--version); 1 an error while training (the reason on stderr);\n"
+    "2 bad usage (nothing was loaded); 3 out of memory (with the batch size to try).\n";
 
 struct Args {
   std::string device = "auto", model = "cnn", scheduler = "cosine", data = data::datasets::kFashionMNISTRoot;
@@ -69,8 +75,9 @@ struct Args {
   bool normalize = true, pin_memory = false, distributed = false;
 };
 
-[[noreturn]] void usage_error(const std::string& msg) {
-  std::cerr << "locus-train: " << msg << "\n" << kUsage;
+[[noreturn]] void usage_error(std::string msg) {
+  if (!msg.empty() && msg.back() == '.') msg.pop_back();  // a reason quoted whole ends in '.'
+  std::cerr << "locus-train: " << msg << "; see --help\n";
   std::exit(2);
 }
 
@@ -88,21 +95,30 @@ Args parse(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
     std::string f = argv[i];
+    std::optional<std::string> inline_value;  // --flag=value
+    if (size_t eq = f.find('='); f.rfind("--", 0) == 0 && eq != std::string::npos)
+      inline_value = f.substr(eq + 1), f = f.substr(0, eq);
     auto value = [&]() -> std::string {
+      if (inline_value) return *inline_value;
       if (i + 1 >= argc) usage_error(f + " needs a value");
       return argv[++i];
     };
+    const bool is_switch = f == "--help" || f == "-h" || f == "--version" || f == "--no-normalize" ||
+                           f == "--pin-memory" || f == "--distributed";
+    if (is_switch && inline_value) usage_error(f + " takes no value, got '" + *inline_value + "'");
     if (f == "--help" || f == "-h") {
       std::cout << kUsage;
+      std::exit(0);
+    } else if (f == "--version") {
+      std::cout << "locus-train " << LOCUS_VERSION << "\n";
       std::exit(0);
     } else if (f == "--device") {
       a.device = value();
       if (a.device != "auto") {
         try {
-          locus::Device d(a.device);
-          (void)d;
+          locus::check_device_available(locus::Device(a.device));  // before any data is read
         } catch (const locus::Error& e) {
-          usage_error("--device: " + std::string(e.what()));
+          usage_error("--device " + a.device + ": " + std::string(e.what()));
         }
       }
     } else if (f == "--devices") {

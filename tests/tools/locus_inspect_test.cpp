@@ -13,6 +13,7 @@
 
 #include "locus/npy.h"
 #include "locus/serialize.h"
+#include "locus/version.h"
 #include "testing.h"
 #include "tools/run_tool.h"
 
@@ -179,11 +180,22 @@ TEST(LocusInspectTool, OtherFilesExitCodesAndMapLocation) {
   EXPECT_EQ(rc, 0) << out;
   for (const char* s : {"Exit status: 0", "1 it is not a checkpoint locus recognises", "2 bad usage", "3 --map-location"})
     EXPECT_NE(out.find(s), std::string::npos) << out;
-  for (const char* args : {"", "--bogus x.pt", "a.pt b.pt"}) {
-    std::tie(rc, out) = inspect_tool(args);
-    EXPECT_EQ(rc, 2) << args << "\n" << out;
-    EXPECT_NE(out.find("usage: locus-inspect FILE"), std::string::npos) << out;
+  struct Bad {
+    const char* args;
+    const char* message;
+  };
+  for (const Bad& b : {Bad{"", "locus-inspect: no FILE given; see --help\n"},
+                       Bad{"--bogus x.pt", "locus-inspect: unknown argument '--bogus'; see --help\n"},
+                       Bad{"a.pt b.pt", "locus-inspect: a second FILE 'b.pt'; see --help\n"},
+                       Bad{"a.pt --json=1", "locus-inspect: --json takes no value; see --help\n"},
+                       Bad{"a.pt --map-location", "locus-inspect: --map-location needs a value: a device or FROM=TO pairs; see --help\n"}}) {
+    std::tie(rc, out) = inspect_tool(b.args);
+    EXPECT_EQ(rc, 2) << b.args << "\n" << out;
+    EXPECT_EQ(out, b.message) << b.args;
   }
+  std::tie(rc, out) = inspect_tool("--version");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_EQ(out, std::string("locus-inspect ") + LOCUS_VERSION + "\n");
   std::tie(rc, out) = inspect_tool(kFixtures + "model_cuda.pt --map-location cuda:0=cpu");
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("pytorch, 7 tensors"), std::string::npos) << out;

@@ -12,6 +12,7 @@
 
 #include "locus/data.h"
 #include "locus/serialize.h"
+#include "locus/version.h"
 #include "testing.h"
 #include "tools/run_tool.h"
 
@@ -104,19 +105,52 @@ TEST(LocusTrainTool, SavesAndResumesPyTorchFormat) {
   std::remove(ckpt.c_str());
 }
 
-TEST(LocusTrainTool, RejectsBadFlagsWithUsage) {
-  for (const char* args : {"--model foo", "--epochs 0", "--bogus", "--epochs", "--scheduler step", "--lr -1"}) {
+TEST(LocusTrainTool, RejectsBadFlagsPointingToHelp) {
+  for (const char* args : {"--model foo", "--epochs 0", "--bogus", "--epochs", "--scheduler step", "--lr -1",
+                           "--epochs=0", "--pin-memory=yes"}) {
     auto [rc, out] = train(args);
     EXPECT_EQ(rc, 2) << args << "\n" << out;
-    EXPECT_NE(out.find("usage: locus-train"), std::string::npos) << args << "\n" << out;
+    EXPECT_NE(out.find("; see --help\n"), std::string::npos) << args << "\n" << out;
+    EXPECT_EQ(out.find("usage: locus-train"), std::string::npos) << args << "\n" << out;  // not the whole text
   }
   auto [rc, out] = train("--model foo");
-  EXPECT_NE(out.find("--model must be mlp or cnn, got 'foo'"), std::string::npos) << out;
+  EXPECT_EQ(out, "locus-train: --model must be mlp or cnn, got 'foo'; see --help\n");
   auto [rcu, outu] = train("--bogus");
-  EXPECT_NE(outu.find("unknown argument '--bogus'"), std::string::npos) << outu;
+  EXPECT_EQ(outu, "locus-train: unknown argument '--bogus'; see --help\n");
+  auto [rcs, outs] = train("--pin-memory=yes");
+  EXPECT_EQ(outs, "locus-train: --pin-memory takes no value, got 'yes'; see --help\n");
+  auto [rce, oute] = train("--model=foo");  // --flag=value is read as --flag value
+  EXPECT_EQ(oute, "locus-train: --model must be mlp or cnn, got 'foo'; see --help\n");
   auto [rch, outh] = train("--help");
   EXPECT_EQ(rch, 0);
   EXPECT_NE(outh.find("--resume FILE"), std::string::npos);
+  EXPECT_NE(outh.find("Exit status: 0 trained"), std::string::npos) << outh;
+  auto [rcv, outv] = train("--version");
+  EXPECT_EQ(rcv, 0);
+  EXPECT_EQ(outv, std::string("locus-train ") + LOCUS_VERSION + "\n");
+}
+
+// --device is checked before any data is read: a device this machine lacks exits 2 at once, with
+// the backend's reason.
+TEST(LocusTrainTool, RejectsAMissingDeviceBeforeLoadingData) {
+  auto [rc, out] = train("--device opencl:7 --data /nonexistent");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_EQ(out.rfind("locus-train: --device opencl:7: ", 0), 0u) << out;
+  EXPECT_NE(out.find("; see --help\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("/nonexistent"), std::string::npos) << out;  // the data folder was never read
+  try {
+    check_device_available(Device("opencl:7"));
+    ADD_FAILURE() << "opencl:7 exists here";
+  } catch (const Error& e) {
+    std::string reason = e.what();  // quoted whole, less its final '.'
+    if (!reason.empty() && reason.back() == '.') reason.pop_back();
+    EXPECT_NE(out.find(": " + reason + "; see --help\n"), std::string::npos) << out << "\nreason: " << e.what();
+  }
+  auto [rc2, out2] = train("--device=cuda:0 --data /nonexistent");
+  if (!is_available(kCUDA)) {
+    EXPECT_EQ(rc2, 2) << out2;
+    EXPECT_EQ(out2.rfind("locus-train: --device cuda:0: ", 0), 0u) << out2;
+  }
 }
 
 TEST(LocusTrainTool, DevicesRunsDataParallel) {
