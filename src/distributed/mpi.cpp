@@ -330,6 +330,13 @@ std::shared_ptr<GroupBase> mpi_init(const InitOptions& o, std::chrono::milliseco
   int inited = 0;
   MPI_Initialized(&inited);
   if (!inited) {
+#ifdef OMPI_MAJOR_VERSION
+    // locus's collectives are non-blocking calls polled under a timeout, and OpenMPI's default
+    // MPI_Iallreduce schedule (libnbc's binomial/recursive choice) reached half the bandwidth of the
+    // blocking MPI_Allreduce at 1 MiB and above; its ring schedule matches it (docs/distributed.md,
+    // make bench-dist). The user's own setting, in the environment or mpirun's --mca, wins.
+    setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1", /*overwrite=*/0);
+#endif
     int provided = 0;
     int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
     if (rc != MPI_SUCCESS)
