@@ -19,7 +19,7 @@ build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # The demo: the devices, then the Fashion-MNIST CNN trained on the best one (locus-train's default
-# recipe: 5 epochs, cosine schedule), with the curves and a checkpoint written next to the build.
+# recipe: 6 epochs, cosine schedule), with the curves and a checkpoint written next to the build.
 demo: build
 	@$(BUILD)/locus-info
 	@$(BUILD)/locus-train --device auto --plot $(BUILD)/demo.svg --save $(BUILD)/demo.safetensors
