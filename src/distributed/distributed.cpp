@@ -250,6 +250,21 @@ void check_list_size(const char* op, const std::vector<Tensor>& l, const GroupBa
                            " tensors but the group has " + std::to_string(g.size()) + " ranks; pass one per rank.");
 }
 
+// gather's and scatter's list: group-size tensors like `tensor` on the root, nothing elsewhere
+// (PyTorch's rule and message).
+void check_root_list(const char* op, const std::vector<Tensor>& list, const char* what, const Tensor& tensor,
+                     const GroupBase& g, int root, const char* others, const char* root_name, int root_global) {
+  if (g.rank() == root) {
+    check_list_size(op, list, g, what);
+    for (size_t i = 0; i < list.size(); ++i)
+      check_like(op, list[i], tensor, std::string(what) + "[" + std::to_string(i) + "]");
+  } else if (!list.empty()) {
+    throw DistributedError(std::string("[") + op + "] Argument " + what + " must NOT be specified on " + others +
+                           " ranks (this is rank " + std::to_string(g.global_rank(g.rank())) + ", " + root_name +
+                           " is " + std::to_string(root_global) + ").");
+  }
+}
+
 const char* op_name(ReduceOp op) {
   switch (op) {
     case ReduceOp::SUM: return "SUM";
@@ -561,16 +576,7 @@ Handle gather(const Tensor& tensor, const std::vector<Tensor>& gather_list, int 
   check_tensor("gather", tensor, "tensor");
   const int dst_global = dst;
   dst = group_rank("gather", dst, g, "dst");
-  if (g.rank() == dst) {
-    check_list_size("gather", gather_list, g, "gather_list");
-    for (size_t i = 0; i < gather_list.size(); ++i)
-      check_like("gather", gather_list[i], tensor, "gather_list[" + std::to_string(i) + "]");
-  } else if (!gather_list.empty()) {
-    throw DistributedError(
-        "[gather] Argument gather_list must NOT be specified on non-destination ranks (this is "
-        "rank " +
-        std::to_string(g.global_rank(g.rank())) + ", dst is " + std::to_string(dst_global) + ").");
-  }
+  check_root_list("gather", gather_list, "gather_list", tensor, g, dst, "non-destination", "dst", dst_global);
   bool dev = uses_device_memory(g);
   Call c;
   c.kind = Kind::Gather;
@@ -591,16 +597,7 @@ Handle scatter(const Tensor& tensor, const std::vector<Tensor>& scatter_list, in
   check_tensor("scatter", tensor, "tensor");
   const int src_global = src;
   src = group_rank("scatter", src, g, "src");
-  if (g.rank() == src) {
-    check_list_size("scatter", scatter_list, g, "scatter_list");
-    for (size_t i = 0; i < scatter_list.size(); ++i)
-      check_like("scatter", scatter_list[i], tensor, "scatter_list[" + std::to_string(i) + "]");
-  } else if (!scatter_list.empty()) {
-    throw DistributedError(
-        "[scatter] Argument scatter_list must NOT be specified on non-source ranks (this is "
-        "rank " +
-        std::to_string(g.global_rank(g.rank())) + ", src is " + std::to_string(src_global) + ").");
-  }
+  check_root_list("scatter", scatter_list, "scatter_list", tensor, g, src, "non-source", "src", src_global);
   bool dev = uses_device_memory(g);
   Call c;
   c.kind = Kind::Scatter;

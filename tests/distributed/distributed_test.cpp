@@ -238,6 +238,13 @@ TEST(Collectives, ArgumentErrors) {
   if (rank() != 0)
     EXPECT_THROW_MSG(dist::gather(t, {t}, 0), DistributedError,
                      "[gather] Argument gather_list must NOT be specified on non-destination ranks");
+  if (rank() != 0)
+    EXPECT_THROW_MSG(dist::scatter(t, {t}, 0), DistributedError,
+                     "[scatter] Argument scatter_list must NOT be specified on non-source ranks (this is rank " +
+                         std::to_string(rank()) + ", src is 0).");
+  if (rank() == 0)
+    EXPECT_THROW_MSG(dist::scatter(t, {t}, 0), DistributedError,
+                     "[scatter] scatter_list holds 1 tensors but the group has " + std::to_string(world()) + " ranks");
   EXPECT_THROW_MSG(dist::init_process_group(dist::Backend::MPI), DistributedError,
                    "[init_process_group] trying to initialize the default process group twice");
   EXPECT_THROW_MSG(dist::new_group({0, 0}), DistributedError, "[new_group] rank 0 is listed twice");

@@ -83,10 +83,13 @@ TEST(DataParallel, TrainingOverTwoOpenCLDevicesEqualsOneDevice) {
   train_both_ways({Device("opencl:1"), Device("opencl:0")}, 7);  // uneven: 4 + 3
 }
 
+TEST(DataParallel, TrainingOnOneDeviceTwiceEqualsOneDevice) {
+  train_both_ways({Device("cpu"), Device("cpu")}, 6);  // a device twice: a clone beside the module
+}
+
 TEST(DataParallel, TrainingOverCpuAndOpenCLEqualsOneDevice) {
   if (device_count(kOpenCL) < 1) GTEST_SKIP() << "needs an OpenCL device";
   train_both_ways({Device("cpu"), Device("opencl:0")}, 5);  // 3 + 2
-  train_both_ways({Device("cpu"), Device("cpu")}, 6);       // a device twice: a clone beside the module
 }
 
 TEST(DataParallel, ModuleAndOptions) {
