@@ -2,6 +2,7 @@
 // back with the same names, dtypes, shapes, devices and bytes, for every safetensors header
 // length save can produce (1..4096 bytes), every module type of the library and every device.
 // Files go to /dev/shm (tmpfs) when it exists, so the sweep costs no disk syncs.
+#include "test_paths.h"
 #include <sys/stat.h>
 #include <unistd.h>
 

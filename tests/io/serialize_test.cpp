@@ -1,4 +1,5 @@
 // Checkpoints: state dicts, safetensors, PyTorch .pt, map_location, .npy, DLPack, corrupt files.
+#include "test_paths.h"
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>

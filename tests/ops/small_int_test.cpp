@@ -4,6 +4,7 @@
 // printing and copies between devices. The expected dtypes, values and printed forms come from
 // tests/ops/small_int_cases.py, run with /usr/bin/python3 during the test; each case here mirrors
 // the case of the same name there.
+#include "test_paths.h"
 #include <nlohmann/json.hpp>
 
 #include <cmath>

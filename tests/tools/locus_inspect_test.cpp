@@ -1,5 +1,6 @@
 // locus-inspect: every file locus::save writes and files torch.save / numpy write during the test
 // run, as text and --json; files it does not recognise; exit codes; --map-location.
+#include "test_paths.h"
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -1,5 +1,6 @@
 // locus-train: a short run that saves a safetensors checkpoint, resumes from it, plots, and
 // rejects bad flags with the usage text.
+#include "test_paths.h"
 #include <sys/stat.h>
 #include <unistd.h>
 

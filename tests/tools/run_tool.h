@@ -1,6 +1,7 @@
 #pragma once
 // Runs one of the built tools (LOCUS_BINARY_DIR/<tool>) with a shell argument string and returns
 // its exit status and its stdout and stderr together.
+#include "test_paths.h"
 #include <sys/wait.h>
 
 #include <array>
