@@ -1,7 +1,10 @@
 // make bench-dist (docs/distributed.md): run under `mpirun -n N`.
 //  1. all_reduce(SUM) bus bandwidth, float32, 1 KiB to 64 MiB: locus::distributed::all_reduce
 //     against the same reduction made directly with MPI_Allreduce (and MPI_Iallreduce + MPI_Wait,
-//     the call locus makes on its communication thread). Bus bandwidth as nccl-tests defines it:
+//     the call locus makes), on the same buffer, interleaved repetitions. "locus" is the
+//     synchronous all_reduce (run on the caller's thread); "locus async" is
+//     all_reduce(async_op=true)->wait(), handed to the communication thread. Ratios are
+//     MPI_Allreduce's time / locus's. Bus bandwidth as nccl-tests defines it:
 //     bytes * 2 (n - 1) / n / time.
 //  2. A DistributedDataParallel step (MLP 784-1024-1024-1024-10, batch 64 per rank, SGD): step time with
 //     DDP, the same step without communication (no_sync), and the all-reduce of every gradient
@@ -15,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <vector>
 
 #include "locus/distributed.h"
@@ -29,22 +33,45 @@ namespace {
 
 double now() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
-// Seconds one call of `fn` takes, the ranks starting together: the median over `reps` (or, with
-// BENCH_DIST_MIN=1, the minimum, the better estimate of uncontended speed on a shared machine).
+// Seconds one call of `fn` takes, the ranks starting together (a barrier before each call) and the
+// slowest rank counting.
 template <class F>
-double time_median(int reps, F fn) {
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = now();
-    fn();
-    double dt = now() - t0;
-    MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);  // the slowest rank
-    t.push_back(dt);
-  }
+double time_once(F& fn) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = now();
+  fn();
+  double dt = now() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return dt;
+}
+
+double pick(std::vector<double> t) {
   std::sort(t.begin(), t.end());
   static const bool use_min = std::getenv("BENCH_DIST_MIN") != nullptr;
   return use_min ? t.front() : t[t.size() / 2];
+}
+
+// The median (or with BENCH_DIST_MIN=1 the minimum) seconds per call of each of `fns`, measured
+// interleaved: repetition i runs every function once, in an order rotated by i, so that a change
+// of load on the shared machine falls on all of them alike.
+template <class... F>
+std::vector<double> time_interleaved(int reps, F&... fns) {
+  constexpr size_t k = sizeof...(F);
+  std::vector<std::function<void()>> f{std::function<void()>(fns)...};
+  std::vector<std::vector<double>> t(k);
+  for (int i = 0; i < reps; ++i)
+    for (size_t j = 0; j < k; ++j) {
+      size_t which = (j + static_cast<size_t>(i)) % k;
+      t[which].push_back(time_once(f[which]));
+    }
+  std::vector<double> out;
+  for (auto& v : t) out.push_back(pick(v));
+  return out;
+}
+
+int env_or(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
 }
 
 }  // namespace
@@ -55,13 +82,18 @@ int main() {
   if (rank == 0) {
     std::printf("all_reduce float32 SUM at %d ranks: bus bandwidth in GB/s (%s)\n", n,
                 std::getenv("BENCH_DIST_MIN") ? "best of the runs" : "median");
-    std::printf("%10s %14s %16s %12s %8s\n", "size", "MPI_Allreduce", "MPI_Iallreduce", "locus", "ratio");
+    std::printf("%10s %14s %16s %12s %8s %14s %8s\n", "size", "MPI_Allreduce", "MPI_Iallreduce", "locus", "ratio",
+                "locus async", "ratio");
   }
-  for (int64_t bytes = 1024; bytes <= (64 << 20); bytes *= 4) {
+  // BENCH_DIST_FROM / BENCH_DIST_TO (bytes) narrow the sizes, BENCH_DIST_REPS scales the
+  // repetitions, BENCH_DIST_DDP=0 skips the DDP step (for profiling one size).
+  const int64_t from = env_or("BENCH_DIST_FROM", 1024), to = env_or("BENCH_DIST_TO", 64 << 20);
+  const int scale = std::max(1, env_or("BENCH_DIST_REPS", 1));
+  for (int64_t bytes = from; bytes <= to; bytes *= 4) {
     const int64_t count = bytes / 4;
     Tensor t = ones({count});
     float* p = t.data_ptr<float>();
-    int reps = bytes <= (1 << 20) ? 50 : bytes <= (16 << 20) ? 10 : 5;
+    int reps = scale * (bytes <= (1 << 20) ? 100 : bytes <= (16 << 20) ? 20 : 10);
     auto direct = [&] { MPI_Allreduce(MPI_IN_PLACE, p, static_cast<int>(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); };
     auto nonblocking = [&] {
       MPI_Request r;
@@ -69,8 +101,16 @@ int main() {
       MPI_Wait(&r, MPI_STATUS_IGNORE);
     };
     auto viaLocus = [&] { dist::all_reduce(t); };
-    direct(), nonblocking(), viaLocus();  // warm up
-    double td = time_median(reps, direct), tn = time_median(reps, nonblocking), tl = time_median(reps, viaLocus);
+    auto testloop = [&] {
+      MPI_Request r;
+      MPI_Iallreduce(MPI_IN_PLACE, p, static_cast<int>(count), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &r);
+      int f = 0;
+      while (!f) MPI_Test(&r, &f, MPI_STATUS_IGNORE);
+    };
+    auto viaThread = [&] { dist::all_reduce(t, dist::ReduceOp::SUM, nullptr, /*async_op=*/true)->wait(); };
+    for (int i = 0; i < 3; ++i) direct(), nonblocking(), viaLocus(), viaThread();  // warm up
+    auto times = time_interleaved(reps, direct, testloop, viaLocus, viaThread);
+    double td = times[0], tn = times[1], tl = times[2], ta = times[3];
     auto bw = [&](double s) { return static_cast<double>(bytes) * 2.0 * (n - 1) / n / s / 1e9; };
     if (rank == 0) {
       char size[32];
@@ -78,7 +118,8 @@ int main() {
         std::snprintf(size, sizeof size, "%lld MiB", static_cast<long long>(bytes >> 20));
       else
         std::snprintf(size, sizeof size, "%lld KiB", static_cast<long long>(bytes >> 10));
-      std::printf("%10s %14.3f %16.3f %12.3f %7.2fx\n", size, bw(td), bw(tn), bw(tl), td / tl);
+      std::printf("%10s %14.3f %16.3f %12.3f %7.2fx %14.3f %7.2fx\n", size, bw(td), bw(tn), bw(tl), td / tl, bw(ta),
+                  td / ta);
     }
   }
 
@@ -103,10 +144,11 @@ int main() {
   for (const Tensor& p : model->parameters()) numel += p.numel();
   Tensor flat = zeros({numel});
   auto reduce_only = [&] { dist::all_reduce(flat, dist::ReduceOp::AVG); };
+  if (env_or("BENCH_DIST_DDP", 1) == 0) return 0;
   for (int i = 0; i < 3; ++i) step(), local_step(), reduce_only();
-  const int reps = 20;
-  double t_ddp = time_median(reps, step), t_local = time_median(reps, local_step),
-         t_ar = time_median(reps, reduce_only);
+  const int reps = 20 * scale;
+  auto times = time_interleaved(reps, step, local_step, reduce_only);
+  double t_ddp = times[0], t_local = times[1], t_ar = times[2];
   double hidden = std::clamp(1.0 - (t_ddp - t_local) / t_ar, 0.0, 1.0);
   if (rank == 0) {
     std::printf(
@@ -127,7 +169,13 @@ int main() {
   };
   ddp.reset();
   for (int i = 0; i < 3; ++i) step_small();
-  double t_small = time_median(reps, step_small);
+  auto local_small = [&] {
+    auto guard = ddp_small->no_sync();
+    step_small();
+  };
+  auto small = time_interleaved(reps, step_small, local_small);
+  double t_small = small[0];
+  t_local = small[1];
   if (rank == 0)
     std::printf("  with bucket_cap_mb 1 (%zu buckets): step %.2f ms, hidden %.0f%%\n", ddp_small->buckets().size(),
                 t_small * 1e3, std::clamp(1.0 - (t_small - t_local) / t_ar, 0.0, 1.0) * 100);

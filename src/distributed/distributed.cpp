@@ -112,37 +112,79 @@ std::shared_ptr<WorkImpl> GroupBase::enqueue(Call c, std::shared_ptr<WorkImpl> w
   return work;
 }
 
+namespace {
+thread_local bool t_inline_call = false;
+}
+
+bool GroupBase::in_inline_call() { return t_inline_call; }
+
+bool GroupBase::run_inline(Call& c, WorkImpl& work) {
+  if (!inline_ok()) return false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_)
+      throw DistributedError(std::string("[") + kind_name(c.kind) +
+                             "] the process group was destroyed; create a new one with init_process_group().");
+    if (busy_ || !queue_.empty()) return false;  // issue order: after what is queued
+    busy_ = true;
+  }
+  t_inline_call = true;
+  std::exception_ptr error = run(c);
+  t_inline_call = false;
+  bool queued;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    busy_ = false;
+    queued = !queue_.empty();
+  }
+  // the communication thread takes what was queued meanwhile; woken only then (a wake-up each
+  // call cost a context switch on a 2-core machine)
+  if (queued) cv_.notify_all();
+  work.complete(error);
+  return true;
+}
+
 void GroupBase::loop() {
   for (;;) {
     std::pair<Call, std::shared_ptr<WorkImpl>> item;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      cv_.wait(lock, [&] { return (stopping_ && queue_.empty()) || (!queue_.empty() && !busy_); });
       if (queue_.empty()) return;
       item = std::move(queue_.front());
       queue_.pop_front();
+      busy_ = true;
     }
-    Call& c = item.first;
-    if (broken_) {
-      item.second->complete(std::make_exception_ptr(DistributedError(
-          std::string("[") + kind_name(c.kind) + "] the process group is unusable after an earlier failure (" +
-          broken_reason_ + "); exit this process and restart the job.")));
-      continue;
+    std::exception_ptr error = run(item.first);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      busy_ = false;
     }
-    try {
-      execute(c, std::chrono::steady_clock::now());
-      item.second->complete(nullptr);
-    } catch (const DistributedError& e) {
-      // A timeout or an engine failure leaves MPI requests that can never finish: the group is done.
-      // A LOCUS_DIST_DEBUG mismatch is found before the collective starts: the group stays usable.
-      if (std::string(e.what()).find("LOCUS_DIST_DEBUG") == std::string::npos) {
-        broken_reason_ = std::string(kind_name(c.kind)) + " failed";
-        broken_ = true;
-      }
-      item.second->complete(std::current_exception());
-    } catch (...) {
-      item.second->complete(std::current_exception());
+    // completed after busy_ is cleared: the woken caller's next synchronous call finds the group
+    // idle and runs inline (completing first let the caller run on while this thread, preempted by
+    // the wake-up, still held busy_, so the caller's next calls all took the thread hop)
+    item.second->complete(error);
+  }
+}
+
+std::exception_ptr GroupBase::run(Call& c) {
+  if (broken_)
+    return std::make_exception_ptr(DistributedError(
+        std::string("[") + kind_name(c.kind) + "] the process group is unusable after an earlier failure (" +
+        broken_reason_ + "); exit this process and restart the job."));
+  try {
+    execute(c, std::chrono::steady_clock::now());
+    return nullptr;
+  } catch (const DistributedError& e) {
+    // A timeout or an engine failure leaves MPI requests that can never finish: the group is done.
+    // A LOCUS_DIST_DEBUG mismatch is found before the collective starts: the group stays usable.
+    if (std::string(e.what()).find("LOCUS_DIST_DEBUG") == std::string::npos) {
+      broken_reason_ = std::string(kind_name(c.kind)) + " failed";
+      broken_ = true;
     }
+    return std::current_exception();
+  } catch (...) {
+    return std::current_exception();
   }
 }
 
@@ -344,7 +386,7 @@ Handle submit(GroupBase& g, Call c, std::vector<std::function<void()>> finish, b
   }
   auto work = std::make_shared<WorkImpl>();
   work->finish = std::move(finish);
-  g.enqueue(std::move(c), work);
+  if (async_op || !g.run_inline(c, *work)) g.enqueue(std::move(c), work);
   if (!async_op) work->wait();
   return work;
 }

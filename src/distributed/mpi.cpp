@@ -3,10 +3,11 @@
 //   with MPI_THREAD_SERIALIZED and every MPI call below takes one process-wide mutex. It is
 //   finalised at exit (after a failure it is not: MPI cannot be finalised with requests that will
 //   never complete, so the process just exits).
-// - Each group owns three communicators: `data_` for the collectives (used by its communication
-//   thread only), `ctrl_` for arrival notices and LOCUS_DIST_DEBUG fingerprints (same thread), and
-//   `split_` for new_group's MPI_Comm_split (caller's thread), so no communicator is ever used by
-//   two threads.
+// - Each group owns three communicators: `data_` for the collectives, `ctrl_` for arrival notices
+//   and LOCUS_DIST_DEBUG fingerprints (both used by the one thread running a Call: the
+//   communication thread, or a synchronous caller while the queue is empty, in turn under the
+//   group's lock), and `split_` for new_group's MPI_Comm_split (caller's thread), so no
+//   communicator is ever used by two threads at once.
 // - Every collective is a non-blocking MPI call (MPI_Iallreduce, ...) polled with MPI_Test until it
 //   completes or the timeout passes. On entry to collective number s a rank sends s to every peer
 //   on `ctrl_` (small eager messages); the poll loop receives the peers' numbers, so on a timeout
@@ -127,6 +128,7 @@ class MpiGroup : public GroupBase {
   MPI_Comm split_comm() const { return split_; }
 
  protected:
+  bool inline_ok() const override { return true; }
   void execute(Call& c, std::chrono::steady_clock::time_point start) override {
     const char* op = kind_name(c.kind);
     const bool coll = is_collective(c.kind);
@@ -188,6 +190,7 @@ class MpiGroup : public GroupBase {
   }
 
   void announce(int64_t s) {
+    poll_arrivals();  // notices delivered since the last call (keeps MPI's unexpected queue short)
     auto lock = mpi_lock();
     // drop notices already delivered
     while (!announces_.empty()) {
@@ -217,11 +220,15 @@ class MpiGroup : public GroupBase {
     }
   }
 
-  // MPI_Test until done; the first 20 ms in a yielding spin (progress for pipelined algorithms),
-  // then with short sleeps so a waiting thread does not take a core from compute.
+  // MPI_Test until done; the first 20 ms in a spin (progress for pipelined algorithms: libnbc
+  // advances only inside MPI calls), then with short sleeps so a waiting thread does not take a
+  // core from compute. The communication thread's spin yields (compute may want its core); a
+  // synchronous call run on the caller's thread does not (the caller waits anyway, as in a blocking
+  // MPI call, and a yield on a loaded machine can lose a whole time slice).
   void poll(MPI_Request& req, const Call& c, std::chrono::steady_clock::time_point start) {
     const char* op = kind_name(c.kind);
-    for (uint64_t i = 0;; ++i) {
+    bool tight = in_inline_call();
+    for (uint64_t i = 1;; ++i) {
       int flag = 0;
       int rc;
       {
@@ -230,16 +237,22 @@ class MpiGroup : public GroupBase {
       }
       check_mpi(rc, "MPI_Test", op);
       if (flag) return;
-      if ((i & 63) == 0) poll_arrivals();
+      // in a tight spin, MPI_Test back to back (as MPI_Wait does); the clock every 64th test
+      if (tight && (i & 63) != 0) continue;
       auto elapsed = std::chrono::steady_clock::now() - start;
+      // arrival notices only once the call is slow (they name the missing ranks on a timeout):
+      // testing their requests while a fast call ran slowed it several-fold (make bench-dist)
+      if ((i & 63) == 0 && elapsed >= std::chrono::milliseconds(20)) poll_arrivals();
       if (elapsed > timeout_) {
         poll_arrivals();
         throw timeout_error(c, elapsed);
       }
-      if (elapsed < std::chrono::milliseconds(20))
-        std::this_thread::yield();
-      else
+      if (elapsed < std::chrono::milliseconds(20)) {
+        if (!tight) std::this_thread::yield();
+      } else {
+        tight = false;
         std::this_thread::sleep_for(std::chrono::microseconds(elapsed < std::chrono::seconds(1) ? 20 : 500));
+      }
     }
   }
 

@@ -4,7 +4,9 @@
 // contiguous buffers of one wire dtype (lists are packed into one buffer, half and bfloat16
 // reductions run in float32, device tensors are staged through pinned host memory for MPI);
 // finish steps (unpack, copy back) run on the thread that waits. A group runs its Calls one at a
-// time, in issue order, on its own communication thread, each under the group's timeout.
+// time, in issue order, each under the group's timeout: on its own communication thread, or (a
+// synchronous call while nothing is queued, run_inline) on the caller's thread, which would only
+// wait for the communication thread anyway: no thread hand-off, no wake-up latency.
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -67,6 +69,12 @@ class GroupBase : public ProcessGroup {
   std::chrono::milliseconds timeout() const { return timeout_; }
   /// Queues `c`; the Work completes when the engine is done with it.
   std::shared_ptr<WorkImpl> enqueue(Call c, std::shared_ptr<WorkImpl> work);
+  /// Runs `c` on this thread when the group allows it (inline_ok) and no Call is queued or
+  /// running; false (nothing done) otherwise: enqueue it then.
+  bool run_inline(Call& c, WorkImpl& work);
+  /// True while this thread runs a Call for run_inline (the engine then polls without yielding:
+  /// the caller waits for the result anyway, as a blocking MPI call would).
+  static bool in_inline_call();
   /// Waits for queued Calls (unless broken) and stops the thread.
   void stop();
   bool broken() const { return broken_; }
@@ -75,6 +83,9 @@ class GroupBase : public ProcessGroup {
   /// Runs `c` to completion or throws DistributedError when `deadline` passes. Called on the
   /// communication thread only.
   virtual void execute(Call& c, std::chrono::steady_clock::time_point start) = 0;
+  /// Whether execute() may run on a caller's thread (the MPI group: its communicators are used by
+  /// one thread at a time, which the queue's lock orders).
+  virtual bool inline_ok() const { return false; }
   /// "ranks 1, 2" for group ranks.
   std::string rank_list(const std::vector<int>& group_ranks) const;
 
@@ -84,10 +95,12 @@ class GroupBase : public ProcessGroup {
 
  private:
   void loop();
+  std::exception_ptr run(Call& c);  // execute() under the group's failure rules
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::pair<Call, std::shared_ptr<WorkImpl>>> queue_;
   bool stopping_ = false;
+  bool busy_ = false;  // a Call is running (on the communication thread or inline)
   std::atomic<bool> broken_{false};
   std::string broken_reason_;
   std::thread thread_;  // started by start() in the derived constructor

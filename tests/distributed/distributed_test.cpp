@@ -184,6 +184,32 @@ TEST(Collectives, AsyncWorkCompletesInIssueOrder) {
   }
 }
 
+// A synchronous collective runs on the caller's thread only when nothing is queued: issued after
+// async ones still in flight, it waits its turn (issue order), and the ones after it run too.
+TEST(Collectives, SyncCallAfterAsyncOnesKeepsIssueOrder) {
+  for (Device d : rank_devices()) {
+    std::vector<Tensor> ts;
+    std::vector<dist::Handle> works;
+    for (int k = 0; k < 4; ++k) {
+      ts.push_back(input(rank(), 4096 + k, k, kFloat, d));
+      works.push_back(dist::all_reduce(ts.back(), dist::ReduceOp::SUM, nullptr, /*async_op=*/true));
+    }
+    Tensor mid = input(rank(), 17, 9, kFloat, d);
+    dist::all_reduce(mid, dist::ReduceOp::MAX);
+    for (auto& w : works) EXPECT_TRUE(w->is_completed()) << "a synchronous call overtook an async one on " << d.str();
+    expect_values(mid, reduce_all(dist::ReduceOp::MAX, 17, 9, kFloat), kFloat, "sync after async " + d.str());
+    Tensor after = input(rank(), 33, 5, kFloat, d);
+    auto w = dist::all_reduce(after, dist::ReduceOp::SUM, nullptr, /*async_op=*/true);
+    dist::all_reduce(mid, dist::ReduceOp::SUM);  // sync while `after` may still be queued
+    w->wait();
+    expect_values(after, reduce_all(dist::ReduceOp::SUM, 33, 5, kFloat), kFloat, "async after sync " + d.str());
+    for (int k = 0; k < 4; ++k) {
+      works[k]->wait();
+      expect_values(ts[k], reduce_all(dist::ReduceOp::SUM, 4096 + k, k, kFloat), kFloat, "async " + d.str());
+    }
+  }
+}
+
 TEST(Collectives, SyncCallsReturnCompletedWork) {
   Tensor t = ones({3});
   auto w = dist::all_reduce(t);
