@@ -224,10 +224,12 @@ class MpiGroup : public GroupBase {
   // advances only inside MPI calls), then with short sleeps so a waiting thread does not take a
   // core from compute. The communication thread's spin yields (compute may want its core); a
   // synchronous call run on the caller's thread does not (the caller waits anyway, as in a blocking
-  // MPI call, and a yield on a loaded machine can lose a whole time slice).
+  // MPI call, and a yield on a loaded machine can lose a whole time slice), and it goes on in a
+  // yielding spin up to 1 s before sleeping (libnbc's ring makes no progress while we sleep).
   void poll(MPI_Request& req, const Call& c, std::chrono::steady_clock::time_point start) {
     const char* op = kind_name(c.kind);
-    bool tight = in_inline_call();
+    const bool inline_call = in_inline_call();
+    bool tight = inline_call;
     for (uint64_t i = 1;; ++i) {
       int flag = 0;
       int rc;
@@ -249,6 +251,9 @@ class MpiGroup : public GroupBase {
       }
       if (elapsed < std::chrono::milliseconds(20)) {
         if (!tight) std::this_thread::yield();
+      } else if (inline_call && elapsed < std::chrono::seconds(1)) {
+        tight = false;  // a long synchronous call (tens of MiB): keep progressing, but yield
+        std::this_thread::yield();
       } else {
         tight = false;
         std::this_thread::sleep_for(std::chrono::microseconds(elapsed < std::chrono::seconds(1) ? 20 : 500));
