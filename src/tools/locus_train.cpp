@@ -340,39 +340,33 @@ void write_svg(const std::string& path, const std::vector<std::pair<double, doub
 }
 
 // ---- --distributed ---------------------------------------------------------------------------------
-// The training sampler: RandomSampler's permutation; under --distributed, rank r's share of it
-// (every rank draws the same permutation from the same seed, pads it to a multiple of the world
-// size by wrapping around, and takes every world-th index from r, as PyTorch's DistributedSampler).
+// The training sampler: RandomSampler's permutation; under --distributed,
+// data::samplers::DistributedSampler (rank r's share of one permutation every rank draws from the
+// same seed, padded by wrapping around; a new permutation each epoch through set_epoch).
 class TrainSampler : public data::samplers::Sampler {
  public:
-  TrainSampler(size_t size, std::optional<uint64_t> seed) : all_(size, seed), size_(size) {}
+  TrainSampler(size_t size, std::optional<uint64_t> seed)
+      : all_(size, seed), size_(size), seed_(seed.value_or(locus::initial_seed())) {}
   void reset(std::optional<size_t> new_size = std::nullopt) override {
     if (new_size) size_ = *new_size;
     all_.reset(new_size);
-    pos_ = 0;
     if (!locus::distributed::is_initialized()) return;
-    const size_t world = static_cast<size_t>(locus::distributed::get_world_size());
-    const size_t rank = static_cast<size_t>(locus::distributed::get_rank());
-    std::vector<size_t> perm = all_.next(std::max<size_t>(size_, 1)).value_or(std::vector<size_t>{});
-    mine_.clear();
-    if (perm.empty()) return;
-    const size_t per_rank = (perm.size() + world - 1) / world;
-    for (size_t k = 0; k < per_rank; ++k) mine_.push_back(perm[(rank + k * world) % perm.size()]);
+    if (!dist_)
+      dist_ = std::make_unique<data::samplers::DistributedSampler>(
+          size_, static_cast<size_t>(locus::distributed::get_world_size()),
+          static_cast<size_t>(locus::distributed::get_rank()), /*shuffle=*/true, seed_);
+    dist_->set_epoch(epoch_++);
+    dist_->reset(new_size);
   }
   std::optional<std::vector<size_t>> next(size_t batch_size) override {
-    if (!locus::distributed::is_initialized()) return all_.next(batch_size);
-    if (pos_ >= mine_.size()) return std::nullopt;
-    size_t n = std::min(batch_size, mine_.size() - pos_);
-    std::vector<size_t> out(mine_.begin() + static_cast<std::ptrdiff_t>(pos_),
-                            mine_.begin() + static_cast<std::ptrdiff_t>(pos_ + n));
-    pos_ += n;
-    return out;
+    return dist_ ? dist_->next(batch_size) : all_.next(batch_size);
   }
 
  private:
   data::samplers::RandomSampler all_;
-  size_t size_, pos_ = 0;
-  std::vector<size_t> mine_;
+  size_t size_, epoch_ = 0;
+  uint64_t seed_;
+  std::unique_ptr<data::samplers::DistributedSampler> dist_;
 };
 
 // ---- training ----------------------------------------------------------------------------------
