@@ -98,6 +98,8 @@ void GroupBase::stop() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return !busy_; });  // a synchronous call running on another caller's thread
 }
 
 std::shared_ptr<WorkImpl> GroupBase::enqueue(Call c, std::shared_ptr<WorkImpl> work) {
@@ -131,15 +133,15 @@ bool GroupBase::run_inline(Call& c, WorkImpl& work) {
   t_inline_call = true;
   std::exception_ptr error = run(c);
   t_inline_call = false;
-  bool queued;
+  bool wake;
   {
     std::lock_guard<std::mutex> lock(mu_);
     busy_ = false;
-    queued = !queue_.empty();
+    wake = !queue_.empty() || stopping_;
   }
-  // the communication thread takes what was queued meanwhile; woken only then (a wake-up each
-  // call cost a context switch on a 2-core machine)
-  if (queued) cv_.notify_all();
+  // the communication thread takes what was queued meanwhile (or stop() waits for this call);
+  // woken only then (a wake-up each call cost a context switch on a 2-core machine)
+  if (wake) cv_.notify_all();
   work.complete(error);
   return true;
 }
