@@ -80,8 +80,8 @@ class GroupBase : public ProcessGroup {
   bool broken() const { return broken_; }
 
  protected:
-  /// Runs `c` to completion or throws DistributedError when `deadline` passes. Called on the
-  /// communication thread only.
+  /// Runs `c` to completion or throws DistributedError when the timeout passes. Called by one
+  /// thread at a time: the communication thread, or a caller through run_inline.
   virtual void execute(Call& c, std::chrono::steady_clock::time_point start) = 0;
   /// Whether execute() may run on a caller's thread (the MPI group: its communicators are used by
   /// one thread at a time, which the queue's lock orders).
