@@ -1,5 +1,5 @@
 /* Shared by every kernel file: the element type selected by -DDT_<name>, the scalar and
- * geometry structs the host mirrors (src/backends/opencl/launch.h), and strided indexing.
+ * geometry structs the host mirrors (src/backends/gpu/gpu_backend.h), and strided indexing.
  *
  * T: storage type, A: arithmetic type (float for half/bfloat16, int for int8/int16/uint8/bool),
  * F: floating type for transcendental functions, ACC: accumulator for reductions.

@@ -1,10 +1,8 @@
 #include "backends/cuda/check.h"
 
-#include <algorithm>
-#include <cctype>
-
 #include "backends/cuda/driver.h"
 #include "backends/cuda/libraries.h"
+#include "backends/gpu/check.h"
 #include "locus/error.h"
 
 namespace locus::cuda {
@@ -66,23 +64,7 @@ std::string status_name(cublasStatus_t s) {
 }
 
 std::string failure_message(const char* call_text, const std::string& status, int device, std::string_view what) {
-  std::string call(call_text);  // "drv().cuMemAlloc(&p, n)", "cublasSgemm(h, ...)"
-  // drop the table a call goes through: "drv().", "nvrtc().", "nv.", "cublas()."
-  size_t start = 0;
-  for (;;) {
-    size_t j = start;
-    while (j < call.size() && (std::isalnum(static_cast<unsigned char>(call[j])) || call[j] == '_')) ++j;
-    if (call.compare(j, 3, "().") == 0) start = j + 3;
-    else if (j < call.size() && call[j] == '.') start = j + 1;
-    else break;
-  }
-  call.erase(0, start);
-  call.resize(std::min(call.size(), call.find('(')));
-  while (!call.empty() && call.back() == ' ') call.pop_back();
-  std::string msg = call + " failed";
-  if (device >= 0) msg += " on cuda:" + std::to_string(device);
-  if (!what.empty()) msg += " (" + std::string(what) + ")";
-  return msg + ": " + status;
+  return gpu::failure_message("cuda", call_text, status, device, what);
 }
 
 template <typename S>

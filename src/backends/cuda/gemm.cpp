@@ -14,7 +14,6 @@
 #include "backends/cuda/check.h"
 #include "backends/cuda/context.h"
 #include "backends/cuda/cuda_backend.h"
-#include "backends/cuda/launch.h"
 #include "backends/cuda/libraries.h"
 #include "locus/error.h"
 
@@ -26,11 +25,6 @@ struct Blas {
 };
 
 namespace {
-
-struct GemmArgs {  // gemm.cl
-  int64_t m, n, k, lda, ldb, ldc, sa, sb, sc;
-  int32_t ta, tb;
-};
 
 Blas& blas_of(int index) {
   CuDevice& d = Runtime::get().bind(index);
@@ -120,31 +114,7 @@ void CudaBackend::gemm(int index, StreamHandle s, const Gemm& g) {
     cublas_gemm(index, b.h, g);
     return;
   }
-  constexpr int64_t tile = 16, max_grid_yz = 65535;
-  int64_t rows = (g.m + tile - 1) / tile;
-  if (rows > max_grid_yz)
-    throw BackendError("[cuda] gemm: " + std::to_string(g.m) + " rows of " + dtype_name(g.dtype) +
-                       " exceed the tiled kernel's grid (at most " + std::to_string(max_grid_yz * tile) +
-                       "). Split the product or use a floating dtype (cuBLAS).");
-  GemmArgs a{g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.stride_a, g.stride_b, g.stride_c, g.trans_a, g.trans_b};
-  for (int64_t b0 = 0; b0 < g.batch; b0 += max_grid_yz) {  // the grid's z extent is limited
-    int64_t nb = std::min(max_grid_yz, g.batch - b0);
-    auto at = [&](Buffer buf, int64_t stride) {
-      return Buffer{buf.base, buf.offset + static_cast<size_t>(b0 * stride) * es};
-    };
-    unsigned grid[3] = {static_cast<unsigned>((g.n + tile - 1) / tile), static_cast<unsigned>(rows),
-                        static_cast<unsigned>(nb)};
-    unsigned block[3] = {tile, tile, 1};
-    Launch(index, "gemm.cl", g.dtype, "gemm_tiled", s)
-        .buf(at(g.a, g.stride_a))
-        .buf(at(g.b, g.stride_b))
-        .buf(at(g.c, g.stride_c))
-        .arg(a)
-        .arg(make_scalar(g.alpha, g.dtype))
-        .arg(make_scalar(g.beta, g.dtype))
-        .arg(int32_t{g.beta == 0})
-        .run(grid, block);
-  }
+  gemm_tiled(index, s, g);
 }
 
 }  // namespace locus::cuda

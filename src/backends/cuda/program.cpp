@@ -1,21 +1,19 @@
 #include "backends/cuda/program.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/context.h"
 #include "backends/cuda/driver.h"
 #include "backends/cuda/libraries.h"
+#include "backends/gpu/kernel_cache.h"
 #include "kernels/sources.h"
 #include "locus/error.h"
 
@@ -24,28 +22,13 @@ namespace locus::cuda {
 struct ProgramCache {
   std::mutex mu;
   std::map<std::string, CUmodule> modules;    // file|dtype
-  std::map<std::string, CUfunction> kernels;  // file|dtype|name
+  std::map<std::string, std::unique_ptr<Kernel>> kernels;  // file|dtype|name
 };
 
 namespace {
 
 std::atomic<int64_t> g_built{0}, g_loaded{0}, g_corrupt{0};
 constexpr char kMagic[8] = {'L', 'O', 'C', 'U', 'S', 'C', 'U', '1'};
-
-uint64_t fnv1a(const void* data, size_t n, uint64_t h = 1469598103934665603ull) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-std::string hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -70,47 +53,10 @@ const std::vector<int>& supported_archs() {
 
 }  // namespace
 
-std::string read_cache(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return "";
-  std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  uint64_t size = 0, hash = 0;
-  if (data.size() >= 24) {
-    std::memcpy(&size, data.data() + 8, 8);
-    std::memcpy(&hash, data.data() + 16, 8);
-  }
-  if (data.size() < 24 || std::memcmp(data.data(), kMagic, 8) != 0 || size != data.size() - 24 ||
-      fnv1a(data.data() + 24, size) != hash) {
-    ++g_corrupt;
-    std::error_code ec;
-    std::filesystem::remove(path, ec);
-    return "";
-  }
-  return data.substr(24);
-}
+std::string read_cache(const std::string& path) { return gpu::read_cache(path, kMagic, g_corrupt); }
 
 void write_cache(const std::string& path, const std::string& image) {
-  std::error_code ec;
-  std::filesystem::path fp(path);
-  std::filesystem::create_directories(fp.parent_path(), ec);
-  static std::atomic<int> counter{0};
-  std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) return;
-    uint64_t sz = image.size(), h = fnv1a(image.data(), image.size());
-    out.write(kMagic, 8);
-    out.write(reinterpret_cast<const char*>(&sz), 8);
-    out.write(reinterpret_cast<const char*>(&h), 8);
-    out.write(image.data(), static_cast<std::streamsize>(image.size()));
-    if (!out) {
-      out.close();
-      std::filesystem::remove(tmp, ec);
-      return;
-    }
-  }
-  std::filesystem::rename(tmp, fp, ec);  // atomic: readers never see a partial file
-  if (ec) std::filesystem::remove(tmp, ec);
+  gpu::write_cache(path, kMagic, image.data(), image.size());
 }
 
 namespace {
@@ -142,28 +88,10 @@ const std::vector<ScalarType>& kernel_dtypes() {
   return dts;
 }
 
-const char* dtype_suffix(ScalarType t) {
-  switch (t) {
-    case kFloat: return "f32";
-    case kDouble: return "f64";
-    case kHalf: return "f16";
-    case kBFloat16: return "bf16";
-    case kInt: return "i32";
-    case kLong: return "i64";
-    case kByte: return "u8";
-    case kChar: return "i8";
-    case kShort: return "i16";
-    case kBool: return "bool";
-    default: return "undefined";
-  }
-}
-
 std::vector<std::string> build_options(ScalarType dtype) {
   if (std::find(kernel_dtypes().begin(), kernel_dtypes().end(), dtype) == kernel_dtypes().end())
     throw BackendError(std::string("[cuda] no kernels for dtype ") + dtype_name(dtype) + ".");
-  std::string def = std::string("-DDT_") + dtype_suffix(dtype);
-  for (char& c : def) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return {def, "-DHAS_FP64", "-DHAS_FP16", "-DHAS_INT64_ATOMICS", "--fmad=false"};
+  return {gpu::dtype_define(dtype), "-DHAS_FP64", "-DHAS_FP16", "-DHAS_INT64_ATOMICS", "--fmad=false"};
 }
 
 std::string nvrtc_version() {
@@ -231,23 +159,13 @@ Compiled compile(const std::string& source, const std::string& label, const std:
   return c;
 }
 
-std::string kernel_cache_dir() {
-  if (const char* c = std::getenv("LOCUS_KERNEL_CACHE"); c && *c) return c;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/locus/kernels";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/locus/kernels";
-  return "";
-}
-
 std::string cache_file(const std::string& arch, int driver_version, const std::string& options,
                        const std::string& source) {
   std::string key = arch + '\0' + std::to_string(driver_version) + '\0' + nvrtc_version() + '\0' + options + '\0';
-  uint64_t h1 = fnv1a(source.data(), source.size(), fnv1a(key.data(), key.size()));
-  uint64_t h2 = fnv1a(source.data(), source.size(), fnv1a(key.data(), key.size(), 0x9E3779B97F4A7C15ull));
-  std::string dir = kernel_cache_dir();
-  return dir.empty() ? "" : dir + "/" + hex(h1) + hex(h2) + ".cudabin";
+  return gpu::cache_file(key, source, ".cudabin");
 }
 
-CUfunction get_kernel(int index, const char* file, ScalarType dtype, const char* name) {
+Kernel& get_kernel(int index, const char* file, ScalarType dtype, const char* name) {
   const auto& uses = kernel_uses();
   if (std::none_of(uses.begin(), uses.end(), [&](const KernelUse& u) {
         return std::strcmp(u.file, file) == 0 && std::strcmp(u.name, name) == 0;
@@ -260,7 +178,7 @@ CUfunction get_kernel(int index, const char* file, ScalarType dtype, const char*
   std::string mkey = std::string(file) + "|" + dtype_suffix(dtype);
   std::string kkey = mkey + "|" + name;
   std::lock_guard<std::mutex> lock(pc.mu);
-  if (auto it = pc.kernels.find(kkey); it != pc.kernels.end()) return it->second;
+  if (auto it = pc.kernels.find(kkey); it != pc.kernels.end()) return *it->second;
   std::string label = std::string(file) + " (" + dtype_suffix(dtype) + ")";
   CUmodule& mod = pc.modules[mkey];
   if (!mod) {
@@ -298,10 +216,12 @@ CUfunction get_kernel(int index, const char* file, ScalarType dtype, const char*
       throw;
     }
   }
-  CUfunction f = nullptr;
-  LOCUS_CUDA(drv().cuModuleGetFunction(&f, mod, name), index, "kernel " + std::string(name) + " in " + label);
-  pc.kernels[kkey] = f;
-  return f;
+  auto k = std::make_unique<Kernel>();
+  k->label = std::string(name) + "_" + dtype_suffix(dtype);
+  LOCUS_CUDA(drv().cuModuleGetFunction(&k->f, mod, name), index, "kernel " + std::string(name) + " in " + label);
+  Kernel& ref = *k;
+  pc.kernels[kkey] = std::move(k);
+  return ref;
 }
 
 ProgramStats program_stats() { return {g_built.load(), g_loaded.load(), g_corrupt.load()}; }

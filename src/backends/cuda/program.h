@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/gpu/gpu_backend.h"
+#include "backends/gpu/kernel_cache.h"
 #include "locus/dtype.h"
 
 namespace locus::cuda {
@@ -37,8 +39,7 @@ const std::vector<ScalarType>& kernel_dtypes();
 
 /// NVRTC options for `dtype` apart from the target: {"-DDT_F32", "-DHAS_FP64", ..., "--fmad=false"}.
 std::vector<std::string> build_options(ScalarType dtype);
-/// "f32", "f64", "f16", "bf16", "i32", "i64", "u8", "bool".
-const char* dtype_suffix(ScalarType dtype);
+using gpu::dtype_suffix;
 
 struct Compiled {
   std::string image;  // CUBIN for sm_XX targets, NUL-terminated PTX for compute_XX
@@ -57,13 +58,16 @@ std::string target_arch(int major, int minor);
 /// "13.0".
 std::string nvrtc_version();
 
+struct Kernel : gpu::Kernel {  // label: "binary_f32"
+  CUfunction f = nullptr;
+};
 /// Kernel `name` of the shared source `file` for `dtype` on device `index`, compiled (or
 /// loaded from the disk cache) and loaded on first use. Binds the device's context.
-CUfunction get_kernel(int index, const char* file, ScalarType dtype, const char* name);
+Kernel& get_kernel(int index, const char* file, ScalarType dtype, const char* name);
 
 /// The cache folder, and the file for a program built for `arch` by a driver of
 /// `driver_version` with `options` from `source` (it may not exist yet; "" when no folder).
-std::string kernel_cache_dir();
+using gpu::kernel_cache_dir;
 std::string cache_file(const std::string& arch, int driver_version, const std::string& options,
                        const std::string& source);
 /// The verified payload of a cache file, or "" when it is missing or corrupt (then deleted and

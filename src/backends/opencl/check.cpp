@@ -1,5 +1,6 @@
 #include "backends/opencl/check.h"
 
+#include "backends/gpu/check.h"
 #include "locus/error.h"
 
 namespace locus::opencl {
@@ -33,15 +34,7 @@ std::string cl_status_name(cl_int s) {
 }
 
 void cl_fail(const char* call_text, cl_int status, int device, std::string_view what) {
-  std::string call(call_text);
-  size_t p = call.find('(');
-  if (p != std::string::npos) call.resize(p);
-  while (!call.empty() && call.back() == ' ') call.pop_back();
-  std::string msg = call + " failed";
-  if (device >= 0) msg += " on opencl:" + std::to_string(device);
-  if (!what.empty()) msg += " (" + std::string(what) + ")";
-  msg += ": " + cl_status_name(status);
-  throw BackendError(msg);
+  throw BackendError(gpu::failure_message("opencl", call_text, cl_status_name(status), device, what));
 }
 
 }  // namespace locus::opencl

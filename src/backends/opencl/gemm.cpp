@@ -5,7 +5,6 @@
 #include <string>
 
 #include "backends/opencl/check.h"
-#include "backends/opencl/launch.h"
 #include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/runtime.h"
 #include "locus/error.h"
@@ -18,11 +17,6 @@
 namespace locus::opencl {
 
 namespace {
-
-struct GemmArgs {  // gemm.cl
-  int64_t m, n, k, lda, ldb, ldc, sa, sb, sc;
-  int32_t ta, tb;
-};
 
 #ifdef LOCUS_HAVE_CLBLAST
 template <typename T>
@@ -54,8 +48,8 @@ bool clblast_fits(const backend::Backend::Gemm& g, size_t es) {
 
 void OpenCLBackend::gemm(int index, StreamHandle s, const Gemm& g) {
   if (g.m == 0 || g.n == 0 || g.batch == 0) return;
-  cl_command_queue q = Runtime::get().queue(index, s);
 #ifdef LOCUS_HAVE_CLBLAST
+  cl_command_queue q = Runtime::get().queue(index, s);
   const ClDevice& d = Runtime::get().device(index);
   size_t es = element_size(g.dtype);
   bool blas_type = g.dtype == kFloat || (g.dtype == kDouble && d.props.fp64) || (g.dtype == kHalf && d.props.fp16);
@@ -85,21 +79,7 @@ void OpenCLBackend::gemm(int index, StreamHandle s, const Gemm& g) {
     return;
   }
 #endif
-  GemmArgs a{g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.stride_a, g.stride_b, g.stride_c, g.trans_a, g.trans_b};
-  constexpr size_t tile = 16;
-  size_t global[3] = {(static_cast<size_t>(g.n) + tile - 1) / tile * tile,
-                      (static_cast<size_t>(g.m) + tile - 1) / tile * tile, static_cast<size_t>(g.batch)};
-  size_t local[3] = {tile, tile, 1};
-  Launch(index, get_kernel(index, "gemm.cl", g.dtype, "gemm_tiled"), s)
-      .buf(g.a)
-      .buf(g.b)
-      .buf(g.c)
-      .arg(a)
-      .arg(make_scalar(g.alpha, g.dtype))
-      .arg(make_scalar(g.beta, g.dtype))
-      .arg(int32_t{g.beta == 0})
-      .run(3, global, local);
-  (void)q;
+  gemm_tiled(index, s, g);
 }
 
 }  // namespace locus::opencl

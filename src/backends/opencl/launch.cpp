@@ -1,112 +1,56 @@
-#include "backends/opencl/launch.h"
-
+// The runtime hooks of gpu::GpuBackend: kernels from program.h, launches, device capabilities.
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <cstring>
 
 #include "backends/opencl/check.h"
+#include "backends/opencl/opencl_backend.h"
+#include "backends/opencl/program.h"
 #include "backends/opencl/runtime.h"
-#include "locus/error.h"
 
 namespace locus::opencl {
 
-Scalar make_scalar(double v, ScalarType dtype) {
-  Scalar s;
-  std::memcpy(&s.dbits, &v, 8);
-  if (dtype == kBool) s.l = v != 0;
-  else if (std::isnan(v)) s.l = 0;
-  else if (v >= 9.2233720368547758e18) s.l = INT64_MAX;
-  else if (v <= -9.2233720368547758e18) s.l = INT64_MIN;
-  else s.l = static_cast<int64_t>(v);
-  s.f = static_cast<float>(v);
-  return s;
+gpu::Kernel& OpenCLBackend::kernel(int index, const char* file, ScalarType dtype, const char* name,
+                                   const std::string& options) {
+  return get_kernel(index, file, dtype, name, options);
 }
 
-Geom make_geom(const backend::TensorRef* const* ops, int n) {
-  Geom g;
-  const backend::TensorRef& o = *ops[0];
-  if (o.ndim > kMaxDims)
-    throw BackendError("[opencl] kernels take at most " + std::to_string(kMaxDims) + " dims, got " +
-                       std::to_string(o.ndim) + ".");
-  g.numel = o.numel();
-  // keep non-trivial dims, merging d into the previous kept dim when every operand allows it
-  int nd = 0;
-  for (int d = 0; d < o.ndim; ++d) {
-    if (o.sizes[d] == 1) continue;
-    bool merge = nd > 0;
-    for (int k = 0; k < n && merge; ++k)
-      merge = g.strides[k][nd - 1] == ops[k]->strides[d] * o.sizes[d];
-    if (merge) {
-      g.sizes[nd - 1] *= o.sizes[d];
-      for (int k = 0; k < n; ++k) g.strides[k][nd - 1] = ops[k]->strides[d];
-    } else {
-      g.sizes[nd] = o.sizes[d];
-      for (int k = 0; k < n; ++k) g.strides[k][nd] = ops[k]->strides[d];
-      ++nd;
-    }
+gpu::Caps OpenCLBackend::caps(int index) {
+  const ClDevice& d = Runtime::get().device(index);
+  gpu::Caps c;
+  c.local = static_cast<uint32_t>(std::min<size_t>(256, std::max<size_t>(1, d.props.max_work_group_size)));
+  c.fp64 = d.props.fp64;
+  c.int64_atomics = d.int64_atomics;
+  c.fixed_op_programs = true;  // 3x on PoCL (gpu/elementwise.cpp)
+  c.two_pass_reduce = true;    // clReleaseMemObject waits for the kernels that use the buffer
+  return c;
+}
+
+std::string OpenCLBackend::device_label(int index) noexcept { return opencl::device_label(index); }
+
+void OpenCLBackend::launch(int index, StreamHandle s, gpu::Kernel& kernel, const gpu::Grid& grid, gpu::Args& args) {
+  auto& k = static_cast<Kernel&>(kernel);
+  cl_command_queue q = Runtime::get().queue(index, s);
+  size_t global[3], local[3];
+  for (int d = 0; d < grid.dims; ++d) {
+    local[d] = grid.local[d];
+    global[d] = static_cast<size_t>(grid.groups[d]) * grid.local[d];
   }
-  g.ndim = nd;
-  bool contig = nd == 0;
-  if (nd == 1) {
-    contig = true;
-    for (int k = 0; k < n; ++k) contig = contig && g.strides[k][0] == 1;
-  }
-  g.contiguous = contig;
-  if (nd == 0) {  // a single element
-    g.ndim = 1;
-    g.sizes[0] = 1;
-  }
-  return g;
-}
-
-size_t default_local(int index) {
-  return std::min<size_t>(256, std::max<size_t>(1, Runtime::get().device(index).props.max_work_group_size));
-}
-
-Launch::Launch(int index, Kernel& k, backend::StreamHandle s)
-    : index_(index), k_(k), q_(Runtime::get().queue(index, s)), lock_(k.mu) {}
-
-void Launch::set(size_t size, const void* v) {
-  cl_uint i = next_++;
-  LOCUS_CL(clSetKernelArg(k_.k, i, size, v), index_, "kernel " + k_.label + ", argument " + std::to_string(i));
-}
-
-Launch& Launch::buf(backend::Buffer b) {
-  cl_mem m = static_cast<cl_mem>(b.base);
-  int64_t off = static_cast<int64_t>(b.offset);
-  set(sizeof(cl_mem), &m);
-  set(sizeof(off), &off);
-  return *this;
-}
-
-void Launch::run(cl_uint dims, const size_t* global, const size_t* local) {
-  LOCUS_CL(clEnqueueNDRangeKernel(q_, k_.k, dims, nullptr, global, local, 0, nullptr, nullptr), index_,
-           "kernel " + k_.label);
-  // PoCL specialises a kernel per work-group size: the first run of each waits (runtime.h). The
-  // Launch holds k_.mu, which guards the list.
-  if (!Runtime::get().device(index_).lazy_compile) return;
+  // clSetKernelArg + enqueue are not thread-safe per kernel object: k.mu covers both
+  std::lock_guard<std::mutex> lock(k.mu);
+  for (int i = 0; i < args.count(); ++i)
+    LOCUS_CL(clSetKernelArg(k.k, static_cast<cl_uint>(i), args.size(i), args.values()[i]), index,
+             "kernel " + k.label + ", argument " + std::to_string(i));
+  const auto dims = static_cast<cl_uint>(grid.dims);
+  LOCUS_CL(clEnqueueNDRangeKernel(q, k.k, dims, nullptr, global, local, 0, nullptr, nullptr), index,
+           "kernel " + k.label);
+  // PoCL specialises a kernel per work-group size: the first run of each waits (runtime.h). k.mu
+  // guards the list.
+  if (!Runtime::get().device(index).lazy_compile) return;
   std::array<size_t, 3> wg = {1, 1, 1};
-  for (cl_uint d = 0; d < dims && d < 3; ++d) wg[d] = local ? local[d] : 0;
-  if (std::find(k_.launched.begin(), k_.launched.end(), wg) != k_.launched.end()) return;
-  k_.launched.push_back(wg);
-  LOCUS_CL(clFinish(q_), index_, "kernel " + k_.label);
-}
-
-void Launch::run1d(int64_t n) {
-  if (n <= 0) return;
-  size_t local = default_local(index_);
-  // One item per element up to 2^30 items, grid-stride beyond: CPU drivers (PoCL) run a
-  // work-group's items in order, so consecutive items must touch consecutive elements.
-  int64_t items = std::min<int64_t>(n, int64_t{1} << 30);
-  size_t global = (static_cast<size_t>(items) + local - 1) / local * local;
-  run(1, &global, &local);
-}
-
-void Launch::run_groups(int64_t groups, size_t local) {
-  if (groups <= 0) return;
-  size_t global = static_cast<size_t>(groups) * local;
-  run(1, &global, &local);
+  for (cl_uint d = 0; d < dims && d < 3; ++d) wg[d] = local[d];
+  if (std::find(k.launched.begin(), k.launched.end(), wg) != k.launched.end()) return;
+  k.launched.push_back(wg);
+  LOCUS_CL(clFinish(q), index, "kernel " + k.label);
 }
 
 }  // namespace locus::opencl

@@ -1,17 +1,12 @@
 #include "backends/opencl/program.h"
 
-#include <unistd.h>
-
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <vector>
 
+#include "backends/gpu/kernel_cache.h"
 #include "backends/opencl/check.h"
 #include "backends/opencl/runtime.h"
 #include "kernels/sources.h"
@@ -37,21 +32,6 @@ ProgramCache& cache_of(ClDevice& d) {
   return *d.programs;
 }
 
-uint64_t fnv1a(const void* data, size_t n, uint64_t h = 1469598103934665603ull) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-std::string hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 std::string build_log(cl_program p, cl_device_id dev) {
   size_t n = 0;
   if (clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
@@ -63,23 +43,16 @@ std::string build_log(cl_program p, cl_device_id dev) {
 
 // The cached binary at `path`, or nullptr (missing, corrupt: deleted, or rejected: deleted).
 cl_program load_cached(ClDevice& d, const std::string& path, const std::string& options) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return nullptr;
-  std::vector<char> data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  f.close();
+  std::string data = gpu::read_cache(path, kMagic, g_corrupt);
+  if (data.empty()) return nullptr;
   auto corrupt = [&]() -> cl_program {
     ++g_corrupt;
     std::error_code ec;
     std::filesystem::remove(path, ec);
     return nullptr;
   };
-  if (data.size() < 24 || std::memcmp(data.data(), kMagic, 8) != 0) return corrupt();
-  uint64_t size = 0, hash = 0;
-  std::memcpy(&size, data.data() + 8, 8);
-  std::memcpy(&hash, data.data() + 16, 8);
-  if (size != data.size() - 24 || fnv1a(data.data() + 24, size) != hash) return corrupt();
-  const auto* bin = reinterpret_cast<const unsigned char*>(data.data() + 24);
-  size_t bin_size = size;
+  const auto* bin = reinterpret_cast<const unsigned char*>(data.data());
+  size_t bin_size = data.size();
   cl_int bin_status = CL_SUCCESS, err = CL_SUCCESS;
   cl_program p = clCreateProgramWithBinary(d.ctx, 1, &d.id, &bin_size, &bin, &bin_status, &err);
   if (err != CL_SUCCESS || bin_status != CL_SUCCESS) {
@@ -100,45 +73,15 @@ void store_cached(ClDevice& d, cl_program p, const std::string& path) {
   std::vector<unsigned char> bin(size);
   unsigned char* ptr = bin.data();
   if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr) != CL_SUCCESS) return;
-  std::error_code ec;
-  std::filesystem::path fp(path);
-  std::filesystem::create_directories(fp.parent_path(), ec);
-  static std::atomic<int> counter{0};
-  std::string tmp = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) return;
-    uint64_t sz = size, h = fnv1a(bin.data(), size);
-    out.write(kMagic, 8);
-    out.write(reinterpret_cast<const char*>(&sz), 8);
-    out.write(reinterpret_cast<const char*>(&h), 8);
-    out.write(reinterpret_cast<const char*>(bin.data()), static_cast<std::streamsize>(size));
-    if (!out) {
-      out.close();
-      std::filesystem::remove(tmp, ec);
-      return;
-    }
-  }
-  std::filesystem::rename(tmp, fp, ec);  // atomic: readers never see a partial file
-  if (ec) std::filesystem::remove(tmp, ec);
+  gpu::write_cache(path, kMagic, bin.data(), size);
 }
 
 }  // namespace
 
-std::string kernel_cache_dir() {
-  if (const char* c = std::getenv("LOCUS_KERNEL_CACHE"); c && *c) return c;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/locus/kernels";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/locus/kernels";
-  return "";
-}
-
 std::string program_cache_file(int index, const std::string& source, const std::string& options) {
   ClDevice& d = Runtime::get().device(index);
   std::string key = d.platform_name + '\0' + d.props.name + '\0' + d.props.driver_version + '\0' + options + '\0';
-  uint64_t h1 = fnv1a(source.data(), source.size(), fnv1a(key.data(), key.size()));
-  uint64_t h2 = fnv1a(source.data(), source.size(), fnv1a(key.data(), key.size(), 0x9E3779B97F4A7C15ull));
-  std::string dir = kernel_cache_dir();
-  return dir.empty() ? "" : dir + "/" + hex(h1) + hex(h2) + ".clbin";
+  return gpu::cache_file(key, source, ".clbin");
 }
 
 cl_program build_program(int index, const std::string& source, const std::string& options, const std::string& label) {
@@ -162,22 +105,6 @@ cl_program build_program(int index, const std::string& source, const std::string
   return p;
 }
 
-const char* dtype_suffix(ScalarType t) {
-  switch (t) {
-    case kFloat: return "f32";
-    case kDouble: return "f64";
-    case kHalf: return "f16";
-    case kBFloat16: return "bf16";
-    case kInt: return "i32";
-    case kLong: return "i64";
-    case kByte: return "u8";
-    case kChar: return "i8";
-    case kShort: return "i16";
-    case kBool: return "bool";
-    default: return "undefined";
-  }
-}
-
 std::string dtype_options(int index, ScalarType dtype) {
   ClDevice& d = Runtime::get().device(index);
   if (dtype == kDouble && !d.props.fp64)
@@ -185,8 +112,7 @@ std::string dtype_options(int index, ScalarType dtype) {
                        "float32 on this device.");
   if (dtype == ScalarType::Undefined)
     throw BackendError("[opencl] a kernel was requested for an undefined dtype.");
-  std::string s = std::string("-DDT_") + dtype_suffix(dtype);
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string s = gpu::dtype_define(dtype);
   if (d.props.fp64) s += " -DHAS_FP64";
   if (d.props.fp16) s += " -DHAS_FP16";
   if (d.int64_atomics) s += " -DHAS_INT64_ATOMICS";

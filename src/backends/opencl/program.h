@@ -19,13 +19,14 @@
 #include <array>
 #include <string>
 
+#include "backends/gpu/gpu_backend.h"
+#include "backends/gpu/kernel_cache.h"
 #include "locus/dtype.h"
 
 namespace locus::opencl {
 
-struct Kernel {
+struct Kernel : gpu::Kernel {  // label: "binary_f32"
   cl_kernel k = nullptr;
-  std::string label;  // "binary_f32": names the kernel in error messages
   std::mutex mu;      // clSetKernelArg + enqueue are not thread-safe per kernel object
   // work-group sizes already run once, on drivers that compile each lazily (runtime.h); under mu
   std::vector<std::array<size_t, 3>> launched;
@@ -48,12 +49,11 @@ void release_program(cl_program p) noexcept;
 
 /// The cache file `build_program` uses for these inputs (it may not exist yet).
 std::string program_cache_file(int index, const std::string& source, const std::string& options);
-std::string kernel_cache_dir();
+using gpu::kernel_cache_dir;
 
 /// Build options for `dtype` on device `index`: "-DDT_F32 -DHAS_FP64 ...".
 std::string dtype_options(int index, ScalarType dtype);
-/// "f32", "f64", "f16", "bf16", "i32", "i64", "u8", "bool".
-const char* dtype_suffix(ScalarType dtype);
+using gpu::dtype_suffix;
 
 struct ProgramStats {
   int64_t built_from_source = 0;

@@ -1,0 +1,29 @@
+#include "backends/gpu/check.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace locus::gpu {
+
+std::string failure_message(const char* runtime, const char* call_text, const std::string& status, int device,
+                            std::string_view what) {
+  std::string call(call_text);  // "drv().cuMemAlloc(&p, n)", "cublasSgemm(h, ...)", "clFinish(q)"
+  // drop the table a call goes through: "drv().", "nvrtc().", "nv.", "cublas()."
+  size_t start = 0;
+  for (;;) {
+    size_t j = start;
+    while (j < call.size() && (std::isalnum(static_cast<unsigned char>(call[j])) || call[j] == '_')) ++j;
+    if (call.compare(j, 3, "().") == 0) start = j + 3;
+    else if (j < call.size() && call[j] == '.') start = j + 1;
+    else break;
+  }
+  call.erase(0, start);
+  call.resize(std::min(call.size(), call.find('(')));
+  while (!call.empty() && call.back() == ' ') call.pop_back();
+  std::string msg = call + " failed";
+  if (device >= 0) msg += " on " + std::string(runtime) + ":" + std::to_string(device);
+  if (!what.empty()) msg += " (" + std::string(what) + ")";
+  return msg + ": " + status;
+}
+
+}  // namespace locus::gpu

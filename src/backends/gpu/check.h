@@ -1,0 +1,15 @@
+#pragma once
+// The one shape of a driver failure, for every runtime's check macro (LOCUS_CL, LOCUS_CUDA):
+//   clEnqueueNDRangeKernel failed on opencl:0 (kernel binary_f32): CL_OUT_OF_RESOURCES
+#include <string>
+#include <string_view>
+
+namespace locus::gpu {
+
+/// "<call> failed on <runtime>:<device> (<what>): <status>". A negative device leaves out
+/// "on <runtime>:N", an empty `what` the parenthesis; of `call_text` only the function name is
+/// kept ("drv().cuMemAlloc(&p, n)" -> "cuMemAlloc", "clFinish(q)" -> "clFinish").
+std::string failure_message(const char* runtime, const char* call_text, const std::string& status, int device,
+                            std::string_view what);
+
+}  // namespace locus::gpu

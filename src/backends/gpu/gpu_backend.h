@@ -1,0 +1,199 @@
+#pragma once
+// The GPU layer: every compute family (elementwise, reduce, softmax, index, im2col, random and
+// the tiled GEMM fallback) written once for every backend that runs the shared kernel sources
+// (src/kernels/). A GPU backend derives from GpuBackend and is a runtime adapter only: it
+// implements backend::Backend's devices, memory, copies, streams and events, plus the four
+// runtime hooks below (compile a kernel, launch it, describe the device, name it) and gemm
+// (its vendor BLAS, falling back to gemm_tiled). docs/adding-a-backend.md walks through it.
+//
+// Launch model: OpenCL's NDRange and CUDA's grid alike, a Grid is `groups` work-groups (blocks)
+// of `local` work-items (threads) in up to three dims. Kernel arguments are packed once into
+// Args (no allocation): a Buffer is two arguments, the base handle and an int64 byte offset,
+// as every kernel takes them (GLOBAL uchar* b, i64 off).
+#include <cstdint>
+#include <string>
+
+#include "core/backend.h"
+
+namespace locus::gpu {
+
+using backend::Buffer;
+using backend::kMaxDims;
+using backend::StreamHandle;
+using backend::TensorRef;
+
+struct Scalar {  // common.cl: Scalar
+  uint64_t dbits = 0;
+  int64_t l = 0;
+  float f = 0;
+  int32_t pad = 0;
+};
+/// `v` in each representation; for a bool dtype l is (v != 0).
+Scalar make_scalar(double v, ScalarType dtype);
+
+struct Geom {  // common.cl: Geom
+  int64_t sizes[kMaxDims] = {};
+  int64_t strides[4][kMaxDims] = {};
+  int64_t numel = 0;
+  int32_t ndim = 0;
+  int32_t contiguous = 0;
+};
+
+/// A compiled kernel as a runtime hands it out; runtimes derive and add their own handle.
+struct Kernel {
+  std::string label;  // "binary_f32": names the kernel in error messages
+};
+
+/// Kernel arguments, packed by value with their alignment into fixed storage.
+class Args {
+ public:
+  template <typename T>
+  Args& arg(const T& v) {
+    static_assert(sizeof(T) <= 512, "kernel argument too large");
+    push(&v, sizeof(T), alignof(T));
+    return *this;
+  }
+  /// Two arguments: the base handle (8 bytes) and the int64 byte offset.
+  Args& buf(Buffer b);
+  int count() const { return n_; }
+  size_t size(int i) const { return sizes_[i]; }
+  void** values() { return ptrs_; }  // one pointer per argument (cuLaunchKernel's kernelParams)
+
+ private:
+  void push(const void* v, size_t size, size_t align);
+  alignas(16) unsigned char storage_[2048];
+  void* ptrs_[32];
+  uint32_t sizes_[32];
+  size_t used_ = 0;
+  int n_ = 0;
+};
+
+/// `groups[d]` work-groups of `local[d]` items in each of `dims` dims.
+struct Grid {
+  uint64_t groups[3] = {1, 1, 1};
+  uint32_t local[3] = {1, 1, 1};
+  int dims = 1;
+};
+
+/// What the shared code adapts to on one device (data, not type checks).
+struct Caps {
+  uint32_t local = 256;            // 1-D work-group size (at most 256; reductions round down to 2^k)
+  bool fp64 = true;                // float64 kernels build and run
+  bool int64_atomics = true;       // scatter_add on int64 / float64
+  bool fixed_op_programs = false;  // large elementwise launches get an op-specialised program
+  bool two_pass_reduce = false;    // few long reductions split over groups; raw_free must be stream-safe
+  int64_t max_grid_yz = 0;         // limit on groups[1] and groups[2]; 0: none
+};
+
+class GpuBackend : public backend::Backend {
+ public:
+  using StreamHandle = backend::StreamHandle;
+  using EventHandle = backend::EventHandle;
+  using Buffer = backend::Buffer;
+  using TensorRef = backend::TensorRef;
+
+  // ---- the runtime hooks an adapter implements ------------------------------------------------
+  /// Kernel `name` of shared source `file` built for `dtype` (plus build `options`, "-DX=1 ...")
+  /// on device `index`; compiled (or loaded from the disk cache) on first use, then cached: the
+  /// reference stays valid for the backend's life. Throws BackendError (build failure, a dtype
+  /// the device lacks, options the runtime cannot honour).
+  virtual Kernel& kernel(int index, const char* file, ScalarType dtype, const char* name,
+                         const std::string& options) = 0;
+  /// Enqueues `k` with `args` on stream `s` over `grid`; returns without waiting (unless the
+  /// driver needs it). Safe to call from several threads. Throws BackendError on driver failure.
+  virtual void launch(int index, StreamHandle s, Kernel& k, const Grid& grid, Args& args) = 0;
+  /// Device `index`'s limits and features; cheap (called per launch). Throws for a bad index.
+  virtual Caps caps(int index) = 0;
+  /// "opencl:0 (pthread-cpu)": names device `index` in messages; never throws.
+  virtual std::string device_label(int index) noexcept = 0;
+
+  // ---- the compute families, once for every runtime -------------------------------------------
+  void unary(int index, StreamHandle s, backend::UnaryOp op, const TensorRef& out, const TensorRef& in,
+             const backend::UnaryParams& p) final;
+  void binary(int index, StreamHandle s, backend::BinaryOp op, const TensorRef& out, const TensorRef& a,
+              const TensorRef& b) final;
+  void binary_scalar(int index, StreamHandle s, backend::BinaryOp op, const TensorRef& out, const TensorRef& a,
+                     double scalar, bool scalar_first) final;
+  void where(int index, StreamHandle s, const TensorRef& out, const TensorRef& cond, const TensorRef& a,
+             const TensorRef& b) final;
+  void copy(int index, StreamHandle s, const TensorRef& out, const TensorRef& in) final;
+  void fill(int index, StreamHandle s, const TensorRef& out, double value) final;
+  void fill_linear(int index, StreamHandle s, const TensorRef& out, double start, double step) final;
+  void reduce(int index, StreamHandle s, backend::ReduceOp op, const TensorRef& out, const TensorRef& in) final;
+  void softmax(int index, StreamHandle s, const TensorRef& out, const TensorRef& in, int64_t outer, int64_t dim,
+               int64_t inner, bool log) final;
+  void random(int index, StreamHandle s, backend::RandomKind kind, const TensorRef& out, uint64_t seed,
+              uint64_t offset, double a, double b) final;
+  void index(int index, StreamHandle s, backend::IndexOp op, const TensorRef& out, const TensorRef& in,
+             const TensorRef& idx, int dim) final;
+  void im2col(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out, const Im2Col& p,
+              bool reverse) final;
+  /// "[opencl]": the prefix of this backend's messages.
+  std::string prefix() const;
+
+ protected:
+  /// gemm.cl's tiled kernel: the fallback of every runtime's gemm (dtypes and shapes its BLAS
+  /// does not take). Expects m, n and batch > 0.
+  void gemm_tiled(int index, StreamHandle s, const Gemm& g);
+};
+
+/// What an adapter's class declares (after its `type()`): backend::Backend's devices, memory,
+/// copies, streams and events (core/backend.h has their contracts), gemm, and the hooks above.
+#define LOCUS_GPU_RUNTIME_METHODS                                                                              \
+  int device_count() noexcept override;                                                                        \
+  std::string unavailable_reason() noexcept override;                                                          \
+  backend::DeviceProps props(int index) override;                                                              \
+  size_t free_memory(int index) override;                                                                      \
+  void* raw_alloc(int index, size_t bytes) override;                                                           \
+  void raw_free(int index, void* base) noexcept override;                                                      \
+  void* host_alloc(int index, size_t bytes, void** ctx) override;                                              \
+  void host_free(int index, void* ptr, void* ctx) noexcept override;                                           \
+  void copy_from_host(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s, bool async) override; \
+  void copy_to_host(int index, void* dst, Buffer src, size_t bytes, StreamHandle s, bool async) override;     \
+  void copy_within(int index, Buffer dst, Buffer src, size_t bytes, StreamHandle s) override;                  \
+  bool copy_peer(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) override; \
+  StreamHandle stream_create(int index) override;                                                              \
+  void stream_destroy(int index, StreamHandle s) noexcept override;                                            \
+  void stream_synchronize(int index, StreamHandle s) override;                                                 \
+  EventHandle event_create(int index, bool timing) override;                                                   \
+  void event_destroy(int index, EventHandle e) noexcept override;                                              \
+  void event_record(int index, EventHandle e, StreamHandle s) override;                                        \
+  void stream_wait_event(int index, StreamHandle s, EventHandle e) override;                                   \
+  bool event_query(int index, EventHandle e) override;                                                         \
+  void event_synchronize(int index, EventHandle e) override;                                                   \
+  float event_elapsed_ms(int index, EventHandle start, EventHandle end) override;                              \
+  void gemm(int index, StreamHandle s, const Gemm& g) override;                                                \
+  gpu::Kernel& kernel(int index, const char* file, ScalarType dtype, const char* name,                         \
+                      const std::string& options) override;                                                   \
+  void launch(int index, StreamHandle s, gpu::Kernel& k, const gpu::Grid& grid, gpu::Args& args) override;    \
+  gpu::Caps caps(int index) override;                                                                          \
+  std::string device_label(int index) noexcept override;
+
+/// One launch being built: `Launch(b, index, s, kernel).buf(x).arg(y).run1d(n)`.
+class Launch {
+ public:
+  Launch(GpuBackend& b, int index, StreamHandle s, Kernel& k) : b_(b), index_(index), s_(s), k_(k) {}
+  template <typename T>
+  Launch& arg(const T& v) {
+    args_.arg(v);
+    return *this;
+  }
+  Launch& buf(Buffer b) {
+    args_.buf(b);
+    return *this;
+  }
+  /// A 1-D launch over `n` items, one per element up to 2^30, grid-stride beyond (skipped when n == 0).
+  void run1d(int64_t n);
+  /// `groups` work-groups of `local` items each, 1-D (skipped when groups == 0).
+  void run_groups(int64_t groups, uint32_t local);
+  void run(const Grid& g) { b_.launch(index_, s_, k_, g, args_); }
+
+ private:
+  GpuBackend& b_;
+  int index_;
+  StreamHandle s_;
+  Kernel& k_;
+  Args args_;
+};
+
+}  // namespace locus::gpu

@@ -1,0 +1,94 @@
+// The index family (index.cl), im2col / col2im (im2col.cl) and the Philox random fills
+// (random.cl, identical to the CPU backend's stream: src/kernels/philox.h).
+#include <algorithm>
+
+#include "backends/gpu/gpu_backend.h"
+#include "locus/error.h"
+
+namespace locus::gpu {
+
+namespace {
+struct Im2ColArgs {  // im2col.cl
+  int64_t c, h, w, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
+};
+}  // namespace
+
+void GpuBackend::index(int index, StreamHandle s, backend::IndexOp op, const TensorRef& out, const TensorRef& in,
+                       const TensorRef& idx, int dim) {
+  bool scatter = op == backend::IndexOp::ScatterAdd;
+  // iterate over out's shape (gather, index_select) or the index's (scatter_add); no dim
+  // merging here: `dim` must stay a dim of its own
+  const TensorRef& shape = scatter ? idx : out;
+  Geom g;
+  int nd = std::max(1, shape.ndim);
+  if (nd > kMaxDims) throw BackendError(prefix() + " index: at most 8 dims.");
+  g.ndim = nd;
+  g.numel = shape.numel();
+  for (int d = 0; d < nd; ++d) {
+    g.sizes[d] = d < shape.ndim ? shape.sizes[d] : 1;
+    g.strides[0][d] = d < out.ndim ? out.strides[d] : 0;
+    g.strides[1][d] = d < in.ndim ? in.strides[d] : 0;
+    if (op == backend::IndexOp::IndexSelect)
+      g.strides[2][d] = (d == dim && idx.ndim > 0) ? idx.strides[0] : 0;
+    else
+      g.strides[2][d] = d < idx.ndim ? idx.strides[d] : 0;
+  }
+  if (g.numel == 0) return;
+  const TensorRef& sized = scatter ? out : in;  // the tensor the index points into
+  int64_t dim_size = dim < sized.ndim ? sized.sizes[dim] : 1;
+  if (scatter && (out.dtype == kLong || out.dtype == kDouble) && !caps(index).int64_atomics)
+    throw BackendError(prefix() + " scatter_add on " + dtype_name(out.dtype) + " needs 64-bit atomics, which " +
+                       device_label(index) + " lacks. Use a 32-bit dtype on this device.");
+  Launch(*this, index, s, kernel(index, "index.cl", out.dtype, "index_op", ""))
+      .buf(out.buf)
+      .buf(in.buf)
+      .buf(idx.buf)
+      .arg(g)
+      .arg(static_cast<int32_t>(op))
+      .arg(static_cast<int32_t>(dim))
+      .arg(dim_size)
+      .run1d(g.numel);
+}
+
+void GpuBackend::im2col(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out, const Im2Col& p,
+                        bool reverse) {
+  Im2ColArgs a{p.c, p.h, p.w, p.kh, p.kw, p.oh, p.ow, p.sh, p.sw, p.ph, p.pw, p.dh, p.dw};
+  int64_t n = reverse ? p.c * p.h * p.w : p.c * p.kh * p.kw * p.oh * p.ow;
+  const size_t es = element_size(dtype);
+  for (int64_t i = 0; i < p.n; ++i) {  // one launch per image
+    Buffer a_in = in, a_out = out;
+    a_in.offset += static_cast<size_t>(i * p.c * p.h * p.w) * es;
+    a_out.offset += static_cast<size_t>(i * p.c * p.kh * p.kw * p.oh * p.ow) * es;
+    Launch(*this, index, s, kernel(index, "im2col.cl", dtype, reverse ? "col2im" : "im2col", ""))
+        .buf(a_in)
+        .buf(a_out)
+        .arg(a)
+        .run1d(n);
+  }
+}
+
+void GpuBackend::random(int index, StreamHandle s, backend::RandomKind kind, const TensorRef& out, uint64_t seed,
+                        uint64_t offset, double a, double b) {
+  int64_t n = out.numel();
+  if (n == 0) return;
+  uint64_t range = 1;
+  if (kind == backend::RandomKind::Int) {
+    // ranges beyond 2^32 are refused above (randint); random.cl takes 64 bits for them all the same
+    if (!(b > a))
+      throw BackendError("[" + std::string(device_type_name(type())) + " random] an integer range needs high > low, got [" +
+                         std::to_string(a) + ", " + std::to_string(b) + ").");
+    range = static_cast<uint64_t>(static_cast<int64_t>(b) - static_cast<int64_t>(a));
+  }
+  Launch(*this, index, s, kernel(index, "random.cl", out.dtype, "random_fill", ""))
+      .buf(out.buf)
+      .arg(n)
+      .arg(seed)
+      .arg(offset / 4)
+      .arg(static_cast<int32_t>(kind))
+      .arg(make_scalar(a, kFloat))
+      .arg(make_scalar(b, kFloat))
+      .arg(range)
+      .run1d((n + 3) / 4);
+}
+
+}  // namespace locus::gpu
