@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -65,6 +66,8 @@ struct Options {
   std::string filter = ".";
   bool smoke = false;
 } g_opt;
+int g_rows = 0;             // rows run (the smoke test checks that none was skipped)
+constexpr int kRows = 22;   // 3 launch, 12 copy, 3 sgemm, 4 add
 
 void check(cl_int err, const char* what) {
   if (err != CL_SUCCESS) throw std::runtime_error(std::string(what) + " failed: OpenCL error " + std::to_string(err));
@@ -117,6 +120,7 @@ void run_row(const std::string& row, std::vector<Side> sides, const Figure& fig,
     ops = batch > 0 ? batch : std::clamp(static_cast<long>(g_opt.sample_s / per_op), 1L, 1L << 20);
     samples = g_opt.samples;
   }
+  ++g_rows;
   std::vector<std::vector<double>> t(sides.size());
   std::vector<double> ratio;  // locus / best direct, per round
   for (int r = 0; r < samples; ++r) {
@@ -128,6 +132,9 @@ void run_row(const std::string& row, std::vector<Side> sides, const Figure& fig,
     }
     if (sides.size() > 1) ratio.push_back(now[0] / *std::min_element(now.begin() + 1, now.end()));
   }
+  for (size_t i = 0; i < sides.size(); ++i)
+    for (double v : t[i])
+      if (!(v > 0) || !std::isfinite(v)) throw std::runtime_error(row + ": " + sides[i].name + " took no time");
   std::printf("%-24s", row.c_str());
   for (size_t i = 0; i < sides.size(); ++i) {
     double m = median(t[i]);
@@ -365,6 +372,10 @@ int main(int argc, char** argv) {
     bench_copies(dev);
     bench_sgemm(dev);
     bench_add(dev);
+    if (g_opt.filter == "." && g_rows != kRows) {
+      std::fprintf(stderr, "opencl_bench: ran %d rows, expected %d\n", g_rows, kRows);
+      return 1;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "opencl_bench: %s\n", e.what());
     return 1;
