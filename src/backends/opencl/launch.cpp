@@ -67,9 +67,13 @@ size_t default_local(int index) {
 Launch::Launch(int index, Kernel& k, backend::StreamHandle s)
     : index_(index), k_(k), q_(Runtime::get().queue(index, s)), lock_(k.mu) {}
 
+// The messages are built only on failure: LOCUS_CL's `what` is evaluated before the call, and
+// "kernel <label>, argument <i>" was a heap allocation per argument of every launch.
 void Launch::set(size_t size, const void* v) {
   cl_uint i = next_++;
-  LOCUS_CL(clSetKernelArg(k_.k, i, size, v), index_, "kernel " + k_.label + ", argument " + std::to_string(i));
+  cl_int err = clSetKernelArg(k_.k, i, size, v);
+  if (err != CL_SUCCESS)
+    cl_fail("clSetKernelArg", err, index_, "kernel " + k_.label + ", argument " + std::to_string(i));
 }
 
 Launch& Launch::buf(backend::Buffer b) {
@@ -81,8 +85,8 @@ Launch& Launch::buf(backend::Buffer b) {
 }
 
 void Launch::run(cl_uint dims, const size_t* global, const size_t* local) {
-  LOCUS_CL(clEnqueueNDRangeKernel(q_, k_.k, dims, nullptr, global, local, 0, nullptr, nullptr), index_,
-           "kernel " + k_.label);
+  cl_int err = clEnqueueNDRangeKernel(q_, k_.k, dims, nullptr, global, local, 0, nullptr, nullptr);
+  if (err != CL_SUCCESS) cl_fail("clEnqueueNDRangeKernel", err, index_, "kernel " + k_.label);
   // PoCL specialises a kernel per work-group size: the first run of each waits (runtime.h). The
   // Launch holds k_.mu, which guards the list.
   if (!Runtime::get().device(index_).lazy_compile) return;
