@@ -7,6 +7,8 @@
 //                            then one clFinish: time per launch
 //   launch/empty_sync        one launch + finish: the latency of a lone launch
 //   op/add_1elem             a.add_(b) of 1-element tensors on the device (the whole op; locus only)
+//   control/...              A/A controls: the direct side of launch/empty and h2d/pinned/1 timed
+//                            against itself; the spread of its ratio is the noise floor of the run
 //   h2d/{pageable,pinned}/M  host -> device, M MiB: cpu_tensor.to(dev) (pinned: pin_memory() once,
 //                            then .to(dev, non_blocking) and one synchronize per batch) vs
 //                            clEnqueueWriteBuffer (pinned: from a mapped CL_MEM_ALLOC_HOST_PTR
@@ -69,7 +71,7 @@ struct Options {
   bool smoke = false;
 } g_opt;
 int g_rows = 0;             // rows run (the smoke test checks that none was skipped)
-constexpr int kRows = 25;   // 3 launch, 15 copy, 3 sgemm, 4 add
+constexpr int kRows = 27;   // 3 launch, 15 copy, 3 sgemm, 4 add, 2 A/A controls
 
 void check(cl_int err, const char* what) {
   if (err != CL_SUCCESS) throw std::runtime_error(std::string(what) + " failed: OpenCL error " + std::to_string(err));
@@ -227,6 +229,8 @@ void bench_launch(const locus::Device& dev) {
   const Figure us{"us", 0};
   run_row("launch/empty", {{"locus", locus_launch, locus_sync}, {"direct", direct_launch, direct_sync}}, us);
   run_row("launch/empty_sync", {{"locus", locus_launch, locus_sync}, {"direct", direct_launch, direct_sync}}, us, 1);
+  // A/A control: the direct side against itself, timed as a row; its ratio is the noise floor.
+  run_row("control/launch", {{"direct", direct_launch, direct_sync}, {"direct", direct_launch, direct_sync}}, us);
 
   // The whole op, for scale: dispatch, checks, kernel lookup, geometry, launch (no direct side).
   auto a = locus::ones({1}, locus::device(dev)), b = locus::ones({1}, locus::device(dev));
@@ -246,7 +250,8 @@ void bench_copies(const locus::Device& dev) {
   for (int mib : {1, 16, 256}) {
     const std::string ms = std::to_string(mib);
     bool wanted = false;  // allocate nothing for sizes whose rows are all filtered out
-    for (const char* r : {"h2d/pageable/", "d2h/pageable/", "h2d/pinned/", "d2h/pinned/", "d2h/pinned_to/"})
+    for (const char* r : {"h2d/pageable/", "d2h/pageable/", "h2d/pinned/", "d2h/pinned/", "d2h/pinned_to/",
+                          "control/h2d/pinned/"})
       wanted = wanted || std::regex_search(r + ms, std::regex(g_opt.filter));
     if (!wanted) continue;
     const int64_t n = int64_t{mib} << 18;  // float32 elements
@@ -285,6 +290,12 @@ void bench_copies(const locus::Device& dev) {
                 check(clEnqueueCopyBuffer(q, direct_pinned.buf.m, dbuf.m, 0, 0, bytes, 0, nullptr, nullptr), "copy");
               }, direct_sync}},
             gbs);
+    if (mib == 1) {  // A/A control, as for the launch
+      auto write = [&] {
+        check(clEnqueueWriteBuffer(q, dbuf.m, CL_FALSE, 0, bytes, direct_pinned.ptr, 0, nullptr, nullptr), "write");
+      };
+      run_row("control/h2d/pinned/1", {{"direct", write, direct_sync}, {"direct", write, direct_sync}}, gbs);
+    }
     // into a preallocated pinned tensor, as the direct side reads into its mapped buffer
     run_row("d2h/pinned/" + ms,
             {{"locus", [&] { pinned.copy_(on_dev, /*non_blocking=*/true); }, locus_sync},
