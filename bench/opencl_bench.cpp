@@ -262,15 +262,16 @@ void bench_copies(const locus::Device& dev) {
     auto pinned = host.pin_memory();
     ClBuffer dbuf(d.ctx, bytes);
     Pinned direct_pinned(d.ctx, q, bytes);
-    std::vector<float> direct_host(static_cast<size_t>(n), 1.0f);  // pageable, preallocated
+    std::vector<float> direct_host(static_cast<size_t>(n), 1.0f);  // pageable, preallocated: reads land here
     float* host_ptr = direct_host.data();
-    check(clEnqueueWriteBuffer(q, dbuf.m, CL_TRUE, 0, bytes, host_ptr, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
+    const float* src_ptr = host.data_ptr<float>();  // writes read the very memory locus's side reads
+    check(clEnqueueWriteBuffer(q, dbuf.m, CL_TRUE, 0, bytes, src_ptr, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
 
     // pageable: the copies block (as the OpenCL call does with CL_TRUE and locus's .to() does)
     run_row("h2d/pageable/" + ms,
             {{"locus", [&] { auto t = host.to(dev); }, nothing},
              {"direct", [&] {
-                check(clEnqueueWriteBuffer(q, dbuf.m, CL_TRUE, 0, bytes, host_ptr, 0, nullptr, nullptr), "write");
+                check(clEnqueueWriteBuffer(q, dbuf.m, CL_TRUE, 0, bytes, src_ptr, 0, nullptr, nullptr), "write");
               }, nothing}},
             gbs);
     run_row("d2h/pageable/" + ms,
