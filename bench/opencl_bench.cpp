@@ -150,8 +150,8 @@ void run_row(const std::string& row, std::vector<Side> sides, const Figure& fig,
     double best_t = 1e300;
     for (size_t i = 1; i < sides.size(); ++i)
       if (median(t[i]) < best_t) best_t = median(t[i]), best = i;
-    std::printf("  locus/%s time %.3fx  (%ld ops x %d samples)\n", sides[best].name.c_str(), median(ratio), ops,
-                samples);
+    std::printf("  %s/%s time %.3fx  (%ld ops x %d samples)\n", sides[0].name.c_str(), sides[best].name.c_str(),
+                median(ratio), ops, samples);
     std::printf("RATIO\t%s\t%.6g\t%s\n", row.c_str(), median(ratio), sides[best].name.c_str());
   } else {
     std::printf("  (%ld ops x %d samples)\n", ops, samples);
