@@ -27,6 +27,31 @@ void Storage::set_pending(backend::Backend* b, int index, backend::EventHandle e
   pending.store(new Pending{b, index, e}, std::memory_order_release);
 }
 
+void Storage::wait_pending_for(backend::Backend* b, int index, backend::StreamHandle s) {
+  Pending* p = pending.exchange(nullptr, std::memory_order_acq_rel);
+  if (p == nullptr) return;
+  std::unique_ptr<Pending> owner(p);
+  Pending* none = nullptr;
+  // on the same in-order stream it stays pending; put it back unless another thread set a newer one
+  if (p->backend == b && p->index == index && p->stream == s && b != nullptr &&
+      pending.compare_exchange_strong(none, p, std::memory_order_acq_rel)) {
+    owner.release();
+    return;
+  }
+  p->backend->event_synchronize(p->index, p->event);
+  p->backend->event_destroy(p->index, p->event);
+}
+
+void Storage::set_pending_on(backend::Backend* b, int index, backend::StreamHandle s, backend::EventHandle e) {
+  auto next = std::make_unique<Pending>(Pending{b, index, e, s});
+  Pending* p = pending.exchange(next.release(), std::memory_order_acq_rel);
+  if (p == nullptr) return;
+  std::unique_ptr<Pending> owner(p);
+  // an earlier copy on the same stream finishes before `e`; one elsewhere is waited for
+  if (!(p->backend == b && p->index == index && p->stream == s)) p->backend->event_synchronize(p->index, p->event);
+  p->backend->event_destroy(p->index, p->event);
+}
+
 void Storage::wait_pending_slow() {
   Pending* p = pending.exchange(nullptr, std::memory_order_acq_rel);
   if (p == nullptr) return;

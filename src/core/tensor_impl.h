@@ -30,6 +30,7 @@ struct Storage {
     backend::Backend* backend = nullptr;
     int index = 0;
     backend::EventHandle event = nullptr;
+    backend::StreamHandle stream = nullptr;  // where `event` was recorded (set_pending_on)
   };
   std::atomic<Pending*> pending{nullptr};
 
@@ -46,6 +47,13 @@ struct Storage {
   }
   void set_pending(backend::Backend* b, int index, backend::EventHandle e);
   void wait_pending_slow();
+  /// Before an async copy on stream `s` of device `index` uses this storage: waits for the pending
+  /// copy unless it was enqueued on that same stream (in-order: it runs first anyway). A loop of
+  /// non_blocking copies from or into one pinned tensor thus stays queued instead of waiting.
+  void wait_pending_for(backend::Backend* b, int index, backend::StreamHandle s);
+  /// Records `e`, recorded on stream `s`, as the pending copy. The one it replaces is dropped
+  /// without waiting when it was on the same stream (`e` completes after it), else waited for.
+  void set_pending_on(backend::Backend* b, int index, backend::StreamHandle s, backend::EventHandle e);
   /// Host pointer to byte 0 (host-addressable devices only).
   char* host_ptr() const { return static_cast<char*>(alloc.buf.base) + alloc.buf.offset; }
 };

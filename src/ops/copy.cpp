@@ -56,18 +56,23 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   // Cross-device: move dense bytes of dst's dtype, then place them.
   if (sd.is_cpu()) {  // host -> device
     Tensor host = dense_like(src, sizes(), scalar_type());
-    host.unsafeGetTensorImpl()->storage->wait_pending();
-    Tensor target = is_contiguous() ? *this : detail::make_empty(sizes(), scalar_type(), dd);
-    backend::Backend& be = ops::backend_for(dd);
-    backend::TensorRef t = ops::ref(target, "copy_");
+    Storage& hs = *host.unsafeGetTensorImpl()->storage;
     bool async = non_blocking && host.is_pinned();
+    backend::Backend& be = ops::backend_for(dd);
     auto stream = ops::current_stream(dd);
-    be.copy_from_host(idx(dd), t.buf, host.data_ptr(), host.nbytes(), stream, async);
+    // An async copy need not wait for an earlier one on the same stream (in-order) that reads or
+    // writes the same pinned memory: a loop of non_blocking copies stays queued.
+    if (async) hs.wait_pending_for(&be, idx(dd), stream);
+    else hs.wait_pending();
+    Tensor target = is_contiguous() ? *this : detail::make_empty(sizes(), scalar_type(), dd);
+    backend::TensorRef t = ops::ref(target, "copy_");
+    const void* src_ptr = hs.host_ptr() + host.storage_offset() * static_cast<int64_t>(host.element_size());
+    be.copy_from_host(idx(dd), t.buf, src_ptr, host.nbytes(), stream, async);
     if (async) {
       // Keep the pinned source alive and unreusable until the copy has read it.
       backend::EventHandle e = be.event_create(idx(dd), false);
       be.event_record(idx(dd), e, stream);
-      host.unsafeGetTensorImpl()->storage->set_pending(&be, idx(dd), e);
+      hs.set_pending_on(&be, idx(dd), stream, e);
     }
     if (!target.is_same(*this)) copy_same_device(*this, target);
     return *this;
@@ -81,13 +86,14 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
     bool async = non_blocking && direct && is_pinned();
     auto stream = ops::current_stream(sd);
     Storage& st = *target.unsafeGetTensorImpl()->storage;
-    st.wait_pending();
+    if (async) st.wait_pending_for(&be, idx(sd), stream);  // as above
+    else st.wait_pending();
     void* dst_ptr = st.host_ptr() + target.storage_offset() * static_cast<int64_t>(target.element_size());
     be.copy_to_host(idx(sd), dst_ptr, s.buf, target.nbytes(), stream, async);
     if (async) {
       backend::EventHandle e = be.event_create(idx(sd), false);
       be.event_record(idx(sd), e, stream);
-      st.set_pending(&be, idx(sd), e);  // the first host access waits for it
+      st.set_pending_on(&be, idx(sd), stream, e);  // the first host access waits for it
     }
     if (!direct) copy_same_device(*this, target);
     return *this;

@@ -70,3 +70,32 @@ TEST_F(Pinned, PinMemoryAndNonBlockingRoundTrip) {
   EXPECT_TRUE(back.equal(h));
   EXPECT_THROW_MSG(d.pin_memory(), Error, "only cpu tensors can be pinned");
 }
+
+// Many non_blocking copies read one pinned tensor without waiting for each other (they stay
+// queued); a host write, a device-to-host copy into it, or another stream still waits for them.
+TEST_F(Pinned, AsyncReadsOfOnePinnedTensorAreOrderedAgainstWrites) {
+  const int64_t n = 1 << 18;
+  Tensor p = arange(n, dtype(kFloat)).pin_memory();
+  std::vector<Tensor> copies;
+  for (int i = 0; i < 8; ++i) copies.push_back(p.to(dev, /*non_blocking=*/true));
+  p.mul_(2);  // a host write: must wait for the eight reads
+  Tensor twice = p.to(dev, /*non_blocking=*/true);
+  for (const Tensor& c : copies) EXPECT_TRUE(c.to(kCPU).equal(arange(n, dtype(kFloat))));
+  EXPECT_TRUE(twice.to(kCPU).equal(arange(n, dtype(kFloat)) * 2));
+  // a device-to-host copy into p waits for p's pending read; a read after it sees the new values
+  Tensor src = full({n}, 7.0, TensorOptions().device(dev).dtype(kFloat));
+  Tensor again = p.to(dev, /*non_blocking=*/true);
+  p.copy_(src, /*non_blocking=*/true);
+  Tensor seven = p.to(dev, /*non_blocking=*/true);
+  EXPECT_TRUE(again.to(kCPU).equal(arange(n, dtype(kFloat)) * 2));
+  EXPECT_TRUE(seven.to(kCPU).equal(full({n}, 7.0, dtype(kFloat))));
+  // a read on another stream than the pending one
+  Tensor on_side;
+  {
+    Stream side = Stream::create(dev);
+    StreamGuard g(side);
+    on_side = p.to(dev, /*non_blocking=*/true);
+    side.synchronize();
+  }
+  EXPECT_TRUE(on_side.to(kCPU).equal(full({n}, 7.0, dtype(kFloat))));
+}

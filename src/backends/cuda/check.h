@@ -36,11 +36,13 @@ std::string failure_message(const char* call_text, const std::string& status, in
 template <typename S>
 [[noreturn]] void fail(const char* call_text, S status, int device, std::string_view what);
 
-template <typename S>
-inline void check(S status, const char* call_text, int device, std::string_view what) {
-  if (failed(status)) fail(call_text, status, device, what);
+// `what` is a callable run only on failure, so the message is not built on every successful call.
+template <typename S, typename W>
+inline void check(S status, const char* call_text, int device, W&& what) {
+  if (failed(status)) fail(call_text, status, device, what());
 }
 
 }  // namespace locus::cuda
 
-#define LOCUS_CUDA(call, device, what) ::locus::cuda::check((call), #call, (device), (what))
+#define LOCUS_CUDA(call, device, what) \
+  ::locus::cuda::check((call), #call, (device), [&]() -> std::string { return std::string(what); })

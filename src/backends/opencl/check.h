@@ -29,15 +29,17 @@ inline void cl_check(cl_int status, const char* call_text, int device, std::stri
   if (status != CL_SUCCESS) cl_fail(call_text, status, device, what);
 }
 
-template <typename F>
-auto cl_call(const char* call_text, int device, std::string_view what, F&& f) {
+// `what` is a callable run only on failure: a launch's "kernel <label>, argument <i>" is not
+// built (a heap allocation) on every successful call.
+template <typename W, typename F>
+auto cl_call(const char* call_text, int device, W&& what, F&& f) {
   cl_int err = CL_SUCCESS;
   if constexpr (std::is_same_v<decltype(f(&err)), cl_int>) {
     err = f(&err);
-    if (err != CL_SUCCESS) cl_fail(call_text, err, device, what);
+    if (err != CL_SUCCESS) cl_fail(call_text, err, device, what());
   } else {
     auto r = f(&err);
-    if (err != CL_SUCCESS) cl_fail(call_text, err, device, what);
+    if (err != CL_SUCCESS) cl_fail(call_text, err, device, what());
     return r;
   }
 }
@@ -45,5 +47,5 @@ auto cl_call(const char* call_text, int device, std::string_view what, F&& f) {
 }  // namespace locus::opencl
 
 #define LOCUS_CL(call, device, what)                                                   \
-  ::locus::opencl::cl_call(#call, (device), (what),                                    \
+  ::locus::opencl::cl_call(#call, (device), [&]() -> std::string { return std::string(what); }, \
                            [&]([[maybe_unused]] cl_int* locus_err) { return call; })
