@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps configure build demo test bench bench-train bench-dist clean
+.PHONY: all deps configure build demo test test-sanitize test-asan test-tsan bench bench-train bench-dist clean
 
 all: build
 
@@ -26,6 +26,34 @@ demo: build
 
 test: build
 	@cd $(BUILD) && POCL_DEVICES="pthread pthread" ctest --output-on-failure -j $(JOBS) --timeout 600
+
+# Sanitizers (docs/reliability.md): the suite under ASan+UBSan+LSan in build-asan, then the
+# concurrency tests under TSan in build-tsan. SAN_ENV holds the runtime options and suppressions
+# (sanitizers/), for the builds too (gtest's test discovery runs the test binaries). Nothing is
+# preloaded, so python3 and mpirun started by tests are unaffected. ASAN_EXCLUDE: tests left out of the ASan run
+# (docs/reliability.md says why): the packaging tests link an uninstrumented outside program
+# against liblocus (ASan must come first), fuzz.parsers builds its own ASan+UBSan fuzzers (make
+# test runs it), and the Fashion-MNIST trainings are the slowest tests (minutes under ASan).
+SAN_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DLOCUS_BUILD_BENCH=OFF
+SAN_ENV = POCL_DEVICES="pthread pthread" LOCUS_STRESS_SECONDS=$${LOCUS_STRESS_SECONDS:-2} \
+  ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:allocator_may_return_null=1 \
+  LSAN_OPTIONS=suppressions=$(CURDIR)/sanitizers/lsan.supp:print_suppressions=0 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/sanitizers/tsan.supp
+ASAN_EXCLUDE ?= ^package\.find_package$$|^fuzz\.parsers$$|TrainTest\.|LocusTrainTool\.SavesResumesAndPlots|example\.device_agnostic
+CONCURRENCY_TESTS = ^AllDevices/(DeviceThreads|RecordStream|DataThreads|GuardThreads)\.
+
+test-sanitize: test-asan test-tsan
+
+test-asan: deps
+	@cmake -S . -B build-asan $(SAN_FLAGS) -DLOCUS_SANITIZE=address,undefined > build-asan.configure.log 2>&1 || (cat build-asan.configure.log; exit 1)
+	@$(SAN_ENV) cmake --build build-asan -j $(JOBS)
+	@cd build-asan && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900 -E '$(ASAN_EXCLUDE)'
+
+test-tsan: deps
+	@cmake -S . -B build-tsan $(SAN_FLAGS) -DLOCUS_SANITIZE=thread -DLOCUS_SANITIZE_OPT=-O0 > build-tsan.configure.log 2>&1 || (cat build-tsan.configure.log; exit 1)
+	@$(SAN_ENV) cmake --build build-tsan -j $(JOBS) --target test_concurrency
+	@cd build-tsan && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) --timeout 600 -R '$(CONCURRENCY_TESTS)'
 
 bench:
 	@scripts/install-deps bench
@@ -50,4 +78,4 @@ bench-dist: configure
 	@bench/run-dist $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(BUILD).configure.log
+	rm -rf $(BUILD) $(BUILD).configure.log build-asan build-asan.configure.log build-tsan build-tsan.configure.log

@@ -26,6 +26,7 @@ class Stream {
   bool operator!=(const Stream& o) const { return !(*this == o); }
 
  private:
+  friend class Tensor;  // record_stream keeps the handle alive
   Stream(Device d, std::shared_ptr<void> h) : device_(d), handle_(std::move(h)) {}
   Device device_;
   std::shared_ptr<void> handle_;  // null: the device's default stream

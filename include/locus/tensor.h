@@ -18,6 +18,7 @@ namespace locus {
 
 struct TensorImpl;
 class Tensor;
+class Stream;
 
 namespace autograd {
 struct Node;
@@ -94,6 +95,11 @@ class Tensor {
   /// A copy in page-locked host memory (the same tensor if already pinned).
   Tensor pin_memory() const;
   bool is_pinned() const;
+  /// PyTorch's Tensor.record_stream: this tensor's memory is also used by work queued on `stream`
+  /// (of the tensor's device). When the tensor is freed, the caching allocator keeps the block
+  /// from reuse until the work queued on `stream` by then has completed, and keeps `stream`
+  /// alive until that point. No effect on cpu tensors and on memory locus did not allocate.
+  void record_stream(const Stream& stream) const;
 
   // ---- views and shape -----------------------------------------------------------------------
   Tensor view(IntArrayRef sizes) const;

@@ -53,15 +53,17 @@ Stream Stream::create(Device d) {
 }
 
 namespace {
-// Current streams held alive by active guards, per thread.
-thread_local std::vector<Stream>* t_held = nullptr;
+// Current streams held alive by active guards, per thread (empty once its guards have ended, so
+// destroying it at thread exit destroys no stream). A value, not a pointer: a heap vector per
+// thread was never freed, one leak per thread that ever used a StreamGuard.
+thread_local std::vector<Stream> t_held;
 }  // namespace
 
 Stream Stream::current(Device d) {
   d = resolve_device(d);
   void* h = ops::current_stream(d);
-  if (h != nullptr && t_held != nullptr)
-    for (auto it = t_held->rbegin(); it != t_held->rend(); ++it)
+  if (h != nullptr)
+    for (auto it = t_held.rbegin(); it != t_held.rend(); ++it)
       if (it->device() == d && it->handle() == h) return *it;
   return Stream(d, nullptr);
 }
@@ -72,8 +74,7 @@ void Stream::synchronize() const {
 }
 
 StreamGuard::StreamGuard(const Stream& s) : previous_(Stream::current(s.device())) {
-  if (t_held == nullptr) t_held = new std::vector<Stream>();
-  t_held->push_back(s);
+  t_held.push_back(s);
   Device d = s.device();
   if (!d.is_cpu()) t_current[static_cast<int>(d.type())][index_of(d)] = s.handle();
 }
@@ -81,7 +82,7 @@ StreamGuard::StreamGuard(const Stream& s) : previous_(Stream::current(s.device()
 StreamGuard::~StreamGuard() {
   Device d = previous_.device();
   if (!d.is_cpu()) t_current[static_cast<int>(d.type())][index_of(d)] = previous_.handle();
-  if (t_held && !t_held->empty()) t_held->pop_back();
+  if (!t_held.empty()) t_held.pop_back();
 }
 
 struct Event::State {

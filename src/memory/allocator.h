@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "core/backend.h"
@@ -44,8 +45,10 @@ class DeviceAllocator {
   /// Returns an allocation. A block used on other streams (record_stream) is not reused until
   /// the work queued on them at free time has completed.
   virtual void free(const Allocation& a) noexcept = 0;
-  /// Marks that `a` is used on `stream` as well as on its allocation stream.
-  virtual void record_stream(const Allocation& a, backend::StreamHandle stream) = 0;
+  /// Marks that `a` is used on `stream` as well as on its allocation stream. `keep_alive` (the
+  /// stream's owner, may be null) is held until the free has recorded its event on `stream`.
+  virtual void record_stream(const Allocation& a, backend::StreamHandle stream,
+                             std::shared_ptr<void> keep_alive = nullptr) = 0;
   /// Releases every unused cached segment to the device.
   virtual void empty_cache() = 0;
   virtual Stats stats() = 0;

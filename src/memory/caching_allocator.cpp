@@ -72,7 +72,8 @@ struct Block {
   Pool* pool = nullptr;
   State state = State::Cached;
   int pending_events = 0;
-  std::vector<backend::StreamHandle> streams;  // record_stream
+  // record_stream: the streams and their owners (kept alive until free has recorded on them)
+  std::vector<std::pair<backend::StreamHandle, std::shared_ptr<void>>> streams;
   Pool::node_type node;  // this block's set node while it is out of the pool, for reuse
   bool whole_segment() const { return prev == nullptr && next == nullptr; }
 };
@@ -327,6 +328,7 @@ struct CachingAllocator::Impl {
   }
 
   void free(Block* b) noexcept {
+    std::vector<std::pair<backend::StreamHandle, std::shared_ptr<void>>> used;  // released after the lock
     std::lock_guard<std::mutex> lock(mu);
     if (b->state != State::Allocated) return;  // double free: ignore
     st.allocated -= static_cast<int64_t>(b->size);
@@ -338,7 +340,8 @@ struct CachingAllocator::Impl {
     }
     b->state = State::Pending;
     bool failed = false;
-    for (backend::StreamHandle s : b->streams) {
+    used.swap(b->streams);
+    for (auto& [s, owner] : used) {
       try {
         void* e = dev->record_event(s);
         pending.emplace_back(e, b);
@@ -347,7 +350,6 @@ struct CachingAllocator::Impl {
         failed = true;  // cannot tell when that stream is done with it: never reuse the block
       }
     }
-    b->streams.clear();
     if (b->pending_events == 0 && !failed) free_block(b);
   }
 };
@@ -377,12 +379,15 @@ void CachingAllocator::free(const Allocation& a) noexcept {
   if (a.ctx != nullptr) impl_->free(static_cast<Block*>(a.ctx));
 }
 
-void CachingAllocator::record_stream(const Allocation& a, backend::StreamHandle stream) {
+void CachingAllocator::record_stream(const Allocation& a, backend::StreamHandle stream,
+                                     std::shared_ptr<void> keep_alive) {
   auto* b = static_cast<Block*>(a.ctx);
   if (b == nullptr) return;
   std::lock_guard<std::mutex> lock(impl_->mu);
   if (b->state != State::Allocated || stream == b->stream) return;
-  if (std::find(b->streams.begin(), b->streams.end(), stream) == b->streams.end()) b->streams.push_back(stream);
+  for (const auto& [s, owner] : b->streams)
+    if (s == stream) return;
+  b->streams.emplace_back(stream, std::move(keep_alive));
 }
 
 void CachingAllocator::empty_cache() {

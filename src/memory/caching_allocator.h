@@ -45,7 +45,8 @@ class CachingAllocator final : public DeviceAllocator {
 
   Allocation allocate(size_t bytes, backend::StreamHandle stream) override;
   void free(const Allocation& a) noexcept override;
-  void record_stream(const Allocation& a, backend::StreamHandle stream) override;
+  void record_stream(const Allocation& a, backend::StreamHandle stream,
+                     std::shared_ptr<void> keep_alive = nullptr) override;
   void empty_cache() override;
   Stats stats() override;
   void reset_peak_stats() override;

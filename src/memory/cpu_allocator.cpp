@@ -108,7 +108,8 @@ class CpuAllocator final : public DeviceAllocator {
     frees_.fetch_add(1, std::memory_order_relaxed);
   }
 
-  void record_stream(const Allocation&, backend::StreamHandle) override {}  // cpu work is synchronous
+  // cpu work is synchronous
+  void record_stream(const Allocation&, backend::StreamHandle, std::shared_ptr<void>) override {}
   void empty_cache() override {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [n, blocks] : cache_) {

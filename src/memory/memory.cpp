@@ -15,6 +15,8 @@
 #include "locus/error.h"
 #include "locus/guard.h"
 #include "locus/memory.h"
+#include "locus/stream.h"
+#include "core/tensor_impl.h"
 #include "memory/caching_allocator.h"
 
 namespace locus::memory {
@@ -278,5 +280,17 @@ void empty_cache_all(DeviceType type) {
 LOCUS_DEFINE_MEMORY_API(cuda, kCUDA)
 LOCUS_DEFINE_MEMORY_API(opencl, kOpenCL)
 #undef LOCUS_DEFINE_MEMORY_API
+
+// ---- Tensor::record_stream ------------------------------------------------------------------
+void Tensor::record_stream(const Stream& stream) const {
+  if (!defined()) throw Error("record_stream(): the tensor is undefined. Call it on a tensor that holds memory.");
+  Device d = device();
+  if (stream.device() != d)
+    throw DeviceMismatchError("record_stream(): the stream is on " + stream.device().str() + " but the tensor is on " +
+                              d.str() + ". Record a stream of the tensor's own device.");
+  const Storage* s = impl()->storage.get();
+  if (d.is_cpu() || s == nullptr || s->allocator == nullptr) return;  // synchronous, or not ours
+  s->allocator->record_stream(s->alloc, stream.handle(), stream.handle_);
+}
 
 }  // namespace locus

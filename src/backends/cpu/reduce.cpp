@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "backends/cpu/kernels.h"
@@ -202,7 +203,9 @@ void reduce_typed(const TensorRef& out, const TensorRef& in, const Dims& kept, c
       store(o, finish(row_reduce<T, R>(x, R_n)));
       return;
     }
-    std::vector<A> part(static_cast<size_t>(nt));
+    // One slot per thread in an array, not a std::vector<A>: for A = bool (all, any) that packs
+    // the slots into bits of one word, and threads storing their bit raced (TSan).
+    std::unique_ptr<A[]> part(new A[static_cast<size_t>(nt)]);
     parallel_for(0, nt, 1, [&](int64_t b, int64_t e) {
       for (int64_t t = b; t < e; ++t) {
         int64_t lo = R_n * t / nt, hi = R_n * (t + 1) / nt;

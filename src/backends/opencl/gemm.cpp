@@ -2,6 +2,7 @@
 // in gemm.cl for everything else and for shapes CLBlast refuses (k == 0, leading dimensions
 // below the row length, offsets that are not whole elements).
 #include <algorithm>
+#include <mutex>
 #include <string>
 
 #include "backends/opencl/check.h"
@@ -55,13 +56,19 @@ void OpenCLBackend::gemm(int index, StreamHandle s, const Gemm& g) {
   bool blas_type = g.dtype == kFloat || (g.dtype == kDouble && d.props.fp64) || (g.dtype == kHalf && d.props.fp16);
   if (blas_type && clblast_fits(g, es)) {
     clblast::StatusCode st;
-    if (g.dtype == kFloat)
-      st = clblast_gemm<float>(g, static_cast<float>(g.alpha), static_cast<float>(g.beta), q, es);
-    else if (g.dtype == kDouble)
-      st = clblast_gemm<double>(g, g.alpha, g.beta, q, es);
-    else
-      st = clblast_gemm<cl_half>(g, FloatToHalf(static_cast<float>(g.alpha)), FloatToHalf(static_cast<float>(g.beta)),
-                                 q, es);
+    {
+      // CLBlast fills its kernel database without a lock: two threads in a GEMM at once raced in
+      // clblast::Database (TSan: new and delete of one address). The call only enqueues.
+      static std::mutex clblast_mutex;
+      std::lock_guard<std::mutex> lock(clblast_mutex);
+      if (g.dtype == kFloat)
+        st = clblast_gemm<float>(g, static_cast<float>(g.alpha), static_cast<float>(g.beta), q, es);
+      else if (g.dtype == kDouble)
+        st = clblast_gemm<double>(g, g.alpha, g.beta, q, es);
+      else
+        st = clblast_gemm<cl_half>(g, FloatToHalf(static_cast<float>(g.alpha)),
+                                   FloatToHalf(static_cast<float>(g.beta)), q, es);
+    }
     if (st != clblast::StatusCode::kSuccess) {
       int code = static_cast<int>(st);
       std::string name = code > -1000 ? cl_status_name(code) : "CLBlast status " + std::to_string(code);

@@ -1,0 +1,31 @@
+# Sanitizer builds (docs/reliability.md, `make test-sanitize`): -DLOCUS_SANITIZE=address,undefined
+# or -DLOCUS_SANITIZE=thread instruments everything this project builds (locus, tests, tools,
+# examples; included before the first target). Use a build folder of its own (build-asan,
+# build-tsan): the flags change every object. UBSan stays recoverable at compile time so that
+# UBSAN_OPTIONS=halt_on_error=1 stops at the first report. The runtime options and suppression
+# files (sanitizers/) come from the environment: the Makefile's SAN_ENV.
+set(LOCUS_SANITIZE "" CACHE STRING "Sanitizers for every target: address,undefined | thread | empty (none)")
+if(LOCUS_SANITIZE)
+  if(LOCUS_SANITIZE MATCHES "thread" AND LOCUS_SANITIZE MATCHES "address")
+    message(FATAL_ERROR "LOCUS_SANITIZE=${LOCUS_SANITIZE}: ThreadSanitizer cannot be combined with AddressSanitizer; "
+                        "configure two build folders (address,undefined and thread).")
+  endif()
+  if(NOT LOCUS_SANITIZE MATCHES "^(address|undefined|thread|leak)(,(address|undefined|thread|leak))*$")
+    message(FATAL_ERROR "LOCUS_SANITIZE=${LOCUS_SANITIZE}: expected a comma-separated list of address, undefined, "
+                        "leak or thread (e.g. address,undefined).")
+  endif()
+  # LOCUS_SANITIZE_OPT (after the build type's -O3, so it wins): -O1 by default, as the
+  # sanitizers' documentation recommends (a fraction of -O3's compile time, exact stack traces);
+  # `make test-tsan` uses -O0: its tests run for a fixed time, so only the build time counts.
+  # -g1: line tables for the reports at a fraction of -g's cost.
+  set(LOCUS_SANITIZE_OPT "-O1" CACHE STRING "Optimisation level of sanitizer builds")
+  add_compile_options(-fsanitize=${LOCUS_SANITIZE} -fno-omit-frame-pointer ${LOCUS_SANITIZE_OPT} -g1)
+  add_link_options(-fsanitize=${LOCUS_SANITIZE})
+  # No target_clones in the cpu kernels (LOCUS_NO_CLONES, src/backends/cpu/kernels.h): their ifunc
+  # resolvers run while the dynamic loader relocates liblocus, before the sanitizer runtime is set
+  # up, and the instrumented resolver crashes there (seen with TSan: SIGSEGV in libtsan during
+  # _dl_relocate_object). The baseline x86-64 kernels are what the sanitizers check.
+  file(GLOB locus_cpu_kernel_sources ${CMAKE_CURRENT_LIST_DIR}/../src/backends/cpu/*.cpp)
+  set_property(SOURCE ${locus_cpu_kernel_sources} APPEND PROPERTY COMPILE_DEFINITIONS LOCUS_NO_CLONES)
+  message(STATUS "locus: sanitizers ${LOCUS_SANITIZE}")
+endif()
