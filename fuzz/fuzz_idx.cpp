@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "data/idx.h"
 #include "locus/data/mnist.h"
 #include "locus/error.h"
 

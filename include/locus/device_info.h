@@ -1,5 +1,8 @@
 #pragma once
-// What devices exist, which is best, and why.
+// Discovery: what devices exist and what their drivers say about them. Ranking (best_device) is
+// in locus/best_device.h, the environment report in locus/collect_env.h, the PyTorch-named
+// per-type functions (locus::cuda::, locus::opencl::) in locus/accelerators.h; all included here.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -11,43 +14,30 @@ namespace locus {
 bool is_available(DeviceType t);
 /// Devices of type `t` (0 when not built or no driver; never throws).
 int device_count(DeviceType t);
-/// Every device present, cpu first, then opencl:0.., cuda:0...
+/// Every device present, in the backends' registration order: cpu first, then opencl:0.., cuda:0...
 std::vector<Device> all_devices();
-/// cuda, then an OpenCL GPU, then an OpenCL device that is not the host CPU, then cpu (an OpenCL
-/// driver on the host CPU, such as PoCL, is skipped: cpu is faster there); LOCUS_DEVICE overrides.
-Device best_device();
-/// One line per candidate saying why it was chosen or skipped.
-std::string best_device_report();
 
-struct DeviceDescription {
-  Device device = Device(kCPU);
-  std::string name, vendor, driver_version, extra;
-  int64_t total_memory = 0, free_memory = 0;
+/// What a device's driver reports (the backends fill it: src/core/backend.h).
+struct DeviceProperties {
+  std::string name, vendor, driver_version;
+  std::string extra;              // backend-specific notes for locus-info (compute capability, ...)
+  size_t total_memory = 0;        // bytes
   int compute_units = 0;
-  bool fp16 = false, fp64 = false, is_gpu = false;
-  bool runs_on_host_cpu = false;  // an OpenCL driver on the host CPU (PoCL)
+  size_t max_work_group_size = 0;
+  bool fp16 = false;              // half arithmetic supported
+  bool fp64 = false;
+  bool is_gpu = false;
+  bool runs_on_host_cpu = false;  // an accelerator API driving the host's own CPU (OpenCL on PoCL)
+};
+/// A device's properties, with the device and its free memory now.
+struct DeviceDescription : DeviceProperties {
+  Device device = Device(kCPU);
+  int64_t free_memory = 0;  // bytes, as the driver reports it
 };
 DeviceDescription describe(Device d);
 
-/// Version, build options, backends (with the reason a type is unavailable) and every device
-/// with its allocator statistics; as text, or as JSON when `json` is true (what locus-info prints).
-std::string collect_env(bool json = false);
-
-namespace cuda {
-bool is_available();
-int device_count();
-int current_device();
-void set_device(int index);
-std::string get_device_name(int index = -1);
-void synchronize(int index = -1);
-}  // namespace cuda
-namespace opencl {
-bool is_available();
-int device_count();
-int current_device();
-void set_device(int index);
-std::string get_device_name(int index = -1);
-void synchronize(int index = -1);
-}  // namespace opencl
-
 }  // namespace locus
+
+#include "locus/accelerators.h"
+#include "locus/best_device.h"
+#include "locus/collect_env.h"

@@ -10,12 +10,4 @@ void manual_seed(uint64_t seed);
 /// The current seed.
 uint64_t initial_seed();
 
-namespace detail {
-/// Reserves `count` numbers of the stream; returns (seed, offset) for the kernel. Thread-safe.
-struct PhiloxState {
-  uint64_t seed, offset;
-};
-PhiloxState philox_reserve(uint64_t count);
-}  // namespace detail
-
 }  // namespace locus

@@ -16,7 +16,7 @@
 #include "autograd/record.h"
 #include "locus/error.h"
 #include "locus/factory.h"
-#include "ops/dispatch.h"
+#include "ops/checks.h"
 
 namespace locus {
 

@@ -10,7 +10,8 @@
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/functions.h"
-#include "ops/dispatch.h"
+#include "ops/checks.h"
+#include "ops/internal.h"
 
 namespace locus::autograd {
 namespace {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "locus/device.h"
+#include "locus/device_info.h"
 #include "locus/dtype.h"
 
 namespace locus::backend {
@@ -56,20 +57,11 @@ struct TensorRef {
 using StreamHandle = void*;
 using EventHandle = void*;
 
-struct DeviceProps {
-  std::string name;
-  std::string vendor;
-  std::string driver_version;
-  size_t total_memory = 0;      // bytes
-  int compute_units = 0;
-  size_t max_work_group_size = 0;
-  bool fp16 = false;            // half arithmetic supported
-  bool fp64 = false;
-  bool is_gpu = false;
-  bool runs_on_host_cpu = false;  // an accelerator API driving the host's own CPU (OpenCL on PoCL)
+/// What the driver reports about a device (the public fields: locus/device_info.h), plus what only
+/// the layers above the boundary need.
+struct DeviceProps : DeviceProperties {
   bool host_addressable = false;  // Buffer::base + offset is a host pointer (CPU)
   bool device_addressed = false;  // Buffer::base + offset is the device's own address (CUDA), shown by data_ptr()
-  std::string extra;            // backend-specific notes for locus-info (compute capability, ...)
 };
 
 enum class UnaryOp : int {
@@ -259,9 +251,40 @@ class Backend {
   }
 };
 
+/// What a backend is, as data: everything above the backends that must tell device types apart
+/// asks this (per type) or DeviceProps (per device), never the type itself (STYLE.md). Given by
+/// the backend's registration line (CMake's locus_add_backend, cmake/locus_backend.cmake).
+struct Capabilities {
+  DeviceType type = kCPU;
+  std::string display_name;          // "CUDA", "OpenCL", "CPU": messages and the environment report
+  bool accelerator = false;          // not the host CPU backend: candidate of best_device(), Device(int)
+  bool pinned_host_memory = false;   // host_alloc() gives page-locked memory that pin_memory() may use
+  int rank = 0;                      // accelerators are tried by descending rank (best_device(), Device(int),
+                                     // pin_memory()); an accelerator on the host CPU ranks below cpu
+};
+/// One registration: `backend` is null for a backend this build left out (it is still known, so
+/// asking for its devices says "locus was built without CUDA").
+struct Registration {
+  Capabilities caps;
+  Backend* backend = nullptr;
+};
+
+/// Every backend locus knows, in registration order (cpu first): the only list of device types.
+const std::vector<Registration>& registrations() noexcept;
+/// The accelerators among registrations(), by descending rank (registration order among equals).
+std::vector<const Registration*> accelerators_by_rank();
+/// The registration of type `t`, or nullptr when locus has no backend for it (mps, xla, ...).
+const Registration* registration(DeviceType t) noexcept;
 /// The backend registered for `t`, or nullptr when locus was built without it.
 Backend* get(DeviceType t) noexcept;
-/// Called once per backend from the generated registry (src/core/registry.cpp).
-void register_backend(std::unique_ptr<Backend> b);
+/// The backend serving `d`; throws NotAvailableError when locus was built without its type.
+Backend& backend_for(Device d);
+/// The current stream of `d` on this thread (nullptr: the default stream; core/stream.cpp).
+StreamHandle current_stream(Device d);
+/// The backend's index of device `d`: the cpu device has index -1 (PyTorch's), backends count from 0.
+inline int device_index(Device d) noexcept { return d.index() < 0 ? 0 : d.index(); }
+/// The one registration line per backend (generated from locus_add_backend, or a test's own):
+/// `b` null declares a backend that is not built. Registering a type again replaces it.
+void register_backend(std::unique_ptr<Backend> b, Capabilities caps);
 
 }  // namespace locus::backend

@@ -35,9 +35,9 @@ void check_device_available(Device d) {
   if (d.is_cpu()) return;
   backend::Backend* b = backend::get(d.type());
   if (b == nullptr) {
-    if (d.type() == kCUDA || d.type() == kOpenCL)
-      throw NotAvailableError(std::string("locus was built without ") + (d.type() == kCUDA ? "CUDA" : "OpenCL") +
-                              " support, so " + d.str() + " is not available; available: " + available_devices_list() + ".");
+    if (const backend::Registration* reg = backend::registration(d.type()))  // known, not built
+      throw NotAvailableError("locus was built without " + reg->caps.display_name + " support, so " + d.str() +
+                              " is not available; available: " + available_devices_list() + ".");
     throw NotAvailableError("device type '" + std::string(device_type_name(d.type())) +
                             "' has no backend in locus (it parses for PyTorch compatibility); available: " +
                             available_devices_list() + ".");

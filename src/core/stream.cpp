@@ -7,7 +7,6 @@
 #include "locus/error.h"
 #include "locus/guard.h"
 #include "locus/stream.h"
-#include "ops/dispatch.h"
 
 namespace locus {
 namespace {
@@ -15,7 +14,6 @@ namespace {
 constexpr int kMaxIndex = 128;
 thread_local std::array<std::array<void*, kMaxIndex>, kNumDeviceTypes> t_current{};
 
-int index_of(Device d) { return d.index() < 0 ? 0 : d.index(); }
 
 // Streams created per device, so synchronize(device) can wait for all of them.
 std::mutex g_streams_mutex;
@@ -23,13 +21,13 @@ std::vector<std::pair<Device, std::weak_ptr<void>>> g_streams;
 
 }  // namespace
 
-namespace ops {
-backend::StreamHandle current_stream(Device d) {
+namespace backend {
+StreamHandle current_stream(Device d) {
   if (d.is_cpu()) return nullptr;
   int i = d.index();
   return (i >= 0 && i < kMaxIndex) ? t_current[static_cast<int>(d.type())][i] : nullptr;
 }
-}  // namespace ops
+}  // namespace backend
 
 Stream Stream::default_stream(Device d) {
   d = resolve_device(d);
@@ -40,8 +38,8 @@ Stream Stream::default_stream(Device d) {
 Stream Stream::create(Device d) {
   d = resolve_device(d);
   check_device_available(d);
-  backend::Backend& b = ops::backend_for(d);
-  int i = index_of(d);
+  backend::Backend& b = backend::backend_for(d);
+  int i = backend::device_index(d);
   void* h = b.stream_create(i);
   std::shared_ptr<void> handle(h, [&b, i](void* p) { b.stream_destroy(i, p); });
   {
@@ -61,7 +59,7 @@ thread_local std::vector<Stream> t_held;
 
 Stream Stream::current(Device d) {
   d = resolve_device(d);
-  void* h = ops::current_stream(d);
+  void* h = backend::current_stream(d);
   if (h != nullptr)
     for (auto it = t_held.rbegin(); it != t_held.rend(); ++it)
       if (it->device() == d && it->handle() == h) return *it;
@@ -70,18 +68,18 @@ Stream Stream::current(Device d) {
 
 void Stream::synchronize() const {
   if (device_.is_cpu()) return;
-  ops::backend_for(device_).stream_synchronize(index_of(device_), handle());
+  backend::backend_for(device_).stream_synchronize(backend::device_index(device_), handle());
 }
 
 StreamGuard::StreamGuard(const Stream& s) : previous_(Stream::current(s.device())) {
   t_held.push_back(s);
   Device d = s.device();
-  if (!d.is_cpu()) t_current[static_cast<int>(d.type())][index_of(d)] = s.handle();
+  if (!d.is_cpu()) t_current[static_cast<int>(d.type())][backend::device_index(d)] = s.handle();
 }
 
 StreamGuard::~StreamGuard() {
   Device d = previous_.device();
-  if (!d.is_cpu()) t_current[static_cast<int>(d.type())][index_of(d)] = previous_.handle();
+  if (!d.is_cpu()) t_current[static_cast<int>(d.type())][backend::device_index(d)] = previous_.handle();
   if (!t_held.empty()) t_held.pop_back();
 }
 
@@ -90,16 +88,16 @@ struct Event::State {
   backend::Backend* backend = nullptr;
   backend::EventHandle event = nullptr;
   ~State() {
-    if (backend != nullptr && event != nullptr) backend->event_destroy(index_of(device), event);
+    if (backend != nullptr && event != nullptr) backend->event_destroy(backend::device_index(device), event);
   }
 };
 
 void Event::record(const Stream& s) {
   auto st = std::make_shared<State>();
   st->device = s.device();
-  st->backend = &ops::backend_for(s.device());
-  st->event = st->backend->event_create(index_of(s.device()), timing_);
-  st->backend->event_record(index_of(s.device()), st->event, s.handle());
+  st->backend = &backend::backend_for(s.device());
+  st->event = st->backend->event_create(backend::device_index(s.device()), timing_);
+  st->backend->event_record(backend::device_index(s.device()), st->event, s.handle());
   state_ = std::move(st);
 }
 
@@ -108,15 +106,15 @@ void Event::block(const Stream& s) const {
   if (s.device() != state_->device)
     throw DeviceMismatchError("Event::block(): the event was recorded on " + state_->device.str() +
                               " but the stream is on " + s.device().str() + "; an event can only order work on its own device.");
-  state_->backend->stream_wait_event(index_of(s.device()), s.handle(), state_->event);
+  state_->backend->stream_wait_event(backend::device_index(s.device()), s.handle(), state_->event);
 }
 
 bool Event::query() const {
-  return !state_ || state_->backend->event_query(index_of(state_->device), state_->event);
+  return !state_ || state_->backend->event_query(backend::device_index(state_->device), state_->event);
 }
 
 void Event::synchronize() const {
-  if (state_) state_->backend->event_synchronize(index_of(state_->device), state_->event);
+  if (state_) state_->backend->event_synchronize(backend::device_index(state_->device), state_->event);
 }
 
 float Event::elapsed_time(const Event& end) const {
@@ -129,7 +127,7 @@ float Event::elapsed_time(const Event& end) const {
                               state_->device.str() + " and " + end.state_->device.str() + ".");
   synchronize();
   end.synchronize();
-  return state_->backend->event_elapsed_ms(index_of(state_->device), state_->event, end.state_->event);
+  return state_->backend->event_elapsed_ms(backend::device_index(state_->device), state_->event, end.state_->event);
 }
 
 Device Event::device() const {
@@ -141,7 +139,7 @@ void synchronize(Device d) {
   d = resolve_device(d);
   if (d.is_cpu()) return;
   check_device_available(d);
-  backend::Backend& b = ops::backend_for(d);
+  backend::Backend& b = backend::backend_for(d);
   std::vector<std::shared_ptr<void>> live;
   {
     std::lock_guard<std::mutex> g(g_streams_mutex);
@@ -149,8 +147,8 @@ void synchronize(Device d) {
       if (e.first == d)
         if (auto p = e.second.lock()) live.push_back(p);
   }
-  for (auto& p : live) b.stream_synchronize(index_of(d), p.get());
-  b.stream_synchronize(index_of(d), nullptr);
+  for (auto& p : live) b.stream_synchronize(backend::device_index(d), p.get());
+  b.stream_synchronize(backend::device_index(d), nullptr);
 }
 
 }  // namespace locus

@@ -6,11 +6,10 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "autograd/meta.h"
 #include "core/tensor_impl.h"
 #include "locus/error.h"
 #include "locus/guard.h"
-#include "ops/dispatch.h"
+#include "core/checks.h"
 
 namespace locus {
 
@@ -85,7 +84,7 @@ Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinne
   for (int64_t s : sizes) {
     if (s < 0)
       throw Error("empty(): trying to create a tensor with negative dimension " + std::to_string(s) +
-                  ": " + ops::shape_str(sizes) + ".");
+                  ": " + shape_str(sizes) + ".");
     numel *= s;
   }
   if (!device.is_cpu() && !device.has_index()) device = resolve_device(device);
@@ -96,19 +95,21 @@ Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinne
   if (pinned) {
     if (!device.is_cpu()) throw Error("pin_memory(): only cpu tensors can be pinned, got " + device.str() + ".");
     Device acc = Device(kCPU);
-    for (DeviceType t : {kCUDA, kOpenCL}) {
-      backend::Backend* b = backend::get(t);
-      if (b != nullptr && b->device_count() > 0) { acc = Device(t, 0); break; }
+    std::string kinds;  // "cuda or opencl"
+    for (const backend::Registration* reg : backend::accelerators_by_rank()) {
+      if (!reg->caps.pinned_host_memory) continue;
+      kinds += (kinds.empty() ? "" : " or ") + std::string(device_type_name(reg->caps.type));
+      if (acc.is_cpu() && reg->backend != nullptr && reg->backend->device_count() > 0) acc = Device(reg->caps.type, 0);
     }
     if (acc.is_cpu())
-      throw NotAvailableError("pin_memory(): page-locked memory needs an accelerator (cuda or opencl), and none is "
+      throw NotAvailableError("pin_memory(): page-locked memory needs an accelerator (" + kinds + "), and none is "
                               "available on this machine; use ordinary cpu tensors.");
     storage->pinned = memory::pinned_allocate(acc, bytes);
     storage->alloc.buf.base = storage->pinned.ptr;
     storage->alloc.size = bytes;
   } else {
     memory::DeviceAllocator& a = memory::allocator_for(device);
-    storage->alloc = a.allocate(bytes, device.is_cpu() ? nullptr : ops::current_stream(device));
+    storage->alloc = a.allocate(bytes, device.is_cpu() ? nullptr : backend::current_stream(device));
     storage->allocator = &a;
   }
   auto impl = std::make_shared<TensorImpl>();
@@ -193,7 +194,7 @@ void* Tensor::data_ptr() const {
   const backend::Buffer& buf = t.storage->alloc.buf;
   if (buf.base == nullptr) return nullptr;  // no elements, as on cpu
   size_t bytes = buf.offset + static_cast<size_t>(t.offset) * locus::element_size(t.dtype);
-  if (ops::backend_for(t.device).props(t.device.index()).device_addressed)
+  if (backend::backend_for(t.device).props(backend::device_index(t.device)).device_addressed)
     return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(buf.base) + bytes);
   return synthetic_address(buf.base, bytes);
 }
@@ -261,41 +262,6 @@ template bool Tensor::item<bool>() const;
 template Half Tensor::item<Half>() const;
 template BFloat16 Tensor::item<BFloat16>() const;
 
-// ---- autograd state (the graph is in src/autograd) -------------------------------------------
-bool Tensor::requires_grad() const { return impl_ && impl_->autograd && impl_->autograd->requires_grad; }
-
-Tensor& Tensor::requires_grad_(bool b) {
-  checked(impl_);
-  if (b && !is_floating_point())
-    throw Error(std::string("requires_grad_(): only tensors of floating point dtype can require gradients, got ") +
-                dtype_name(scalar_type()) + ".");
-  if (!impl_->autograd) impl_->autograd = std::make_shared<autograd::AutogradMeta>();
-  impl_->autograd->requires_grad = b;
-  return *this;
-}
-
-const Tensor& Tensor::grad() const {
-  static const Tensor undefined;
-  if (!impl_ || !impl_->autograd) return undefined;
-  return impl_->autograd->grad;
-}
-
-Tensor& Tensor::mutable_grad() {
-  checked(impl_);
-  if (!impl_->autograd) impl_->autograd = std::make_shared<autograd::AutogradMeta>();
-  return impl_->autograd->grad;
-}
-
-void Tensor::set_grad(const Tensor& g) {
-  if (g.defined()) ops::check_same_device("set_grad", {{"self", this}, {"grad", &g}});
-  mutable_grad() = g;
-}
-
-std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
-  return impl_ && impl_->autograd ? impl_->autograd->grad_fn : nullptr;
-}
-bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
-
 Tensor Tensor::detach() const {
   checked(impl_);
   return detail::make_view(*this, sizes(), strides(), storage_offset());
@@ -306,7 +272,7 @@ std::string Tensor::toString() const {
   // libtorch spells it "CPUFloatType", "CUDAHalfType"; we follow with our type names.
   std::string t = device_type_name(device().type());
   for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (device().is_opencl()) t = "OpenCL";
+  if (const backend::Registration* reg = backend::registration(device().type())) t = reg->caps.display_name;
   return t + locus::toString(scalar_type()) + "Type";
 }
 

@@ -1,6 +1,7 @@
 // IDX reader (plain or gzip through zlib's gz* functions, which read both) and the MNIST dataset.
 // IDX: bytes 0-1 zero, byte 2 the element type (0x08 = unsigned byte), byte 3 the rank, then one
 // big-endian uint32 per dimension, then the elements in row-major order.
+#include "data/idx.h"
 #include "locus/data/mnist.h"
 
 #include <zlib.h>

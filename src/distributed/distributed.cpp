@@ -11,7 +11,7 @@
 #include "locus/factory.h"
 #include "locus/functions.h"
 #include "locus/guard.h"
-#include "ops/dispatch.h"
+#include "ops/checks.h"
 
 namespace locus::distributed {
 

@@ -24,7 +24,7 @@
 #include <sstream>
 
 #include "distributed/process_group.h"
-#include "ops/dispatch.h"
+#include "ops/checks.h"
 
 namespace locus::distributed::detail {
 namespace {

@@ -58,7 +58,7 @@ class DeviceAllocator {
   virtual size_t total_memory() = 0;
 };
 
-/// The allocator of `d` (an indexed device; cpu has none). Throws NotAvailableError for a device
+/// The allocator of `d` (cpu: the host allocator of cpu_allocator.cpp). Throws NotAvailableError for a device
 /// that does not exist, listing the devices present.
 DeviceAllocator& allocator_for(Device d);
 

@@ -6,7 +6,7 @@
 
 #include "locus/error.h"
 #include "locus/nn/functional.h"
-#include "ops/dispatch.h"
+#include "ops/checks.h"
 
 namespace locus {
 namespace F = nn::functional;

@@ -1,6 +1,6 @@
-// nn::functional: composed from differentiable locus ops, except linear (one fused backward
-// node, so the weight gradient comes out contiguous without a transpose copy), gelu (the backend's
-// unary op) and im2col (the backend's im2col family; its backward is col2im).
+// nn::functional: argument checks, then differentiable locus ops (convolution, pooling and gelu are
+// internal ops: ops/conv.h, ops/internal.h); linear records one fused backward node, so the weight
+// gradient comes out contiguous without a transpose copy.
 #include "locus/nn/functional.h"
 
 #include <cmath>
@@ -10,7 +10,9 @@
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/functions.h"
-#include "ops/dispatch.h"
+#include "ops/checks.h"
+#include "ops/conv.h"
+#include "ops/internal.h"
 
 namespace locus::nn::functional {
 namespace {
@@ -25,8 +27,6 @@ Tensor reduce(const Tensor& loss, enumtype::Reduction r) {
   }
   return loss;
 }
-
-int dev_index(Device d) { return d.index() < 0 ? 0 : d.index(); }
 
 }  // namespace
 
@@ -66,21 +66,9 @@ Tensor relu(const Tensor& input, const ReLUFuncOptions& options) {
 }
 
 Tensor gelu(const Tensor& input, const GELUFuncOptions& options) {
-  backend::UnaryOp op;
-  if (options.approximate() == "none") op = backend::UnaryOp::Gelu;
-  else if (options.approximate() == "tanh") op = backend::UnaryOp::GeluTanh;
-  else throw Error("gelu(): approximate must be \"none\" or \"tanh\", got \"" + options.approximate() + "\".");
-  Tensor a = input.is_floating_point() ? input : input.to(default_dtype());
-  Device d = a.device();
-  Tensor out = locus::detail::make_empty(a.sizes(), a.scalar_type(), d);
-  if (out.numel() > 0) {
-    backend::TensorRef o = ops::ref(out, "gelu"), x = ops::ref(a, "gelu");
-    backend::TensorRef* refs[] = {&o, &x};
-    ops::coalesce(refs, 2);
-    ops::backend_for(d).unary(dev_index(d), ops::current_stream(d), op, o, x, {});
-  }
-  if (autograd::should_record(a)) autograd::on_unary(op, out, a, {});
-  return out;
+  if (options.approximate() != "none" && options.approximate() != "tanh")
+    throw Error("gelu(): approximate must be \"none\" or \"tanh\", got \"" + options.approximate() + "\".");
+  return ops::gelu(input, options.approximate() == "tanh");
 }
 
 Tensor sigmoid(const Tensor& input) { return input.sigmoid(); }
@@ -192,132 +180,17 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   return reduce(loss, options.reduction());
 }
 
-// ---- convolution and pooling ----------------------------------------------------------------
+// ---- convolution and pooling (ops/conv.cpp and ops/pool.cpp; checks here) ----------------------
 namespace {
-// The sliding window over x's last two dims [..., H, W] (c = x.size(-3)); oh and ow stay 0 when a
-// parameter is out of range (the caller reports it), so nothing divides by a zero stride.
-backend::Backend::Im2Col window_geometry(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> dil,
-                                         ExpandingArray<2> pad, ExpandingArray<2> stride) {
-  backend::Backend::Im2Col p;
-  p.c = x.size(-3); p.h = x.size(-2); p.w = x.size(-1); p.kh = k[0]; p.kw = k[1];
-  p.sh = stride[0]; p.sw = stride[1]; p.ph = pad[0]; p.pw = pad[1]; p.dh = dil[0]; p.dw = dil[1];
-  if (p.kh <= 0 || p.kw <= 0 || p.sh <= 0 || p.sw <= 0 || p.dh <= 0 || p.dw <= 0 || p.ph < 0 || p.pw < 0) return p;
-  p.oh = (p.h + 2 * p.ph - p.dh * (p.kh - 1) - 1) / p.sh + 1;
-  p.ow = (p.w + 2 * p.pw - p.dw * (p.kw - 1) - 1) / p.sw + 1;
-  return p;
+ops::Window window(ExpandingArray<2> k, ExpandingArray<2> dil, ExpandingArray<2> pad, ExpandingArray<2> stride) {
+  return {k[0], k[1], dil[0], dil[1], pad[0], pad[1], stride[0], stride[1]};
 }
 }  // namespace
 
 Tensor im2col(const Tensor& input, ExpandingArray<2> k, ExpandingArray<2> dil, ExpandingArray<2> pad,
               ExpandingArray<2> stride) {
-  if (input.dim() != 4) throw Error("im2col(): expected a 4-D input [N, C, H, W], got " + ops::shape_str(input.sizes()) + ".");
-  Tensor x = input.contiguous();
-  int64_t n = x.size(0), c = x.size(1);
-  backend::Backend::Im2Col p = window_geometry(x, k, dil, pad, stride);
-  if (p.kh <= 0 || p.kw <= 0 || p.sh <= 0 || p.sw <= 0 || p.dh <= 0 || p.dw <= 0 || p.ph < 0 || p.pw < 0)
-    throw Error("im2col(): kernel size, stride and dilation must be positive and padding non-negative.");
-  if (p.oh <= 0 || p.ow <= 0)
-    throw Error("im2col(): the kernel (" + std::to_string(p.kh) + "x" + std::to_string(p.kw) + ", dilation " +
-                std::to_string(p.dh) + "x" + std::to_string(p.dw) + ") does not fit the padded input " +
-                ops::shape_str(input.sizes()) + "; the output would be " + std::to_string(p.oh) + "x" +
-                std::to_string(p.ow) + ".");
-  int64_t kk = c * p.kh * p.kw, l = p.oh * p.ow;
-  Device d = x.device();
-  ScalarType dt = x.scalar_type();
-  Tensor cols = locus::detail::make_empty({n, kk, l}, dt, d);
-  p.n = n;
-  auto run = [p, dt](const Tensor& image, const Tensor& columns, bool reverse) {
-    Device dev = image.device();
-    backend::Backend& be = ops::backend_for(dev);
-    be.im2col(dev.index() < 0 ? 0 : dev.index(), ops::current_stream(dev), dt, ops::ref(image, "im2col").buf,
-              ops::ref(columns, "im2col").buf, p, reverse);
-  };
-  if (cols.numel() > 0) run(x, cols, false);
-  if (autograd::should_record(x)) {
-    DimVector shape(x.sizes());
-    autograd::record("Im2ColBackward0", cols, {&x}, [run, shape, dt](const Tensor& g) -> variable_list {
-      Tensor gi = zeros(shape, TensorOptions().dtype(dt).device(g.device()));
-      Tensor gc = g.contiguous();
-      if (gi.numel() > 0) run(gi, gc, true);
-      return {gi};
-    });
-  }
-  return cols;
+  return ops::im2col(input, window(k, dil, pad, stride));
 }
-
-namespace {
-// conv2d as im2col + GEMM, differentiable through both: any device, dtype and groups.
-// input is 4-D and validated.
-Tensor conv2d_composite(const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dFuncOptions& o) {
-  int64_t g = o.groups(), oc = weight.size(0), cg = weight.size(1), kh = weight.size(2), kw = weight.size(3);
-  int64_t n = input.size(0), c = input.size(1);
-  Tensor cols = im2col(input, {kh, kw}, o.dilation(), o.padding(), o.stride());  // [N, C*kh*kw, L]
-  backend::Backend::Im2Col geo = window_geometry(input, {kh, kw}, o.dilation(), o.padding(), o.stride());
-  int64_t oh = geo.oh, ow = geo.ow;
-  Tensor out;
-  if (g == 1) {
-    out = weight.reshape({oc, c * kh * kw}).matmul(cols);  // [N, O, L]
-  } else {
-    Tensor cg_cols = cols.view({n, g, cg * kh * kw, oh * ow});
-    out = weight.reshape({g, oc / g, cg * kh * kw}).matmul(cg_cols);  // [N, G, O/G, L]
-  }
-  out = out.reshape({n, oc, oh, ow});
-  if (bias.defined()) out = out + bias.view({1, oc, 1, 1});
-  return out;
-}
-
-// The backend's own convolution (groups 1), forward and backward each one call, recorded as one
-// node. Undefined when the backend has none for this case: the caller then composes it, which also
-// reports what is wrong with the arguments.
-Tensor conv2d_direct(const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dFuncOptions& o) {
-  const ScalarType dt = input.scalar_type();
-  const int64_t oc = weight.size(0), kh = weight.size(2), kw = weight.size(3);
-  if (o.groups() != 1 || input.numel() == 0 || weight.numel() == 0 || weight.scalar_type() != dt) return {};
-  if (bias.defined() && (bias.scalar_type() != dt || bias.dim() != 1 || bias.size(0) != oc)) return {};
-  backend::Backend::Im2Col p = window_geometry(input, {kh, kw}, o.dilation(), o.padding(), o.stride());
-  if (p.oh <= 0 || p.ow <= 0) return {};
-  p.n = input.size(0);
-  const Device d = input.device();
-  const int index = d.index() < 0 ? 0 : d.index();
-  backend::Backend* be = &ops::backend_for(d);
-  Tensor x = input.contiguous(), w = weight.contiguous(), b = bias.defined() ? bias.contiguous() : Tensor();
-  Tensor out = locus::detail::make_empty({p.n, oc, p.oh, p.ow}, dt, d);
-  if (!be->conv2d(index, ops::current_stream(d), dt, ops::ref(x, "conv2d").buf, ops::ref(w, "conv2d").buf,
-                  b.defined() ? ops::ref(b, "conv2d").buf : backend::Buffer{}, ops::ref(out, "conv2d").buf, oc, p))
-    return {};
-  if (autograd::should_record(input, weight, bias)) {
-    const bool nx = autograd::requires_grad_fast(input), nw = autograd::requires_grad_fast(weight),
-               nb = bias.defined() && autograd::requires_grad_fast(bias);
-    autograd::record("ConvolutionBackward0", out, {&input, &weight, &bias},
-                     [=](const Tensor& g) -> variable_list {
-      if (GradMode::is_enabled()) {
-        // create_graph: gradients that are themselves differentiable, through the composed form
-        Tensor y = conv2d_composite(input, weight, bias, o);
-        variable_list wrt;
-        if (nx) wrt.push_back(input);
-        if (nw) wrt.push_back(weight);
-        if (nb) wrt.push_back(bias);
-        variable_list got = autograd::grad({y}, wrt, {g}, /*retain_graph=*/true, /*create_graph=*/true,
-                                           /*allow_unused=*/true);
-        size_t k = 0;
-        Tensor gx = nx ? got[k++] : Tensor(), gw = nw ? got[k++] : Tensor(), gb = nb ? got[k++] : Tensor();
-        return {gx, gw, gb};
-      }
-      Tensor gy = g.contiguous();
-      Tensor gx = nx ? locus::detail::make_empty(x.sizes(), dt, d) : Tensor();
-      Tensor gw = nw ? locus::detail::make_empty(w.sizes(), dt, d) : Tensor();
-      Tensor gb = nb ? locus::detail::make_empty({oc}, dt, d) : Tensor();
-      auto buf = [](const Tensor& t) { return t.defined() ? ops::ref(t, "conv2d_backward").buf : backend::Buffer{}; };
-      if (!be->conv2d_backward(index, ops::current_stream(d), dt, buf(x), buf(w), buf(gy), buf(gx), buf(gw), buf(gb),
-                               oc, p))
-        throw Error("conv2d_backward(): the " + d.str() + " backend ran the forward but has no backward for " +
-                    std::string(toString(dt)) + "; this is a bug in locus, please report it.");
-      return {gx, gw, gb};
-    });
-  }
-  return out;
-}
-}  // namespace
 
 Tensor conv2d(const Tensor& input_in, const Tensor& weight, const Conv2dFuncOptions& o) {
   const Tensor& bias = o.bias();
@@ -336,52 +209,9 @@ Tensor conv2d(const Tensor& input_in, const Tensor& weight, const Conv2dFuncOpti
     throw Error("conv2d(): Given groups=" + std::to_string(g) + ", weight of size " + ops::shape_str(weight.sizes()) +
                 ", expected input" + ops::shape_str(input.sizes()) + " to have " + std::to_string(cg * g) +
                 " channels, but got " + std::to_string(c) + " channels instead.");
-  Tensor out = conv2d_direct(input, weight, bias, o);
-  if (!out.defined()) out = conv2d_composite(input, weight, bias, o);
+  Tensor out = ops::conv2d(input, weight, bias, window({weight.size(2), weight.size(3)}, o.dilation(), o.padding(), o.stride()), g);
   return batched ? out : out.squeeze(0);
 }
-
-namespace {
-// Max pooling by the backend's own kernel, with the positions of the maxima for the backward (a
-// scatter-add of the gradient, on any device). Undefined when the backend has no such kernel or
-// the geometry is invalid: the caller then pools through im2col, which also reports the errors.
-Tensor max_pool2d_direct(const Tensor& x4, const MaxPool2dFuncOptions& o) {
-  if (x4.scalar_type() == kBool) return {};
-  Tensor x = x4.contiguous();
-  int64_t n = x.size(0), c = x.size(1);
-  backend::Backend::Im2Col p = window_geometry(x, o.kernel_size(), o.dilation(), o.padding(), o.stride());
-  p.c = 1;  // planes are pooled one by one
-  if (p.oh <= 0 || p.ow <= 0 || x.numel() == 0) return {};
-  Device d = x.device();
-  Tensor out = locus::detail::make_empty({n, c, p.oh, p.ow}, x.scalar_type(), d);
-  Tensor idx = locus::detail::make_empty({n, c, p.oh, p.ow}, kLong, d);
-  backend::Backend& be = ops::backend_for(d);
-  if (!be.max_pool2d(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), x.scalar_type(),
-                     ops::ref(x, "max_pool2d").buf, ops::ref(out, "max_pool2d").buf, ops::ref(idx, "max_pool2d").buf,
-                     n * c, p))
-    return {};
-  if (autograd::should_record(x4)) {
-    DimVector shape(x.sizes());
-    int64_t planes = n * c, hw = p.h * p.w, l = p.oh * p.ow;
-    ScalarType dt = x.scalar_type();
-    autograd::record("MaxPool2DWithIndicesBackward0", out, {&x4}, [shape, planes, hw, l, idx, dt](const Tensor& g) -> variable_list {
-      if (!GradMode::is_enabled()) {  // the backend's own kernel, when it has one (not differentiable again)
-        Device gd = g.device();
-        Tensor gy = g.contiguous();
-        Tensor gi = locus::detail::make_empty(shape, dt, gd);
-        if (ops::backend_for(gd).max_pool2d_backward(gd.index() < 0 ? 0 : gd.index(), ops::current_stream(gd), dt,
-                                                     ops::ref(gy, "max_pool2d_backward").buf,
-                                                     ops::ref(idx, "max_pool2d_backward").buf,
-                                                     ops::ref(gi, "max_pool2d_backward").buf, planes, hw, l))
-          return {gi};
-      }
-      Tensor gi = zeros({planes, hw}, TensorOptions().dtype(dt).device(g.device()));
-      return {gi.scatter_add(1, idx.view({planes, l}), g.reshape({planes, l})).view(shape)};
-    });
-  }
-  return out;
-}
-}  // namespace
 
 namespace {
 // PyTorch's rule for pooling: padding at most half the window in each dim, so no window lies
@@ -401,27 +231,8 @@ Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& o) {
     throw Error("max_pool2d(): expected a 3-D or 4-D input, got " + ops::shape_str(input.sizes()) + ".");
   check_pool_padding("max_pool2d", o.kernel_size(), o.padding());
   bool batched = input.dim() == 4;
-  Tensor x = batched ? input : input.unsqueeze(0);
-  int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
-  if (Tensor fast = max_pool2d_direct(x, o); fast.defined()) return batched ? fast : fast.squeeze(0);
-  Tensor flat = x.reshape({n * c, 1, h, w});
-  Tensor cols = im2col(flat, o.kernel_size(), o.dilation(), o.padding(), o.stride());  // [NC, kh*kw, L]
-  Tensor v;
-  if (o.padding()[0] > 0 || o.padding()[1] > 0) {
-    // im2col pads with zeros: find each window's maximum among the input's values shifted above
-    // zero, so padding never wins, then take the unshifted value there (exact, differentiable)
-    Tensor at;
-    {
-      NoGradGuard no_grad;
-      Tensor shifted = im2col(flat.detach() - (flat.min() - 1), o.kernel_size(), o.dilation(), o.padding(), o.stride());
-      at = std::get<1>(shifted.max(1, /*keepdim=*/true));
-    }
-    v = cols.gather(1, at).squeeze(1);
-  } else {
-    v = std::get<0>(cols.max(1));
-  }
-  backend::Backend::Im2Col geo = window_geometry(x, o.kernel_size(), o.dilation(), o.padding(), o.stride());
-  Tensor out = v.reshape({n, c, geo.oh, geo.ow});
+  Tensor out = ops::max_pool2d(batched ? input : input.unsqueeze(0),
+                               window(o.kernel_size(), o.dilation(), o.padding(), o.stride()));
   return batched ? out : out.squeeze(0);
 }
 
@@ -431,20 +242,8 @@ Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& o) {
     throw Error("avg_pool2d(): expected a 3-D or 4-D input, got " + ops::shape_str(input.sizes()) + ".");
   check_pool_padding("avg_pool2d", o.kernel_size(), o.padding());
   bool batched = input.dim() == 4;
-  Tensor x = batched ? input : input.unsqueeze(0);
-  int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
-  Tensor cols = im2col(x.reshape({n * c, 1, h, w}), o.kernel_size(), 1, o.padding(), o.stride());
-  Tensor v;
-  bool padded = o.padding()[0] > 0 || o.padding()[1] > 0;
-  if (o.count_include_pad() || !padded) {
-    v = cols.mean({1});
-  } else {
-    Tensor counts = im2col(ones({1, 1, h, w}, TensorOptions().dtype(x.scalar_type()).device(x.device())),
-                           o.kernel_size(), 1, o.padding(), o.stride()).sum({1});
-    v = cols.sum({1}) / counts;
-  }
-  backend::Backend::Im2Col geo = window_geometry(x, o.kernel_size(), 1, o.padding(), o.stride());
-  Tensor out = v.reshape({n, c, geo.oh, geo.ow});
+  Tensor out = ops::avg_pool2d(batched ? input : input.unsqueeze(0), window(o.kernel_size(), 1, o.padding(), o.stride()),
+                               o.count_include_pad());
   return batched ? out : out.squeeze(0);
 }
 

@@ -11,6 +11,7 @@
 namespace locus::nn {
 
 namespace detail {
+// TensorOptions for a layer's parameters from its placement options.
 TensorOptions placement(const std::optional<Device>& device, const std::optional<ScalarType>& dtype) {
   TensorOptions o = TensorOptions().dtype(dtype.value_or(default_dtype()));
   if (device) o = o.device(*device);

@@ -9,7 +9,7 @@
 #include "locus/guard.h"
 #include "memory/allocator.h"
 #include "autograd/record.h"
-#include "ops/dispatch.h"
+#include "ops/checks.h"
 
 namespace locus {
 namespace {
@@ -22,10 +22,9 @@ void copy_same_device(const Tensor& dst, const Tensor& src) {
   backend::TensorRef i = ops::ref_broadcast(src, dst.sizes(), "copy_");
   backend::TensorRef* refs[] = {&o, &i};
   ops::coalesce(refs, 2);
-  ops::backend_for(d).copy(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), o, i);
+  ops::backend_for(d).copy(backend::device_index(d), ops::current_stream(d), o, i);
 }
 
-int idx(Device d) { return d.index() < 0 ? 0 : d.index(); }
 
 // A contiguous tensor on src's device holding src broadcast to `sizes`, converted to `dtype`.
 Tensor dense_like(const Tensor& src, IntArrayRef sizes, ScalarType dtype) {
@@ -62,17 +61,17 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
     auto stream = ops::current_stream(dd);
     // An async copy need not wait for an earlier one on the same stream (in-order) that reads or
     // writes the same pinned memory: a loop of non_blocking copies stays queued.
-    if (async) hs.wait_pending_for(&be, idx(dd), stream);
+    if (async) hs.wait_pending_for(&be, backend::device_index(dd), stream);
     else hs.wait_pending();
     Tensor target = is_contiguous() ? *this : detail::make_empty(sizes(), scalar_type(), dd);
     backend::TensorRef t = ops::ref(target, "copy_");
     const void* src_ptr = hs.host_ptr() + host.storage_offset() * static_cast<int64_t>(host.element_size());
-    be.copy_from_host(idx(dd), t.buf, src_ptr, host.nbytes(), stream, async);
+    be.copy_from_host(backend::device_index(dd), t.buf, src_ptr, host.nbytes(), stream, async);
     if (async) {
       // Keep the pinned source alive and unreusable until the copy has read it.
-      backend::EventHandle e = be.event_create(idx(dd), false);
-      be.event_record(idx(dd), e, stream);
-      hs.set_pending_on(&be, idx(dd), stream, e);
+      backend::EventHandle e = be.event_create(backend::device_index(dd), false);
+      be.event_record(backend::device_index(dd), e, stream);
+      hs.set_pending_on(&be, backend::device_index(dd), stream, e);
     }
     if (!target.is_same(*this)) copy_same_device(*this, target);
     return *this;
@@ -86,14 +85,14 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
     bool async = non_blocking && direct && is_pinned();
     auto stream = ops::current_stream(sd);
     Storage& st = *target.unsafeGetTensorImpl()->storage;
-    if (async) st.wait_pending_for(&be, idx(sd), stream);  // as above
+    if (async) st.wait_pending_for(&be, backend::device_index(sd), stream);  // as above
     else st.wait_pending();
     void* dst_ptr = st.host_ptr() + target.storage_offset() * static_cast<int64_t>(target.element_size());
-    be.copy_to_host(idx(sd), dst_ptr, s.buf, target.nbytes(), stream, async);
+    be.copy_to_host(backend::device_index(sd), dst_ptr, s.buf, target.nbytes(), stream, async);
     if (async) {
-      backend::EventHandle e = be.event_create(idx(sd), false);
-      be.event_record(idx(sd), e, stream);
-      st.set_pending_on(&be, idx(sd), stream, e);  // the first host access waits for it
+      backend::EventHandle e = be.event_create(backend::device_index(sd), false);
+      be.event_record(backend::device_index(sd), e, stream);
+      st.set_pending_on(&be, backend::device_index(sd), stream, e);  // the first host access waits for it
     }
     if (!direct) copy_same_device(*this, target);
     return *this;
@@ -104,9 +103,9 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   bool done = false;
   if (sd.type() == dd.type()) {
     backend::Backend& be = ops::backend_for(sd);
-    be.stream_synchronize(idx(sd), ops::current_stream(sd));  // src's producers have finished
+    be.stream_synchronize(backend::device_index(sd), ops::current_stream(sd));  // src's producers have finished
     backend::TensorRef s = ops::ref(dev, "copy_"), t = ops::ref(target, "copy_");
-    done = be.copy_peer(idx(dd), t.buf, idx(sd), s.buf, target.nbytes(), ops::current_stream(dd));
+    done = be.copy_peer(backend::device_index(dd), t.buf, backend::device_index(sd), s.buf, target.nbytes(), ops::current_stream(dd));
   }
   if (!done) {  // staged through pinned host memory when we can, pageable otherwise
     Tensor staging;
@@ -219,7 +218,7 @@ Tensor& Tensor::fill_(const Scalar& value) {
   backend::TensorRef o = ops::ref(*this, "fill_");
   backend::TensorRef* refs[] = {&o};
   ops::coalesce(refs, 1);
-  ops::backend_for(d).fill(idx(d), ops::current_stream(d), o, value.toDouble());
+  ops::backend_for(d).fill(backend::device_index(d), ops::current_stream(d), o, value.toDouble());
   return *this;
 }
 

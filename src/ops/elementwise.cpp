@@ -6,7 +6,8 @@
 #include "locus/factory.h"
 #include "locus/functions.h"
 #include "autograd/record.h"
-#include "ops/dispatch.h"
+#include "ops/checks.h"
+#include "ops/internal.h"
 
 namespace locus {
 namespace {
@@ -141,7 +142,7 @@ Tensor binary_impl(BinaryOp op, const Tensor& a, const Tensor& b, Tensor* out_in
     // the common case (same shape and dtype, dense) without broadcasting, casts or coalescing
     Tensor out = out_inplace != nullptr ? *out_inplace : detail::make_empty(a.sizes(), od, d);
     if (out.numel() == 0) return out;
-    ops::backend_for(d).binary(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), op, ops::ref_flat(out),
+    ops::backend_for(d).binary(backend::device_index(d), ops::current_stream(d), op, ops::ref_flat(out),
                                ops::ref_flat(a), ops::ref_flat(b));
     if (out_inplace == nullptr && autograd::should_record(a, b)) autograd::on_binary(op, out, a, b);
     return out;
@@ -157,7 +158,7 @@ Tensor binary_impl(BinaryOp op, const Tensor& a, const Tensor& b, Tensor* out_in
   backend::TensorRef o = ops::ref(out, name), x = ops::ref_broadcast(ac, shape, name), y = ops::ref_broadcast(bc, shape, name);
   backend::TensorRef* refs[] = {&o, &x, &y};
   ops::coalesce(refs, 3);
-  ops::backend_for(d).binary(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), op, o, x, y);
+  ops::backend_for(d).binary(backend::device_index(d), ops::current_stream(d), op, o, x, y);
   if (out_inplace == nullptr && autograd::should_record(ac, bc)) autograd::on_binary(op, out, ac, bc);
   return out;
 }
@@ -181,7 +182,7 @@ Tensor binary_scalar_impl(BinaryOp op, const Tensor& a, const Scalar& s, bool sc
   backend::TensorRef o = ops::ref(out, name), x = ops::ref(ac, name);
   backend::TensorRef* refs[] = {&o, &x};
   ops::coalesce(refs, 2);
-  ops::backend_for(d).binary_scalar(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), op, o, x, s.toDouble(), scalar_first);
+  ops::backend_for(d).binary_scalar(backend::device_index(d), ops::current_stream(d), op, o, x, s.toDouble(), scalar_first);
   if (out_inplace == nullptr && autograd::should_record(ac)) autograd::on_binary_scalar(op, out, ac, s.toDouble(), scalar_first);
   return out;
 }
@@ -227,7 +228,7 @@ Tensor unary_impl(UnaryOp op, const char* name, const Tensor& a, backend::UnaryP
   backend::TensorRef o = ops::ref(out, name), x = ops::ref(ac, name);
   backend::TensorRef* refs[] = {&o, &x};
   ops::coalesce(refs, 2);
-  ops::backend_for(d).unary(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), op, o, x, p);
+  ops::backend_for(d).unary(backend::device_index(d), ops::current_stream(d), op, o, x, p);
   if (autograd::should_record(ac)) autograd::on_unary(op, out, ac, p);
   return out;
 }
@@ -377,7 +378,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
                      ra = ops::ref_broadcast(ac, shape, "where"), rb = ops::ref_broadcast(bc, shape, "where");
   backend::TensorRef* refs[] = {&o, &rc, &ra, &rb};
   ops::coalesce(refs, 4);
-  ops::backend_for(d).where(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), o, rc, ra, rb);
+  ops::backend_for(d).where(backend::device_index(d), ops::current_stream(d), o, rc, ra, rb);
   if (autograd::should_record(ac, bc)) autograd::on_where(out, c, ac, bc);
   return out;
 }
@@ -450,6 +451,21 @@ Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
 namespace ops {
 Tensor threshold_backward(const Tensor& grad, const Tensor& input) {
   return binary_impl(BinaryOp::ThresholdBackward, grad, input, nullptr);
+}
+
+Tensor gelu(const Tensor& input, bool tanh_approximation) {
+  UnaryOp op = tanh_approximation ? UnaryOp::GeluTanh : UnaryOp::Gelu;
+  Tensor a = input.is_floating_point() ? input : input.to(default_dtype());
+  Device d = a.device();
+  Tensor out = detail::make_empty(a.sizes(), a.scalar_type(), d);
+  if (out.numel() > 0) {
+    backend::TensorRef o = ops::ref(out, "gelu"), x = ops::ref(a, "gelu");
+    backend::TensorRef* refs[] = {&o, &x};
+    ops::coalesce(refs, 2);
+    ops::backend_for(d).unary(device_index(d), ops::current_stream(d), op, o, x, {});
+  }
+  if (autograd::should_record(a)) autograd::on_unary(op, out, a, {});
+  return out;
 }
 }  // namespace ops
 

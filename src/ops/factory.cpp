@@ -9,9 +9,17 @@
 #include "locus/factory.h"
 #include "locus/guard.h"
 #include "locus/random.h"
-#include "ops/dispatch.h"
+#include "ops/checks.h"
 
 namespace locus {
+namespace detail {
+/// Reserves `count` numbers of the Philox stream; returns (seed, offset) for the kernel. Thread-safe.
+struct PhiloxState {
+  uint64_t seed, offset;
+};
+PhiloxState philox_reserve(uint64_t count);
+}  // namespace detail
+
 namespace {
 
 Device target(const TensorOptions& o) {
@@ -35,7 +43,6 @@ Tensor filled(IntArrayRef sizes, const TensorOptions& o, ScalarType dt, const Sc
   return t;
 }
 
-int didx(Device d) { return d.index() < 0 ? 0 : d.index(); }
 
 void fill_random(Tensor& t, backend::RandomKind kind, double a, double b) {
   int64_t n = t.numel();
@@ -43,7 +50,7 @@ void fill_random(Tensor& t, backend::RandomKind kind, double a, double b) {
   detail::PhiloxState st = detail::philox_reserve(static_cast<uint64_t>(n));
   Device d = t.device();
   backend::TensorRef r = ops::ref(t, "random");
-  ops::backend_for(d).random(didx(d), ops::current_stream(d), kind, r, st.seed, st.offset, a, b);
+  ops::backend_for(d).random(backend::device_index(d), ops::current_stream(d), kind, r, st.seed, st.offset, a, b);
 }
 
 }  // namespace
@@ -88,7 +95,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   Tensor t = make({n}, o, dt);
   if (n > 0) {
     Device d = t.device();
-    ops::backend_for(d).fill_linear(didx(d), ops::current_stream(d), ops::ref(t, "arange"), s, st);
+    ops::backend_for(d).fill_linear(backend::device_index(d), ops::current_stream(d), ops::ref(t, "arange"), s, st);
   }
   return t;
 }
@@ -100,7 +107,7 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
     double s = start.toDouble(), e = end.toDouble();
     double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
     Device d = t.device();
-    ops::backend_for(d).fill_linear(didx(d), ops::current_stream(d), ops::ref(t, "linspace"), s, step);
+    ops::backend_for(d).fill_linear(backend::device_index(d), ops::current_stream(d), ops::ref(t, "linspace"), s, step);
   }
   return t;
 }

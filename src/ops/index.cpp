@@ -4,7 +4,7 @@
 #include "locus/factory.h"
 #include "locus/functions.h"
 #include "autograd/record.h"
-#include "ops/dispatch.h"
+#include "ops/checks.h"
 
 namespace locus {
 namespace {
@@ -27,7 +27,7 @@ Tensor check_index(const char* op, const Tensor& index, int64_t limit, const cha
 void run_index(const char* op, IndexOp kind, const Tensor& out, const Tensor& in, const Tensor& idx, int dim) {
   Device d = out.device();
   backend::TensorRef o = ops::ref(out, op), x = ops::ref(in, op), i = ops::ref(idx, op);
-  ops::backend_for(d).index(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), kind, o, x, i, dim);
+  ops::backend_for(d).index(backend::device_index(d), ops::current_stream(d), kind, o, x, i, dim);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 #include "locus/error.h"
 #include "locus/functions.h"
 #include "autograd/record.h"
-#include "ops/dispatch.h"
+#include "ops/checks.h"
 
 namespace locus {
 namespace {
@@ -61,7 +61,7 @@ void run_gemm(const char* op, const Tensor& a, const Tensor& b, Tensor& out, dou
   g.stride_a = batch > 1 ? la.t.stride(0) : m * k;
   g.stride_b = batch > 1 ? lb.t.stride(0) : k * n;
   g.stride_c = m * n;
-  ops::backend_for(d).gemm(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), g);
+  ops::backend_for(d).gemm(backend::device_index(d), ops::current_stream(d), g);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 #include "locus/error.h"
 #include "locus/functions.h"
 #include "autograd/record.h"
-#include "ops/dispatch.h"
+#include "ops/checks.h"
 
 namespace locus {
 namespace {
@@ -79,7 +79,7 @@ Tensor reduce_impl(ReduceOp op, const Tensor& a, IntArrayRef dims_in, bool all, 
       x = ops::ref(pin, name);
     }
   }
-  ops::backend_for(d).reduce(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), op, o, x);
+  ops::backend_for(d).reduce(backend::device_index(d), ops::current_stream(d), op, o, x);
   Tensor result = keepdim ? out.view(out_sizes) : out;
   if (autograd::should_record(in)) autograd::on_reduce(op, result, in, red, keepdim);
   return result;
@@ -172,7 +172,7 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dt, 
   for (int64_t i = d + 1; i < nd; ++i) inner *= a.size(i);
   Device dev = a.device();
   backend::TensorRef o = ops::ref(out.reshape({-1}), name), x = ops::ref(in.reshape({-1}), name);
-  ops::backend_for(dev).softmax(dev.index() < 0 ? 0 : dev.index(), ops::current_stream(dev), o, x, outer, n, inner, log);
+  ops::backend_for(dev).softmax(backend::device_index(dev), ops::current_stream(dev), o, x, outer, n, inner, log);
   if (autograd::should_record(in)) autograd::on_softmax(out, in, d, log);
   return out;
 }

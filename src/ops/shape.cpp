@@ -6,7 +6,7 @@
 #include "locus/error.h"
 #include "locus/functions.h"
 #include "autograd/record.h"
-#include "ops/dispatch.h"
+#include "ops/checks.h"
 
 namespace locus {
 namespace {

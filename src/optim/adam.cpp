@@ -7,7 +7,7 @@
 #include "locus/autograd.h"
 #include "locus/error.h"
 #include "locus/functions.h"
-#include "ops/dispatch.h"
+#include "ops/internal.h"
 
 namespace locus::optim {
 namespace {
@@ -21,28 +21,6 @@ void check(double lr, double eps, const std::tuple<double, double>& betas, doubl
   if (wd < 0) throw Error(std::string(name) + ": Invalid weight_decay value: " + std::to_string(wd));
 }
 
-// The backend's one-pass update, when it has one and every tensor is dense, of p's dtype and on
-// p's device; false otherwise (the caller composes the update from tensor ops).
-bool fused_update(Tensor& p, const Tensor& g, Tensor& exp_avg, Tensor& exp_avg_sq, Tensor* max_sq, double lr,
-                  double b1, double b2, double eps, double wd, bool decoupled, double bc1, double bc2) {
-  std::vector<const Tensor*> all = {&p, &g, &exp_avg, &exp_avg_sq};
-  if (max_sq != nullptr) all.push_back(max_sq);
-  for (const Tensor* t : all)
-    if (!t->is_contiguous() || t->scalar_type() != p.scalar_type() || t->device() != p.device() ||
-        t->numel() != p.numel())
-      return false;
-  if (p.numel() == 0) return true;
-  backend::Backend::Adam a;
-  a.lr = lr, a.beta1 = b1, a.beta2 = b2, a.eps = eps, a.weight_decay = wd, a.decoupled = decoupled;
-  a.bias_correction1 = bc1, a.bias_correction2 = bc2;
-  Device d = p.device();
-  backend::Buffer none;
-  return ops::backend_for(d).adam_step(d.index() < 0 ? 0 : d.index(), ops::current_stream(d), p.scalar_type(),
-                                       ops::ref(p, "adam").buf, ops::ref(g, "adam").buf, ops::ref(exp_avg, "adam").buf,
-                                       ops::ref(exp_avg_sq, "adam").buf,
-                                       max_sq != nullptr ? ops::ref(*max_sq, "adam").buf : none, p.numel(), a);
-}
-
 // One Adam update of p; `decoupled` applies weight decay to p directly (AdamW).
 void adam_update(Optimizer& opt, ParamState& s, Tensor& exp_avg, Tensor& exp_avg_sq, Tensor* max_sq, Tensor& p,
                  double lr, double b1, double b2, double eps, double wd, bool decoupled) {
@@ -50,7 +28,10 @@ void adam_update(Optimizer& opt, ParamState& s, Tensor& exp_avg, Tensor& exp_avg
   s.step += 1;
   double bc1 = 1 - std::pow(b1, static_cast<double>(s.step));
   double bc2 = 1 - std::pow(b2, static_cast<double>(s.step));
-  if (fused_update(p, g, exp_avg, exp_avg_sq, max_sq, lr, b1, b2, eps, wd, decoupled, bc1, bc2)) return;
+  backend::Backend::Adam a;
+  a.lr = lr, a.beta1 = b1, a.beta2 = b2, a.eps = eps, a.weight_decay = wd, a.decoupled = decoupled;
+  a.bias_correction1 = bc1, a.bias_correction2 = bc2;
+  if (ops::fused_adam_step(p, g, exp_avg, exp_avg_sq, max_sq, a)) return;
   if (wd != 0) {
     if (decoupled) p.mul_(1 - lr * wd);
     else g = g + p * wd;

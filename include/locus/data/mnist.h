@@ -48,10 +48,4 @@ inline Example<> MapDataset<MapDataset<MNIST, transforms::Normalize<>>, transfor
   return {normalize(std::move(batch.data)), std::move(batch.target)};
 }
 
-namespace detail {
-/// Reads one IDX file (plain or gzip) whose element type is unsigned byte and whose rank is
-/// `expected_dims`; returns a uint8 tensor of its shape. Throws locus::Error naming `path`.
-Tensor read_idx(const std::string& path, int expected_dims);
-}  // namespace detail
-
 }  // namespace locus::data::datasets

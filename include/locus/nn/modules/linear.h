@@ -78,9 +78,4 @@ class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
 };
 LOCUS_MODULE(Embedding);
 
-namespace detail {
-/// TensorOptions for a layer's parameters from its placement options.
-TensorOptions placement(const std::optional<Device>& device, const std::optional<ScalarType>& dtype);
-}  // namespace detail
-
 }  // namespace locus::nn

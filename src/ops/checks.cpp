@@ -1,16 +1,8 @@
-#include "ops/dispatch.h"
+#include "ops/checks.h"
 
 #include <sstream>
 
 namespace locus::ops {
-
-backend::Backend& backend_for(Device d) {
-  backend::Backend* b = backend::get(d.type());
-  if (b == nullptr)
-    throw NotAvailableError(std::string("locus was built without ") + device_type_name(d.type()) +
-                            " support; device " + d.str() + " is not available.");
-  return *b;
-}
 
 void check_no_internal_overlap(const char* op, const Tensor& out) {
   const TensorImpl* t = out.unsafeGetTensorImpl();
@@ -31,25 +23,6 @@ void check_no_partial_overlap(const char* op, const Tensor& out, const Tensor& i
   if (same_ok && (a == b || (a0 == b0 && a1 == b1 && a->sizes == b->sizes && ia == ib))) return;  // the same elements
   throw Error(std::string(op) + "(): unsupported operation: some elements of the input tensor and the written-to "
               "tensor refer to a single memory location. Please clone() the tensor before performing the operation.");
-}
-
-Device check_same_device(const char* op, std::initializer_list<Arg> args) {
-  const Arg* first = nullptr;
-  for (const Arg& a : args) {
-    if (!a.t->defined()) continue;
-    if (first == nullptr || (is_cpu_scalar(*first->t) && !is_cpu_scalar(*a.t))) first = &a;
-  }
-  if (first == nullptr) throw Error(std::string(op) + "(): expected a defined tensor.");
-  Device d = first->t->device();
-  for (const Arg& a : args) {
-    if (!a.t->defined() || a.t->device() == d) continue;
-    if (is_cpu_scalar(*a.t)) continue;  // a 0-dim cpu tensor is a scalar anywhere
-    std::ostringstream os;
-    os << op << "(): Expected all tensors to be on the same device, but found at least two devices, "
-       << d << " and " << a.t->device() << "! Argument '" << a.name << "' is on " << a.t->device() << "; move it with .to(" << d << ").";
-    throw DeviceMismatchError(os.str());
-  }
-  return d;
 }
 
 backend::TensorRef ref(const Tensor& t, const char* op) {
@@ -140,12 +113,6 @@ void coalesce(backend::TensorRef* refs[], int n) {
     if (!mergeable) ++out;
   }
   for (int k = 0; k < n; ++k) refs[k]->ndim = out + 1;
-}
-
-std::string shape_str(IntArrayRef s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
 }
 
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {

@@ -1,29 +1,25 @@
 #pragma once
-// Helpers shared by the device-neutral op code: device checks, backend lookup, kernel refs.
+// What the device-neutral op code shares: device and overlap checks, broadcasting, the kernels'
+// views of tensors (TensorRef) and their coalescing. The backend lookup lives in core/backend.h.
 #include <initializer_list>
 #include <utility>
 
 #include "core/backend.h"
+#include "core/checks.h"
 #include "core/tensor_impl.h"
 #include "locus/error.h"
 #include "locus/stream.h"
 
 namespace locus::ops {
 
-/// The backend serving `d` (registered, since the tensor exists there).
-backend::Backend& backend_for(Device d);
-/// The current stream handle of `d` on this thread (nullptr: the default stream).
-backend::StreamHandle current_stream(Device d);
+using backend::backend_for;
+using backend::current_stream;
+using backend::device_index;
+using locus::Arg;
+using locus::check_same_device;
+using locus::is_cpu_scalar;
+using locus::shape_str;
 
-/// A named operand for device checks.
-struct Arg {
-  const char* name;
-  const Tensor* t;
-};
-/// Checks that every defined operand is on one device before anything is allocated; a 0-dim
-/// cpu tensor is accepted as a scalar on any device. Returns that device. Throws
-/// DeviceMismatchError with PyTorch's opening words, the argument and the fix.
-Device check_same_device(const char* op, std::initializer_list<Arg> args);
 /// PyTorch's memory-overlap checks for an op that writes `out` in place (or copies into it): two
 /// of out's elements in one memory location (a dim of size > 1 with stride 0, as expand() makes)
 /// is an error, and so is an input that overlaps out only partly (same storage, intersecting
@@ -33,17 +29,12 @@ void check_no_internal_overlap(const char* op, const Tensor& out);
 /// same_ok false: the very same elements are refused too (ops that read an input out of order
 /// while writing, as scatter_add_).
 void check_no_partial_overlap(const char* op, const Tensor& out, const Tensor& in, bool same_ok = true);
-/// True for a 0-dim cpu tensor used with tensors on another device.
-inline bool is_cpu_scalar(const Tensor& t) { return t.dim() == 0 && t.device().is_cpu(); }
-
 /// The kernel's view of `t` (waits for a pending copy into it first). At most kMaxDims dims.
 backend::TensorRef ref(const Tensor& t, const char* op);
 /// `t`'s view broadcast to `sizes` (stride 0 on broadcast dims), at most kMaxDims dims.
 backend::TensorRef ref_broadcast(const Tensor& t, IntArrayRef sizes, const char* op);
 /// Merges dimensions that are contiguous in every operand (same sizes in all).
 void coalesce(backend::TensorRef* refs[], int n);
-/// grad where input > 0, else 0, in one pass (relu's backward). Not differentiable itself.
-Tensor threshold_backward(const Tensor& grad, const Tensor& input);
 /// A contiguous tensor as one dense run of numel elements (1-D): the cheapest ref to build.
 backend::TensorRef ref_flat(const Tensor& t);
 
@@ -52,8 +43,6 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
 
 /// `t` converted to `dtype` on its own device (the same tensor when it already has it).
 Tensor cast(const Tensor& t, ScalarType dtype);
-
-std::string shape_str(IntArrayRef s);
 
 /// PyTorch's checked conversion of a scalar operand into an integer dtype narrower than int64:
 /// a value outside the dtype's range is an error naming `op`, the value and the range (a tensor

@@ -1,0 +1,30 @@
+#pragma once
+// The per-type functions PyTorch names torch::cuda:: (and locus adds for opencl): thin spellings
+// of is_available(kCUDA), device_count(kCUDA), ... (locus/device_info.h, locus/guard.h).
+#include <string>
+
+namespace locus {
+
+namespace cuda {
+bool is_available();
+int device_count();
+int current_device();
+void set_device(int index);
+/// Name of device `index` (-1: the current device).
+std::string get_device_name(int index = -1);
+/// Waits for all work on device `index` (-1: the current device).
+void synchronize(int index = -1);
+}  // namespace cuda
+
+namespace opencl {
+bool is_available();
+int device_count();
+int current_device();
+void set_device(int index);
+/// Name of device `index` (-1: the current device).
+std::string get_device_name(int index = -1);
+/// Waits for all work on device `index` (-1: the current device).
+void synchronize(int index = -1);
+}  // namespace opencl
+
+}  // namespace locus

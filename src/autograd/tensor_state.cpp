@@ -1,0 +1,45 @@
+// The Tensor methods over its autograd state (requires_grad, grad, grad_fn): autograd's, not core's.
+#include <memory>
+#include <string>
+
+#include "autograd/meta.h"
+#include "core/checks.h"
+#include "locus/error.h"
+
+namespace locus {
+
+bool Tensor::requires_grad() const { return impl_ && impl_->autograd && impl_->autograd->requires_grad; }
+
+Tensor& Tensor::requires_grad_(bool b) {
+  if (!impl_) throw Error("Tensor: the tensor is undefined (default-constructed); create it with a factory first.");
+  if (b && !is_floating_point())
+    throw Error(std::string("requires_grad_(): only tensors of floating point dtype can require gradients, got ") +
+                dtype_name(scalar_type()) + ".");
+  if (!impl_->autograd) impl_->autograd = std::make_shared<autograd::AutogradMeta>();
+  impl_->autograd->requires_grad = b;
+  return *this;
+}
+
+const Tensor& Tensor::grad() const {
+  static const Tensor undefined;
+  if (!impl_ || !impl_->autograd) return undefined;
+  return impl_->autograd->grad;
+}
+
+Tensor& Tensor::mutable_grad() {
+  if (!impl_) throw Error("Tensor: the tensor is undefined (default-constructed); create it with a factory first.");
+  if (!impl_->autograd) impl_->autograd = std::make_shared<autograd::AutogradMeta>();
+  return impl_->autograd->grad;
+}
+
+void Tensor::set_grad(const Tensor& g) {
+  if (g.defined()) check_same_device("set_grad", {{"self", this}, {"grad", &g}});
+  mutable_grad() = g;
+}
+
+std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  return impl_ && impl_->autograd ? impl_->autograd->grad_fn : nullptr;
+}
+bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
+
+}  // namespace locus

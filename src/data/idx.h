@@ -1,0 +1,13 @@
+#pragma once
+// The IDX reader behind datasets::MNIST (src/data/mnist.cpp), also driven by fuzz/fuzz_idx.cpp.
+#include <string>
+
+#include "locus/tensor.h"
+
+namespace locus::data::datasets::detail {
+
+/// Reads one IDX file (plain or gzip) whose element type is unsigned byte and whose rank is
+/// `expected_dims`; returns a uint8 tensor of its shape. Throws locus::Error naming `path`.
+Tensor read_idx(const std::string& path, int expected_dims);
+
+}  // namespace locus::data::datasets::detail

@@ -1,0 +1,29 @@
+#pragma once
+// Internal ops behind nn::functional's convolution and pooling (src/ops/conv.cpp, pool.cpp): each
+// calls the backend's im2col family (or its optional direct kernel) and records its autograd node,
+// as every other op does. Arguments are validated by the caller (nn::functional), except what only
+// the geometry can tell (a window that does not fit the input), which these report.
+#include "core/backend.h"
+#include "locus/tensor.h"
+
+namespace locus::ops {
+
+/// A 2-D sliding window: kernel size, dilation, padding and stride (height, width).
+struct Window {
+  int64_t kh = 1, kw = 1, dh = 1, dw = 1, ph = 0, pw = 0, sh = 1, sw = 1;
+};
+
+/// The backend geometry of `w` over x's last two dims [..., H, W] (c = x.size(-3)); oh and ow stay
+/// 0 when a parameter is out of range, so nothing divides by a zero stride.
+backend::Backend::Im2Col window_geometry(const Tensor& x, const Window& w);
+/// im2col of a 4-D input [N, C, H, W] into [N, C*kh*kw, oh*ow]; its backward is col2im.
+Tensor im2col(const Tensor& input, const Window& w);
+/// conv2d of a 4-D input by a 4-D weight [O, C/groups, kh, kw] (+ bias [O] when defined): the
+/// backend's direct kernel when it has one (groups 1), else im2col and a GEMM. Shapes checked above.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Window& w, int64_t groups);
+/// Max pooling of a 4-D input [N, C, H, W] (padding never wins), differentiable.
+Tensor max_pool2d(const Tensor& input, const Window& w);
+/// Average pooling of a 4-D input (dilation 1); padding is counted when `count_include_pad`.
+Tensor avg_pool2d(const Tensor& input, const Window& w, bool count_include_pad);
+
+}  // namespace locus::ops
