@@ -14,10 +14,6 @@ using namespace locus;
 
 namespace {
 
-void require(bool ok, const std::string& what) {
-  if (!ok) throw std::runtime_error(what);
-}
-
 class DeviceThreads : public testing::TestWithParam<Device> {};
 
 TEST_P(DeviceThreads, EightThreadsOnOwnAndDefaultStreams) {
@@ -36,37 +32,37 @@ TEST_P(DeviceThreads, EightThreadsOnOwnAndDefaultStreams) {
       std::optional<StreamGuard> guard;
       if (r % 2 == 1) guard.emplace(streams[t]);  // odd rounds: the thread's own stream
       const Stream s = Stream::current(d);
-      require(d.is_cpu() || (r % 2 == 0 ? s.is_default() : s == streams[t]), "StreamGuard sets the current stream");
+      stress::require(d.is_cpu() || (r % 2 == 0 ? s.is_default() : s == streams[t]), "StreamGuard sets the current stream");
 
       const int64_t k = 64 + 96 * ((t + r) % 8);  // several small-pool sizes
       Tensor x = arange(k, opt);
       Tensor y = x * 2 + 1;  // 1, 3, 5, ...: sums to k^2
       Tensor host = y.cpu();
       Tensor back = host.to(d);
-      require(back.sum().item<double>() == static_cast<double>(k * k), "sum of the first k odd numbers");
+      stress::require(back.sum().item<double>() == static_cast<double>(k * k), "sum of the first k odd numbers");
 
       Tensor big = empty({(int64_t{1} << 18) + 512 * t}, opt);  // > 1 MiB: the large pool
       big.fill_(static_cast<double>(t));
-      require(big.sum().item<double>() == static_cast<double>(t) * static_cast<double>(big.numel()),
+      stress::require(big.sum().item<double>() == static_cast<double>(t) * static_cast<double>(big.numel()),
               "a filled large block sums to fill * numel");
 
       Tensor copy = shared.to(d, /*non_blocking=*/false, /*copy=*/true);
       Tensor m = ones({16, 16}, opt).matmul(full({16, 16}, 2.0, opt));
-      require(copy.equal(shared), "a copy of the shared tensor equals it");
-      require(m.eq(32).all().item<bool>(), "ones(16,16) @ full(2) is 32 everywhere");
+      stress::require(copy.equal(shared), "a copy of the shared tensor equals it");
+      stress::require(m.eq(32).all().item<bool>(), "ones(16,16) @ full(2) is 32 everywhere");
 
       if (!d.is_cpu()) {  // pinned host memory and a non_blocking upload on the current stream
         Tensor pinned = host.pin_memory();
         Tensor up = pinned.to(d, /*non_blocking=*/true);
-        require(up.equal(back), "a non_blocking copy from pinned memory arrives whole");
+        stress::require(up.equal(back), "a non_blocking copy from pinned memory arrives whole");
       }
       if (t == 0 && r % 3 == 0) empty_cache(d);
       if (t == 1) {
         auto st = memory_stats(d);
-        require(st["allocated_bytes.current"] <= st["reserved_bytes.current"] || d.is_cpu(),
+        stress::require(st["allocated_bytes.current"] <= st["reserved_bytes.current"] || d.is_cpu(),
                 "allocated <= reserved");
-        require(memory_allocated(d) >= 0 && max_memory_allocated(d) >= 0, "counters are non-negative");
-        require(!memory_summary(d).empty(), "memory_summary");
+        stress::require(memory_allocated(d) >= 0 && max_memory_allocated(d) >= 0, "counters are non-negative");
+        stress::require(!memory_summary(d).empty(), "memory_summary");
       }
       s.synchronize();
     });

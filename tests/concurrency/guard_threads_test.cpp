@@ -10,10 +10,6 @@ using namespace locus;
 
 namespace {
 
-void require(bool ok, const std::string& what) {
-  if (!ok) throw std::runtime_error(what);
-}
-
 class GuardThreads : public testing::TestWithParam<Device> {};
 
 TEST_P(GuardThreads, NestedScopesOnSixteenThreads) {
@@ -27,34 +23,34 @@ TEST_P(GuardThreads, NestedScopesOnSixteenThreads) {
   int64_t rounds = stress::run_threads(16, [&](int t, int64_t r) {
     const Device other = devices[static_cast<size_t>(t + r) % devices.size()];
     const Device outer = default_device();
-    require(outer == default_before, "a thread starts with the process's default device");
+    stress::require(outer == default_before, "a thread starts with the process's default device");
     {
       DefaultDeviceGuard dg(d);
-      require(default_device() == d, "DefaultDeviceGuard(d) makes d the default");
-      require(zeros({3}).device() == d, "factories follow the default device");
+      stress::require(default_device() == d, "DefaultDeviceGuard(d) makes d the default");
+      stress::require(zeros({3}).device() == d, "factories follow the default device");
       {
         DefaultDeviceGuard inner(other);
-        require(default_device() == other, "a nested DefaultDeviceGuard wins");
-        require(ones({2}).device() == other, "factories follow the nested default");
+        stress::require(default_device() == other, "a nested DefaultDeviceGuard wins");
+        stress::require(ones({2}).device() == other, "factories follow the nested default");
       }
-      require(default_device() == d, "the nested scope restores the outer default");
+      stress::require(default_device() == d, "the nested scope restores the outer default");
     }
-    require(default_device() == outer, "the scope restores the thread's default");
+    stress::require(default_device() == outer, "the scope restores the thread's default");
     if (d.is_cpu()) return;
     const DeviceIndex idx = current_device_index(d.type());
     {
       DeviceGuard g(d);
-      require(current_device_index(d.type()) == d.index(), "DeviceGuard sets the current index");
-      require(Stream::current(d).is_default(), "no StreamGuard: the default stream");
+      stress::require(current_device_index(d.type()) == d.index(), "DeviceGuard sets the current index");
+      stress::require(Stream::current(d).is_default(), "no StreamGuard: the default stream");
       {
         StreamGuard sg(streams[t]);
-        require(Stream::current(d) == streams[t], "StreamGuard sets this thread's current stream");
+        stress::require(Stream::current(d) == streams[t], "StreamGuard sets this thread's current stream");
         Tensor x = ones({64}, TensorOptions().device(d)) * static_cast<double>(t);
-        require(x.sum().item<double>() == 64.0 * t, "work on the thread's stream");
+        stress::require(x.sum().item<double>() == 64.0 * t, "work on the thread's stream");
       }
-      require(Stream::current(d).is_default(), "StreamGuard restores the default stream");
+      stress::require(Stream::current(d).is_default(), "StreamGuard restores the default stream");
     }
-    require(current_device_index(d.type()) == idx, "DeviceGuard restores the current index");
+    stress::require(current_device_index(d.type()) == idx, "DeviceGuard restores the current index");
   });
   EXPECT_GE(rounds, 16);
   EXPECT_EQ(default_device(), default_before);

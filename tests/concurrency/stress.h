@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +18,12 @@
 #include "locus/locus.h"
 
 namespace stress {
+
+/// A check inside a worker thread: throws, so run_threads reports it with the thread's number
+/// (gtest's EXPECT_* macros are not meant to fail from many threads at once).
+inline void require(bool ok, const std::string& what) {
+  if (!ok) throw std::runtime_error(what);
+}
 
 /// How long each test hammers: LOCUS_STRESS_SECONDS (default 2). Every thread does at least one
 /// round whatever the time, so a slow sanitizer build still runs every path.
