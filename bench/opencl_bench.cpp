@@ -2,7 +2,7 @@
 // CLBlast calls, in one process, on the same device and queue. bench/run runs this and checks the
 // ratios against the targets; docs/benchmarks.md says what each row means.
 //
-//   launch/empty             an empty kernel: locus's launch path (opencl::Launch, as every op
+//   launch/empty             an empty kernel: locus's launch path (gpu::Launch, as every op
 //                            uses it) vs clSetKernelArg + clEnqueueNDRangeKernel; many launches,
 //                            then one clFinish: time per launch
 //   launch/empty_sync        one launch + finish: the latency of a lone launch
@@ -54,7 +54,8 @@
 
 #include <locus/locus.h>
 
-#include "backends/opencl/launch.h"
+#include "backends/gpu/gpu_backend.h"
+#include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/program.h"
 #include "backends/opencl/runtime.h"
 
@@ -212,10 +213,11 @@ void bench_launch(const locus::Device& dev) {
   ClBuffer buf(d.ctx, 1024);
   cl_command_queue q = d.queue;  // locus's default queue for this device: the current stream below
   if (locus::Stream::current(dev).handle() != nullptr) throw std::runtime_error("expected the default stream");
-  const size_t local = cl::default_local(idx), global = local;  // what Launch::run1d(1) enqueues
+  auto& be = static_cast<locus::gpu::GpuBackend&>(locus::backend::backend_for(dev));
+  const size_t local = be.caps(idx).local, global = local;  // what Launch::run1d(1) enqueues
 
   auto locus_launch = [&] {
-    cl::Launch(idx, k, locus::Stream::current(dev).handle()).buf({buf.m, 0}).run1d(1);
+    locus::gpu::Launch(be, idx, locus::Stream::current(dev).handle(), k).buf({buf.m, 0}).run1d(1);
   };
   auto direct_launch = [&] {
     cl_mem m = buf.m;
