@@ -92,9 +92,13 @@ class Tensor {
   Tensor cpu() const;
   Tensor cuda(int index = -1, bool non_blocking = false) const;
   Tensor opencl(int index = -1, bool non_blocking = false) const;
-  /// A copy in page-locked host memory (the same tensor if already pinned).
-  Tensor pin_memory() const;
-  bool is_pinned() const;
+  /// A copy in page-locked host memory (the same tensor if already pinned). Memory is pinned by
+  /// one driver: by default the best-ranked accelerator's (cuda before opencl, as PyTorch pins for
+  /// CUDA); `device` names the accelerator whose copies will read it (PyTorch's
+  /// `pin_memory(device)`), which matters on a machine with both.
+  Tensor pin_memory(std::optional<Device> device = std::nullopt) const;
+  /// True for a cpu tensor in page-locked memory; with `device`, pinned by that device type's driver.
+  bool is_pinned(std::optional<Device> device = std::nullopt) const;
   /// PyTorch's Tensor.record_stream: this tensor's memory is also used by work queued on `stream`
   /// (of the tensor's device). When the tensor is freed, the caching allocator keeps the block
   /// from reuse until the work queued on `stream` by then has completed, and keeps `stream`

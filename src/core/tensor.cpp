@@ -79,7 +79,7 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   return dim < 0 ? dim + n : dim;
 }
 
-Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinned) {
+Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinned, Device pin_for) {
   int64_t numel = 1;
   for (int64_t s : sizes) {
     if (s < 0)
@@ -99,7 +99,11 @@ Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinne
     for (const backend::Registration* reg : backend::accelerators_by_rank()) {
       if (!reg->caps.pinned_host_memory) continue;
       kinds += (kinds.empty() ? "" : " or ") + std::string(device_type_name(reg->caps.type));
-      if (acc.is_cpu() && reg->backend != nullptr && reg->backend->device_count() > 0) acc = Device(reg->caps.type, 0);
+      if (reg->backend == nullptr || reg->backend->device_count() == 0) continue;
+      // memory pinned by one driver is pageable to another (an OpenCL copy from CUDA-pinned memory
+      // runs at pageable speed), so the device the memory is for comes first
+      if (!pin_for.is_cpu() && reg->caps.type == pin_for.type()) acc = Device(pin_for.type(), 0);
+      else if (acc.is_cpu()) acc = Device(reg->caps.type, 0);
     }
     if (acc.is_cpu())
       throw NotAvailableError("pin_memory(): page-locked memory needs an accelerator (" + kinds + "), and none is "

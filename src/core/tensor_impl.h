@@ -90,8 +90,11 @@ struct TensorImpl {
 namespace detail {
 /// Contiguous row-major strides for `sizes`.
 DimVector contiguous_strides(IntArrayRef sizes);
-/// A new uninitialised contiguous tensor on an indexed device (resolved, checked).
-Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinned = false);
+/// A new uninitialised contiguous tensor on an indexed device (resolved, checked). `pinned` (cpu
+/// only): page-locked for the accelerator `pin_for` when it has pinned host memory, otherwise for
+/// the best-ranked accelerator that has it (PyTorch pins for CUDA).
+Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinned = false,
+                  Device pin_for = Device(kCPU));
 /// A tensor sharing `src`'s storage with new geometry.
 Tensor make_view(const Tensor& src, IntArrayRef sizes, IntArrayRef strides, int64_t offset);
 /// Wraps a dimension index: -1 -> ndim-1; throws a clear error when out of range.

@@ -68,6 +68,7 @@ struct PinnedBlock {
   void* ptr = nullptr;
   size_t size = 0;
   void* ctx = nullptr;
+  Device device{kCPU};  ///< the accelerator whose driver pinned it (its copies run at full speed)
 };
 PinnedBlock pinned_allocate(Device d, size_t bytes);
 void pinned_free(const PinnedBlock& b) noexcept;

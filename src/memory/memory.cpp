@@ -122,6 +122,7 @@ PinnedBlock pinned_allocate(Device d, size_t bytes) {
   blk.ptr = r->ptr;
   blk.size = bytes;
   blk.ctx = r;
+  blk.device = d;
   return blk;
 }
 

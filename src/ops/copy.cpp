@@ -110,7 +110,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   if (!done) {  // staged through pinned host memory when we can, pageable otherwise
     Tensor staging;
     try {
-      staging = detail::make_empty(sizes(), scalar_type(), Device(kCPU), /*pinned=*/true);
+      staging = detail::make_empty(sizes(), scalar_type(), Device(kCPU), /*pinned=*/true, /*pin_for=*/sd);
     } catch (const NotAvailableError&) {
       staging = detail::make_empty(sizes(), scalar_type(), Device(kCPU));
     }
@@ -133,7 +133,8 @@ Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) co
   Tensor out;
   if (pinned) {
     try {
-      out = detail::make_empty(sizes(), dt, target, true);
+      // a device -> host copy pins for the source's driver (its copy engine reads that memory)
+      out = detail::make_empty(sizes(), dt, target, true, cur.is_cpu() ? Device(kCPU) : cur);
     } catch (const NotAvailableError&) {
       out = detail::make_empty(sizes(), dt, target, false);
     }
@@ -168,15 +169,20 @@ Tensor Tensor::opencl(int index, bool nb) const {
   return to(Device(kOpenCL, static_cast<DeviceIndex>(index)), nb);
 }
 
-bool Tensor::is_pinned() const {
-  return defined() && device().is_cpu() && impl()->storage->pinned.ptr != nullptr;
+bool Tensor::is_pinned(std::optional<Device> for_device) const {
+  if (!defined() || !device().is_cpu() || impl()->storage->pinned.ptr == nullptr) return false;
+  return !for_device || impl()->storage->pinned.device.type() == for_device->type();
 }
 
-Tensor Tensor::pin_memory() const {
+Tensor Tensor::pin_memory(std::optional<Device> for_device) const {
   if (!device().is_cpu())
     throw Error("pin_memory(): cannot pin a tensor on " + device().str() + "; only cpu tensors can be pinned.");
-  if (is_pinned()) return *this;
-  Tensor out = detail::make_empty(sizes(), scalar_type(), device(), true);
+  if (for_device && for_device->is_cpu())
+    throw Error("pin_memory(): cannot pin memory for " + for_device->str() +
+                "; name the accelerator the copies go to (for example opencl:0), or none.");
+  if (for_device) check_device_available(*for_device);
+  if (is_pinned(for_device)) return *this;
+  Tensor out = detail::make_empty(sizes(), scalar_type(), device(), true, for_device.value_or(Device(kCPU)));
   out.copy_(*this);
   return out;
 }

@@ -71,6 +71,31 @@ TEST_F(Pinned, PinMemoryAndNonBlockingRoundTrip) {
   EXPECT_THROW_MSG(d.pin_memory(), Error, "only cpu tensors can be pinned");
 }
 
+// Memory pinned by one driver is pageable to another: pin_memory(device) pins for that device's
+// driver (PyTorch's pin_memory(device)), is_pinned(device) says which, and a non_blocking copy from
+// a device to the host lands in memory pinned by the source's driver.
+TEST_F(Pinned, PinMemoryForADeviceUsesThatDevicesDriver) {
+  Tensor h = arange(1 << 12, dtype(kFloat));
+  Tensor p = h.pin_memory(dev);
+  EXPECT_TRUE(p.is_pinned());
+  EXPECT_TRUE(p.is_pinned(dev));
+  EXPECT_TRUE(p.is_pinned(Device(dev.type())));  // the type decides, not the index
+  EXPECT_TRUE(p.equal(h));
+  EXPECT_TRUE(p.pin_memory(dev).is_same(p));
+  EXPECT_TRUE(p.pin_memory().is_same(p));
+  EXPECT_FALSE(h.is_pinned(dev));
+  Tensor back = p.to(dev).to(Device(kCPU), /*non_blocking=*/true);
+  EXPECT_TRUE(back.is_pinned(dev));
+  EXPECT_TRUE(back.equal(h));
+  // a type whose driver did not pin it
+  for (Device other : all_devices())
+    if (!other.is_cpu() && other.type() != dev.type()) EXPECT_FALSE(p.is_pinned(other));
+  EXPECT_THROW_MSG(h.pin_memory(Device(kCPU)), Error,
+                   "pin_memory(): cannot pin memory for cpu; name the accelerator the copies go to "
+                   "(for example opencl:0), or none.");
+  EXPECT_THROW(h.pin_memory(Device("mps")), NotAvailableError);
+}
+
 // Many non_blocking copies read one pinned tensor without waiting for each other (they stay
 // queued); a host write, a device-to-host copy into it, or another stream still waits for them.
 TEST_F(Pinned, AsyncReadsOfOnePinnedTensorAreOrderedAgainstWrites) {
