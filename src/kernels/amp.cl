@@ -7,6 +7,7 @@
  * Arithmetic in A (float for half and bfloat16: vload_half/vstore_half through LD/ST). */
 #include "common.cl"
 
+#ifdef IS_FLOAT /* floating dtypes only (the program is still built for the others: empty) */
 #define AMP_MAX_TENSORS 16
 
 typedef struct {
@@ -35,3 +36,4 @@ KERNEL void amp_unscale(GLOBAL uchar* b0, GLOBAL uchar* b1, GLOBAL uchar* b2, GL
   }
   if (found) *TYPED(float, fb, fo) = 1.0f;
 }
+#endif /* IS_FLOAT */

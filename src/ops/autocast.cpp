@@ -105,12 +105,19 @@ ScalarType get_autocast_dtype(DeviceType type) {
   if (auto t = t_state.dtype[ops::autocast::slot(type)]) return *t;
   if (type == kCPU) return kBFloat16;
   if (type == kCUDA) return kHalf;
-  // other device types: float16 where the current device does half arithmetic
+  // other device types: float16 where the current device does half arithmetic (asked once per
+  // device and thread: casts call this for every op)
+  thread_local std::array<std::array<int8_t, 16>, ops::autocast::kTypes> known{};  // 0 unknown, 1 half, 2 bf16
+  DeviceIndex index = current_device_index(type);
+  int8_t* k = index >= 0 && index < 16 ? &known[ops::autocast::slot(type)][static_cast<size_t>(index)] : nullptr;
+  if (k != nullptr && *k != 0) return *k == 1 ? kHalf : kBFloat16;
+  ScalarType t = kBFloat16;
   try {
-    if (device_count(type) > 0) return describe(Device(type, current_device_index(type))).fp16 ? kHalf : kBFloat16;
+    if (device_count(type) > 0 && describe(Device(type, index)).fp16) t = kHalf;
   } catch (const Error&) {
   }
-  return kBFloat16;
+  if (k != nullptr) *k = t == kHalf ? 1 : 2;
+  return t;
 }
 
 namespace {
