@@ -195,3 +195,40 @@ TEST_P(GradScalerTest, MisuseIsRefusedWithPyTorchsMessages) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(GradScalerTest);
+
+// One optimizer over parameters on every device (model parallel): one fused pass per device, and
+// an inf on any one device skips the whole step.
+TEST(GradScalerDevices, InfOnAnyDeviceSkipsTheStep) {
+  std::vector<Device> devs = test_devices();
+  std::vector<nn::Linear> layers;
+  std::vector<Tensor> params;
+  for (const Device& d : devs) {
+    layers.emplace_back(3, 3);
+    layers.back()->to(d);
+    for (const Tensor& p : layers.back()->parameters()) params.push_back(p);
+  }
+  optim::SGD opt(params, optim::SGDOptions(0.1));
+  amp::GradScaler scaler(amp::GradScalerOptions().init_scale(8));
+  for (size_t poisoned = 0; poisoned <= devs.size(); ++poisoned) {  // == size: none poisoned
+    opt.zero_grad();
+    for (size_t i = 0; i < devs.size(); ++i)
+      scaler.scale(layers[i]->forward(ones({2, 3}, device(devs[i]))).sum()).backward();
+    std::vector<std::vector<double>> before;
+    for (const Tensor& p : params) before.push_back(values(p));
+    if (poisoned < devs.size())
+      layers[poisoned]->weight.grad().view({-1}).narrow(0, 4, 1).fill_(std::numeric_limits<double>::infinity());
+    double scale = scaler.get_scale();
+    scaler.step(opt);
+    scaler.update();
+    bool skipped = poisoned < devs.size();
+    EXPECT_EQ(scaler.get_scale(), skipped ? scale / 2 : scale) << poisoned;
+    for (size_t k = 0; k < params.size(); ++k) {
+      if (skipped) EXPECT_EQ(values(params[k]), before[k]) << "poisoned " << poisoned << ", param " << k;
+      else EXPECT_NE(values(params[k]), before[k]) << k;
+    }
+    // unscaled on every device: a weight's gradient is the sum of its 2 input rows of ones
+    for (size_t i = 0; i < devs.size(); ++i)
+      if (i != poisoned) EXPECT_EQ(values(layers[i]->weight.grad()), std::vector<double>(9, 2.0)) << devs[i];
+  }
+  EXPECT_EQ(scaler.skipped_steps(), static_cast<int64_t>(devs.size()));
+}
