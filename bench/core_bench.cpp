@@ -11,6 +11,10 @@
 //   sgemm/openblas/<n>            cblas_sgemm of Debian's OpenBLAS, called directly
 //   sgemm/blis/<n>                bli_sgemm of Debian's BLIS, called directly
 //   add/<n>, add_inplace/<n>      elementwise float32 add (out of place, and a.add_(b))
+//   cnn_step/{float32,bf16_autocast}/cpu
+//                                 one training step of locus-train's CNN (batch 64, Adam), float32
+//                                 or under AutocastGuard(kCPU, kBFloat16); counter peak_act_MiB:
+//                                 the step's peak allocation above the weights and optimizer state
 //
 // The BLAS libraries are loaded with dlopen(RTLD_LOCAL) so that linking them here can never
 // redirect locus's own BLAS calls (both export cblas_sgemm and sgemm_).
@@ -317,6 +321,37 @@ void BM_add_inplace(benchmark::State& st) {  // the kernel alone: no output allo
   set_bytes(st, n);
 }
 
+// ---- (5) mixed precision: a CNN training step, float32 vs bfloat16 autocast ----------------------
+void BM_cnn_step(benchmark::State& st, bool bf16) {
+  namespace nn = locus::nn;
+  const locus::Device cpu(locus::kCPU);
+  locus::manual_seed(0);
+  nn::Sequential model(nn::Conv2d(nn::Conv2dOptions(1, 16, 3).padding(1)), nn::ReLU(), nn::MaxPool2d(2),
+                       nn::Conv2d(nn::Conv2dOptions(16, 32, 3).padding(1)), nn::ReLU(), nn::MaxPool2d(2),
+                       nn::Flatten(), nn::Linear(1568, 10));
+  locus::optim::Adam opt(model->parameters(), locus::optim::AdamOptions(1e-3));
+  locus::Tensor x = locus::randn({64, 1, 28, 28}), y = locus::randint(10, {64}, locus::TensorOptions().dtype(locus::kLong));
+  auto step = [&] {
+    opt.zero_grad();
+    locus::Tensor loss;
+    {
+      locus::autocast::AutocastGuard ac(locus::kCPU, locus::kBFloat16, /*enabled=*/bf16);
+      loss = nn::functional::cross_entropy(model->forward(x), y);
+    }
+    loss.backward();
+    opt.step();
+  };
+  step();  // Adam's state exists from here on
+  int64_t peak = 0;
+  for (auto _ : st) {
+    int64_t base = locus::memory_allocated(cpu);
+    locus::reset_peak_memory_stats(cpu);
+    step();
+    peak = std::max(peak, locus::max_memory_allocated(cpu) - base);
+  }
+  st.counters["peak_act_MiB"] = static_cast<double>(peak) / (1 << 20);
+}
+
 void register_all() {
   using benchmark::RegisterBenchmark;
   const locus::Device cpu(locus::kCPU);
@@ -351,6 +386,8 @@ void register_all() {
         ->Arg(int64_t(1) << 20)
         ->Arg(int64_t(1) << 24);
   }
+  RegisterBenchmark("cnn_step/float32/cpu", BM_cnn_step, false)->UseRealTime()->Unit(benchmark::kMillisecond);
+  RegisterBenchmark("cnn_step/bf16_autocast/cpu", BM_cnn_step, true)->UseRealTime()->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #pragma once
 // Everything: #include <locus/locus.h>, then spell things as libtorch with locus:: for torch::.
 #include "locus/aten.h"
+#include "locus/amp/grad_scaler.h"
+#include "locus/autocast.h"
 #include "locus/autograd.h"
 #include "locus/data.h"
 #include "locus/device.h"

@@ -89,6 +89,12 @@ class Tensor {
   Tensor to(const char* device, bool non_blocking = false, bool copy = false) const;
   Tensor to(const std::string& device, bool non_blocking = false, bool copy = false) const;
   Tensor to(int device_index, bool non_blocking = false, bool copy = false) const;
+  /// PyTorch's dtype shorthands, each to(dtype): x.half(), x.bfloat16(), x.float(), x.double().
+  /// `float` and `double` are C++ keywords, so those two are spelled float_() and double_().
+  Tensor half() const { return to(kHalf); }
+  Tensor bfloat16() const { return to(kBFloat16); }
+  Tensor float_() const { return to(kFloat); }
+  Tensor double_() const { return to(kDouble); }
   Tensor cpu() const;
   Tensor cuda(int index = -1, bool non_blocking = false) const;
   Tensor opencl(int index = -1, bool non_blocking = false) const;

@@ -16,6 +16,7 @@
 #include "autograd/record.h"
 #include "locus/error.h"
 #include "locus/factory.h"
+#include "ops/autocast.h"
 #include "ops/checks.h"
 
 namespace locus {
@@ -126,6 +127,7 @@ struct Capture {
 variable_list run(const std::vector<Edge>& roots, variable_list root_grads, bool keep_graph, bool create_graph,
                   const std::vector<Edge>& targets, bool allow_unused) {
   AutoGradMode mode(create_graph);
+  ops::autocast::ExcludeGuard no_autocast;  // backward ops run in the dtypes the forward chose
   bool grad_mode = !targets.empty();
   std::vector<std::function<void()>> callbacks;
   struct CallbackScope {

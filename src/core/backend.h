@@ -249,6 +249,15 @@ class Backend {
                          Buffer exp_avg_sq, Buffer max_sq, int64_t n, const Adam& a) {
     return false;
   }
+  /// Optional fused pass of amp::GradScaler (PyTorch's _amp_foreach_non_finite_check_and_unscale_):
+  /// multiplies in place every element of the `count` contiguous tensors (tensors[i]: numels[i]
+  /// elements of the floating type `dtype`) by inv_scale, and sets the float32 at found_inf to 1
+  /// when any of them holds inf or NaN (never clears it). One pass over all of them, not a
+  /// launch per tensor. Returns false when the backend has no such kernel.
+  virtual bool non_finite_check_and_unscale(int index, StreamHandle s, ScalarType dtype, const Buffer* tensors,
+                                            const int64_t* numels, int count, float inv_scale, Buffer found_inf) {
+    return false;
+  }
 };
 
 /// What a backend is, as data: everything above the backends that must tell device types apart

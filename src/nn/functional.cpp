@@ -10,11 +10,13 @@
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/functions.h"
+#include "ops/autocast.h"
 #include "ops/checks.h"
 #include "ops/conv.h"
 #include "ops/internal.h"
 
 namespace locus::nn::functional {
+namespace ac = ops::autocast;
 namespace {
 
 using autograd::variable_list;
@@ -31,6 +33,9 @@ Tensor reduce(const Tensor& loss, enumtype::Reduction r) {
 }  // namespace
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  // cast before weight.t(): the cast cache holds the weight itself, not a view of it
+  if (auto c = ac::policy(ac::Op::Linear, input.device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return linear(C(input), C(weight), C(bias)); });
   if (input.dim() != 2) {
     Tensor out = input.matmul(weight.t());
     return bias.defined() ? out + bias : out;
@@ -130,6 +135,10 @@ Tensor reduce_weighted(const Tensor& loss, const Tensor& w, enumtype::Reduction 
 }  // namespace
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options) {
+  if (auto c = ac::policy(ac::Op::NllLoss, input.device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) {
+      return nll_loss(C(input), target, NLLLossFuncOptions(options).weight(C(options.weight())));
+    });
   if (input.dim() < 2) throw Error("nll_loss(): expected input of shape [N, C] (or [N, C, d...]), got " + ops::shape_str(input.sizes()) + ".");
   DimVector tshape(target.sizes());
   Tensor in = input, tg = target;
@@ -139,6 +148,10 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOpti
 }
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options) {
+  if (auto c = ac::policy(ac::Op::CrossEntropy, input.device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) {
+      return cross_entropy(C(input), C(target), CrossEntropyFuncOptions(options).weight(C(options.weight())));
+    });
   if (input.dim() < 2) throw Error("cross_entropy(): expected input of shape [N, C] (or [N, C, d...]), got " + ops::shape_str(input.sizes()) + ".");
   double eps = options.label_smoothing();
   if (eps < 0 || eps > 1) throw Error("cross_entropy(): label_smoothing must be between 0.0 and 1.0. Got: " + std::to_string(eps) + ".");
@@ -158,12 +171,19 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options) {
+  if (auto c = ac::policy(ac::Op::MseLoss, input.device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return mse_loss(C(input), C(target), options); });
   Tensor d = input - target;
   return reduce(d * d, options.reduction());
 }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const BinaryCrossEntropyWithLogitsFuncOptions& options) {
+  if (auto c = ac::policy(ac::Op::BceWithLogits, input.device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) {
+      auto o = BinaryCrossEntropyWithLogitsFuncOptions(options).weight(C(options.weight())).pos_weight(C(options.pos_weight()));
+      return binary_cross_entropy_with_logits(C(input), C(target), o);
+    });
   if (input.sizes() != target.sizes())
     throw Error("binary_cross_entropy_with_logits(): Target size (" + ops::shape_str(target.sizes()) +
                 ") must be the same as input size (" + ops::shape_str(input.sizes()) + ").");
@@ -277,6 +297,11 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   for (int64_t i = 2; i < input.dim(); ++i) dims.push_back(i);
   std::vector<int64_t> bshape(static_cast<size_t>(input.dim()), 1);
   bshape[1] = c;
+  // PyTorch's mixed types: a float16/bfloat16 input with float32 weights or statistics (a conv
+  // under autocast feeding a BatchNorm) is normalised in float32 and returned in the input's dtype
+  auto is_f32 = [](const Tensor& t) { return t.defined() && t.scalar_type() == kFloat; };
+  if ((input.scalar_type() == kHalf || input.scalar_type() == kBFloat16) && (is_f32(running_mean) || is_f32(o.weight())))
+    return batch_norm(input.to(kFloat), running_mean, running_var, o).to(input.scalar_type());
   Tensor mean, var;
   if (o.training()) {
     int64_t count = input.numel() / std::max<int64_t>(c, 1);
@@ -306,6 +331,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
 }
 
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& o) {
+  if (auto c = ac::policy(ac::Op::LayerNorm, input.device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return layer_norm(C(input), LayerNormFuncOptions(o).weight(C(o.weight())).bias(C(o.bias()))); });
   const auto& ns = o.normalized_shape();
   int64_t k = static_cast<int64_t>(ns.size());
   bool ok = k <= input.dim();

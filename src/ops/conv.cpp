@@ -7,6 +7,7 @@
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/functions.h"
+#include "ops/autocast.h"
 #include "ops/checks.h"
 
 namespace locus::ops {
@@ -136,6 +137,8 @@ Tensor conv2d_direct(const Tensor& input, const Tensor& weight, const Tensor& bi
 }  // namespace
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Window& w, int64_t groups) {
+  if (auto c = autocast::policy(autocast::Op::Conv2d, input.device()); c != autocast::Cast::None)
+    return autocast::rerun(c, [&](auto C) { return conv2d(C(input), C(weight), C(bias), w, groups); });
   Tensor out = conv2d_direct(input, weight, bias, w, groups);
   return out.defined() ? out : conv2d_composite(input, weight, bias, w, groups);
 }

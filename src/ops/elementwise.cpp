@@ -6,6 +6,7 @@
 #include "locus/factory.h"
 #include "locus/functions.h"
 #include "autograd/record.h"
+#include "ops/autocast.h"
 #include "ops/checks.h"
 #include "ops/internal.h"
 
@@ -235,6 +236,8 @@ Tensor unary_impl(UnaryOp op, const char* name, const Tensor& a, backend::UnaryP
 
 }  // namespace
 
+namespace ac = ops::autocast;
+
 // ---- binary ---------------------------------------------------------------------------------
 Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
   if (alpha.toDouble() == 1.0) return binary_impl(BinaryOp::Add, *this, o, nullptr);
@@ -256,8 +259,14 @@ Tensor Tensor::mul(const Tensor& o) const { return binary_impl(BinaryOp::Mul, *t
 Tensor Tensor::mul(const Scalar& o) const { return binary_scalar_impl(BinaryOp::Mul, *this, o, false, nullptr); }
 Tensor Tensor::div(const Tensor& o) const { return binary_impl(BinaryOp::Div, *this, o, nullptr); }
 Tensor Tensor::div(const Scalar& o) const { return binary_scalar_impl(BinaryOp::Div, *this, o, false, nullptr); }
-Tensor Tensor::pow(const Tensor& o) const { return binary_impl(BinaryOp::Pow, *this, o, nullptr); }
+Tensor Tensor::pow(const Tensor& o) const {
+  if (auto c = ac::policy(ac::Op::Pow, device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return C(*this).pow(C(o)); });
+  return binary_impl(BinaryOp::Pow, *this, o, nullptr);
+}
 Tensor Tensor::pow(const Scalar& e) const {
+  if (auto c = ac::policy(ac::Op::Pow, device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return C(*this).pow(e); });
   if (is_floating_point()) {
     backend::UnaryParams p;
     p.a = e.toDouble();
@@ -324,14 +333,26 @@ Tensor Tensor::neg() const {
   return unary_impl(UnaryOp::Neg, "neg", *this);
 }
 Tensor Tensor::abs() const { return unary_impl(UnaryOp::Abs, "abs", *this); }
-Tensor Tensor::exp() const { return unary_impl(UnaryOp::Exp, "exp", *this, {}, true); }
-Tensor Tensor::log() const { return unary_impl(UnaryOp::Log, "log", *this, {}, true); }
+Tensor Tensor::exp() const {
+  if (auto c = ac::policy(ac::Op::Exp, device()); c != ac::Cast::None) return ac::rerun(c, [&](auto C) { return C(*this).exp(); });
+  return unary_impl(UnaryOp::Exp, "exp", *this, {}, true);
+}
+Tensor Tensor::log() const {
+  if (auto c = ac::policy(ac::Op::Log, device()); c != ac::Cast::None) return ac::rerun(c, [&](auto C) { return C(*this).log(); });
+  return unary_impl(UnaryOp::Log, "log", *this, {}, true);
+}
 Tensor Tensor::sqrt() const { return unary_impl(UnaryOp::Sqrt, "sqrt", *this, {}, true); }
-Tensor Tensor::rsqrt() const { return unary_impl(UnaryOp::Rsqrt, "rsqrt", *this, {}, true); }
+Tensor Tensor::rsqrt() const {
+  if (auto c = ac::policy(ac::Op::Rsqrt, device()); c != ac::Cast::None) return ac::rerun(c, [&](auto C) { return C(*this).rsqrt(); });
+  return unary_impl(UnaryOp::Rsqrt, "rsqrt", *this, {}, true);
+}
 Tensor Tensor::sin() const { return unary_impl(UnaryOp::Sin, "sin", *this, {}, true); }
 Tensor Tensor::cos() const { return unary_impl(UnaryOp::Cos, "cos", *this, {}, true); }
 Tensor Tensor::square() const { return unary_impl(UnaryOp::Square, "square", *this); }
-Tensor Tensor::reciprocal() const { return unary_impl(UnaryOp::Reciprocal, "reciprocal", *this, {}, true); }
+Tensor Tensor::reciprocal() const {
+  if (auto c = ac::policy(ac::Op::Reciprocal, device()); c != ac::Cast::None) return ac::rerun(c, [&](auto C) { return C(*this).reciprocal(); });
+  return unary_impl(UnaryOp::Reciprocal, "reciprocal", *this, {}, true);
+}
 Tensor Tensor::relu() const { return unary_impl(UnaryOp::Relu, "relu", *this); }
 Tensor Tensor::sigmoid() const { return unary_impl(UnaryOp::Sigmoid, "sigmoid", *this, {}, true); }
 Tensor Tensor::tanh() const { return unary_impl(UnaryOp::Tanh, "tanh", *this, {}, true); }

@@ -4,6 +4,7 @@
 #include "locus/factory.h"
 #include "locus/functions.h"
 #include "autograd/record.h"
+#include "ops/autocast.h"
 #include "ops/checks.h"
 
 namespace locus {
@@ -89,6 +90,11 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
 }
 
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
+  if (auto c = ops::autocast::policy(ops::autocast::Op::ScatterAdd, device()); c != ops::autocast::Cast::None) {
+    ops::autocast::ExcludeGuard x;  // promote: self and src to the wider of the two
+    ScalarType t = ops::autocast::widest({this, &src});
+    return ops::autocast::cast_to(*this, t).scatter_add(dim, index, ops::autocast::cast_to(src, t));
+  }
   Tensor out = clone();
   out.scatter_add_(dim, index, src);
   if (autograd::should_record(*this, src)) autograd::on_scatter_add(out, *this, dim, index, src);

@@ -3,9 +3,11 @@
 #include "locus/error.h"
 #include "locus/functions.h"
 #include "autograd/record.h"
+#include "ops/autocast.h"
 #include "ops/checks.h"
 
 namespace locus {
+namespace ac = ops::autocast;
 namespace {
 
 struct MatLayout {
@@ -67,6 +69,8 @@ void run_gemm(const char* op, const Tensor& a, const Tensor& b, Tensor& out, dou
 }  // namespace
 
 Tensor Tensor::mm(const Tensor& o) const {
+  if (auto c = ac::policy(ac::Op::Mm, device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return C(*this).mm(C(o)); });
   ops::check_same_device("mm", {{"self", this}, {"mat2", &o}});
   if (dim() != 2 || o.dim() != 2)
     throw Error("mm(): expected 2-D tensors, got " + std::to_string(dim()) + "-D 'self' " + ops::shape_str(sizes()) +
@@ -83,6 +87,8 @@ Tensor Tensor::mm(const Tensor& o) const {
 }
 
 Tensor Tensor::bmm(const Tensor& o) const {
+  if (auto c = ac::policy(ac::Op::Bmm, device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return C(*this).bmm(C(o)); });
   ops::check_same_device("bmm", {{"self", this}, {"mat2", &o}});
   if (dim() != 3 || o.dim() != 3)
     throw Error("bmm(): expected 3-D tensors, got " + std::to_string(dim()) + "-D 'self' " + ops::shape_str(sizes()) +
@@ -98,6 +104,8 @@ Tensor Tensor::bmm(const Tensor& o) const {
 }
 
 Tensor Tensor::addmm(const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) const {
+  if (auto c = ac::policy(ac::Op::Addmm, device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return C(*this).addmm(C(m1), C(m2), beta, alpha); });
   ops::check_same_device("addmm", {{"self", this}, {"mat1", &m1}, {"mat2", &m2}});
   if (m1.dim() != 2 || m2.dim() != 2 || m1.size(1) != m2.size(0))
     throw Error("addmm(): mat1 and mat2 shapes cannot be multiplied (" + ops::shape_str(m1.sizes()) + " and " +
@@ -113,6 +121,8 @@ Tensor Tensor::addmm(const Tensor& m1, const Tensor& m2, const Scalar& beta, con
 }
 
 Tensor Tensor::matmul(const Tensor& o) const {
+  if (auto c = ac::policy(ac::Op::Matmul, device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return C(*this).matmul(C(o)); });
   ops::check_same_device("matmul", {{"self", this}, {"other", &o}});
   int64_t da = dim(), db = o.dim();
   if (da == 0 || db == 0)

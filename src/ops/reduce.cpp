@@ -5,6 +5,7 @@
 #include "locus/error.h"
 #include "locus/functions.h"
 #include "autograd/record.h"
+#include "ops/autocast.h"
 #include "ops/checks.h"
 
 namespace locus {
@@ -100,11 +101,23 @@ ScalarType mean_dtype(const Tensor& a, std::optional<ScalarType> dt, const char*
 
 }  // namespace
 
+namespace {
+namespace ac = ops::autocast;
+// sum, prod, softmax, log_softmax on the float32 lists: float32 unless a dtype is given
+ac::Cast float32_unless(ac::Op op, const Tensor& t, std::optional<ScalarType> dt) {
+  return dt ? ac::Cast::None : ac::policy(op, t.device());
+}
+}  // namespace
+
 Tensor Tensor::sum(std::optional<ScalarType> dt) const {
+  if (auto c = float32_unless(ac::Op::Sum, *this, dt); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return C(*this).sum(dt); });
   ScalarType o = sum_dtype(*this, dt);
   return reduce_impl(ReduceOp::Sum, *this, {}, true, false, locus::is_floating_point(o) ? o : scalar_type(), o);
 }
 Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt) const {
+  if (auto c = float32_unless(ac::Op::Sum, *this, dt); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return C(*this).sum(dims, keepdim, dt); });
   ScalarType o = sum_dtype(*this, dt);
   return reduce_impl(ReduceOp::Sum, *this, dims, dims.empty(), keepdim, locus::is_floating_point(o) ? o : scalar_type(), o);
 }
@@ -117,6 +130,8 @@ Tensor Tensor::mean(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt
   return reduce_impl(ReduceOp::Mean, *this, dims, dims.empty(), keepdim, o, o);
 }
 Tensor Tensor::prod(std::optional<ScalarType> dt) const {
+  if (auto c = float32_unless(ac::Op::Prod, *this, dt); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return C(*this).prod(dt); });
   ScalarType o = sum_dtype(*this, dt);
   return reduce_impl(ReduceOp::Prod, *this, {}, true, false, locus::is_floating_point(o) ? o : scalar_type(), o);
 }
@@ -178,8 +193,16 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dt, 
 }
 }  // namespace
 
-Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dt) const { return softmax_impl(*this, dim, dt, false); }
-Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dt) const { return softmax_impl(*this, dim, dt, true); }
+Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dt) const {
+  if (auto c = float32_unless(ac::Op::Softmax, *this, dt); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return C(*this).softmax(dim, dt); });
+  return softmax_impl(*this, dim, dt, false);
+}
+Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dt) const {
+  if (auto c = float32_unless(ac::Op::LogSoftmax, *this, dt); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return C(*this).log_softmax(dim, dt); });
+  return softmax_impl(*this, dim, dt, true);
+}
 
 Tensor sum(const Tensor& a, std::optional<ScalarType> dt) { return a.sum(dt); }
 Tensor sum(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt) { return a.sum(dims, keepdim, dt); }

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "locus/amp/grad_scaler.h"
+#include "locus/autocast.h"
 #include "locus/autograd.h"
 #include "locus/data.h"
 #include "locus/device_info.h"
@@ -50,6 +52,8 @@ const char* kUsage =
     "  --workers N       loader threads (default 1; 0 loads on the training thread)\n"
     "  --pin-memory      batches in page-locked memory, copied asynchronously (accelerators)\n"
     "  --limit N         at most N batches per epoch and per evaluation (quick runs)\n"
+    "  --amp T           mixed precision: bf16 or fp16 (autocast around forward and loss, float32\n"
+    "                    weights; fp16 adds a GradScaler, and each epoch line counts skipped steps)\n"
     "  --data DIR        directory with the IDX files (default /usr/share/datasets/fashion-mnist)\n"
     "  --save FILE       writes a checkpoint after every epoch: PyTorch's format for .pt/.pth/.bin\n"
     "                    (torch.load reads it), safetensors otherwise\n"
@@ -67,7 +71,7 @@ const char* kUsage =
 
 struct Args {
   std::string device = "auto", model = "cnn", scheduler = "cosine", data = data::datasets::kFashionMNISTRoot;
-  std::string save, resume, plot;
+  std::string save, resume, plot, amp;  // amp: "", "bf16" or "fp16"
   int64_t epochs = 6, batch_size = 64, workers = 1, limit = -1;
   uint64_t seed = 0;
   std::vector<locus::Device> devices;  // --devices (DataParallel)
@@ -136,6 +140,9 @@ Args parse(int argc, char** argv) {
         }
         start = comma + 1;
       }
+    } else if (f == "--amp") {
+      a.amp = value();
+      if (a.amp != "bf16" && a.amp != "fp16") usage_error("--amp must be bf16 or fp16, got '" + a.amp + "'");
     } else if (f == "--model") {
       a.model = value();
       if (a.model != "mlp" && a.model != "cnn") usage_error("--model must be mlp or cnn, got '" + a.model + "'");
@@ -449,6 +456,14 @@ int run(const Args& a) {
   std::cout << "model: " << a.model << ", " << nparams << " parameters; Adam lr " << a.lr << ", batch size "
             << a.batch_size << ", " << a.epochs << " epoch(s)" << (scheduler ? ", cosine schedule" : "") << ", "
             << a.workers << " loader worker(s)" << (pin ? ", pinned memory" : "") << "\n";
+  // --amp: autocast (thread-local: the forward of --devices' replicas, on their own threads, stays float32)
+  const bool amp = !a.amp.empty();
+  const locus::ScalarType amp_dtype = a.amp == "fp16" ? locus::kHalf : locus::kBFloat16;
+  locus::amp::GradScaler scaler(locus::amp::GradScalerOptions().enabled(a.amp == "fp16"));
+  if (amp)
+    std::cout << "amp: autocast to " << locus::dtype_name(amp_dtype) << " on " << device.str()
+              << " (float32 weights and losses)" << (scaler.is_enabled() ? ", GradScaler" : "") << "\n";
+  int64_t step_count = 0, last_skipped_step = -1;
 
   std::vector<std::pair<double, double>> loss_curve, acc_curve;
   double best = 0, total_time = 0, last_acc = 0;
@@ -464,10 +479,18 @@ int run(const Args& a) {
     int64_t done = 0, samples = 0, window = 0;
     for (auto& batch : data::DevicePrefetcher(*train_loader, device)) {
       optimizer.zero_grad();
-      locus::Tensor out = ddp ? ddp->forward(batch.data) : parallel ? parallel->forward(batch.data) : model->forward(batch.data);
-      locus::Tensor loss = nn::functional::cross_entropy(out, batch.target);
-      loss.backward();
-      optimizer.step();
+      locus::Tensor loss;
+      {
+        locus::autocast::AutocastGuard autocast(device.type(), amp_dtype, /*enabled=*/amp);
+        locus::Tensor out = ddp ? ddp->forward(batch.data) : parallel ? parallel->forward(batch.data) : model->forward(batch.data);
+        loss = nn::functional::cross_entropy(out, batch.target);
+      }
+      scaler.scale(loss).backward();  // without fp16: loss itself, and step() is optimizer.step()
+      int64_t skipped_before = scaler.skipped_steps();
+      scaler.step(optimizer);
+      scaler.update();
+      if (scaler.skipped_steps() != skipped_before) last_skipped_step = step_count;
+      ++step_count;
       {
         locus::NoGradGuard no_grad;
         loss_sum.add_(loss.detach());
@@ -492,6 +515,7 @@ int run(const Args& a) {
     locus::NoGradGuard no_grad;
     locus::Tensor correct = locus::zeros({}, locus::TensorOptions(device).dtype(locus::kLong));
     int64_t seen = 0, eval_batches = 0;
+    locus::autocast::AutocastGuard autocast(device.type(), amp_dtype, /*enabled=*/amp);
     for (auto& batch : data::DevicePrefetcher(*test_loader, device)) {
       if (rank != 0) break;  // rank 0 alone evaluates
       correct.add_(model->forward(batch.data).argmax(1).eq(batch.target).sum());
@@ -511,6 +535,10 @@ int run(const Args& a) {
                   samples / train_time, device.str().c_str(), mib(locus::max_memory_allocated(device)).c_str(),
                   mib(locus::max_memory_reserved(device)).c_str());
     std::cout << line << std::endl;
+    if (scaler.is_enabled())
+      std::printf("amp: GradScaler scale %g, %lld of %lld steps skipped (inf/NaN gradients), last skipped: %s\n",
+                  scaler.get_scale(), (long long)scaler.skipped_steps(), (long long)step_count,
+                  last_skipped_step < 0 ? "none" : ("step " + std::to_string(last_skipped_step)).c_str());
     if (!a.save.empty() && rank == 0) save_checkpoint(a.save, *model, optimizer, a.model, epoch);
   }
   if (rank != 0) return 0;

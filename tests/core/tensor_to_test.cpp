@@ -104,6 +104,23 @@ TEST_P(TensorTo, MovesAndConvertsByEverySpelling) {
   EXPECT_EQ(like.device(), on.device());
 }
 
+TEST_P(TensorTo, DtypeShorthandsAreTo) {
+  Device d = GetParam();
+  Tensor x = arange(6, device(d).dtype(kFloat)).requires_grad_();
+  struct Case { Tensor got; ScalarType want; };
+  for (const Case& c : {Case{x.half(), kHalf}, Case{x.bfloat16(), kBFloat16}, Case{x.double_(), kDouble},
+                        Case{x.half().float_(), kFloat}}) {
+    EXPECT_EQ(c.got.scalar_type(), c.want);
+    EXPECT_EQ(c.got.device(), d);
+    EXPECT_EQ(values(c.got), values(x));  // 0..5 is exact in every floating type
+  }
+  EXPECT_TRUE(x.float_().is_same(x));  // already float32: the same tensor, as to(kFloat)
+  // differentiable as to(): the gradient comes back in x's dtype
+  x.bfloat16().double_().sum().backward();
+  EXPECT_EQ(x.grad().scalar_type(), kFloat);
+  EXPECT_EQ(values(x.grad()), values(ones({6})));
+}
+
 TEST_P(TensorTo, OptionsDropRequiresGrad) {
   Device d = GetParam();
   Tensor w = randn({3, 2}, device(d)).requires_grad_();

@@ -33,6 +33,18 @@ TEST(TorchHeader, LibtorchSpellingsNameLocus) {
   EXPECT_TRUE(d.is_cpu());
 }
 
+// libtorch 2.4's at::autocast functions, as a libtorch program spells them
+TEST(TorchHeader, AtAutocastIsLocusAutocast) {
+  at::autocast::set_autocast_enabled(at::kCPU, true);
+  at::autocast::set_autocast_dtype(at::kCPU, at::kBFloat16);
+  EXPECT_TRUE(at::autocast::is_autocast_enabled(at::kCPU));
+  EXPECT_EQ(torch::ones({2, 3}).mm(torch::ones({3, 2})).scalar_type(), at::kBFloat16);
+  at::autocast::set_autocast_enabled(at::kCPU, false);
+  at::autocast::clear_cache();
+  EXPECT_FALSE(locus::autocast::is_autocast_enabled(locus::kCPU));
+  EXPECT_EQ(at::autocast::get_autocast_dtype(at::kCPU), at::kBFloat16);
+}
+
 TEST(TorchHeader, TorchCheckThrowsLocusErrors) {
   EXPECT_NO_THROW(TORCH_CHECK(1 + 1 == 2, "never"));
   EXPECT_THROW_MSG(TORCH_CHECK(1 > 2), c10::Error, "Expected 1 > 2 to be true, but got false.");

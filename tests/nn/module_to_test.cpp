@@ -2,6 +2,7 @@
 // holder (module->to(...)), a shared_ptr<Module> and a Module&, as libtorch programs write it.
 #include <concepts>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "testing.h"
@@ -73,6 +74,30 @@ TEST_P(ModuleTo, EverySpellingMovesInPlaceKeepingParameters) {
   EXPECT_EQ(lin->weight.device(), Device(kCPU));
   EXPECT_EQ(lin->weight.scalar_type(), kFloat);
   EXPECT_TRUE(lin->weight.is_same(weight));
+}
+
+TEST_P(ModuleTo, DtypeShorthandsConvertFloatingPointInPlace) {
+  Device d = GetParam();
+  nn::Sequential net(nn::Linear(4, 3), nn::BatchNorm1d(3));
+  net->to(d);
+  Tensor weight = net->parameters()[0];
+  auto dtypes = [&] {
+    std::set<ScalarType> s;
+    for (const auto& p : net->named_parameters()) s.insert(p.value().scalar_type());
+    return s;
+  };
+  auto tracked = [&] { return net->named_buffers()["1.num_batches_tracked"].scalar_type(); };
+  EXPECT_EQ(&net->half(), net.get());
+  EXPECT_EQ(dtypes(), std::set<ScalarType>{kHalf});
+  EXPECT_EQ(&net->bfloat16(), net.get());
+  EXPECT_EQ(dtypes(), std::set<ScalarType>{kBFloat16});
+  EXPECT_EQ(&net->double_(), net.get());
+  EXPECT_EQ(dtypes(), std::set<ScalarType>{kDouble});
+  EXPECT_EQ(&net->float_(), net.get());
+  EXPECT_EQ(dtypes(), std::set<ScalarType>{kFloat});
+  EXPECT_EQ(tracked(), kLong);  // integer buffers keep their dtype, as to(dtype)
+  EXPECT_TRUE(net->parameters()[0].is_same(weight));
+  EXPECT_EQ(weight.device(), d);
 }
 
 LOCUS_INSTANTIATE_DEVICES(ModuleTo);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -104,6 +105,33 @@ TEST(LocusTrainTool, SavesAndResumesPyTorchFormat) {
   ASSERT_EQ(rc2, 0) << out2;
   EXPECT_NE(out2.find("resumed from " + ckpt + " after epoch 1"), std::string::npos) << out2;
   std::remove(ckpt.c_str());
+}
+
+// --amp: bf16 autocast on cpu; fp16 autocast with a GradScaler on an OpenCL device (PoCL here),
+// which counts its skipped steps: none once the scale has settled (it starts at 2^16 and backs off).
+TEST(LocusTrainTool, AmpTrainsInBf16AndFp16) {
+  ASSERT_TRUE(have_dataset()) << "dataset-fashion-mnist is not installed; scripts/install-deps installs it";
+  auto [rc, out] = train("--device cpu --model cnn --limit 10 --epochs 1 --workers 0 --amp bf16");
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("amp: autocast to bfloat16 on cpu (float32 weights and losses)\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("GradScaler"), std::string::npos) << out;  // bf16 needs no loss scaling
+  std::string dev = device_count(kOpenCL) > 0 ? "opencl:0" : "cpu";
+  auto [rc2, out2] = train("--device " + dev + " --model mlp --limit 30 --epochs 1 --workers 0 --amp fp16");
+  ASSERT_EQ(rc2, 0) << out2;
+  EXPECT_NE(out2.find("amp: autocast to float16 on " + dev + " (float32 weights and losses), GradScaler\n"),
+            std::string::npos) << out2;
+  size_t at = out2.find("amp: GradScaler scale ");
+  ASSERT_NE(at, std::string::npos) << out2;
+  long long skipped = -1, steps = -1;
+  double scale = 0;
+  ASSERT_EQ(std::sscanf(out2.c_str() + at, "amp: GradScaler scale %lf, %lld of %lld steps skipped", &scale, &skipped,
+                        &steps), 3) << out2;
+  EXPECT_EQ(steps, 30);
+  EXPECT_LE(skipped, 3) << out2;
+  EXPECT_EQ(scale, 65536.0 / std::pow(2.0, static_cast<double>(skipped))) << out2;  // growth only after 2000
+  auto [rc3, out3] = train("--amp fp32");
+  EXPECT_EQ(rc3, 2);
+  EXPECT_EQ(out3, "locus-train: --amp must be bf16 or fp16, got 'fp32'; see --help\n");
 }
 
 TEST(LocusTrainTool, RejectsBadFlagsPointingToHelp) {

@@ -90,6 +90,12 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Converts floating-point parameters and buffers only (integer buffers keep their dtype).
   virtual Module& to(ScalarType dtype, bool non_blocking = false);
   virtual Module& to(Device device, bool non_blocking = false);
+  /// PyTorch's nn.Module.half() / bfloat16() / float() / double(): to(dtype), floating-point
+  /// parameters and buffers only. `float` and `double` are C++ keywords: float_() and double_().
+  Module& half() { return to(kHalf); }
+  Module& bfloat16() { return to(kBFloat16); }
+  Module& float_() { return to(kFloat); }
+  Module& double_() { return to(kDouble); }
   /// Every other spelling of a device, as Tensor::to: module->to(kCUDA), ->to("opencl:1"),
   /// ->to(0) (torch.device(0)), ->to(TensorOptions) (its device and dtype, when given).
   Module& to(DeviceType type, bool non_blocking = false) { return to(Device(type), non_blocking); }

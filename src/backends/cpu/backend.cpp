@@ -234,6 +234,11 @@ class CpuBackend final : public Backend {
     cpu::adam_step(dtype, param, grad, exp_avg, exp_avg_sq, max_sq, n, a);
     return true;
   }
+  bool non_finite_check_and_unscale(int, StreamHandle, ScalarType dtype, const Buffer* tensors, const int64_t* numels,
+                                    int count, float inv_scale, Buffer found_inf) override {
+    cpu::non_finite_check_and_unscale(dtype, tensors, numels, count, inv_scale, found_inf);
+    return true;
+  }
 };
 
 }  // namespace

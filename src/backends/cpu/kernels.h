@@ -271,6 +271,9 @@ void index(backend::IndexOp op, const TensorRef& out, const TensorRef& in, const
 void im2col(ScalarType dtype, Buffer in, Buffer out, const backend::Backend::Im2Col& p, bool reverse);
 void adam_step(ScalarType dtype, Buffer param, Buffer grad, Buffer exp_avg, Buffer exp_avg_sq, Buffer max_sq,
                int64_t n, const backend::Backend::Adam& a);
+// GradScaler's fused unscale and inf/NaN check: src/backends/cpu/amp.cpp.
+void non_finite_check_and_unscale(ScalarType dtype, const Buffer* tensors, const int64_t* numels, int count,
+                                  float inv_scale, Buffer found_inf);
 // 2-D convolution, groups 1, float and double (false for other dtypes): src/backends/cpu/conv.cpp (max pooling: pool.cpp).
 bool conv2d(ScalarType dtype, Buffer in, Buffer weight, Buffer bias, Buffer out, int64_t oc,
             const backend::Backend::Im2Col& p);

@@ -78,7 +78,7 @@ const std::vector<KernelUse>& kernel_uses() {
       {"reduce.cl", "softmax_serial", true},  {"reduce.cl", "softmax_group", true},
       {"index.cl", "index_op", false},        {"im2col.cl", "im2col", false},
       {"im2col.cl", "col2im", false},         {"random.cl", "random_fill", false},
-      {"gemm.cl", "gemm_tiled", false},
+      {"gemm.cl", "gemm_tiled", false},       {"amp.cl", "amp_unscale", true},
   };
   return uses;
 }

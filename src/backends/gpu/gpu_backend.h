@@ -128,6 +128,9 @@ class GpuBackend : public backend::Backend {
              const TensorRef& idx, int dim) final;
   void im2col(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out, const Im2Col& p,
               bool reverse) final;
+  /// amp.cl: one launch per 16 tensors (amp.cpp).
+  bool non_finite_check_and_unscale(int index, StreamHandle s, ScalarType dtype, const Buffer* tensors,
+                                    const int64_t* numels, int count, float inv_scale, Buffer found_inf) final;
   /// "[opencl]": the prefix of this backend's messages.
   std::string prefix() const;
 
