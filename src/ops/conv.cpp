@@ -1,5 +1,8 @@
 // Convolution: im2col (backward col2im) through the backend's im2col family, and conv2d either as
 // the backend's direct kernel (one autograd node) or composed from im2col and a GEMM.
+#include <algorithm>
+#include <vector>
+
 #include "ops/conv.h"
 
 #include "autograd/record.h"
@@ -84,6 +87,11 @@ Tensor conv2d_composite(const Tensor& input, const Tensor& weight, const Tensor&
 // The backend's own convolution (groups 1), forward and backward each one call, recorded as one
 // node. Undefined when the backend has none for this case: the caller then composes it, which also
 // reports what is wrong with the arguments.
+//
+// float16/bfloat16 storage, float32 arithmetic: the backend's float32 kernel runs on transient
+// float32 copies, and only the rounded output outlives the call. What backward keeps is the
+// caller's own low-precision input and weight, widened again when it runs: so under autocast a
+// convolution keeps half the bytes the float32 one does, and never materialises im2col's columns.
 Tensor conv2d_direct(const Tensor& input, const Tensor& weight, const Tensor& bias, const Window& win, int64_t groups) {
   const ScalarType dt = input.scalar_type();
   const int64_t oc = weight.size(0);
@@ -97,11 +105,33 @@ Tensor conv2d_direct(const Tensor& input, const Tensor& weight, const Tensor& bi
   const Device d = input.device();
   const int index = device_index(d);
   backend::Backend* be = &backend_for(d);
+  const bool reduced = dt == kHalf || dt == kBFloat16;
+  const ScalarType cdt = reduced ? kFloat : dt;  // the dtype the kernel computes in
+  // backends whose float32 kernel said no: low-precision inputs skip the widening there
+  static thread_local std::vector<const backend::Backend*> no_direct;
+  if (reduced && std::find(no_direct.begin(), no_direct.end(), be) != no_direct.end()) return {};
+  auto widen = [reduced](const Tensor& t) -> Tensor {
+    if (!t.defined() || !reduced) return t;
+    AutoGradMode off(false);
+    return t.to(kFloat);
+  };
+  auto narrow = [reduced, dt](const Tensor& t) -> Tensor {
+    if (!t.defined() || !reduced) return t;
+    AutoGradMode off(false);
+    return t.to(dt);
+  };
   Tensor x = input.contiguous(), wt = weight.contiguous(), b = bias.defined() ? bias.contiguous() : Tensor();
-  Tensor out = locus::detail::make_empty({p.n, oc, p.oh, p.ow}, dt, d);
-  if (!be->conv2d(index, current_stream(d), dt, ref(x, "conv2d").buf, ref(wt, "conv2d").buf,
-                  b.defined() ? ref(b, "conv2d").buf : backend::Buffer{}, ref(out, "conv2d").buf, oc, p))
-    return {};
+  Tensor out;
+  {
+    Tensor xc = widen(x), wc = widen(wt), bc = widen(b);
+    Tensor oc_out = locus::detail::make_empty({p.n, oc, p.oh, p.ow}, cdt, d);
+    if (!be->conv2d(index, current_stream(d), cdt, ref(xc, "conv2d").buf, ref(wc, "conv2d").buf,
+                    bc.defined() ? ref(bc, "conv2d").buf : backend::Buffer{}, ref(oc_out, "conv2d").buf, oc, p)) {
+      if (reduced) no_direct.push_back(be);
+      return {};
+    }
+    out = narrow(oc_out);
+  }
   if (autograd::should_record(input, weight, bias)) {
     const bool nx = autograd::requires_grad_fast(input), nw = autograd::requires_grad_fast(weight),
                nb = bias.defined() && autograd::requires_grad_fast(bias);
@@ -120,16 +150,16 @@ Tensor conv2d_direct(const Tensor& input, const Tensor& weight, const Tensor& bi
         Tensor gx = nx ? got[k++] : Tensor(), gw = nw ? got[k++] : Tensor(), gb = nb ? got[k++] : Tensor();
         return {gx, gw, gb};
       }
-      Tensor gy = g.contiguous();
-      Tensor gx = nx ? locus::detail::make_empty(x.sizes(), dt, d) : Tensor();
-      Tensor gw = nw ? locus::detail::make_empty(wt.sizes(), dt, d) : Tensor();
-      Tensor gb = nb ? locus::detail::make_empty({oc}, dt, d) : Tensor();
+      Tensor gy = widen(g.contiguous()), xc = widen(x), wc = widen(wt);
+      Tensor gx = nx ? locus::detail::make_empty(x.sizes(), cdt, d) : Tensor();
+      Tensor gw = nw ? locus::detail::make_empty(wt.sizes(), cdt, d) : Tensor();
+      Tensor gb = nb ? locus::detail::make_empty({oc}, cdt, d) : Tensor();
       auto buf = [](const Tensor& t) { return t.defined() ? ref(t, "conv2d_backward").buf : backend::Buffer{}; };
-      if (!be->conv2d_backward(index, current_stream(d), dt, buf(x), buf(wt), buf(gy), buf(gx), buf(gw), buf(gb),
+      if (!be->conv2d_backward(index, current_stream(d), cdt, buf(xc), buf(wc), buf(gy), buf(gx), buf(gw), buf(gb),
                                oc, p))
         throw Error("conv2d_backward(): the " + d.str() + " backend ran the forward but has no backward for " +
-                    std::string(toString(dt)) + "; this is a bug in locus, please report it.");
-      return {gx, gw, gb};
+                    std::string(toString(cdt)) + "; this is a bug in locus, please report it.");
+      return {narrow(gx), narrow(gw), narrow(gb)};
     });
   }
   return out;
