@@ -56,7 +56,7 @@ test-tsan: deps
 	@cd build-tsan && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) --timeout 600 -R '$(CONCURRENCY_TESTS)'
 
 bench:
-	@scripts/install-deps bench
+	@scripts/install-deps bench $(BUILD)
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DLOCUS_BUILD_BENCH=ON > $(BUILD).configure.log 2>&1 || (cat $(BUILD).configure.log; exit 1)
 	@cmake --build $(BUILD) -j $(JOBS)
 	@bench/run $(BUILD)
@@ -65,7 +65,7 @@ bench:
 # there), against the issue's targets; configured as for bench, but only the two tools it runs are
 # built. docs/benchmarks.md.
 bench-train:
-	@scripts/install-deps bench
+	@scripts/install-deps bench $(BUILD)
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DLOCUS_BUILD_BENCH=ON > $(BUILD).configure.log 2>&1 || (cat $(BUILD).configure.log; exit 1)
 	@cmake --build $(BUILD) -j $(JOBS) --target locus-train locus-info
 	@bench/run-train $(BUILD)

@@ -1,12 +1,15 @@
 #!/usr/bin/python3
-"""The locus-train recipe in PyTorch (Debian's python3-torch), for make bench-train.
+"""The locus-train recipe in PyTorch (Debian's python3-torch 1.13, or PyTorch 2.x from PyPI in
+build/peer-venv), for make bench-train.
 
 Fashion-MNIST from the same IDX files, inputs scaled to [0, 1], Adam, cross-entropy, shuffled
 batches, then the test accuracy. Prints one line per epoch and a final line
   RESULT <model> cpu <epoch seconds (median over epochs)> <test accuracy %>
+after a first line saying what ran:
+  CONFIG torch <version> blas <BLAS_INFO> isa <CPU capability> threads <n>
 Run it as PyTorch runs best here: OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=1 (bench/run-train).
 """
-import argparse, gzip, os, struct, sys, time
+import argparse, gzip, os, re, struct, sys, time
 
 import numpy as np
 import torch
@@ -41,6 +44,23 @@ def model_for(kind):
                          nn.Flatten(), nn.Linear(1568, 10))
 
 
+def config_line(threads):
+    show = torch.__config__.show()
+    def field(key):
+        m = re.search(r"\b" + key + r"=([^,\s]*)", show)
+        return m.group(1) if m else "?"
+    try:
+        isa = torch.backends.cpu.get_cpu_capability()  # 2.x
+    except AttributeError:  # 1.13: only in the config text
+        isa = next((l.split(":", 1)[1].strip() for l in show.splitlines() if "CPU capability usage" in l), "?")
+    blas = field("BLAS_INFO")
+    if blas == "mkl":
+        blas = "mkl" + ("+onednn" if torch.backends.mkldnn.is_available() else "")
+    elif torch.backends.mkldnn.is_available():
+        blas += "+onednn"
+    return f"CONFIG torch {torch.__version__} blas {blas} isa {isa} threads {threads}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="cnn", choices=["mlp", "cnn"])
@@ -52,6 +72,7 @@ def main():
     ap.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
+    print(config_line(torch.get_num_threads()), flush=True)
     torch.manual_seed(a.seed)
     xtr, ytr = load(a.data, "train")
     xte, yte = load(a.data, "t10k")
