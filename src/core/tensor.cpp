@@ -6,10 +6,11 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "core/checks.h"
 #include "core/tensor_impl.h"
 #include "locus/error.h"
 #include "locus/guard.h"
-#include "core/checks.h"
+#include "memory/allocator.h"  // make_empty and ~Storage: the one place core calls memory (docs/architecture.md)
 
 namespace locus {
 

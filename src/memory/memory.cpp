@@ -105,7 +105,7 @@ PinnedBlock pinned_allocate(Device d, size_t bytes) {
     auto rec = std::make_unique<PinnedRecord>();
     rec->device = d;
     rec->cls = cls;
-    int index = d.is_cpu() ? 0 : d.index();
+    int index = backend::device_index(d);
     rec->ptr = b != nullptr ? b->host_alloc(index, cls, &rec->backend_ctx) : nullptr;
     rec->pinned = rec->ptr != nullptr;
     if (!rec->pinned) rec->ptr = std::aligned_alloc(64, cls);
@@ -136,7 +136,7 @@ void pinned_free(const PinnedBlock& b) noexcept {
   } catch (...) {  // no memory for the free list: give the block back instead
     if (r->pinned) {
       backend::Backend* be = backend::get(r->device.type());
-      be->host_free(r->device.is_cpu() ? 0 : r->device.index(), r->ptr, r->backend_ctx);
+      be->host_free(backend::device_index(r->device), r->ptr, r->backend_ctx);
     } else {
       std::free(r->ptr);
     }
@@ -231,7 +231,7 @@ std::pair<int64_t, int64_t> mem_get_info(Device d) {
   memory::DeviceAllocator& a = alloc_of(d);  // checks that d exists
   backend::Backend* b = backend::get(d.type());
   if (b == nullptr) return {static_cast<int64_t>(a.total_memory()), static_cast<int64_t>(a.total_memory())};
-  int index = d.is_cpu() ? 0 : d.index();
+  int index = backend::device_index(d);
   return {static_cast<int64_t>(b->free_memory(index)), static_cast<int64_t>(b->props(index).total_memory)};
 }
 
