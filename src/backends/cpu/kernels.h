@@ -187,21 +187,30 @@ struct Strides {
       if (begin < end) run(static_cast<const int64_t*>(off), int64_t{1});
       return;
     }
+    // the first run may start inside the innermost dim; every later one is a whole row of it,
+    // so the steady state costs one carry and one compare per run (runs can be short: 64 floats)
     const int last = ndim - 1;
-    for (int64_t pos = begin; pos < end;) {
-      int64_t n = std::min(sizes[last] - idx[last], end - pos);
-      run(static_cast<const int64_t*>(off), n);
-      pos += n;
-      if (pos >= end) break;
-      // the inner dim wrapped to 0: carry into the outer dims
-      for (int k = 0; k < N; ++k) off[k] -= idx[last] * st[k][last];
-      idx[last] = 0;
-      for (int d = last - 1; d >= 0; --d) {
+    const int64_t len = sizes[last];
+    int64_t left = end - begin;
+    if (left <= 0) return;
+    int64_t n = std::min(len - idx[last], left);
+    run(static_cast<const int64_t*>(off), n);
+    left -= n;
+    if (left == 0) return;
+    for (int k = 0; k < N; ++k) off[k] -= idx[last] * st[k][last];
+    for (;;) {
+      for (int d = last - 1; d >= 0; --d) {  // carry into the outer dims
         for (int k = 0; k < N; ++k) off[k] += st[k][d];
         if (++idx[d] < sizes[d]) break;
         for (int k = 0; k < N; ++k) off[k] -= sizes[d] * st[k][d];
         idx[d] = 0;
       }
+      if (left <= len) {
+        run(static_cast<const int64_t*>(off), left);
+        return;
+      }
+      run(static_cast<const int64_t*>(off), len);
+      left -= len;
     }
   }
   /// f(off) for each position in [begin, end).
