@@ -1,7 +1,7 @@
 # locus_add_backend(<name> TYPE <DeviceType enumerator> DISPLAY_NAME <text> [ENABLED <bool>]
 #                   [ACCELERATOR] [PINNED_MEMORY] [RANK <n>] [SOURCES <globs>...])
 #
-# The one registration line of a backend (STYLE.md): adds its sources (src/backends/<name>/*.cpp by
+# The one registration line of a backend (docs/adding-a-backend.md): adds its sources (src/backends/<name>/*.cpp by
 # default) to the library when ENABLED (default ON), and a line to the generated registry
 # (src/core/registry_gen.cpp.in) that registers make_<name>_backend() with its capabilities
 # (backend::Capabilities, src/core/backend.h). A backend that is not enabled is still declared, so

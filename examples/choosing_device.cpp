@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
 
   // 3. The best device, and why (the same ranking whatever the machine).
   locus::Device best = locus::best_device();
-  std::cout << "best_device(): " << best << "\n" << locus::best_device_report();
+  std::cout << "[best_device] " << best << "\n" << locus::best_device_report();
 
   // 4. The device this program uses: the command line's, or the best one.
   locus::Device device = argc > 1 ? locus::Device(argv[1]) : best;

@@ -1,6 +1,6 @@
 // Creating tensors and modules directly on a device (tutorials 001 and 002). Tutorial 001 says a
 // model must be built on the CPU and moved; not so: give the layer a device, or open a
-// default-device scope, and its parameters are drawn on the device (DESIGN.md section 10).
+// default-device scope, and its parameters are drawn on the device.
 //   example_create_on_device [device]     (default: best_device())
 #include <cstdlib>
 #include <iostream>

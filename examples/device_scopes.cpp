@@ -1,4 +1,4 @@
-// Two scopes the tutorials mix up (tutorial 004; DESIGN.md sections 6 and 10):
+// Two scopes the tutorials mix up (tutorial 004):
 //  - DeviceGuard (Python's `with torch.cuda.device(1):`) changes the *current index* of one device
 //    type: what "opencl" or "cuda" without an index means. Factories still make cpu tensors.
 //  - DefaultDeviceGuard (Python's `with torch.device("cuda:1"):`) changes where factories put

@@ -1,7 +1,7 @@
 // Moving tensors and models (tutorials 001-003). On a tensor, .to() returns the result and leaves
 // the tensor alone: reassign it (`x = x.to(d)`). When nothing would change it returns the very same
 // tensor: no allocation, no copy, so calling it unconditionally is free. On a module, .to() works
-// in place (tutorial 003 has this backwards for tensors; DESIGN.md section 10).
+// in place (tutorial 003 has this backwards for tensors).
 //   example_moving [device]     (default: best_device())
 #include <cstdlib>
 #include <iostream>

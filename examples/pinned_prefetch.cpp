@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   if (pin) {
     locus::Tensor pinned = host.pin_memory();
     locus::Tensor on_device = pinned.to(device, /*non_blocking=*/true);  // returns at once
-    std::cout << "pin_memory(): pinned " << pinned.is_pinned() << "; .to(" << device
+    std::cout << "[pin_memory] pinned " << pinned.is_pinned() << "; .to(" << device
               << ", non_blocking=true) gives a tensor on " << on_device.device() << "\n";
     check(on_device.cpu().equal(host), "the asynchronous copy arrives whole");  // ops wait for it
   }

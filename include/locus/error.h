@@ -1,6 +1,9 @@
 #pragma once
 // Errors: every failure locus reports is a locus::Error (or a subclass) whose message reads
 //   "[op] what is wrong: the values involved. What to do."
+// `op` is the call as the user wrote it ("[cat]", "[Event::elapsed_time]", "[cuda::memory_allocated]"),
+// or the backend ("[opencl]") for what a driver reports. A constructor whose arguments are the
+// problem names them instead: "Device(-1): a device index must be in 0..127".
 #include <stdexcept>
 #include <string>
 

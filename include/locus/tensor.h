@@ -78,7 +78,8 @@ class Tensor {
   /// libtorch's overloads, plus one per spelling of a device so that none is ambiguous:
   /// x.to(kCUDA), x.to("cuda:1"), x.to(std::string), x.to(Device), x.to(0) (torch.device(0)).
   /// Each returns *this (the same tensor, same data_ptr) when device and dtype already match and
-  /// `copy` is false; `copy` forces a new tensor. non_blocking: see DESIGN.md section 6.
+  /// `copy` is false; `copy` forces a new tensor. `non_blocking`: asynchronous from pinned memory;
+  /// from pageable memory the copy completes before returning (as in CUDA).
   Tensor to(const TensorOptions& options = {}, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;

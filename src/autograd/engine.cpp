@@ -37,7 +37,7 @@ std::atomic<uint64_t> next_sequence_nr{0};
 
 std::string device_mismatch(const char* op, Device expected, Device got, const char* what) {
   std::ostringstream os;
-  os << op << "(): Expected all tensors to be on the same device, but found at least two devices, " << expected
+  os << "[" << op << "] Expected all tensors to be on the same device, but found at least two devices, " << expected
      << " and " << got << "! Argument '" << what << "' is on " << got << "; move it with .to(" << expected << ").";
   return os.str();
 }
@@ -79,7 +79,7 @@ struct AccumulateGrad : Node {
     if (g.device() != variable.device())
       throw DeviceMismatchError(device_mismatch("AccumulateGrad", variable.device(), g.device(), "grad"));
     if (g.sizes() != variable.sizes())
-      throw Error("AccumulateGrad(): the gradient has shape " + ops::shape_str(g.sizes()) + " but the tensor has shape " +
+      throw Error("[AccumulateGrad] the gradient has shape " + ops::shape_str(g.sizes()) + " but the tensor has shape " +
                   ops::shape_str(variable.sizes()) + ".");
     if (g.scalar_type() != variable.scalar_type()) g = g.to(variable.scalar_type());
     Tensor& acc = variable.mutable_grad();
@@ -234,7 +234,7 @@ variable_list run(const std::vector<Edge>& roots, variable_list root_grads, bool
   if (grad_mode && !allow_unused) {
     for (size_t k = 0; k < targets.size(); ++k)
       if (!captured[k].defined() && !needed[targets[k].function.get()])
-        throw Error("grad(): One of the differentiated Tensors appears to not have been used in the graph. Set "
+        throw Error("[grad] One of the differentiated Tensors appears to not have been used in the graph. Set "
                     "allow_unused=true if this is the desired behavior.");
   }
   return captured;
@@ -244,26 +244,26 @@ variable_list run(const std::vector<Edge>& roots, variable_list root_grads, bool
 void prepare_roots(const char* op, const variable_list& outputs, const variable_list& grads, std::vector<Edge>& roots,
                    variable_list& root_grads) {
   if (!grads.empty() && grads.size() != outputs.size())
-    throw Error(std::string(op) + "(): got " + std::to_string(grads.size()) + " gradients for " +
+    throw Error("[" + std::string(op) + "] got " + std::to_string(grads.size()) + " gradients for " +
                 std::to_string(outputs.size()) + " tensors; pass one per tensor.");
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& t = outputs[i];
-    if (!t.defined()) throw Error(std::string(op) + "(): tensor " + std::to_string(i) + " is undefined.");
+    if (!t.defined()) throw Error("[" + std::string(op) + "] tensor " + std::to_string(i) + " is undefined.");
     if (!t.requires_grad())
-      throw Error(std::string(op) + "(): element " + std::to_string(i) +
+      throw Error("[" + std::string(op) + "] element " + std::to_string(i) +
                   " of tensors does not require grad and does not have a grad_fn. Set requires_grad_(true) on the "
                   "leaves, or compute it outside NoGradGuard.");
     Tensor g = grads.empty() ? Tensor() : grads[i];
     if (!g.defined()) {
       if (t.numel() != 1)
-        throw Error(std::string(op) + "(): grad can be implicitly created only for scalar outputs, but tensor " +
+        throw Error("[" + std::string(op) + "] grad can be implicitly created only for scalar outputs, but tensor " +
                     std::to_string(i) + " has shape " + ops::shape_str(t.sizes()) + "; pass a gradient of that shape.");
       g = ones(t.sizes(), TensorOptions().dtype(t.scalar_type()).device(t.device()));
     } else {
       if (g.device() != t.device())
         throw DeviceMismatchError(device_mismatch(op, t.device(), g.device(), "gradient"));
       if (g.sizes() != t.sizes())
-        throw Error(std::string(op) + "(): Mismatch in shape: grad_output[" + std::to_string(i) + "] has a shape of " +
+        throw Error("[" + std::string(op) + "] Mismatch in shape: grad_output[" + std::to_string(i) + "] has a shape of " +
                     ops::shape_str(g.sizes()) + " and output[" + std::to_string(i) + "] has a shape of " +
                     ops::shape_str(t.sizes()) + ".");
     }
@@ -322,9 +322,9 @@ void record(const char* name, Tensor& result, const std::vector<const Tensor*>& 
 void check_inplace(const char* op, const Tensor& self) {
   if (!detail::grad_enabled || !requires_grad_fast(self)) return;
   if (self.is_leaf())
-    throw Error(std::string(op) + "(): a leaf Variable that requires grad is being used in an in-place operation. "
+    throw Error("[" + std::string(op) + "] a leaf Variable that requires grad is being used in an in-place operation. "
                 "Wrap the update in locus::NoGradGuard, or use the out-of-place form.");
-  throw Error(std::string(op) + "(): in-place operations on a tensor that is part of the autograd graph are not "
+  throw Error("[" + std::string(op) + "] in-place operations on a tensor that is part of the autograd graph are not "
               "supported; use the out-of-place form.");
 }
 
@@ -333,11 +333,11 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs, co
   std::vector<Edge> roots;
   variable_list root_grads;
   prepare_roots("grad", outputs, grad_outputs, roots, root_grads);
-  if (inputs.empty()) throw Error("grad(): expected a non-empty list of inputs to differentiate with respect to.");
+  if (inputs.empty()) throw Error("[grad] expected a non-empty list of inputs to differentiate with respect to.");
   std::vector<Edge> targets;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].defined() || !inputs[i].requires_grad())
-      throw Error("grad(): One of the differentiated Tensors (input " + std::to_string(i) +
+      throw Error("[grad] One of the differentiated Tensors (input " + std::to_string(i) +
                   ") does not require grad; call requires_grad_(true) on it first.");
     targets.push_back(gradient_edge(inputs[i]));
   }
@@ -346,9 +346,9 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs, co
 
 uint64_t register_post_accumulate_grad_hook(const Tensor& leaf, PostAccumulateGradHook hook) {
   if (!leaf.defined() || !leaf.requires_grad() || !leaf.is_leaf())
-    throw Error("register_post_accumulate_grad_hook(): post accumulate grad hooks cannot be registered on non-leaf "
+    throw Error("[register_post_accumulate_grad_hook] post accumulate grad hooks cannot be registered on non-leaf "
                 "tensors or tensors that do not require grad; call it on a parameter (a leaf with requires_grad).");
-  if (!hook) throw Error("register_post_accumulate_grad_hook(): the hook is empty.");
+  if (!hook) throw Error("[register_post_accumulate_grad_hook] the hook is empty.");
   uint64_t h = next_hook_handle.fetch_add(1);
   leaf.impl()->autograd->post_acc_hooks.emplace_back(h, std::move(hook));
   return h;
@@ -362,7 +362,7 @@ void remove_post_accumulate_grad_hook(const Tensor& leaf, uint64_t handle) {
 
 void queue_callback(std::function<void()> fn) {
   if (current_callbacks == nullptr)
-    throw Error("queue_callback(): Final callbacks can only be installed during backward pass; call it from a hook "
+    throw Error("[queue_callback] Final callbacks can only be installed during backward pass; call it from a hook "
                 "that runs in backward.");
   current_callbacks->push_back(std::move(fn));
 }
@@ -382,7 +382,7 @@ void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, 
 }
 
 void Tensor::set_data(const Tensor& new_data) const {
-  if (!defined() || !new_data.defined()) throw Error("set_data(): both tensors must be defined.");
+  if (!defined() || !new_data.defined()) throw Error("[set_data] both tensors must be defined.");
   TensorImpl* s = impl_.get();
   const TensorImpl* n = new_data.unsafeGetTensorImpl();
   if (s == n) return;

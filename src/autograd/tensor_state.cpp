@@ -13,7 +13,7 @@ bool Tensor::requires_grad() const { return impl_ && impl_->autograd && impl_->a
 Tensor& Tensor::requires_grad_(bool b) {
   if (!impl_) throw Error("Tensor: the tensor is undefined (default-constructed); create it with a factory first.");
   if (b && !is_floating_point())
-    throw Error(std::string("requires_grad_(): only tensors of floating point dtype can require gradients, got ") +
+    throw Error(std::string("[requires_grad_] only tensors of floating point dtype can require gradients, got ") +
                 dtype_name(scalar_type()) + ".");
   if (!impl_->autograd) impl_->autograd = std::make_shared<autograd::AutogradMeta>();
   impl_->autograd->requires_grad = b;

@@ -261,7 +261,7 @@ class Backend {
 };
 
 /// What a backend is, as data: everything above the backends that must tell device types apart
-/// asks this (per type) or DeviceProps (per device), never the type itself (STYLE.md). Given by
+/// asks this (per type) or DeviceProps (per device), never the type itself (docs/architecture.md). Given by
 /// the backend's registration line (CMake's locus_add_backend, cmake/locus_backend.cmake).
 struct Capabilities {
   DeviceType type = kCPU;

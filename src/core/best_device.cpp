@@ -39,8 +39,8 @@ Choice choose() {
   // The accelerators by rank (cuda, then opencl): each one's first GPU, else its first device that
   // is not the host CPU. An accelerator API that runs on the host CPU itself (OpenCL on PoCL) is
   // the same hardware as the cpu backend, reached through a slower path: it ranks below cpu
-  // (DESIGN.md ranks any OpenCL device above cpu; on such a machine that made the demo several
-  // times slower).
+  // (docs/architecture.md; ranking every OpenCL device above cpu made the demo several times
+  // slower on such a machine).
   for (const backend::Registration* reg : backend::accelerators_by_rank()) {
     const DeviceType t = reg->caps.type;
     const std::string& name = reg->caps.display_name;

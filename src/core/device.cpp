@@ -1,4 +1,4 @@
-// Device strings with PyTorch's grammar "<type>[:<index>]" (DESIGN.md section 3), stricter on
+// Device strings with PyTorch's grammar "<type>[:<index>]" (README.md), stricter on
 // purpose: "cpu" takes no index other than 0.
 #include "locus/device.h"
 

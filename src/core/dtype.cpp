@@ -13,7 +13,7 @@ size_t element_size(ScalarType t) {
     case kShort: case kHalf: case kBFloat16: return 2;
     case kInt: case kFloat: return 4;
     case kLong: case kDouble: return 8;
-    default: throw Error("element_size(): undefined dtype.");
+    default: throw Error("[element_size] undefined dtype.");
   }
 }
 
@@ -52,7 +52,7 @@ const char* toString(ScalarType t) {
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
   if (a == ScalarType::Undefined || b == ScalarType::Undefined)
-    throw Error("promote_types(): undefined dtype.");
+    throw Error("[promote_types] undefined dtype.");
   // PyTorch's table (torch.promote_types) restricted to our types, in enum order; int8 with uint8
   // is int16, the smallest type holding both ranges. tests/core/dtype_test.cpp checks every pair
   // against torch.promote_types itself.
@@ -80,7 +80,7 @@ std::atomic<ScalarType> g_default_dtype{kFloat};
 ScalarType default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
 void set_default_dtype(ScalarType t) {
   if (!is_floating_point(t))
-    throw Error(std::string("set_default_dtype(): the default dtype must be a floating type, got ") +
+    throw Error(std::string("[set_default_dtype] the default dtype must be a floating type, got ") +
                 dtype_name(t) + ".");
   g_default_dtype = t;
 }

@@ -43,7 +43,7 @@ void register_backend(std::unique_ptr<Backend> b, Capabilities caps) {
   Registry& r = registry();
   int i = static_cast<int>(caps.type);
   if (b != nullptr && b->type() != caps.type)
-    throw Error(std::string("register_backend(): the backend serves ") + device_type_name(b->type()) +
+    throw Error(std::string("[register_backend] the backend serves ") + device_type_name(b->type()) +
                 " but is registered as " + device_type_name(caps.type) + "; give it its own type.");
   Registration reg{std::move(caps), b.get()};
   auto same = std::find_if(r.order.begin(), r.order.end(), [&](const Registration& e) { return e.caps.type == reg.caps.type; });

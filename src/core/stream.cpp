@@ -104,7 +104,7 @@ void Event::record(const Stream& s) {
 void Event::block(const Stream& s) const {
   if (!state_) return;
   if (s.device() != state_->device)
-    throw DeviceMismatchError("Event::block(): the event was recorded on " + state_->device.str() +
+    throw DeviceMismatchError("[Event::block] the event was recorded on " + state_->device.str() +
                               " but the stream is on " + s.device().str() + "; an event can only order work on its own device.");
   state_->backend->stream_wait_event(backend::device_index(s.device()), s.handle(), state_->event);
 }
@@ -119,11 +119,11 @@ void Event::synchronize() const {
 
 float Event::elapsed_time(const Event& end) const {
   if (!state_ || !end.state_)
-    throw Error("Event::elapsed_time(): both events must be recorded first (call record()).");
+    throw Error("[Event::elapsed_time] both events must be recorded first (call record()).");
   if (!timing_ || !end.timing_)
-    throw Error("Event::elapsed_time(): both events must be created with enable_timing = true.");
+    throw Error("[Event::elapsed_time] both events must be created with enable_timing = true.");
   if (state_->device != end.state_->device)
-    throw DeviceMismatchError("Event::elapsed_time(): the events were recorded on different devices, " +
+    throw DeviceMismatchError("[Event::elapsed_time] the events were recorded on different devices, " +
                               state_->device.str() + " and " + end.state_->device.str() + ".");
   synchronize();
   end.synchronize();
@@ -131,7 +131,7 @@ float Event::elapsed_time(const Event& end) const {
 }
 
 Device Event::device() const {
-  if (!state_) throw Error("Event::device(): the event has not been recorded yet.");
+  if (!state_) throw Error("[Event::device] the event has not been recorded yet.");
   return state_->device;
 }
 

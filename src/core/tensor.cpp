@@ -6,10 +6,11 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "core/checks.h"
 #include "core/tensor_impl.h"
 #include "locus/error.h"
 #include "locus/guard.h"
-#include "core/checks.h"
+#include "memory/allocator.h"  // make_empty and ~Storage: the one place core calls memory (docs/architecture.md)
 
 namespace locus {
 
@@ -74,7 +75,7 @@ DimVector contiguous_strides(IntArrayRef sizes) {
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t n = std::max<int64_t>(ndim, 1);
   if (dim < -n || dim >= n)
-    throw Error(std::string(op) + "(): dimension out of range (expected to be in range of [" +
+    throw Error("[" + std::string(op) + "] dimension out of range (expected to be in range of [" +
                 std::to_string(-n) + ", " + std::to_string(n - 1) + "], but got " + std::to_string(dim) + ").");
   return dim < 0 ? dim + n : dim;
 }
@@ -83,7 +84,7 @@ Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinne
   int64_t numel = 1;
   for (int64_t s : sizes) {
     if (s < 0)
-      throw Error("empty(): trying to create a tensor with negative dimension " + std::to_string(s) +
+      throw Error("[empty] trying to create a tensor with negative dimension " + std::to_string(s) +
                   ": " + shape_str(sizes) + ".");
     numel *= s;
   }
@@ -93,7 +94,7 @@ Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinne
   size_t bytes = static_cast<size_t>(numel) * element_size(dtype);
   storage->nbytes = bytes;
   if (pinned) {
-    if (!device.is_cpu()) throw Error("pin_memory(): only cpu tensors can be pinned, got " + device.str() + ".");
+    if (!device.is_cpu()) throw Error("[pin_memory] only cpu tensors can be pinned, got " + device.str() + ".");
     Device acc = Device(kCPU);
     std::string kinds;  // "cuda or opencl"
     for (const backend::Registration* reg : backend::accelerators_by_rank()) {
@@ -106,7 +107,7 @@ Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinne
       else if (acc.is_cpu()) acc = Device(reg->caps.type, 0);
     }
     if (acc.is_cpu())
-      throw NotAvailableError("pin_memory(): page-locked memory needs an accelerator (" + kinds + "), and none is "
+      throw NotAvailableError("[pin_memory] page-locked memory needs an accelerator (" + kinds + "), and none is "
                               "available on this machine; use ordinary cpu tensors.");
     storage->pinned = memory::pinned_allocate(acc, bytes);
     storage->alloc.buf.base = storage->pinned.ptr;
@@ -171,7 +172,7 @@ int64_t Tensor::stride(int64_t d) const { return impl_->strides[detail::wrap_dim
 void* Tensor::host_data(const char* op) const {
   const TensorImpl& t = checked(impl_);
   if (!t.device.is_cpu())
-    throw Error(std::string(op) + "(): the data of a tensor on " + t.device.str() +
+    throw Error("[" + std::string(op) + "] the data of a tensor on " + t.device.str() +
                 " is not addressable from the host; copy it first with .cpu() (or .to(locus::kCPU)).");
   t.storage->wait_pending();
   if (t.storage->alloc.buf.base == nullptr) return nullptr;
@@ -207,8 +208,8 @@ void* Tensor::data_ptr() const {
   template <>                                                                                    \
   T* Tensor::data_ptr<T>() const {                                                               \
     if (scalar_type() != CppTypeToScalarType<T>::value)                                          \
-      throw Error(std::string("data_ptr<") + dtype_name(CppTypeToScalarType<T>::value) +         \
-                  ">(): the tensor's dtype is " + dtype_name(scalar_type()) +                    \
+      throw Error(std::string("[data_ptr<") + dtype_name(CppTypeToScalarType<T>::value) +        \
+                  ">] the tensor's dtype is " + dtype_name(scalar_type()) +                      \
                   "; use data_ptr<" + dtype_name(scalar_type()) + " type> or convert with .to()."); \
     return static_cast<T*>(host_data("data_ptr"));                                               \
   }
@@ -232,7 +233,7 @@ Tensor Tensor::to(int device_index, bool nb, bool copy) const { return to(Device
 
 Scalar Tensor::item() const {
   if (numel() != 1)
-    throw Error("item(): a Tensor with " + std::to_string(numel()) +
+    throw Error("[item] a Tensor with " + std::to_string(numel()) +
                 " elements cannot be converted to a Scalar; index or reduce it first.");
   Tensor c = device().is_cpu() ? *this : this->to(Device(kCPU));
   const void* p = c.host_data("item");
@@ -247,7 +248,7 @@ Scalar Tensor::item() const {
     case kDouble: return Scalar(*static_cast<const double*>(p));
     case kBool: return Scalar(*static_cast<const bool*>(p));
     case kBFloat16: return Scalar(static_cast<double>(static_cast<float>(*static_cast<const BFloat16*>(p))));
-    default: throw Error("item(): undefined dtype.");
+    default: throw Error("[item] undefined dtype.");
   }
 }
 

@@ -4,9 +4,9 @@
 #include <functional>
 #include <memory>
 
+#include "core/allocation.h"
 #include "core/backend.h"
 #include "locus/tensor.h"
-#include "memory/allocator.h"
 
 namespace locus {
 

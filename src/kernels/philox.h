@@ -1,6 +1,6 @@
 /* Philox 4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11).
  * Shared, byte for byte, by the CPU backend (C++), OpenCL C and CUDA (NVRTC), so one seed gives
- * the same random tensors on every device type (DESIGN.md section 1).
+ * the same random tensors on every device type.
  *
  * The stream: element i of a tensor drawn at generator offset `off` (a multiple of 4) uses
  * counter c = off/4 + i/4 (c0 = low 32 bits, c1 = high 32 bits, c2 = c3 = 0), key = seed

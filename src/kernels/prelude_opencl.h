@@ -1,4 +1,4 @@
-/* Prelude for the shared kernel sources when compiled by an OpenCL driver (DESIGN.md section 4).
+/* Prelude for the shared kernel sources when compiled by an OpenCL driver (docs/adding-a-backend.md).
  * The kernels are written in an OpenCL-C subset that uses only the macros and typedefs below;
  * prelude_cuda.h defines the same names for NVRTC. Nothing else OpenCL-specific may appear in
  * a kernel file. Build options pick the dtype (-DDT_F32, ...) and capabilities (-DHAS_FP64,

@@ -10,17 +10,11 @@
 #include <memory>
 #include <string>
 
+#include "core/allocation.h"
 #include "core/backend.h"
 #include "locus/device.h"
 
 namespace locus::memory {
-
-/// One allocation handed to a Storage. `ctx` is the allocator's own bookkeeping (a Block*).
-struct Allocation {
-  backend::Buffer buf;
-  size_t size = 0;  // bytes requested
-  void* ctx = nullptr;
-};
 
 struct Stats {
   int64_t allocated = 0, allocated_peak = 0;   // bytes in live allocations (rounded sizes)
@@ -64,12 +58,6 @@ DeviceAllocator& allocator_for(Device d);
 
 /// Pinned (page-locked) host memory from its own caching pool, for the backend of `d`.
 /// Falls back to ordinary aligned host memory when the backend has none.
-struct PinnedBlock {
-  void* ptr = nullptr;
-  size_t size = 0;
-  void* ctx = nullptr;
-  Device device{kCPU};  ///< the accelerator whose driver pinned it (its copies run at full speed)
-};
 PinnedBlock pinned_allocate(Device d, size_t bytes);
 void pinned_free(const PinnedBlock& b) noexcept;
 /// True when `ptr` lies inside a live pinned block.

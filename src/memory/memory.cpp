@@ -87,7 +87,7 @@ PinnedBlock pinned_allocate(Device d, size_t bytes) {
   d = resolve_device(d);
   PinnedPool& pool = pinned_pool();
   size_t cls = pinned_class(bytes);
-  if (cls < bytes) throw OutOfMemoryError("pin_memory(): cannot pin " + std::to_string(bytes) + " bytes.");
+  if (cls < bytes) throw OutOfMemoryError("[pin_memory] cannot pin " + std::to_string(bytes) + " bytes.");
   auto key = std::make_pair(std::hash<Device>()(d), cls);
   PinnedRecord* r = nullptr;
   {
@@ -105,12 +105,12 @@ PinnedBlock pinned_allocate(Device d, size_t bytes) {
     auto rec = std::make_unique<PinnedRecord>();
     rec->device = d;
     rec->cls = cls;
-    int index = d.is_cpu() ? 0 : d.index();
+    int index = backend::device_index(d);
     rec->ptr = b != nullptr ? b->host_alloc(index, cls, &rec->backend_ctx) : nullptr;
     rec->pinned = rec->ptr != nullptr;
     if (!rec->pinned) rec->ptr = std::aligned_alloc(64, cls);
     if (rec->ptr == nullptr)
-      throw OutOfMemoryError("pin_memory(): out of host memory: tried to allocate " + detail::format_size(bytes) +
+      throw OutOfMemoryError("[pin_memory] out of host memory: tried to allocate " + detail::format_size(bytes) +
                              " of pinned memory for " + d.str() + ". Free pinned tensors you no longer need.");
     r = rec.release();
     if (r->pinned) {
@@ -137,7 +137,7 @@ void pinned_free(const PinnedBlock& b) noexcept {
   } catch (...) {  // no memory for the free list: give the block back instead
     if (r->pinned) {
       backend::Backend* be = backend::get(r->device.type());
-      be->host_free(r->device.is_cpu() ? 0 : r->device.index(), r->ptr, r->backend_ctx);
+      be->host_free(backend::device_index(r->device), r->ptr, r->backend_ctx);
     } else {
       std::free(r->ptr);
     }
@@ -213,7 +213,7 @@ std::string memory_summary(Device d) {
 
 void set_per_process_memory_fraction(double fraction, Device d) {
   if (!(fraction > 0 && fraction <= 1))
-    throw Error("set_per_process_memory_fraction(): fraction must be in (0, 1], got " + format_double(fraction) +
+    throw Error("[set_per_process_memory_fraction] fraction must be in (0, 1], got " + format_double(fraction) +
                 ". Pass the share of the device's total memory to allow, or a byte cap to set_memory_limit().");
   memory::DeviceAllocator& a = alloc_of(d);
   auto bytes = static_cast<size_t>(fraction * static_cast<double>(a.total_memory()));
@@ -222,7 +222,7 @@ void set_per_process_memory_fraction(double fraction, Device d) {
 
 void set_memory_limit(int64_t bytes, Device d) {
   if (bytes < 0)
-    throw Error("set_memory_limit(): the limit must be a byte count >= 0 (0 removes it), got " +
+    throw Error("[set_memory_limit] the limit must be a byte count >= 0 (0 removes it), got " +
                 std::to_string(bytes) + ".");
   alloc_of(d).set_limit(static_cast<size_t>(bytes));
 }
@@ -232,7 +232,7 @@ std::pair<int64_t, int64_t> mem_get_info(Device d) {
   memory::DeviceAllocator& a = alloc_of(d);  // checks that d exists
   backend::Backend* b = backend::get(d.type());
   if (b == nullptr) return {static_cast<int64_t>(a.total_memory()), static_cast<int64_t>(a.total_memory())};
-  int index = d.is_cpu() ? 0 : d.index();
+  int index = backend::device_index(d);
   return {static_cast<int64_t>(b->free_memory(index)), static_cast<int64_t>(b->props(index).total_memory)};
 }
 
@@ -241,7 +241,7 @@ namespace {
 Device indexed(DeviceType type, int index, const char* fn) {
   if (index == -1) return Device(type, current_device_index(type));
   if (index < 0 || index >= memory::kMaxIndex)
-    throw Error(std::string(device_type_name(type)) + "::" + fn + "(): device index must be -1 (the current " +
+    throw Error("[" + std::string(device_type_name(type)) + "::" + fn + "] device index must be -1 (the current " +
                 device_type_name(type) + " device) or a device number, got " + std::to_string(index) + ".");
   return Device(type, static_cast<DeviceIndex>(index));
 }
@@ -284,10 +284,10 @@ LOCUS_DEFINE_MEMORY_API(opencl, kOpenCL)
 
 // ---- Tensor::record_stream ------------------------------------------------------------------
 void Tensor::record_stream(const Stream& stream) const {
-  if (!defined()) throw Error("record_stream(): the tensor is undefined. Call it on a tensor that holds memory.");
+  if (!defined()) throw Error("[record_stream] the tensor is undefined. Call it on a tensor that holds memory.");
   Device d = device();
   if (stream.device() != d)
-    throw DeviceMismatchError("record_stream(): the stream is on " + stream.device().str() + " but the tensor is on " +
+    throw DeviceMismatchError("[record_stream] the stream is on " + stream.device().str() + " but the tensor is on " +
                               d.str() + ". Record a stream of the tensor's own device.");
   const Storage* s = impl()->storage.get();
   if (d.is_cpu() || s == nullptr || s->allocator == nullptr) return;  // synchronous, or not ours

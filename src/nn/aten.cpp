@@ -19,7 +19,7 @@ enumtype::Reduction reduction_of(int64_t r, const char* op) {
     case Reduction::Mean: return kMean;
     case Reduction::Sum: return kSum;
     default:
-      throw Error(std::string(op) + "(): reduction must be locus::Reduction::None, Mean or Sum (0, 1 or 2), got " +
+      throw Error("[" + std::string(op) + "] reduction must be locus::Reduction::None, Mean or Sum (0, 1 or 2), got " +
                   std::to_string(r) + ".");
   }
 }
@@ -28,7 +28,7 @@ enumtype::Reduction reduction_of(int64_t r, const char* op) {
 ExpandingArray<2> pair(IntArrayRef a, const char* op, const char* name) {
   if (a.size() == 1) return ExpandingArray<2>(a[0]);
   if (a.size() == 2) return ExpandingArray<2>({a[0], a[1]});
-  throw Error(std::string(op) + "(): " + name + " must have 1 or 2 values, got " + std::to_string(a.size()) + " (" +
+  throw Error("[" + std::string(op) + "] " + name + " must have 1 or 2 values, got " + std::to_string(a.size()) + " (" +
               ops::shape_str(a) + ").");
 }
 
@@ -73,7 +73,7 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
                   bool count_include_pad, std::optional<int64_t> divisor_override) {
   ExpandingArray<2> k = pair(kernel_size, "avg_pool2d", "kernel_size");
   if (divisor_override && *divisor_override == 0)
-    throw Error("avg_pool2d(): divisor_override must not be zero; leave it unset to divide by the window size.");
+    throw Error("[avg_pool2d] divisor_override must not be zero; leave it unset to divide by the window size.");
   auto options = F::AvgPool2dFuncOptions(k)
                      .stride(stride.empty() ? k : pair(stride, "avg_pool2d", "stride"))
                      .padding(pair(padding, "avg_pool2d", "padding"))
@@ -110,7 +110,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
                  bool sparse) {
   if (scale_grad_by_freq || sparse)
-    throw Error(std::string("embedding(): ") + (sparse ? "sparse=true" : "scale_grad_by_freq=true") +
+    throw Error(std::string("[embedding] ") + (sparse ? "sparse=true" : "scale_grad_by_freq=true") +
                 " is not supported by locus (dense gradients only); pass false.");
   F::EmbeddingFuncOptions options;
   if (padding_idx != -1) options.padding_idx(padding_idx);
@@ -144,7 +144,7 @@ Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std:
                             int64_t reduction) {
   enumtype::Reduction r = reduction_of(reduction, "binary_cross_entropy");
   if (self.sizes() != target.sizes())
-    throw Error("binary_cross_entropy(): target size " + ops::shape_str(target.sizes()) + " differs from input size " +
+    throw Error("[binary_cross_entropy] target size " + ops::shape_str(target.sizes()) + " differs from input size " +
                 ops::shape_str(self.sizes()) + "; give both the same shape.");
   // PyTorch clamps each log at -100 so that a probability of exactly 0 or 1 gives a finite loss.
   Tensor loss = -(target * self.log().clamp_min(-100) + (1 - target) * (1 - self).log().clamp_min(-100));

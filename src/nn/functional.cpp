@@ -42,7 +42,7 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   }
   ops::check_same_device("linear", {{"input", &input}, {"weight", &weight}, {"bias", &bias}});
   if (weight.dim() != 2 || input.size(1) != weight.size(1))
-    throw Error("linear(): mat1 and mat2 shapes cannot be multiplied (" + std::to_string(input.size(0)) + "x" +
+    throw Error("[linear] mat1 and mat2 shapes cannot be multiplied (" + std::to_string(input.size(0)) + "x" +
                 std::to_string(input.size(1)) + " and " + std::to_string(weight.size(weight.dim() - 1)) + "x" +
                 std::to_string(weight.size(0)) + "); the input's last dim must equal in_features.");
   Tensor out;
@@ -72,7 +72,7 @@ Tensor relu(const Tensor& input, const ReLUFuncOptions& options) {
 
 Tensor gelu(const Tensor& input, const GELUFuncOptions& options) {
   if (options.approximate() != "none" && options.approximate() != "tanh")
-    throw Error("gelu(): approximate must be \"none\" or \"tanh\", got \"" + options.approximate() + "\".");
+    throw Error("[gelu] approximate must be \"none\" or \"tanh\", got \"" + options.approximate() + "\".");
   return ops::gelu(input, options.approximate() == "tanh");
 }
 
@@ -83,7 +83,7 @@ Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& o) { return
 
 Tensor dropout(const Tensor& input, const DropoutFuncOptions& options) {
   double p = options.p();
-  if (p < 0 || p > 1) throw Error("dropout(): dropout probability has to be between 0 and 1, but got " + std::to_string(p) + ".");
+  if (p < 0 || p > 1) throw Error("[dropout] dropout probability has to be between 0 and 1, but got " + std::to_string(p) + ".");
   if (!options.training() || p == 0) return input;
   TensorOptions o = TensorOptions().dtype(input.scalar_type()).device(input.device());
   if (p == 1) return input * zeros_like(input, o);
@@ -99,11 +99,11 @@ namespace {
 std::pair<Tensor, Tensor> nll_terms(const char* op, const Tensor& logp, const Tensor& target, const Tensor& weight,
                                     int64_t ignore_index) {
   if (target.scalar_type() != kLong)
-    throw Error(std::string(op) + "(): expected target to hold int64 class indices, got " +
+    throw Error("[" + std::string(op) + "] expected target to hold int64 class indices, got " +
                 dtype_name(target.scalar_type()) + "; convert with .to(locus::kLong).");
   ops::check_same_device(op, {{"input", &logp}, {"target", &target}, {"weight", &weight}});
   if (target.size(0) != logp.size(0))
-    throw Error(std::string(op) + "(): Expected input batch_size (" + std::to_string(logp.size(0)) +
+    throw Error("[" + std::string(op) + "] Expected input batch_size (" + std::to_string(logp.size(0)) +
                 ") to match target batch_size (" + std::to_string(target.size(0)) + ").");
   Tensor valid = target.ne(ignore_index);
   Tensor safe = where(valid, target, 0);
@@ -139,7 +139,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOpti
     return ac::rerun(c, [&](auto C) {
       return nll_loss(C(input), target, NLLLossFuncOptions(options).weight(C(options.weight())));
     });
-  if (input.dim() < 2) throw Error("nll_loss(): expected input of shape [N, C] (or [N, C, d...]), got " + ops::shape_str(input.sizes()) + ".");
+  if (input.dim() < 2) throw Error("[nll_loss] expected input of shape [N, C] (or [N, C, d...]), got " + ops::shape_str(input.sizes()) + ".");
   DimVector tshape(target.sizes());
   Tensor in = input, tg = target;
   flatten_classes(in, tg);
@@ -152,9 +152,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
     return ac::rerun(c, [&](auto C) {
       return cross_entropy(C(input), C(target), CrossEntropyFuncOptions(options).weight(C(options.weight())));
     });
-  if (input.dim() < 2) throw Error("cross_entropy(): expected input of shape [N, C] (or [N, C, d...]), got " + ops::shape_str(input.sizes()) + ".");
+  if (input.dim() < 2) throw Error("[cross_entropy] expected input of shape [N, C] (or [N, C, d...]), got " + ops::shape_str(input.sizes()) + ".");
   double eps = options.label_smoothing();
-  if (eps < 0 || eps > 1) throw Error("cross_entropy(): label_smoothing must be between 0.0 and 1.0. Got: " + std::to_string(eps) + ".");
+  if (eps < 0 || eps > 1) throw Error("[cross_entropy] label_smoothing must be between 0.0 and 1.0. Got: " + std::to_string(eps) + ".");
   DimVector tshape(target.sizes());
   Tensor in = input, tg = target;
   flatten_classes(in, tg);
@@ -185,7 +185,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
       return binary_cross_entropy_with_logits(C(input), C(target), o);
     });
   if (input.sizes() != target.sizes())
-    throw Error("binary_cross_entropy_with_logits(): Target size (" + ops::shape_str(target.sizes()) +
+    throw Error("[binary_cross_entropy_with_logits] Target size (" + ops::shape_str(target.sizes()) +
                 ") must be the same as input size (" + ops::shape_str(input.sizes()) + ").");
   Tensor max_val = input.neg().clamp_min(0);
   Tensor log_term = (max_val.neg().exp() + (input.neg() - max_val).exp()).log() + max_val;
@@ -216,17 +216,17 @@ Tensor conv2d(const Tensor& input_in, const Tensor& weight, const Conv2dFuncOpti
   const Tensor& bias = o.bias();
   ops::check_same_device("conv2d", {{"input", &input_in}, {"weight", &weight}, {"bias", &bias}});
   if (weight.dim() != 4)
-    throw Error("conv2d(): expected a 4-D weight [out_channels, in_channels/groups, kh, kw], got " + ops::shape_str(weight.sizes()) + ".");
+    throw Error("[conv2d] expected a 4-D weight [out_channels, in_channels/groups, kh, kw], got " + ops::shape_str(weight.sizes()) + ".");
   bool batched = input_in.dim() == 4;
   if (!batched && input_in.dim() != 3)
-    throw Error("conv2d(): expected a 3-D (unbatched) or 4-D (batched) input, got " + ops::shape_str(input_in.sizes()) + ".");
+    throw Error("[conv2d] expected a 3-D (unbatched) or 4-D (batched) input, got " + ops::shape_str(input_in.sizes()) + ".");
   Tensor input = batched ? input_in : input_in.unsqueeze(0);
   int64_t g = o.groups(), oc = weight.size(0), cg = weight.size(1);
   int64_t c = input.size(1);
   if (g <= 0 || oc % g != 0)
-    throw Error("conv2d(): groups (" + std::to_string(g) + ") must be positive and divide out_channels (" + std::to_string(oc) + ").");
+    throw Error("[conv2d] groups (" + std::to_string(g) + ") must be positive and divide out_channels (" + std::to_string(oc) + ").");
   if (c != cg * g)
-    throw Error("conv2d(): Given groups=" + std::to_string(g) + ", weight of size " + ops::shape_str(weight.sizes()) +
+    throw Error("[conv2d] Given groups=" + std::to_string(g) + ", weight of size " + ops::shape_str(weight.sizes()) +
                 ", expected input" + ops::shape_str(input.sizes()) + " to have " + std::to_string(cg * g) +
                 " channels, but got " + std::to_string(c) + " channels instead.");
   Tensor out = ops::conv2d(input, weight, bias, window({weight.size(2), weight.size(3)}, o.dilation(), o.padding(), o.stride()), g);
@@ -239,16 +239,16 @@ namespace {
 void check_pool_padding(const char* op, ExpandingArray<2> k, ExpandingArray<2> pad) {
   for (int i = 0; i < 2; ++i)
     if (pad[i] > k[i] / 2)
-      throw Error(std::string(op) + "(): padding (" + std::to_string(pad[0]) + ", " + std::to_string(pad[1]) +
+      throw Error("[" + std::string(op) + "] padding (" + std::to_string(pad[0]) + ", " + std::to_string(pad[1]) +
                   ") must be at most half of kernel_size (" + std::to_string(k[0]) + ", " + std::to_string(k[1]) +
                   ") in each dim, as in PyTorch; use padding <= kernel_size / 2.");
 }
 }  // namespace
 
 Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& o) {
-  if (o.ceil_mode()) throw Error("max_pool2d(): ceil_mode=true is not supported yet; pad the input instead.");
+  if (o.ceil_mode()) throw Error("[max_pool2d] ceil_mode=true is not supported yet; pad the input instead.");
   if (input.dim() != 4 && input.dim() != 3)
-    throw Error("max_pool2d(): expected a 3-D or 4-D input, got " + ops::shape_str(input.sizes()) + ".");
+    throw Error("[max_pool2d] expected a 3-D or 4-D input, got " + ops::shape_str(input.sizes()) + ".");
   check_pool_padding("max_pool2d", o.kernel_size(), o.padding());
   bool batched = input.dim() == 4;
   Tensor out = ops::max_pool2d(batched ? input : input.unsqueeze(0),
@@ -257,9 +257,9 @@ Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& o) {
 }
 
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& o) {
-  if (o.ceil_mode()) throw Error("avg_pool2d(): ceil_mode=true is not supported yet; pad the input instead.");
+  if (o.ceil_mode()) throw Error("[avg_pool2d] ceil_mode=true is not supported yet; pad the input instead.");
   if (input.dim() != 4 && input.dim() != 3)
-    throw Error("avg_pool2d(): expected a 3-D or 4-D input, got " + ops::shape_str(input.sizes()) + ".");
+    throw Error("[avg_pool2d] expected a 3-D or 4-D input, got " + ops::shape_str(input.sizes()) + ".");
   check_pool_padding("avg_pool2d", o.kernel_size(), o.padding());
   bool batched = input.dim() == 4;
   Tensor out = ops::avg_pool2d(batched ? input : input.unsqueeze(0), window(o.kernel_size(), 1, o.padding(), o.stride()),
@@ -269,9 +269,9 @@ Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& o) {
 
 Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size) {
   if (input.dim() != 4 && input.dim() != 3)
-    throw Error("adaptive_avg_pool2d(): expected a 3-D or 4-D input, got " + ops::shape_str(input.sizes()) + ".");
+    throw Error("[adaptive_avg_pool2d] expected a 3-D or 4-D input, got " + ops::shape_str(input.sizes()) + ".");
   int64_t h = input.size(-2), w = input.size(-1), oh = output_size[0], ow = output_size[1];
-  if (oh <= 0 || ow <= 0) throw Error("adaptive_avg_pool2d(): output_size must be positive.");
+  if (oh <= 0 || ow <= 0) throw Error("[adaptive_avg_pool2d] output_size must be positive.");
   if (oh == 1 && ow == 1) return input.mean({-2, -1}, /*keepdim=*/true);
   if (h % oh == 0 && w % ow == 0)
     return avg_pool2d(input, AvgPool2dFuncOptions({h / oh, w / ow}));
@@ -291,7 +291,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size) {
 // ---- normalization and embedding ----------------------------------------------------------
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const BatchNormFuncOptions& o) {
-  if (input.dim() < 2) throw Error("batch_norm(): expected at least a 2-D input [N, C, ...], got " + ops::shape_str(input.sizes()) + ".");
+  if (input.dim() < 2) throw Error("[batch_norm] expected at least a 2-D input [N, C, ...], got " + ops::shape_str(input.sizes()) + ".");
   int64_t c = input.size(1);
   std::vector<int64_t> dims{0};
   for (int64_t i = 2; i < input.dim(); ++i) dims.push_back(i);
@@ -306,7 +306,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   if (o.training()) {
     int64_t count = input.numel() / std::max<int64_t>(c, 1);
     if (count <= 1)
-      throw Error("batch_norm(): Expected more than 1 value per channel when training, got input size " +
+      throw Error("[batch_norm] Expected more than 1 value per channel when training, got input size " +
                   ops::shape_str(input.sizes()) + ".");
     mean = input.mean(dims);
     Tensor centered = input - mean.view(bshape);
@@ -320,7 +320,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     }
   } else {
     if (!running_mean.defined())
-      throw Error("batch_norm(): running_mean and running_var must be defined in evaluation mode.");
+      throw Error("[batch_norm] running_mean and running_var must be defined in evaluation mode.");
     mean = running_mean;
     var = running_var;
   }
@@ -338,7 +338,7 @@ Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& o) {
   bool ok = k <= input.dim();
   for (int64_t i = 0; ok && i < k; ++i) ok = input.size(input.dim() - k + i) == ns[i];
   if (!ok)
-    throw Error("layer_norm(): Given normalized_shape=" + ops::shape_str(ns) + ", expected input with shape [*, " +
+    throw Error("[layer_norm] Given normalized_shape=" + ops::shape_str(ns) + ", expected input with shape [*, " +
                 ops::shape_str(ns).substr(1) + ", but got input of size" + ops::shape_str(input.sizes()) + ".");
   std::vector<int64_t> dims;
   for (int64_t i = input.dim() - k; i < input.dim(); ++i) dims.push_back(i);
@@ -353,9 +353,9 @@ Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& o) {
 
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {
   if (input.scalar_type() != kLong && input.scalar_type() != kInt)
-    throw Error(std::string("embedding(): expected int64 (or int32) indices, got ") + dtype_name(input.scalar_type()) +
+    throw Error(std::string("[embedding] expected int64 (or int32) indices, got ") + dtype_name(input.scalar_type()) +
                 "; convert with .to(locus::kLong).");
-  if (weight.dim() != 2) throw Error("embedding(): expected a 2-D weight [num_embeddings, embedding_dim], got " + ops::shape_str(weight.sizes()) + ".");
+  if (weight.dim() != 2) throw Error("[embedding] expected a 2-D weight [num_embeddings, embedding_dim], got " + ops::shape_str(weight.sizes()) + ".");
   DimVector shape(input.sizes());
   shape.push_back(weight.size(1));
   Tensor flat = input.reshape({-1});
@@ -363,7 +363,7 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
   if (options.padding_idx()) {
     int64_t pad = *options.padding_idx(), n = weight.size(0);
     if (pad < -n || pad >= n)
-      throw Error("embedding(): padding_idx (" + std::to_string(pad) + ") must be within num_embeddings (" + std::to_string(n) + ").");
+      throw Error("[embedding] padding_idx (" + std::to_string(pad) + ") must be within num_embeddings (" + std::to_string(n) + ").");
     if (pad < 0) pad += n;
     // the same values, but no gradient flows into the row at padding_idx
     if (autograd::should_record(weight)) rows = where(flat.ne(pad).unsqueeze(1), rows, rows.detach());

@@ -11,7 +11,7 @@ namespace locus::nn::init {
 namespace {
 TensorOptions like(const Tensor& t) { return TensorOptions().dtype(t.scalar_type()).device(t.device()); }
 void check(const Tensor& t, const char* op) {
-  if (!t.defined()) throw Error(std::string(op) + "(): the tensor is undefined.");
+  if (!t.defined()) throw Error("[" + std::string(op) + "] the tensor is undefined.");
 }
 }  // namespace
 
@@ -27,7 +27,7 @@ double calculate_gain(Nonlinearity n, double param) {
 std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& t) {
   check(t, "calculate_fan_in_and_fan_out");
   if (t.dim() < 2)
-    throw Error("calculate_fan_in_and_fan_out(): Fan in and fan out can not be computed for tensor with fewer than 2 "
+    throw Error("[calculate_fan_in_and_fan_out] Fan in and fan out can not be computed for tensor with fewer than 2 "
                 "dimensions (got " + std::to_string(t.dim()) + ").");
   int64_t receptive = 1;
   for (int64_t i = 2; i < t.dim(); ++i) receptive *= t.size(i);

@@ -70,17 +70,17 @@ void Module::attach(const std::string& key, Module& child) {
 
 // ---- registration ----------------------------------------------------------------------------
 Tensor& Module::register_parameter(std::string name, Tensor tensor, bool requires_grad) {
-  if (name.empty()) throw Error("register_parameter(): parameter name must not be empty.");
+  if (name.empty()) throw Error("[register_parameter] parameter name must not be empty.");
   if (name.find('.') != std::string::npos)
-    throw Error("register_parameter(): parameter name must not contain a dot (got '" + name + "').");
+    throw Error("[register_parameter] parameter name must not contain a dot (got '" + name + "').");
   if (tensor.defined()) tensor.set_requires_grad(requires_grad);
   return parameters_.insert(std::move(name), std::move(tensor));
 }
 
 Tensor& Module::register_buffer(std::string name, Tensor tensor) {
-  if (name.empty()) throw Error("register_buffer(): buffer name must not be empty.");
+  if (name.empty()) throw Error("[register_buffer] buffer name must not be empty.");
   if (name.find('.') != std::string::npos)
-    throw Error("register_buffer(): buffer name must not contain a dot (got '" + name + "').");
+    throw Error("[register_buffer] buffer name must not contain a dot (got '" + name + "').");
   return buffers_.insert(std::move(name), std::move(tensor));
 }
 
@@ -202,7 +202,7 @@ Device device_of(const Module& module) {
         found_name = p.key();
       } else if (p.value().device() != *found) {
         std::ostringstream os;
-        os << "device_of(): " << module.path() << " is split across devices: " << found_name << " is on " << *found
+        os << "[device_of] " << module.path() << " is split across devices: " << found_name << " is on " << *found
            << " but " << p.key() << " is on " << p.value().device() << "; move the module with .to(device) first";
         throw DeviceMismatchError(os.str());
       }

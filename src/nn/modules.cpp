@@ -303,7 +303,7 @@ void ModuleListImpl::pretty_print(std::ostream& stream) const { stream << "locus
 void ModuleDictImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::ModuleDict"; }
 
 Tensor SequentialImpl::forward(const Tensor& input) {
-  if (forwards_.empty()) throw Error("Sequential::forward(): cannot call forward() on an empty Sequential.");
+  if (forwards_.empty()) throw Error("[Sequential::forward] cannot call forward() on an empty Sequential.");
   Tensor x = forwards_[0](*modules_[0], input);
   for (size_t i = 1; i < forwards_.size(); ++i) x = forwards_[i](*modules_[i], x);
   return x;

@@ -26,7 +26,7 @@ double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
   }
   if (!inf) total = std::pow(total, 1.0 / norm_type);
   if (error_if_nonfinite && !std::isfinite(total))
-    throw Error("clip_grad_norm_(): The total norm of order " + std::to_string(norm_type) +
+    throw Error("[clip_grad_norm_] The total norm of order " + std::to_string(norm_type) +
                 " for gradients from `parameters` is non-finite, so it cannot be clipped. To disable this error and "
                 "scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=false`");
   double coef = max_norm / (total + 1e-6);

@@ -43,7 +43,7 @@ thread_local State t_state;
 
 size_t slot(DeviceType t) {
   auto i = static_cast<size_t>(t);
-  if (i >= kTypes) throw Error("autocast: device type " + std::to_string(i) + " is out of range.");
+  if (i >= kTypes) throw Error("[autocast] device type " + std::to_string(i) + " is out of range.");
   return i;
 }
 }  // namespace
@@ -123,13 +123,13 @@ ScalarType get_autocast_dtype(DeviceType type) {
 namespace {
 void check_dtype(const char* where, DeviceType type, ScalarType dtype) {
   if (dtype != kHalf && dtype != kBFloat16)
-    throw Error(std::string(where) + ": autocast runs ops in float16 or bfloat16, got " + dtype_name(dtype) + " for " +
+    throw Error("[" + std::string(where) + "] autocast runs ops in float16 or bfloat16, got " + dtype_name(dtype) + " for " +
                 device_type_name(type) + ". Pass locus::kHalf or locus::kBFloat16.");
 }
 }  // namespace
 
 void set_autocast_dtype(DeviceType type, ScalarType dtype) {
-  check_dtype("set_autocast_dtype()", type, dtype);
+  check_dtype("set_autocast_dtype", type, dtype);
   t_state.dtype[ops::autocast::slot(type)] = dtype;
 }
 

@@ -8,7 +8,7 @@ void check_no_internal_overlap(const char* op, const Tensor& out) {
   const TensorImpl* t = out.unsafeGetTensorImpl();
   for (size_t i = 0; i < t->sizes.size(); ++i)
     if (t->sizes[i] > 1 && t->strides[i] == 0)
-      throw Error(std::string(op) + "(): unsupported operation: more than one element of the written-to tensor refers "
+      throw Error("[" + std::string(op) + "] unsupported operation: more than one element of the written-to tensor refers "
                   "to a single memory location (it is an expand()ed view). Please clone() the tensor before performing "
                   "the operation.");
 }
@@ -21,7 +21,7 @@ void check_no_partial_overlap(const char* op, const Tensor& out, const Tensor& i
   const int64_t a0 = a->offset * ia, a1 = a0 + a->numel * ia, b0 = b->offset * ib, b1 = b0 + b->numel * ib;
   if (a1 <= b0 || b1 <= a0) return;  // apart
   if (same_ok && (a == b || (a0 == b0 && a1 == b1 && a->sizes == b->sizes && ia == ib))) return;  // the same elements
-  throw Error(std::string(op) + "(): unsupported operation: some elements of the input tensor and the written-to "
+  throw Error("[" + std::string(op) + "] unsupported operation: some elements of the input tensor and the written-to "
               "tensor refer to a single memory location. Please clone() the tensor before performing the operation.");
 }
 
@@ -30,7 +30,7 @@ backend::TensorRef ref(const Tensor& t, const char* op) {
   impl->storage->wait_pending();
   backend::TensorRef r;
   if (impl->sizes.size() > static_cast<size_t>(backend::kMaxDims))
-    throw Error(std::string(op) + "(): tensors with more than " + std::to_string(backend::kMaxDims) +
+    throw Error("[" + std::string(op) + "] tensors with more than " + std::to_string(backend::kMaxDims) +
                 " dimensions are not supported by this op, got " + std::to_string(impl->sizes.size()) +
                 ". Reshape to fewer dimensions first.");
   r.buf = impl->storage->alloc.buf;
@@ -49,7 +49,7 @@ backend::TensorRef ref_broadcast(const Tensor& t, IntArrayRef sizes, const char*
   impl->storage->wait_pending();
   backend::TensorRef r;
   if (sizes.size() > static_cast<size_t>(backend::kMaxDims))
-    throw Error(std::string(op) + "(): tensors with more than " + std::to_string(backend::kMaxDims) +
+    throw Error("[" + std::string(op) + "] tensors with more than " + std::to_string(backend::kMaxDims) +
                 " dimensions are not supported by this op, got " + std::to_string(sizes.size()) +
                 ". Reshape to fewer dimensions first.");
   r.buf = impl->storage->alloc.buf;
@@ -122,7 +122,7 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
     if (da != db && da != 1 && db != 1)
-      throw Error(std::string(op) + "(): the size of tensor a (" + std::to_string(da) +
+      throw Error("[" + std::string(op) + "] the size of tensor a (" + std::to_string(da) +
                   ") must match the size of tensor b (" + std::to_string(db) + ") at non-singleton dimension " +
                   std::to_string(i) + "; shapes " + shape_str(a) + " and " + shape_str(b) +
                   " cannot be broadcast together.");
@@ -142,7 +142,7 @@ void check_scalar_fits(const char* op, double value, ScalarType dtype) {
   }
   if (value >= lo && value < hi + 1) return;  // a fraction truncates, as PyTorch's conversion does
   std::ostringstream os;
-  os << op << "(): value cannot be converted to type " << dtype_name(dtype) << " without overflow: " << value << " ("
+  os << "[" << op << "] value cannot be converted to type " << dtype_name(dtype) << " without overflow: " << value << " ("
      << dtype_name(dtype) << " holds " << static_cast<int64_t>(lo) << " to " << static_cast<int64_t>(hi)
      << "). Use a value in that range or a wider dtype.";
   throw Error(os.str());

@@ -28,14 +28,14 @@ backend::Backend::Im2Col window_geometry(const Tensor& x, const Window& w) {
 }
 
 Tensor im2col(const Tensor& input, const Window& w) {
-  if (input.dim() != 4) throw Error("im2col(): expected a 4-D input [N, C, H, W], got " + shape_str(input.sizes()) + ".");
+  if (input.dim() != 4) throw Error("[im2col] expected a 4-D input [N, C, H, W], got " + shape_str(input.sizes()) + ".");
   Tensor x = input.contiguous();
   int64_t n = x.size(0), c = x.size(1);
   backend::Backend::Im2Col p = window_geometry(x, w);
   if (p.kh <= 0 || p.kw <= 0 || p.sh <= 0 || p.sw <= 0 || p.dh <= 0 || p.dw <= 0 || p.ph < 0 || p.pw < 0)
-    throw Error("im2col(): kernel size, stride and dilation must be positive and padding non-negative.");
+    throw Error("[im2col] kernel size, stride and dilation must be positive and padding non-negative.");
   if (p.oh <= 0 || p.ow <= 0)
-    throw Error("im2col(): the kernel (" + std::to_string(p.kh) + "x" + std::to_string(p.kw) + ", dilation " +
+    throw Error("[im2col] the kernel (" + std::to_string(p.kh) + "x" + std::to_string(p.kw) + ", dilation " +
                 std::to_string(p.dh) + "x" + std::to_string(p.dw) + ") does not fit the padded input " +
                 shape_str(input.sizes()) + "; the output would be " + std::to_string(p.oh) + "x" +
                 std::to_string(p.ow) + ".");
@@ -157,7 +157,7 @@ Tensor conv2d_direct(const Tensor& input, const Tensor& weight, const Tensor& bi
       auto buf = [](const Tensor& t) { return t.defined() ? ref(t, "conv2d_backward").buf : backend::Buffer{}; };
       if (!be->conv2d_backward(index, current_stream(d), cdt, buf(xc), buf(wc), buf(gy), buf(gx), buf(gw), buf(gb),
                                oc, p))
-        throw Error("conv2d_backward(): the " + d.str() + " backend ran the forward but has no backward for " +
+        throw Error("[conv2d_backward] the " + d.str() + " backend ran the forward but has no backward for " +
                     std::string(toString(cdt)) + "; this is a bug in locus, please report it.");
       return {narrow(gx), narrow(gw), narrow(gb)};
     });

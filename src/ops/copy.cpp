@@ -37,12 +37,12 @@ Tensor dense_like(const Tensor& src, IntArrayRef sizes, ScalarType dtype) {
 }  // namespace
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
-  if (!defined() || !src.defined()) throw Error("copy_(): both tensors must be defined.");
+  if (!defined() || !src.defined()) throw Error("[copy_] both tensors must be defined.");
   if (autograd::should_record(*this)) autograd::check_inplace("copy_", *this);
   // src must broadcast to self's shape
   DimVector b = ops::broadcast_shapes(sizes(), src.sizes(), "copy_");
   if (b.ref() != sizes())
-    throw Error("copy_(): the source of shape " + ops::shape_str(src.sizes()) +
+    throw Error("[copy_] the source of shape " + ops::shape_str(src.sizes()) +
                 " cannot be broadcast to the destination's shape " + ops::shape_str(sizes()) + ".");
   if (numel() == 0) return *this;
   ops::check_no_internal_overlap("copy_", *this);
@@ -122,7 +122,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
 }
 
 Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {
-  if (!defined()) throw Error("to(): the tensor is undefined.");
+  if (!defined()) throw Error("[to] the tensor is undefined.");
   Device cur = device();
   Device target = options.has_device() ? options.device_opt().value() : cur;
   if (!target.is_cpu() && !target.has_index()) target = resolve_device(target);
@@ -176,9 +176,9 @@ bool Tensor::is_pinned(std::optional<Device> for_device) const {
 
 Tensor Tensor::pin_memory(std::optional<Device> for_device) const {
   if (!device().is_cpu())
-    throw Error("pin_memory(): cannot pin a tensor on " + device().str() + "; only cpu tensors can be pinned.");
+    throw Error("[pin_memory] cannot pin a tensor on " + device().str() + "; only cpu tensors can be pinned.");
   if (for_device && for_device->is_cpu())
-    throw Error("pin_memory(): cannot pin memory for " + for_device->str() +
+    throw Error("[pin_memory] cannot pin memory for " + for_device->str() +
                 "; name the accelerator the copies go to (for example opencl:0), or none.");
   if (for_device) check_device_available(*for_device);
   if (is_pinned(for_device)) return *this;
@@ -206,7 +206,7 @@ Tensor& Tensor::fill_(const Scalar& value) {
   if (autograd::should_record(*this)) autograd::check_inplace("fill_", *this);
   if (numel() == 0) return *this;
   if (is_integral(scalar_type(), false) && value.isFloatingPoint() && value.toDouble() != static_cast<double>(value.toLong()))
-    throw Error(std::string("fill_(): value ") + std::to_string(value.toDouble()) + " cannot be converted to " +
+    throw Error(std::string("[fill_] value ") + std::to_string(value.toDouble()) + " cannot be converted to " +
                 dtype_name(scalar_type()) + " without overflow or loss; use a floating dtype.");
   ops::check_scalar_fits("fill_", value.toDouble(), scalar_type());
   Device d = device();

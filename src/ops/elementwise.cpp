@@ -89,7 +89,7 @@ void check_out_cast(const char* op, ScalarType result, ScalarType out) {
   // PyTorch's canCast: no float -> integral, no non-bool -> bool.
   bool ok = !(locus::is_floating_point(result) && !locus::is_floating_point(out)) && !(result != kBool && out == kBool);
   if (!ok)
-    throw Error(std::string(op) + "(): result type " + toString(result) +
+    throw Error("[" + std::string(op) + "] result type " + toString(result) +
                 " can't be cast to the desired output type " + toString(out) + ".");
 }
 
@@ -106,7 +106,7 @@ Tensor binary_impl(BinaryOp op, const Tensor& a, const Tensor& b, Tensor* out_in
     ScalarType common = rt.get();
     ScalarType ct = compute_type(op, common);
     if (ct == ScalarType::Undefined)
-      throw Error(std::string(name) + "(): subtraction with two bool tensors is not supported; use logical_xor() or cast to an integer dtype.");
+      throw Error("[" + std::string(name) + "] subtraction with two bool tensors is not supported; use logical_xor() or cast to an integer dtype.");
     ScalarType od = backend::binary_is_comparison(op) ? kBool : ct;
     Tensor tc = ops::cast(t, ct);
     Tensor out = out_inplace && out_inplace->scalar_type() == od && out_inplace->is_contiguous() ? *out_inplace
@@ -134,7 +134,7 @@ Tensor binary_impl(BinaryOp op, const Tensor& a, const Tensor& b, Tensor* out_in
   ScalarType common = rt.get();
   ScalarType ct = compute_type(op, common);
   if (ct == ScalarType::Undefined)
-    throw Error(std::string(name) + "(): subtraction with two bool tensors is not supported; use logical_xor() or cast to an integer dtype.");
+    throw Error("[" + std::string(name) + "] subtraction with two bool tensors is not supported; use logical_xor() or cast to an integer dtype.");
   ScalarType od = backend::binary_is_comparison(op) ? kBool : ct;
   if (a.scalar_type() == ct && b.scalar_type() == ct && a.is_contiguous() && b.is_contiguous() &&
       a.sizes() == b.sizes() &&
@@ -173,7 +173,7 @@ Tensor binary_scalar_impl(BinaryOp op, const Tensor& a, const Scalar& s, bool sc
   ScalarType common = rt.get();
   ScalarType ct = compute_type(op, common);
   if (ct == ScalarType::Undefined)
-    throw Error(std::string(name) + "(): subtraction with bool tensors is not supported; use logical_xor() or cast to an integer dtype.");
+    throw Error("[" + std::string(name) + "] subtraction with bool tensors is not supported; use logical_xor() or cast to an integer dtype.");
   ScalarType od = backend::binary_is_comparison(op) ? kBool : ct;
   Tensor ac = ops::cast(a, ct);
   Tensor out;
@@ -199,7 +199,7 @@ Tensor& inplace(Tensor& self, const char* name, ScalarType result, const std::fu
   Tensor r = f(&self);
   if (!r.is_same(self)) {
     if (r.sizes() != self.sizes())
-      throw Error(std::string(name) + "(): output with shape " + ops::shape_str(self.sizes()) +
+      throw Error("[" + std::string(name) + "] output with shape " + ops::shape_str(self.sizes()) +
                   " doesn't match the broadcast shape " + ops::shape_str(r.sizes()) + ".");
     self.copy_(r);
   }
@@ -329,7 +329,7 @@ Tensor Tensor::logical_not() const { return unary_impl(UnaryOp::LogicalNot, "log
 
 // ---- unary ----------------------------------------------------------------------------------
 Tensor Tensor::neg() const {
-  if (scalar_type() == kBool) throw Error("neg(): negation, the `-` operator, on a bool tensor is not supported; use logical_not().");
+  if (scalar_type() == kBool) throw Error("[neg] negation, the `-` operator, on a bool tensor is not supported; use logical_not().");
   return unary_impl(UnaryOp::Neg, "neg", *this);
 }
 Tensor Tensor::abs() const { return unary_impl(UnaryOp::Abs, "abs", *this); }
@@ -361,7 +361,7 @@ Tensor Tensor::floor() const { return unary_impl(UnaryOp::Floor, "floor", *this)
 Tensor Tensor::ceil() const { return unary_impl(UnaryOp::Ceil, "ceil", *this); }
 Tensor Tensor::round() const { return unary_impl(UnaryOp::Round, "round", *this); }
 Tensor Tensor::clamp(std::optional<Scalar> mn, std::optional<Scalar> mx) const {
-  if (!mn && !mx) throw Error("clamp(): at least one of 'min' or 'max' must not be None.");
+  if (!mn && !mx) throw Error("[clamp] at least one of 'min' or 'max' must not be None.");
   backend::UnaryParams p;
   p.has_a = mn.has_value();
   p.has_b = mx.has_value();
@@ -379,7 +379,7 @@ Tensor& Tensor::relu_() { return copy_(relu()); }
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
   ops::check_same_device("masked_fill", {{"self", this}, {"mask", &mask}});
   if (mask.scalar_type() != kBool)
-    throw Error(std::string("masked_fill(): expected the mask to be bool, got ") + dtype_name(mask.scalar_type()) + ".");
+    throw Error(std::string("[masked_fill] expected the mask to be bool, got ") + dtype_name(mask.scalar_type()) + ".");
   Tensor v = full({}, value, TensorOptions().dtype(scalar_type()).device(device()));
   return where(mask, v, *this);
 }
@@ -388,7 +388,7 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Device d = ops::check_same_device("where", {{"condition", &cond}, {"self", &a}, {"other", &b}});
   if (cond.scalar_type() != kBool && cond.scalar_type() != kByte)
-    throw Error(std::string("where(): expected condition to be a bool tensor, got ") + dtype_name(cond.scalar_type()) + ".");
+    throw Error(std::string("[where] expected condition to be a bool tensor, got ") + dtype_name(cond.scalar_type()) + ".");
   ScalarType ct = result_of(a, b);
   DimVector shape = ops::broadcast_shapes(ops::broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
   auto on_device = [&](const Tensor& t, ScalarType dt) { return ops::cast(t.device() == d ? t : t.to(d), dt); };

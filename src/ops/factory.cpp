@@ -59,7 +59,7 @@ Tensor empty(IntArrayRef sizes, const TensorOptions& o) { return make(sizes, o, 
 
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& o) {
   if (sizes.size() != strides.size())
-    throw Error("empty_strided(): sizes and strides must have the same length (" + std::to_string(sizes.size()) +
+    throw Error("[empty_strided] sizes and strides must have the same length (" + std::to_string(sizes.size()) +
                 " vs " + std::to_string(strides.size()) + ").");
   int64_t extent = 1;
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -85,11 +85,11 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   bool any_float = start.isFloatingPoint() || end.isFloatingPoint() || step.isFloatingPoint();
   ScalarType dt = o.has_dtype() ? o.dtype() : (any_float ? default_dtype() : kLong);
   double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
-  if (st == 0) throw Error("arange(): step must be nonzero.");
+  if (st == 0) throw Error("[arange] step must be nonzero.");
   if (!std::isfinite(s) || !std::isfinite(e))
-    throw Error("arange(): unsupported range: " + std::to_string(s) + " -> " + std::to_string(e) + ".");
+    throw Error("[arange] unsupported range: " + std::to_string(s) + " -> " + std::to_string(e) + ".");
   if ((st > 0 && e < s) || (st < 0 && e > s))
-    throw Error("arange(): upper bound and larger bound inconsistent with step sign (start " + std::to_string(s) +
+    throw Error("[arange] upper bound and larger bound inconsistent with step sign (start " + std::to_string(s) +
                 ", end " + std::to_string(e) + ", step " + std::to_string(st) + ").");
   int64_t n = static_cast<int64_t>(std::ceil((e - s) / st));
   Tensor t = make({n}, o, dt);
@@ -101,7 +101,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& o) {
-  if (steps < 0) throw Error("linspace(): number of steps must be non-negative, got " + std::to_string(steps) + ".");
+  if (steps < 0) throw Error("[linspace] number of steps must be non-negative, got " + std::to_string(steps) + ".");
   Tensor t = make({steps}, o, o.dtype());
   if (steps > 0) {
     double s = start.toDouble(), e = end.toDouble();
@@ -114,7 +114,7 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const Ten
 
 Tensor eye(int64_t n, const TensorOptions& o) { return eye(n, n, o); }
 Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
-  if (n < 0 || m < 0) throw Error("eye(): n and m must be non-negative, got " + std::to_string(n) + " and " + std::to_string(m) + ".");
+  if (n < 0 || m < 0) throw Error("[eye] n and m must be non-negative, got " + std::to_string(n) + " and " + std::to_string(m) + ".");
   Tensor t = zeros({n, m}, TensorOptions(o).requires_grad(false));
   int64_t k = std::min(n, m);
   if (k > 0) t.as_strided({k}, {m + 1}, 0).fill_(1);
@@ -124,7 +124,7 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
 
 Tensor rand(IntArrayRef sizes, const TensorOptions& o) {
   if (o.has_dtype() && !is_floating_point(o.dtype()))
-    throw Error(std::string("rand(): expected a floating dtype, got ") + dtype_name(o.dtype()) + "; use randint() for integers.");
+    throw Error(std::string("[rand] expected a floating dtype, got ") + dtype_name(o.dtype()) + "; use randint() for integers.");
   Tensor t = make(sizes, o, o.dtype());
   fill_random(t, backend::RandomKind::Uniform, 0.0, 1.0);
   return t;
@@ -132,7 +132,7 @@ Tensor rand(IntArrayRef sizes, const TensorOptions& o) {
 
 Tensor randn(IntArrayRef sizes, const TensorOptions& o) {
   if (o.has_dtype() && !is_floating_point(o.dtype()))
-    throw Error(std::string("randn(): expected a floating dtype, got ") + dtype_name(o.dtype()) + ".");
+    throw Error(std::string("[randn] expected a floating dtype, got ") + dtype_name(o.dtype()) + ".");
   Tensor t = make(sizes, o, o.dtype());
   fill_random(t, backend::RandomKind::Normal, 0.0, 1.0);
   return t;
@@ -141,16 +141,16 @@ Tensor randn(IntArrayRef sizes, const TensorOptions& o) {
 Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& o) { return randint(0, high, sizes, o); }
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& o) {
   if (low >= high)
-    throw Error("randint(): expected low < high, but got low = " + std::to_string(low) + " and high = " + std::to_string(high) + ".");
+    throw Error("[randint] expected low < high, but got low = " + std::to_string(low) + " and high = " + std::to_string(high) + ".");
   if (high - low > (int64_t(1) << 32))
-    throw Error("randint(): the range high - low must be at most 2^32, got " + std::to_string(high - low) + ".");
+    throw Error("[randint] the range high - low must be at most 2^32, got " + std::to_string(high - low) + ".");
   Tensor t = make(sizes, o, o.has_dtype() ? o.dtype() : kLong);
   fill_random(t, backend::RandomKind::Int, static_cast<double>(low), static_cast<double>(high));
   return t;
 }
 
 Tensor randperm(int64_t n, const TensorOptions& o) {
-  if (n < 0) throw Error("randperm(): n must be non-negative, got " + std::to_string(n) + ".");
+  if (n < 0) throw Error("[randperm] n must be non-negative, got " + std::to_string(n) + ".");
   // Sort random keys: the permutation follows the generator, identical on every device.
   Tensor keys = rand({n}, TensorOptions().dtype(kDouble).device(Device(kCPU)));
   std::vector<int64_t> perm(static_cast<size_t>(n));
@@ -191,7 +191,7 @@ std::vector<int64_t> TensorDataContainer::sizes() const {
   std::vector<int64_t> inner = list_[0].sizes();
   for (size_t i = 1; i < list_.size(); ++i)
     if (list_[i].sizes() != inner)
-      throw Error("tensor(): expected all sub-lists to have the same shape, but element 0 and element " +
+      throw Error("[tensor] expected all sub-lists to have the same shape, but element 0 and element " +
                   std::to_string(i) + " differ (ragged nested lists are not a tensor).");
   s.insert(s.end(), inner.begin(), inner.end());
   return s;
@@ -252,10 +252,10 @@ Tensor tensor(const TensorDataContainer& data, const TensorOptions& o) {
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& o) {
   Device d = target(o);
   if (!d.is_cpu())
-    throw Error("from_blob(): only host memory can be wrapped (device " + d.str() +
+    throw Error("[from_blob] only host memory can be wrapped (device " + d.str() +
                 " requested); wrap it on cpu and move it with .to(" + d.str() + ").");
   if (sizes.size() != strides.size())
-    throw Error("from_blob(): sizes and strides must have the same length.");
+    throw Error("[from_blob] sizes and strides must have the same length.");
   auto storage = std::make_shared<Storage>();
   storage->device = d;
   storage->alloc.buf.base = data;

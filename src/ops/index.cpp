@@ -14,13 +14,13 @@ using backend::IndexOp;
 
 Tensor check_index(const char* op, const Tensor& index, int64_t limit, const char* what) {
   if (index.scalar_type() != kLong && index.scalar_type() != kInt)
-    throw Error(std::string(op) + "(): expected 'index' to be int64 (or int32), got " + dtype_name(index.scalar_type()) +
+    throw Error("[" + std::string(op) + "] expected 'index' to be int64 (or int32), got " + dtype_name(index.scalar_type()) +
                 "; convert with .to(locus::kLong).");
   Tensor idx = ops::cast(index, kLong);
   if (idx.numel() == 0) return idx;
   int64_t lo = idx.min().item<int64_t>(), hi = idx.max().item<int64_t>();
   if (lo < 0 || hi >= limit)
-    throw Error(std::string(op) + "(): index " + std::to_string(lo < 0 ? lo : hi) + " is out of bounds for " + what +
+    throw Error("[" + std::string(op) + "] index " + std::to_string(lo < 0 ? lo : hi) + " is out of bounds for " + what +
                 " with size " + std::to_string(limit) + " (valid indices are 0.." + std::to_string(limit - 1) + ").");
   return idx;
 }
@@ -35,7 +35,7 @@ void run_index(const char* op, IndexOp kind, const Tensor& out, const Tensor& in
 
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   ops::check_same_device("index_select", {{"self", this}, {"index", &index}});
-  if (index.dim() > 1) throw Error("index_select(): 'index' must be a 0-D or 1-D tensor, got " + std::to_string(index.dim()) + "-D.");
+  if (index.dim() > 1) throw Error("[index_select] 'index' must be a 0-D or 1-D tensor, got " + std::to_string(index.dim()) + "-D.");
   Tensor self = this->dim() == 0 ? reshape({1}) : *this;
   int64_t d = detail::wrap_dim(dim, self.dim(), "index_select");
   Tensor idx = check_index("index_select", index, self.size(d), "the selected dimension").reshape({-1});
@@ -51,11 +51,11 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   ops::check_same_device("gather", {{"self", this}, {"index", &index}});
   int64_t d = detail::wrap_dim(dim, this->dim(), "gather");
   if (index.dim() != this->dim())
-    throw Error("gather(): index tensor must have the same number of dimensions as input tensor (" +
+    throw Error("[gather] index tensor must have the same number of dimensions as input tensor (" +
                 std::to_string(index.dim()) + " vs " + std::to_string(this->dim()) + ").");
   for (int64_t i = 0; i < this->dim(); ++i)
     if (i != d && index.size(i) > size(i))
-      throw Error("gather(): size of index " + ops::shape_str(index.sizes()) + " exceeds the input's " +
+      throw Error("[gather] size of index " + ops::shape_str(index.sizes()) + " exceeds the input's " +
                   ops::shape_str(sizes()) + " at dimension " + std::to_string(i) + ".");
   Tensor idx = check_index("gather", index, this->dim() == 0 ? 1 : size(d), "the gathered dimension");
   Tensor out = detail::make_empty(index.sizes(), scalar_type(), device());
@@ -71,11 +71,11 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
   ops::check_no_partial_overlap("scatter_add_", *this, index, /*same_ok=*/false);
   int64_t d = detail::wrap_dim(dim, this->dim(), "scatter_add_");
   if (index.dim() != this->dim() || src.dim() != this->dim())
-    throw Error("scatter_add_(): index and src must have as many dimensions as self (" + std::to_string(this->dim()) +
+    throw Error("[scatter_add_] index and src must have as many dimensions as self (" + std::to_string(this->dim()) +
                 "), got " + std::to_string(index.dim()) + " and " + std::to_string(src.dim()) + ".");
   for (int64_t i = 0; i < this->dim(); ++i) {
     if (index.size(i) > src.size(i) || (i != d && index.size(i) > size(i)))
-      throw Error("scatter_add_(): expected index " + ops::shape_str(index.sizes()) + " to be no larger than src " +
+      throw Error("[scatter_add_] expected index " + ops::shape_str(index.sizes()) + " to be no larger than src " +
                   ops::shape_str(src.sizes()) + " and than self " + ops::shape_str(sizes()) + " apart from dim " +
                   std::to_string(d) + ".");
   }
@@ -120,14 +120,14 @@ bool Tensor::equal(const Tensor& other) const {
 }
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  if (tensors.empty()) throw Error("cat(): expected a non-empty list of tensors.");
+  if (tensors.empty()) throw Error("[cat] expected a non-empty list of tensors.");
   // PyTorch skips 1-D empty tensors for backward compatibility
   std::vector<const Tensor*> parts;
   for (const Tensor& t : tensors)
     if (!(t.dim() == 1 && t.numel() == 0)) parts.push_back(&t);
   if (parts.empty()) return tensors[0].clone();
   const Tensor& ref = *parts[0];
-  if (ref.dim() == 0) throw Error("cat(): zero-dimensional tensor (at position 0) cannot be concatenated; use stack().");
+  if (ref.dim() == 0) throw Error("[cat] zero-dimensional tensor (at position 0) cannot be concatenated; use stack().");
   int64_t d = detail::wrap_dim(dim, ref.dim(), "cat");
   Device dev = ref.device();
   ScalarType t = ref.scalar_type();
@@ -135,15 +135,15 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   for (size_t i = 0; i < parts.size(); ++i) {
     const Tensor& p = *parts[i];
     if (p.device() != dev)
-      throw DeviceMismatchError("cat(): Expected all tensors to be on the same device, but found at least two devices, " +
+      throw DeviceMismatchError("[cat] Expected all tensors to be on the same device, but found at least two devices, " +
                                 dev.str() + " and " + p.device().str() + "! Argument 'tensors[" + std::to_string(i) +
                                 "]' is on " + p.device().str() + "; move it with .to(" + dev.str() + ").");
     if (p.dim() != ref.dim())
-      throw Error("cat(): tensors must have the same number of dimensions: got " + std::to_string(ref.dim()) + " and " +
+      throw Error("[cat] tensors must have the same number of dimensions: got " + std::to_string(ref.dim()) + " and " +
                   std::to_string(p.dim()) + " (tensor " + std::to_string(i) + ").");
     for (int64_t k = 0; k < ref.dim(); ++k)
       if (k != d && p.size(k) != ref.size(k))
-        throw Error("cat(): Sizes of tensors must match except in dimension " + std::to_string(d) + ". Expected size " +
+        throw Error("[cat] Sizes of tensors must match except in dimension " + std::to_string(d) + ". Expected size " +
                     std::to_string(ref.size(k)) + " but got size " + std::to_string(p.size(k)) + " for tensor number " +
                     std::to_string(i) + " in the list.");
     t = promote_types(t, p.scalar_type());
@@ -162,12 +162,12 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
-  if (tensors.empty()) throw Error("stack(): expected a non-empty list of tensors.");
+  if (tensors.empty()) throw Error("[stack] expected a non-empty list of tensors.");
   int64_t d = detail::wrap_dim(dim, tensors[0].dim() + 1, "stack");
   std::vector<Tensor> parts;
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (tensors[i].sizes() != tensors[0].sizes())
-      throw Error("stack(): expects each tensor to be equal size, but got " + ops::shape_str(tensors[0].sizes()) +
+      throw Error("[stack] expects each tensor to be equal size, but got " + ops::shape_str(tensors[0].sizes()) +
                   " at entry 0 and " + ops::shape_str(tensors[i].sizes()) + " at entry " + std::to_string(i) + ".");
     parts.push_back(tensors[i].unsqueeze(d));
   }
@@ -176,16 +176,16 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
 
 Tensor one_hot(const Tensor& indices, int64_t num_classes) {
   if (indices.scalar_type() != kLong)
-    throw Error(std::string("one_hot(): expected an int64 index tensor, got ") + dtype_name(indices.scalar_type()) + ".");
+    throw Error(std::string("[one_hot] expected an int64 index tensor, got ") + dtype_name(indices.scalar_type()) + ".");
   if (indices.numel() == 0 && num_classes < 0)
-    throw Error("one_hot(): can not infer the total number of classes from an empty tensor; pass num_classes.");
+    throw Error("[one_hot] can not infer the total number of classes from an empty tensor; pass num_classes.");
   if (indices.numel() > 0) {
     int64_t lo = indices.min().item<int64_t>();
-    if (lo < 0) throw Error("one_hot(): class values must be non-negative, got " + std::to_string(lo) + ".");
+    if (lo < 0) throw Error("[one_hot] class values must be non-negative, got " + std::to_string(lo) + ".");
     int64_t hi = indices.max().item<int64_t>();
     if (num_classes < 0) num_classes = hi + 1;
     else if (hi >= num_classes)
-      throw Error("one_hot(): class value " + std::to_string(hi) + " is out of range for num_classes = " +
+      throw Error("[one_hot] class value " + std::to_string(hi) + " is out of range for num_classes = " +
                   std::to_string(num_classes) + ".");
   }
   DimVector sz(indices.sizes());

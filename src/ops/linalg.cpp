@@ -31,11 +31,11 @@ MatLayout layout(const Tensor& m) {
 
 void check_mat_dtypes(const char* op, const Tensor& a, const Tensor& b) {
   if (a.scalar_type() != b.scalar_type())
-    throw Error(std::string(op) + "(): expected both operands to have the same dtype, but got " +
+    throw Error("[" + std::string(op) + "] expected both operands to have the same dtype, but got " +
                 dtype_name(a.scalar_type()) + " for argument 'self' and " + dtype_name(b.scalar_type()) +
                 " for argument 'mat2'. Convert one with .to(" + dtype_name(a.scalar_type()) + ").");
   if (a.scalar_type() == kBool)
-    throw Error(std::string(op) + "(): not implemented for bool tensors; convert to a numeric dtype first.");
+    throw Error("[" + std::string(op) + "] not implemented for bool tensors; convert to a numeric dtype first.");
 }
 
 // out[b] = alpha * a[b] @ b[b] + beta * out[b] for 3-D a [B,m,k], b [B,k,n], out [B,m,n] contiguous.
@@ -73,10 +73,10 @@ Tensor Tensor::mm(const Tensor& o) const {
     return ac::rerun(c, [&](auto C) { return C(*this).mm(C(o)); });
   ops::check_same_device("mm", {{"self", this}, {"mat2", &o}});
   if (dim() != 2 || o.dim() != 2)
-    throw Error("mm(): expected 2-D tensors, got " + std::to_string(dim()) + "-D 'self' " + ops::shape_str(sizes()) +
+    throw Error("[mm] expected 2-D tensors, got " + std::to_string(dim()) + "-D 'self' " + ops::shape_str(sizes()) +
                 " and " + std::to_string(o.dim()) + "-D 'mat2' " + ops::shape_str(o.sizes()) + ".");
   if (size(1) != o.size(0))
-    throw Error("mm(): mat1 and mat2 shapes cannot be multiplied (" + std::to_string(size(0)) + "x" +
+    throw Error("[mm] mat1 and mat2 shapes cannot be multiplied (" + std::to_string(size(0)) + "x" +
                 std::to_string(size(1)) + " and " + std::to_string(o.size(0)) + "x" + std::to_string(o.size(1)) + ").");
   check_mat_dtypes("mm", *this, o);
   Tensor out = detail::make_empty({size(0), o.size(1)}, scalar_type(), device());
@@ -91,10 +91,10 @@ Tensor Tensor::bmm(const Tensor& o) const {
     return ac::rerun(c, [&](auto C) { return C(*this).bmm(C(o)); });
   ops::check_same_device("bmm", {{"self", this}, {"mat2", &o}});
   if (dim() != 3 || o.dim() != 3)
-    throw Error("bmm(): expected 3-D tensors, got " + std::to_string(dim()) + "-D 'self' " + ops::shape_str(sizes()) +
+    throw Error("[bmm] expected 3-D tensors, got " + std::to_string(dim()) + "-D 'self' " + ops::shape_str(sizes()) +
                 " and " + std::to_string(o.dim()) + "-D 'mat2' " + ops::shape_str(o.sizes()) + ".");
   if (size(0) != o.size(0) || size(2) != o.size(1))
-    throw Error("bmm(): batch1 and batch2 shapes cannot be multiplied: " + ops::shape_str(sizes()) + " and " +
+    throw Error("[bmm] batch1 and batch2 shapes cannot be multiplied: " + ops::shape_str(sizes()) + " and " +
                 ops::shape_str(o.sizes()) + " (expected [b, n, m] and [b, m, p]).");
   check_mat_dtypes("bmm", *this, o);
   Tensor out = detail::make_empty({size(0), size(1), o.size(2)}, scalar_type(), device());
@@ -108,7 +108,7 @@ Tensor Tensor::addmm(const Tensor& m1, const Tensor& m2, const Scalar& beta, con
     return ac::rerun(c, [&](auto C) { return C(*this).addmm(C(m1), C(m2), beta, alpha); });
   ops::check_same_device("addmm", {{"self", this}, {"mat1", &m1}, {"mat2", &m2}});
   if (m1.dim() != 2 || m2.dim() != 2 || m1.size(1) != m2.size(0))
-    throw Error("addmm(): mat1 and mat2 shapes cannot be multiplied (" + ops::shape_str(m1.sizes()) + " and " +
+    throw Error("[addmm] mat1 and mat2 shapes cannot be multiplied (" + ops::shape_str(m1.sizes()) + " and " +
                 ops::shape_str(m2.sizes()) + ").");
   check_mat_dtypes("addmm", m1, m2);
   Tensor out = detail::make_empty({m1.size(0), m2.size(1)}, m1.scalar_type(), m1.device());
@@ -126,11 +126,11 @@ Tensor Tensor::matmul(const Tensor& o) const {
   ops::check_same_device("matmul", {{"self", this}, {"other", &o}});
   int64_t da = dim(), db = o.dim();
   if (da == 0 || db == 0)
-    throw Error("matmul(): both arguments need at least 1 dimension, but got " + std::to_string(da) + "D and " +
+    throw Error("[matmul] both arguments need at least 1 dimension, but got " + std::to_string(da) + "D and " +
                 std::to_string(db) + "D; use mul() for scalars.");
   if (da == 1 && db == 1) {
     if (size(0) != o.size(0))
-      throw Error("matmul(): inconsistent tensor size, expected tensor [" + std::to_string(size(0)) +
+      throw Error("[matmul] inconsistent tensor size, expected tensor [" + std::to_string(size(0)) +
                   "] and src [" + std::to_string(o.size(0)) + "] to have the same number of elements.");
     return unsqueeze(0).mm(o.unsqueeze(1)).reshape({});
   }
@@ -142,7 +142,7 @@ Tensor Tensor::matmul(const Tensor& o) const {
   Tensor b = db == 1 ? o.unsqueeze(1) : o;
   int64_t m = a.size(-2), k = a.size(-1), k2 = b.size(-2), n = b.size(-1);
   if (k != k2)
-    throw Error("matmul(): shapes cannot be multiplied: " + ops::shape_str(sizes()) + " and " + ops::shape_str(o.sizes()) +
+    throw Error("[matmul] shapes cannot be multiplied: " + ops::shape_str(sizes()) + " and " + ops::shape_str(o.sizes()) +
                 " (the last dim of the first, " + std::to_string(k) + ", must equal the second-to-last of the second, " +
                 std::to_string(k2) + ").");
   DimVector ba(a.sizes()), bb(b.sizes());

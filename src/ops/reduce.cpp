@@ -39,7 +39,7 @@ Tensor reduce_impl(ReduceOp op, const Tensor& a, IntArrayRef dims_in, bool all, 
   } else {
     for (int64_t d : dims_in) {
       int64_t w = detail::wrap_dim(d, nd, name);
-      if (red[w]) throw Error(std::string(name) + "(): dim " + std::to_string(w) + " appears multiple times in the list of dims.");
+      if (red[w]) throw Error("[" + std::string(name) + "] dim " + std::to_string(w) + " appears multiple times in the list of dims.");
       red[w] = true;
     }
   }
@@ -59,7 +59,7 @@ Tensor reduce_impl(ReduceOp op, const Tensor& a, IntArrayRef dims_in, bool all, 
   for (int64_t i = 0; i < nd; ++i)
     if (red[i]) perm.push_back(i);
   if (needs_nonempty && reduced_numel == 0)
-    throw Error(std::string(name) + "(): cannot reduce over a dimension of size 0 (the input has shape " +
+    throw Error("[" + std::string(name) + "] cannot reduce over a dimension of size 0 (the input has shape " +
                 ops::shape_str(a.sizes()) + "); there is no identity for " + name + ". Specify a non-empty dim.");
   Device d = a.device();
   Tensor in = ops::cast(a, in_dtype);
@@ -94,7 +94,7 @@ ScalarType sum_dtype(const Tensor& a, std::optional<ScalarType> dt) {
 ScalarType mean_dtype(const Tensor& a, std::optional<ScalarType> dt, const char* op) {
   ScalarType t = dt.value_or(a.scalar_type());
   if (!locus::is_floating_point(t))
-    throw Error(std::string(op) + "(): could not infer output dtype. Input dtype must be either a floating point or "
+    throw Error("[" + std::string(op) + "] could not infer output dtype. Input dtype must be either a floating point or "
                 "complex dtype. Got: " + toString(t) + ". Convert with .to(locus::kFloat) or pass dtype.");
   return t;
 }
@@ -175,7 +175,7 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dt, 
   const char* name = log ? "log_softmax" : "softmax";
   ScalarType t = dt.value_or(a.scalar_type());
   if (!locus::is_floating_point(t))
-    throw Error(std::string(name) + "(): expected a floating point input, got " + dtype_name(t) +
+    throw Error("[" + std::string(name) + "] expected a floating point input, got " + dtype_name(t) +
                 "; convert with .to(locus::kFloat) or pass dtype.");
   int64_t nd = a.dim();
   int64_t d = detail::wrap_dim(dim, nd, name);

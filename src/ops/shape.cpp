@@ -20,20 +20,20 @@ DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
   std::optional<size_t> infer;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      if (infer) throw Error(std::string(op) + "(): only one dimension can be inferred (-1), got shape " + ops::shape_str(shape) + ".");
+      if (infer) throw Error("[" + std::string(op) + "] only one dimension can be inferred (-1), got shape " + ops::shape_str(shape) + ".");
       infer = i;
     } else if (shape[i] < 0) {
-      throw Error(std::string(op) + "(): invalid shape dimension " + std::to_string(shape[i]) + " in " + ops::shape_str(shape) + ".");
+      throw Error("[" + std::string(op) + "] invalid shape dimension " + std::to_string(shape[i]) + " in " + ops::shape_str(shape) + ".");
     } else {
       known *= shape[i];
     }
   }
   if (infer) {
     if (known == 0 || numel % known != 0)
-      throw Error(std::string(op) + "(): shape " + ops::shape_str(shape) + " is invalid for input of size " + std::to_string(numel) + ".");
+      throw Error("[" + std::string(op) + "] shape " + ops::shape_str(shape) + " is invalid for input of size " + std::to_string(numel) + ".");
     out[*infer] = numel / known;
   } else if (known != numel) {
-    throw Error(std::string(op) + "(): shape " + ops::shape_str(shape) + " is invalid for input of size " + std::to_string(numel) + ".");
+    throw Error("[" + std::string(op) + "] shape " + ops::shape_str(shape) + " is invalid for input of size " + std::to_string(numel) + ".");
   }
   return out;
 }
@@ -80,7 +80,7 @@ Tensor Tensor::view(IntArrayRef shape) const {
   DimVector sz = infer_size(shape, numel(), "view");
   auto st = compute_stride(sizes(), strides(), sz);
   if (!st)
-    throw Error("view(): view size " + ops::shape_str(sz) + " is not compatible with input tensor's size " +
+    throw Error("[view] view size " + ops::shape_str(sz) + " is not compatible with input tensor's size " +
                 ops::shape_str(sizes()) + " and stride " + ops::shape_str(strides()) +
                 " (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
   return autograd::reshape_hook(make_view(*this, sz, *st, storage_offset()), *this);
@@ -94,7 +94,7 @@ Tensor Tensor::reshape(IntArrayRef shape) const {
 }
 
 Tensor Tensor::t() const {
-  if (dim() > 2) throw Error("t(): expects a tensor with <= 2 dimensions, but self is " + std::to_string(dim()) + "D; use transpose(dim0, dim1).");
+  if (dim() > 2) throw Error("[t] expects a tensor with <= 2 dimensions, but self is " + std::to_string(dim()) + "D; use transpose(dim0, dim1).");
   if (dim() < 2) return autograd::reshape_hook(make_view(*this, sizes(), strides(), storage_offset()), *this);
   return transpose(0, 1);
 }
@@ -114,13 +114,13 @@ Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
 Tensor Tensor::permute(IntArrayRef dims) const {
   int64_t n = dim();
   if (static_cast<int64_t>(dims.size()) != n)
-    throw Error("permute(): number of dims don't match: the tensor has " + std::to_string(n) + " dims but " +
+    throw Error("[permute] number of dims don't match: the tensor has " + std::to_string(n) + " dims but " +
                 std::to_string(dims.size()) + " were given (" + ops::shape_str(dims) + ").");
   DimVector sz(n), st(n);
   std::vector<bool> seen(n, false);
   for (int64_t i = 0; i < n; ++i) {
     int64_t d = wrap_dim(dims[i], n, "permute");
-    if (seen[d]) throw Error("permute(): repeated dim " + std::to_string(d) + " in " + ops::shape_str(dims) + ".");
+    if (seen[d]) throw Error("[permute] repeated dim " + std::to_string(d) + " in " + ops::shape_str(dims) + ".");
     seen[d] = true;
     sz[i] = size(d);
     st[i] = stride(d);
@@ -156,7 +156,7 @@ Tensor Tensor::flatten(int64_t start, int64_t end) const {
   if (dim() == 0) return reshape({1});
   start = wrap_dim(start, dim(), "flatten");
   end = wrap_dim(end, dim(), "flatten");
-  if (start > end) throw Error("flatten(): start_dim (" + std::to_string(start) + ") cannot come after end_dim (" + std::to_string(end) + ").");
+  if (start > end) throw Error("[flatten] start_dim (" + std::to_string(start) + ") cannot come after end_dim (" + std::to_string(end) + ").");
   if (start == end) return autograd::reshape_hook(make_view(*this, sizes(), strides(), storage_offset()), *this);
   DimVector sz;
   for (int64_t i = 0; i < start; ++i) sz.push_back(size(i));
@@ -168,12 +168,12 @@ Tensor Tensor::flatten(int64_t start, int64_t end) const {
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
-  if (dim() == 0) throw Error("narrow(): cannot be applied to a 0-dim tensor.");
+  if (dim() == 0) throw Error("[narrow] cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim(), "narrow");
   int64_t n = size(d);
   if (start < 0) start += n;
   if (start < 0 || length < 0 || start + length > n)
-    throw Error("narrow(): start (" + std::to_string(start) + ") + length (" + std::to_string(length) +
+    throw Error("[narrow] start (" + std::to_string(start) + ") + length (" + std::to_string(length) +
                 ") exceeds dimension size (" + std::to_string(n) + ") of dim " + std::to_string(d) + ".");
   DimVector sz(sizes());
   sz[d] = length;
@@ -182,11 +182,11 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
-  if (dim() == 0) throw Error("select(): cannot be applied to a 0-dim tensor.");
+  if (dim() == 0) throw Error("[select] cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim(), "select");
   int64_t n = size(d);
   if (index < -n || index >= n)
-    throw Error("select(): index " + std::to_string(index) + " is out of bounds for dimension " + std::to_string(d) +
+    throw Error("[select] index " + std::to_string(index) + " is out of bounds for dimension " + std::to_string(d) +
                 " with size " + std::to_string(n) + ".");
   if (index < 0) index += n;
   DimVector sz(sizes()), st(strides());
@@ -198,9 +198,9 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt, int64_t step) const {
-  if (dim() == 0) throw Error("slice(): cannot be applied to a 0-dim tensor.");
+  if (dim() == 0) throw Error("[slice] cannot be applied to a 0-dim tensor.");
   d = wrap_dim(d, dim(), "slice");
-  if (step <= 0) throw Error("slice(): step must be positive, got " + std::to_string(step) + ".");
+  if (step <= 0) throw Error("[slice] step must be positive, got " + std::to_string(step) + ".");
   int64_t n = size(d);
   int64_t start = start_opt.value_or(0), end = end_opt.value_or(n);
   if (start < 0) start += n;
@@ -216,13 +216,13 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<
 
 Tensor Tensor::expand(IntArrayRef shape) const {
   if (static_cast<int64_t>(shape.size()) < dim())
-    throw Error("expand(): the number of sizes provided (" + std::to_string(shape.size()) +
+    throw Error("[expand] the number of sizes provided (" + std::to_string(shape.size()) +
                 ") must be greater or equal to the number of dimensions in the tensor (" + std::to_string(dim()) + ").");
   size_t n = shape.size(), lead = n - static_cast<size_t>(dim());
   DimVector sz(n), st(n);
   for (size_t i = 0; i < n; ++i) {
     if (i < lead) {
-      if (shape[i] < 0) throw Error("expand(): -1 is not allowed in a leading, non-existing dimension " + std::to_string(i) + ".");
+      if (shape[i] < 0) throw Error("[expand] -1 is not allowed in a leading, non-existing dimension " + std::to_string(i) + ".");
       sz[i] = shape[i];
       st[i] = 0;
       continue;
@@ -230,7 +230,7 @@ Tensor Tensor::expand(IntArrayRef shape) const {
     int64_t have = size(static_cast<int64_t>(i - lead));
     int64_t want = shape[i] == -1 ? have : shape[i];
     if (have != want && have != 1)
-      throw Error("expand(): the expanded size of the tensor (" + std::to_string(want) + ") must match the existing size (" +
+      throw Error("[expand] the expanded size of the tensor (" + std::to_string(want) + ") must match the existing size (" +
                   std::to_string(have) + ") at non-singleton dimension " + std::to_string(i) + ". Target sizes: " +
                   ops::shape_str(shape) + ". Tensor sizes: " + ops::shape_str(sizes()) + ".");
     sz[i] = want;
@@ -241,17 +241,17 @@ Tensor Tensor::expand(IntArrayRef shape) const {
 
 Tensor Tensor::as_strided(IntArrayRef sz, IntArrayRef st, std::optional<int64_t> offset) const {
   if (sz.size() != st.size())
-    throw Error("as_strided(): mismatch in length of strides and shape (" + std::to_string(sz.size()) + " vs " + std::to_string(st.size()) + ").");
+    throw Error("[as_strided] mismatch in length of strides and shape (" + std::to_string(sz.size()) + " vs " + std::to_string(st.size()) + ").");
   int64_t off = offset.value_or(storage_offset());
   int64_t max_index = off;
   for (size_t i = 0; i < sz.size(); ++i) {
-    if (sz[i] < 0 || st[i] < 0) throw Error("as_strided(): negative sizes and strides are not supported.");
+    if (sz[i] < 0 || st[i] < 0) throw Error("[as_strided] negative sizes and strides are not supported.");
     if (sz[i] == 0) { max_index = -1; break; }
     max_index += (sz[i] - 1) * st[i];
   }
   int64_t capacity = static_cast<int64_t>(impl()->storage->nbytes / element_size());
   if (max_index >= capacity)
-    throw Error("as_strided(): setStorage: sizes " + ops::shape_str(sz) + ", strides " + ops::shape_str(st) +
+    throw Error("[as_strided] setStorage: sizes " + ops::shape_str(sz) + ", strides " + ops::shape_str(st) +
                 " and storage offset " + std::to_string(off) + " require a storage of " + std::to_string(max_index + 1) +
                 " elements, but the storage holds " + std::to_string(capacity) + ".");
   Tensor out = make_view(*this, sz, st, off);

@@ -44,10 +44,10 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
   if (!enabled_) return;
   PerOptimizer& st = per_optimizer_[&optimizer];
   if (st.stage == Stage::Unscaled)
-    throw Error("GradScaler::unscale_(): unscale_() has already been called on this optimizer since the last "
+    throw Error("[GradScaler::unscale_] unscale_() has already been called on this optimizer since the last "
                 "update(). Call it at most once per step, before step().");
   if (st.stage == Stage::Stepped)
-    throw Error("GradScaler::unscale_(): unscale_() is being called after step(). Call update() first.");
+    throw Error("[GradScaler::unscale_] unscale_() is being called after step(). Call update() first.");
   // PyTorch: inv_scale = scale.double().reciprocal().float()
   double inv_scale = static_cast<double>(static_cast<float>(1.0 / static_cast<double>(scale_)));
   std::vector<std::pair<Device, std::vector<Tensor>>> per_device;
@@ -56,7 +56,7 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
       Tensor g = p.grad();
       if (!g.defined()) continue;
       if (g.scalar_type() == kHalf)
-        throw Error("GradScaler::unscale_(): Attempting to unscale FP16 gradients. Keep the parameters (master "
+        throw Error("[GradScaler::unscale_] Attempting to unscale FP16 gradients. Keep the parameters (master "
                     "weights) in float32 and let AutocastGuard run the forward in float16.");
       auto it = std::find_if(per_device.begin(), per_device.end(), [&](const auto& e) { return e.first == g.device(); });
       if (it == per_device.end()) it = per_device.insert(per_device.end(), {g.device(), {}});
@@ -75,10 +75,10 @@ Tensor GradScaler::step(optim::Optimizer& optimizer) {
   if (!enabled_) return optimizer.step();
   PerOptimizer& st = per_optimizer_[&optimizer];
   if (st.stage == Stage::Stepped)
-    throw Error("GradScaler::step(): step() has already been called since the last update(). Call update() first.");
+    throw Error("[GradScaler::step] step() has already been called since the last update(). Call update() first.");
   if (st.stage == Stage::Ready) unscale_(optimizer);
   if (st.found_inf.empty())
-    throw Error("GradScaler::step(): No inf checks were recorded for this optimizer: none of its parameters has a "
+    throw Error("[GradScaler::step] No inf checks were recorded for this optimizer: none of its parameters has a "
                 "gradient. Call backward() on scale(loss) before step().");
   double found = 0;
   for (auto& [d, f] : st.found_inf) found += f.item<double>();
@@ -101,7 +101,7 @@ void GradScaler::update(std::optional<double> new_scale) {
         found = found || f.item<double>() != 0;
       }
     if (!any)
-      throw Error("GradScaler::update(): No inf checks were recorded prior to update(). Call step() (or unscale_()) "
+      throw Error("[GradScaler::update] No inf checks were recorded prior to update(). Call step() (or unscale_()) "
                   "on an optimizer first.");
     // PyTorch's _amp_update_scale_, in float32
     if (found) {
@@ -134,13 +134,13 @@ OrderedDict<std::string, Tensor> GradScaler::state_dict() const {
 void GradScaler::load_state_dict(const OrderedDict<std::string, Tensor>& sd) {
   if (!enabled_) return;
   if (sd.is_empty())
-    throw Error("GradScaler::load_state_dict(): The source state dict is empty, possibly because it was saved from "
+    throw Error("[GradScaler::load_state_dict] The source state dict is empty, possibly because it was saved from "
                 "a disabled instance of GradScaler.");
   auto get = [&](const char* key) {
     const Tensor* t = sd.find(key);
     if (t == nullptr || !t->defined() || t->numel() != 1)
-      throw Error(std::string("GradScaler::load_state_dict(): the state dict has no scalar \"") + key +
-                  "\"; expected the keys of GradScaler::state_dict(): scale, growth_factor, backoff_factor, "
+      throw Error(std::string("[GradScaler::load_state_dict] the state dict has no scalar \"") + key +
+                  "\"; expected the keys of [GradScaler::state_dict] scale, growth_factor, backoff_factor, "
                   "growth_interval, _growth_tracker.");
     return t->item<double>();
   };

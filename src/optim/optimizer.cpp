@@ -88,15 +88,15 @@ void Optimizer::load_state_dict(const OrderedDict<std::string, Tensor>& sd) {
     const std::string& key = item.key();
     if (key.rfind("param_groups.", 0) == 0) {
       size_t g = std::stoul(key.substr(13, key.find('.', 13) - 13));
-      if (g >= param_groups_.size()) throw Error("load_state_dict(): '" + key + "' names a missing param group.");
+      if (g >= param_groups_.size()) throw Error("[load_state_dict] '" + key + "' names a missing param group.");
       param_groups_[g].options().set_lr(item.value().item<double>());
       continue;
     }
-    if (key.rfind("state.", 0) != 0) throw Error("load_state_dict(): unexpected key '" + key + "'.");
+    if (key.rfind("state.", 0) != 0) throw Error("[load_state_dict] unexpected key '" + key + "'.");
     size_t dot = key.find('.', 6);
     size_t i = std::stoul(key.substr(6, dot - 6));
     if (i >= params.size())
-      throw Error("load_state_dict(): '" + key + "' names parameter " + std::to_string(i) + " but the optimizer has " +
+      throw Error("[load_state_dict] '" + key + "' names parameter " + std::to_string(i) + " but the optimizer has " +
                   std::to_string(params.size()) + ".");
     std::string name = key.substr(dot + 1);
     ParamState& s = state_[params[i].unsafeGetTensorImpl()];

@@ -21,7 +21,7 @@
 #include "build_info.h"
 #include "locus/locus.h"
 #if LOCUS_WITH_OPENCL
-#include "backends/opencl/program.h"  // kernel_cache_dir()
+#include "backends/gpu/kernel_cache.h"  // kernel_cache_dir()
 #endif
 #if LOCUS_WITH_CUDA && __has_include("backends/cuda/libraries.h")
 #include "backends/cuda/libraries.h"  // NVRTC and cuBLAS, loaded at run time
@@ -136,10 +136,10 @@ Json clblast_info() {
   return Json{{"version", version_from_file_name(path)}, {"library", path}};
 }
 
-// Where compiled kernels are kept (src/backends/opencl/program.h), and how many are there.
+// Where compiled kernels are kept (src/backends/gpu/kernel_cache.h), and how many are there.
 Json kernel_cache_info() {
 #if LOCUS_WITH_OPENCL
-  std::string dir = locus::opencl::kernel_cache_dir();
+  std::string dir = locus::gpu::kernel_cache_dir();
   Json j{{"path", dir}, {"exists", false}, {"files", 0}};
   std::error_code ec;
   if (!dir.empty() && std::filesystem::is_directory(dir, ec)) {

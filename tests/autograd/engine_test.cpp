@@ -107,8 +107,8 @@ TEST_P(Engine, Messages) {
   Tensor x = tensor({1., 2.}, opts());
   EXPECT_THROW_MSG(x.sum().backward(), Error, "element 0 of tensors does not require grad and does not have a grad_fn");
   x.requires_grad_();
-  EXPECT_THROW_MSG(x.add_(1.0), Error, "add_(): a leaf Variable that requires grad is being used in an in-place operation");
-  EXPECT_THROW_MSG(x.zero_(), Error, "fill_(): a leaf Variable that requires grad");
+  EXPECT_THROW_MSG(x.add_(1.0), Error, "[add_] a leaf Variable that requires grad is being used in an in-place operation");
+  EXPECT_THROW_MSG(x.zero_(), Error, "[fill_] a leaf Variable that requires grad");
   {
     NoGradGuard no_grad;
     x.add_(1.0);  // fine outside the graph
@@ -120,18 +120,18 @@ TEST_P(Engine, MoreMessages) {
   Tensor x = tensor({1., 2.}, opts()).requires_grad_();
   Tensor y = x * 2;
   EXPECT_THROW_MSG(autograd::backward({y.sum(), y.sum()}, {ones({}, opts())}), Error,
-                   "backward(): got 1 gradients for 2 tensors; pass one per tensor.");
-  EXPECT_THROW_MSG(autograd::backward({Tensor()}), Error, "backward(): tensor 0 is undefined.");
+                   "[backward] got 1 gradients for 2 tensors; pass one per tensor.");
+  EXPECT_THROW_MSG(autograd::backward({Tensor()}), Error, "[backward] tensor 0 is undefined.");
   EXPECT_THROW_MSG(y.add_(1.0), Error,
-                   "add_(): in-place operations on a tensor that is part of the autograd graph are not supported; use "
+                   "[add_] in-place operations on a tensor that is part of the autograd graph are not supported; use "
                    "the out-of-place form.");
   EXPECT_THROW_MSG(autograd::grad({y.sum()}, {}), Error,
-                   "grad(): expected a non-empty list of inputs to differentiate with respect to.");
+                   "[grad] expected a non-empty list of inputs to differentiate with respect to.");
   Tensor z = tensor({1., 2.}, opts());
   EXPECT_THROW_MSG(autograd::grad({y.sum()}, {x, z}), Error,
-                   "grad(): One of the differentiated Tensors (input 1) does not require grad; call requires_grad_(true) "
+                   "[grad] One of the differentiated Tensors (input 1) does not require grad; call requires_grad_(true) "
                    "on it first.");
-  EXPECT_THROW_MSG(Tensor().set_data(x), Error, "set_data(): both tensors must be defined.");
+  EXPECT_THROW_MSG(Tensor().set_data(x), Error, "[set_data] both tensors must be defined.");
   // Internal invariants of the engine, reached through the recorder ops use.
   Tensor bad = x.detach() * 3;
   autograd::record("BadBackward0", bad, {&x}, [](const Tensor& g) -> autograd::variable_list { return {g, g}; });
@@ -139,7 +139,7 @@ TEST_P(Engine, MoreMessages) {
   Tensor shape = x.detach() * 3;
   autograd::record("ShapeBackward0", shape, {&x}, [](const Tensor& g) -> autograd::variable_list { return {g.sum()}; });
   EXPECT_THROW_MSG(shape.sum().backward(), Error,
-                   "AccumulateGrad(): the gradient has shape [] but the tensor has shape [2].");
+                   "[AccumulateGrad] the gradient has shape [] but the tensor has shape [2].");
 }
 
 TEST_P(Engine, NoCycles) {
@@ -172,13 +172,13 @@ TEST(EngineDevices, GradientOnAnotherDeviceIsAnError) {
   Tensor x = tensor({1., 2.}).requires_grad_();
   x.mutable_grad() = zeros({2}, TensorOptions().device(other));  // bypasses set_grad's check
   EXPECT_THROW_MSG((x * 2).sum().backward(), DeviceMismatchError,
-                   "AccumulateGrad(): Expected all tensors to be on the same device, but found at least two devices, "
+                   "[AccumulateGrad] Expected all tensors to be on the same device, but found at least two devices, "
                    "cpu and " + other.str() + "! Argument 'grad' is on " + other.str() + "; move it with .to(cpu).");
   Tensor z = tensor({1., 2.}, TensorOptions().device(other)).requires_grad_();
   EXPECT_THROW_MSG((z * 2).backward(tensor({1., 1.})), DeviceMismatchError,
-                   "backward(): Expected all tensors to be on the same device, but found at least two devices, " +
+                   "[backward] Expected all tensors to be on the same device, but found at least two devices, " +
                        other.str() + " and cpu! Argument 'gradient' is on cpu; move it with .to(" + other.str() + ").");
-  EXPECT_THROW_MSG(x.set_grad(zeros({2}, TensorOptions().device(other))), DeviceMismatchError, "set_grad()");
+  EXPECT_THROW_MSG(x.set_grad(zeros({2}, TensorOptions().device(other))), DeviceMismatchError, "[set_grad]");
 }
 
 LOCUS_INSTANTIATE_DEVICES(Engine);
@@ -224,12 +224,12 @@ TEST(EngineHooks, FinalCallbackRunsAfterEveryNodeInOrder) {
 TEST(EngineHooks, Errors) {
   Tensor w = tensor({1.}).requires_grad_();
   EXPECT_THROW_MSG(autograd::register_post_accumulate_grad_hook(w * 2, [](const Tensor&) {}), Error,
-                   "register_post_accumulate_grad_hook(): post accumulate grad hooks cannot be registered on non-leaf "
+                   "[register_post_accumulate_grad_hook] post accumulate grad hooks cannot be registered on non-leaf "
                    "tensors");
   EXPECT_THROW_MSG(autograd::register_post_accumulate_grad_hook(tensor({1.}), [](const Tensor&) {}), Error,
                    "tensors that do not require grad");
   EXPECT_THROW_MSG(autograd::queue_callback([] {}), Error,
-                   "queue_callback(): Final callbacks can only be installed during backward pass");
+                   "[queue_callback] Final callbacks can only be installed during backward pass");
   autograd::register_post_accumulate_grad_hook(w, [](const Tensor&) { throw Error("hook failed"); });
   EXPECT_THROW_MSG((w * 2).sum().backward(), Error, "hook failed");
 }

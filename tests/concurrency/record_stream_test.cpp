@@ -110,13 +110,13 @@ TEST_P(RecordStream, EightThreadsCopyingAcrossStreams) {
 TEST_P(RecordStream, Errors) {
   const Device d = GetParam();
   EXPECT_THROW_MSG(Tensor().record_stream(Stream::default_stream(d)), Error,
-                   "record_stream(): the tensor is undefined. Call it on a tensor that holds memory.");
+                   "[record_stream] the tensor is undefined. Call it on a tensor that holds memory.");
   std::vector<Device> devices = all_devices();
   for (const Device& other : devices) {
     if (other == d) continue;
     Tensor x = ones({4}, TensorOptions().device(d));
     EXPECT_THROW_MSG(x.record_stream(Stream::default_stream(other)), DeviceMismatchError,
-                     "record_stream(): the stream is on " + other.str() + " but the tensor is on " + d.str() +
+                     "[record_stream] the stream is on " + other.str() + " but the tensor is on " + d.str() +
                          ". Record a stream of the tensor's own device.");
   }
 }

@@ -87,7 +87,7 @@ TEST_P(TensorOnDevice, ViewsShareStorage) {
 TEST_P(TensorOnDevice, ShapeErrorsAreClear) {
   Device d = GetParam();
   Tensor x = zeros({3, 4}, device(d));
-  EXPECT_THROW_MSG(x.view({5, -1}), Error, "view(): shape [5, -1] is invalid for input of size 12");
+  EXPECT_THROW_MSG(x.view({5, -1}), Error, "[view] shape [5, -1] is invalid for input of size 12");
   EXPECT_THROW_MSG(x.t().view({12}), Error, "Use .reshape(...) instead");
   EXPECT_THROW_MSG(x.transpose(0, 2), Error, "dimension out of range (expected to be in range of [-2, 1], but got 2)");
   EXPECT_THROW_MSG(x.narrow(0, 2, 2), Error, "exceeds dimension size (3)");
@@ -104,7 +104,7 @@ TEST_P(TensorOnDevice, ItemAndDataPtr) {
   EXPECT_THROW_MSG(zeros({2}, device(d)).item<float>(), Error, "a Tensor with 2 elements cannot be converted to a Scalar");
   if (d.is_cpu()) {
     EXPECT_EQ(x.data_ptr<float>()[0], 2.5f);
-    EXPECT_THROW_MSG(x.data_ptr<double>(), Error, "the tensor's dtype is float32");
+    EXPECT_THROW_MSG(x.data_ptr<double>(), Error, "[data_ptr<float64>] the tensor's dtype is float32");
   } else {
     EXPECT_THROW_MSG(x.data_ptr<float>(), Error, "is not addressable from the host; copy it first with .cpu()");
   }

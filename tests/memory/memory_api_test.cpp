@@ -67,6 +67,9 @@ TEST_P(MemoryOnDevice, FractionLimitIsValidated) {
 LOCUS_INSTANTIATE_DEVICES(MemoryOnDevice);
 
 TEST(MemoryApi, NamespacedForms) {
+  EXPECT_THROW_MSG(opencl::memory_allocated(-2), Error,
+                   "[opencl::memory_allocated] device index must be -1 (the current opencl device) or a device "
+                   "number, got -2.");
   if (!opencl::is_available()) GTEST_SKIP() << "needs an OpenCL device";
   Tensor a = empty({1000}, device(Device("opencl:0")));
   EXPECT_EQ(opencl::memory_allocated(0), memory_allocated(Device("opencl:0")));

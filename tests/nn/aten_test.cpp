@@ -110,24 +110,24 @@ LOCUS_INSTANTIATE_DEVICES(Aten);
 
 TEST(AtenMessages, BadArgumentsNameTheFunction) {
   Tensor x = randn({1, 1, 4, 4}), w = randn({1, 1, 2, 2}), p = rand({3}), t = rand({3});
-  EXPECT_THROW_MSG(conv2d(x, w, {}, {1, 1, 1}), Error, "conv2d(): stride must have 1 or 2 values, got 3 ([1, 1, 1])");
-  EXPECT_THROW_MSG(conv2d(x, w, {}, 1, IntArrayRef()), Error, "conv2d(): padding must have 1 or 2 values, got 0");
-  EXPECT_THROW_MSG(max_pool2d(x, {2, 2, 2}), Error, "max_pool2d(): kernel_size must have 1 or 2 values, got 3");
+  EXPECT_THROW_MSG(conv2d(x, w, {}, {1, 1, 1}), Error, "[conv2d] stride must have 1 or 2 values, got 3 ([1, 1, 1])");
+  EXPECT_THROW_MSG(conv2d(x, w, {}, 1, IntArrayRef()), Error, "[conv2d] padding must have 1 or 2 values, got 0");
+  EXPECT_THROW_MSG(max_pool2d(x, {2, 2, 2}), Error, "[max_pool2d] kernel_size must have 1 or 2 values, got 3");
   EXPECT_THROW_MSG(avg_pool2d(x, 2, {}, 0, false, true, 0), Error,
-                   "avg_pool2d(): divisor_override must not be zero; leave it unset to divide by the window size.");
-  EXPECT_THROW_MSG(adaptive_avg_pool2d(x, {1, 2, 3}), Error, "adaptive_avg_pool2d(): output_size must have 1 or 2 values");
+                   "[avg_pool2d] divisor_override must not be zero; leave it unset to divide by the window size.");
+  EXPECT_THROW_MSG(adaptive_avg_pool2d(x, {1, 2, 3}), Error, "[adaptive_avg_pool2d] output_size must have 1 or 2 values");
   EXPECT_THROW_MSG(nll_loss(randn({2, 3}), tensor({0, 1}, dtype(kLong)), {}, 3), Error,
-                   "nll_loss(): reduction must be locus::Reduction::None, Mean or Sum (0, 1 or 2), got 3.");
-  EXPECT_THROW_MSG(mse_loss(p, t, -1), Error, "mse_loss(): reduction must be");
+                   "[nll_loss] reduction must be locus::Reduction::None, Mean or Sum (0, 1 or 2), got 3.");
+  EXPECT_THROW_MSG(mse_loss(p, t, -1), Error, "[mse_loss] reduction must be");
   EXPECT_THROW_MSG(cross_entropy_loss(randn({2, 3}), tensor({0, 1}, dtype(kLong)), {}, 7), Error,
-                   "cross_entropy_loss(): reduction must be");
-  EXPECT_THROW_MSG(binary_cross_entropy(p, t, {}, 4), Error, "binary_cross_entropy(): reduction must be");
+                   "[cross_entropy_loss] reduction must be");
+  EXPECT_THROW_MSG(binary_cross_entropy(p, t, {}, 4), Error, "[binary_cross_entropy] reduction must be");
   EXPECT_THROW_MSG(binary_cross_entropy_with_logits(p, t, {}, {}, 4), Error,
-                   "binary_cross_entropy_with_logits(): reduction must be");
+                   "[binary_cross_entropy_with_logits] reduction must be");
   EXPECT_THROW_MSG(binary_cross_entropy(p, rand({2, 3})), Error,
-                   "binary_cross_entropy(): target size [2, 3] differs from input size [3]; give both the same shape.");
+                   "[binary_cross_entropy] target size [2, 3] differs from input size [3]; give both the same shape.");
   EXPECT_THROW_MSG(embedding(randn({4, 2}), tensor({1}, dtype(kLong)), -1, false, /*sparse=*/true), Error,
-                   "embedding(): sparse=true is not supported by locus (dense gradients only); pass false.");
+                   "[embedding] sparse=true is not supported by locus (dense gradients only); pass false.");
   EXPECT_THROW_MSG(embedding(randn({4, 2}), tensor({1}, dtype(kLong)), -1, /*scale_grad_by_freq=*/true), Error,
-                   "embedding(): scale_grad_by_freq=true is not supported by locus");
+                   "[embedding] scale_grad_by_freq=true is not supported by locus");
 }

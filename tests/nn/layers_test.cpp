@@ -273,7 +273,7 @@ TEST_P(Layers, BatchNorm2dCumulativeAverageMatchesPyTorch) {
   EXPECT_THROW_MSG(bn(ones({3, 2, 2}, o)), Error, "BatchNorm2d: expected 4D input (got 3D input).");
   EXPECT_THROW_MSG(bn(ones({3, 5, 2, 2}, o)), Error, "BatchNorm2d: expected input with 2 channels (dim 1), got 5.");
   bn->train();
-  EXPECT_THROW_MSG(bn(ones({1, 2, 1, 1}, o)), Error, "batch_norm(): Expected more than 1 value per channel when training");
+  EXPECT_THROW_MSG(bn(ones({1, 2, 1, 1}, o)), Error, "[batch_norm] Expected more than 1 value per channel when training");
 }
 
 TEST_P(Layers, LayersOnTheDevice) {
@@ -358,13 +358,13 @@ TEST_P(Layers, Messages) {
   Device d = GetParam();
   TensorOptions o = TensorOptions().device(d);
   EXPECT_THROW_MSG(F::conv2d(ones({1, 3, 5, 5}, o), ones({2, 2, 3, 3}, o)), Error,
-                   "conv2d(): Given groups=1, weight of size [2, 2, 3, 3], expected input[1, 3, 5, 5] to have 2 channels, but got 3 channels instead.");
+                   "[conv2d] Given groups=1, weight of size [2, 2, 3, 3], expected input[1, 3, 5, 5] to have 2 channels, but got 3 channels instead.");
   EXPECT_THROW_MSG(F::cross_entropy(ones({2, 3}, o), ones({2}, o)), Error,
-                   "cross_entropy(): expected target to hold int64 class indices, got float32");
+                   "[cross_entropy] expected target to hold int64 class indices, got float32");
   EXPECT_THROW_MSG(F::cross_entropy(ones({2, 3}, o), tensor({0, 1, 2}).to(d)), Error,
                    "Expected input batch_size (2) to match target batch_size (3).");
   EXPECT_THROW_MSG(F::layer_norm(ones({2, 3}, o), F::LayerNormFuncOptions({4})), Error,
-                   "layer_norm(): Given normalized_shape=[4], expected input with shape [*, 4], but got input of size[2, 3].");
+                   "[layer_norm] Given normalized_shape=[4], expected input with shape [*, 4], but got input of size[2, 3].");
   nn::Linear empty = nullptr;
   EXPECT_THROW_MSG(empty->forward(ones({1})), Error, "Accessing empty ModuleHolder");
 }

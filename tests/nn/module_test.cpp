@@ -137,7 +137,7 @@ TEST(Module, EmbeddingPaddingIdx) {
   EXPECT_THROW_MSG(nn::Embedding(nn::EmbeddingOptions(4, 2).padding_idx(4)), Error,
                    "Embedding: padding_idx (4) must be within num_embeddings (4).");
   EXPECT_THROW_MSG(nn::functional::embedding(tensor({0}), ones({4, 2}), nn::functional::EmbeddingFuncOptions().padding_idx(-5)),
-                   Error, "embedding(): padding_idx (-5) must be within num_embeddings (4).");
+                   Error, "[embedding] padding_idx (-5) must be within num_embeddings (4).");
 }
 
 TEST(Module, TrainEval) {
@@ -320,7 +320,7 @@ TEST(ModuleMismatch, NamesThePathAndBothDevices) {
   Net net;
   net->fc2->to(d);
   EXPECT_THROW_MSG(nn::device_of(net), DeviceMismatchError,
-                   "device_of(): Net is split across devices: scale is on cpu but fc2.weight is on " + d.str());
+                   "[device_of] Net is split across devices: scale is on cpu but fc2.weight is on " + d.str());
   EXPECT_THROW_MSG(net->forward(ones({5, 4})), DeviceMismatchError,
                    "Net/fc2 (Linear 3->2): weight is on " + d.str() + " but input is on cpu");
 }

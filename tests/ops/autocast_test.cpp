@@ -276,10 +276,10 @@ TEST_P(Autocast, GradientsFlowToFloat32Weights) {
 
 TEST_P(Autocast, RejectsNonReducedDtypes) {
   EXPECT_THROW_MSG(ac::set_autocast_dtype(d().type(), kFloat), Error,
-                   "set_autocast_dtype(): autocast runs ops in float16 or bfloat16, got float32 for " +
+                   "[set_autocast_dtype] autocast runs ops in float16 or bfloat16, got float32 for " +
                        std::string(device_type_name(d().type())) + ". Pass locus::kHalf or locus::kBFloat16.");
   EXPECT_THROW_MSG(ac::AutocastGuard(d().type(), kDouble), Error,
-                   "AutocastGuard: autocast runs ops in float16 or bfloat16, got float64 for");
+                   "[AutocastGuard] autocast runs ops in float16 or bfloat16, got float64 for");
   EXPECT_FALSE(ac::is_autocast_enabled(d().type()));  // the failed guard changed nothing
 }
 

@@ -91,7 +91,7 @@ TEST_F(Pinned, PinMemoryForADeviceUsesThatDevicesDriver) {
   for (Device other : all_devices())
     if (!other.is_cpu() && other.type() != dev.type()) EXPECT_FALSE(p.is_pinned(other));
   EXPECT_THROW_MSG(h.pin_memory(Device(kCPU)), Error,
-                   "pin_memory(): cannot pin memory for cpu; name the accelerator the copies go to "
+                   "[pin_memory] cannot pin memory for cpu; name the accelerator the copies go to "
                    "(for example opencl:0), or none.");
   EXPECT_THROW(h.pin_memory(Device("mps")), NotAvailableError);
 }

@@ -151,15 +151,15 @@ TEST_P(Elementwise, InPlaceOverlapsAreRefused) {
                          "memory location";
   Tensor x = arange(10, o().dtype(kFloat));
   Tensor before = x.clone();
-  EXPECT_THROW_MSG(x.slice(0, 1).add_(x.slice(0, 0, 9)), Error, std::string("add_(): ") + partly);
-  EXPECT_THROW_MSG(x.slice(0, 0, 9).mul_(x.slice(0, 1)), Error, std::string("mul_(): ") + partly);
-  EXPECT_THROW_MSG(x.slice(0, 2).sub_(x.slice(0, 0, 8), 2), Error, std::string("sub_(): ") + partly);
-  EXPECT_THROW_MSG(x.slice(0, 1).copy_(x.slice(0, 0, 9)), Error, std::string("copy_(): ") + partly);
+  EXPECT_THROW_MSG(x.slice(0, 1).add_(x.slice(0, 0, 9)), Error, std::string("[add_] ") + partly);
+  EXPECT_THROW_MSG(x.slice(0, 0, 9).mul_(x.slice(0, 1)), Error, std::string("[mul_] ") + partly);
+  EXPECT_THROW_MSG(x.slice(0, 2).sub_(x.slice(0, 0, 8), 2), Error, std::string("[sub_] ") + partly);
+  EXPECT_THROW_MSG(x.slice(0, 1).copy_(x.slice(0, 0, 9)), Error, std::string("[copy_] ") + partly);
   EXPECT_TRUE(x.equal(before));  // nothing written
   Tensor e = zeros({1}, o().dtype(kFloat)).expand({3});
-  EXPECT_THROW_MSG(e.add_(ones({3}, o().dtype(kFloat))), Error, std::string("add_(): ") + internal);
-  EXPECT_THROW_MSG(e.add_(1), Error, std::string("add_(): ") + internal);
-  EXPECT_THROW_MSG(e.copy_(ones({3}, o().dtype(kFloat))), Error, std::string("copy_(): ") + internal);
+  EXPECT_THROW_MSG(e.add_(ones({3}, o().dtype(kFloat))), Error, std::string("[add_] ") + internal);
+  EXPECT_THROW_MSG(e.add_(1), Error, std::string("[add_] ") + internal);
+  EXPECT_THROW_MSG(e.copy_(ones({3}, o().dtype(kFloat))), Error, std::string("[copy_] ") + internal);
   // allowed: the same tensor, the same range through another view, disjoint slices, clones
   x.add_(x);
   EXPECT_EQ(values(x), values(before * 2));
@@ -185,17 +185,17 @@ TEST(SameDeviceRule, MismatchMessageNamesOpArgumentDevicesAndFix) {
     ADD_FAILURE() << "no error";
   } catch (const DeviceMismatchError& e) {
     EXPECT_STREQ(e.what(),
-                 "add(): Expected all tensors to be on the same device, but found at least two devices, opencl:0 and "
+                 "[add] Expected all tensors to be on the same device, but found at least two devices, opencl:0 and "
                  "cpu! Argument 'other' is on cpu; move it with .to(opencl:0).");
   }
   EXPECT_EQ(memory_stats(Device("opencl:0"))["num_allocs"], before);  // nothing allocated
   EXPECT_THROW_MSG(b.mm(ones({2, 2}, device(Device("opencl:0")))), DeviceMismatchError,
-                   "mm(): Expected all tensors to be on the same device, but found at least two devices, cpu and opencl:0! "
+                   "[mm] Expected all tensors to be on the same device, but found at least two devices, cpu and opencl:0! "
                    "Argument 'mat2' is on opencl:0; move it with .to(cpu).");
   EXPECT_THROW_MSG(cat({a, b}), DeviceMismatchError, "Argument 'tensors[1]' is on cpu");
   if (device_count(kOpenCL) > 1) {
     Tensor c = ones({2}, device(Device("opencl:1")));
     EXPECT_THROW_MSG(a * c, DeviceMismatchError, "opencl:0 and opencl:1! Argument 'other' is on opencl:1; move it with .to(opencl:0).");
-    EXPECT_THROW_MSG(where(a > 0, a, c), DeviceMismatchError, "where(): Expected all tensors");
+    EXPECT_THROW_MSG(where(a > 0, a, c), DeviceMismatchError, "[where] Expected all tensors");
   }
 }

@@ -170,5 +170,5 @@ TEST(FakeBackend, CopiesToAndFromEveryOtherDevice) {
 
 TEST(FakeBackend, RegisteringABackendUnderAnotherTypeIsRefused) {
   EXPECT_THROW_MSG(register_backend(std::make_unique<FakeBackend>(), {kMPS, "Fake", true, false, 0}), Error,
-                   "register_backend(): the backend serves privateuseone but is registered as mps; give it its own type.");
+                   "[register_backend] the backend serves privateuseone but is registered as mps; give it its own type.");
 }

@@ -19,7 +19,7 @@ TEST_P(Indexing, CatAndStack) {
   EXPECT_EQ(values(stack({b.select(0, 0), b.select(0, 1)}, 1)), (V{3, 5, 4, 6}));
   EXPECT_EQ(cat({a, a.to(kDouble)}).dtype(), kDouble);
   EXPECT_THROW_MSG(cat({a, ones({1, 3}, o())}), Error, "Sizes of tensors must match except in dimension 0");
-  EXPECT_THROW_MSG(stack({a, b}), Error, "stack(): expects each tensor to be equal size");
+  EXPECT_THROW_MSG(stack({a, b}), Error, "[stack] expects each tensor to be equal size");
 }
 
 TEST_P(Indexing, IndexSelectGatherScatterAdd) {
@@ -36,10 +36,10 @@ TEST_P(Indexing, IndexSelectGatherScatterAdd) {
   // all is refused, as in PyTorch, and so is an expand()ed self
   Tensor y = x.clone();
   EXPECT_THROW_MSG(y.scatter_add_(1, idx, y), Error,
-                   "scatter_add_(): unsupported operation: some elements of the input tensor and the written-to tensor "
+                   "[scatter_add_] unsupported operation: some elements of the input tensor and the written-to tensor "
                    "refer to a single memory location");
   EXPECT_THROW_MSG(zeros({1, 3}, o()).expand({2, 3}).scatter_add_(1, idx, x), Error,
-                   "scatter_add_(): unsupported operation: more than one element of the written-to tensor refers");
+                   "[scatter_add_] unsupported operation: more than one element of the written-to tensor refers");
   EXPECT_TRUE(y.equal(x));  // nothing written
   EXPECT_EQ(values(y.scatter_add_(1, idx, x.clone())), (V{2, 7, 3, 4, 5, 21}));
   EXPECT_THROW_MSG(x.index_select(1, tensor({3}, o(kLong))), Error, "index 3 is out of bounds");

@@ -148,11 +148,11 @@ TEST_P(SmallInt, CreationMatchesPyTorch) {
   const double big = dt() == kChar ? 300 : 70000;
   const std::string range = dt() == kChar ? "(int8 holds -128 to 127)" : "(int16 holds -32768 to 32767)";
   EXPECT_THROW_MSG(full({2}, big, on(dt())), Error,
-                   std::string("fill_(): value cannot be converted to type ") + dtype_name(dt()) + " without overflow: " +
+                   std::string("[fill_] value cannot be converted to type ") + dtype_name(dt()) + " without overflow: " +
                        (dt() == kChar ? "300 " : "70000 ") + range + ". Use a value in that range or a wider dtype.");
   EXPECT_THROW_MSG(A().masked_fill(A() > 0, -big), Error, "without overflow: -");
-  EXPECT_THROW_MSG(A().clamp(std::nullopt, static_cast<int64_t>(big)), Error, "clamp(): value cannot be converted to type");
-  EXPECT_THROW_MSG(tensor({1.0, big}, on(dt())), Error, "tensor(): value cannot be converted to type");
+  EXPECT_THROW_MSG(A().clamp(std::nullopt, static_cast<int64_t>(big)), Error, "[clamp] value cannot be converted to type");
+  EXPECT_THROW_MSG(tensor({1.0, big}, on(dt())), Error, "[tensor] value cannot be converted to type");
 }
 
 TEST_P(SmallInt, CastsBothWaysMatchPyTorch) {

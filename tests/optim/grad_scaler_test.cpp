@@ -139,12 +139,12 @@ TEST_P(GradScalerTest, StateRoundTrips) {
   EXPECT_EQ(a.get_scale(), 1024.0);
   EXPECT_EQ(b.get_scale(), 1024.0);
   EXPECT_THROW_MSG(b.load_state_dict(OrderedDict<std::string, Tensor>()), Error,
-                   "GradScaler::load_state_dict(): The source state dict is empty, possibly because it was saved "
+                   "[GradScaler::load_state_dict] The source state dict is empty, possibly because it was saved "
                    "from a disabled instance of GradScaler.");
   OrderedDict<std::string, Tensor> partial;
   partial.insert("scale", full({}, 2.0, TensorOptions().dtype(kDouble)));
   EXPECT_THROW_MSG(b.load_state_dict(partial), Error,
-                   "GradScaler::load_state_dict(): the state dict has no scalar \"growth_factor\"; expected the keys");
+                   "[GradScaler::load_state_dict] the state dict has no scalar \"growth_factor\"; expected the keys");
   // a disabled scaler: pass-through, empty state, scale 1
   amp::GradScaler off(amp::GradScalerOptions().enabled(false));
   Tensor loss = full({}, 3.0, device(d));
@@ -161,23 +161,23 @@ TEST_P(GradScalerTest, MisuseIsRefusedWithPyTorchsMessages) {
   {
     amp::GradScaler none;
     EXPECT_THROW_MSG(none.update(), Error,
-                     "GradScaler::update(): No inf checks were recorded prior to update(). Call step() (or unscale_()) "
+                     "[GradScaler::update] No inf checks were recorded prior to update(). Call step() (or unscale_()) "
                      "on an optimizer first.");
     EXPECT_THROW_MSG(none.step(opt), Error,
-                     "GradScaler::step(): No inf checks were recorded for this optimizer: none of its parameters has "
+                     "[GradScaler::step] No inf checks were recorded for this optimizer: none of its parameters has "
                      "a gradient. Call backward() on scale(loss) before step().");
   }
   amp::GradScaler s;
   s.scale(lin->forward(ones({1, 2}, device(d))).sum()).backward();
   s.unscale_(opt);
   EXPECT_THROW_MSG(s.unscale_(opt), Error,
-                   "GradScaler::unscale_(): unscale_() has already been called on this optimizer since the last "
+                   "[GradScaler::unscale_] unscale_() has already been called on this optimizer since the last "
                    "update(). Call it at most once per step, before step().");
   s.step(opt);
   EXPECT_THROW_MSG(s.step(opt), Error,
-                   "GradScaler::step(): step() has already been called since the last update(). Call update() first.");
+                   "[GradScaler::step] step() has already been called since the last update(). Call update() first.");
   EXPECT_THROW_MSG(s.unscale_(opt), Error,
-                   "GradScaler::unscale_(): unscale_() is being called after step(). Call update() first.");
+                   "[GradScaler::unscale_] unscale_() is being called after step(). Call update() first.");
   s.update();
   s.update(8.0);  // an explicit new scale
   EXPECT_EQ(s.get_scale(), 8.0);
@@ -185,7 +185,7 @@ TEST_P(GradScalerTest, MisuseIsRefusedWithPyTorchsMessages) {
   lin->to(kHalf);
   opt.zero_grad();
   s.scale(lin->forward(ones({1, 2}, device(d).dtype(kHalf))).sum()).backward();
-  EXPECT_THROW_MSG(s.unscale_(opt), Error, "GradScaler::unscale_(): Attempting to unscale FP16 gradients.");
+  EXPECT_THROW_MSG(s.unscale_(opt), Error, "[GradScaler::unscale_] Attempting to unscale FP16 gradients.");
   EXPECT_THROW_MSG(amp::GradScaler(amp::GradScalerOptions().growth_factor(1.0)), Error,
                    "GradScaler: growth_factor must be > 1.0, got 1.000000. Use GradScalerOptions().growth_factor(2.0).");
   EXPECT_THROW_MSG(amp::GradScaler(amp::GradScalerOptions().backoff_factor(1.5)), Error,

@@ -141,14 +141,14 @@ TEST(OptimMessages, EveryCheck) {
                    "Optimizer: some parameters appear in more than one parameter group.");
   OrderedDict<std::string, Tensor> sd;
   sd.insert("param_groups.3.lr", tensor(0.5));
-  EXPECT_THROW_MSG(opt.load_state_dict(sd), Error, "load_state_dict(): 'param_groups.3.lr' names a missing param group.");
+  EXPECT_THROW_MSG(opt.load_state_dict(sd), Error, "[load_state_dict] 'param_groups.3.lr' names a missing param group.");
   OrderedDict<std::string, Tensor> sd2;
   sd2.insert("momentum.0", ones({2}));
-  EXPECT_THROW_MSG(opt.load_state_dict(sd2), Error, "load_state_dict(): unexpected key 'momentum.0'.");
+  EXPECT_THROW_MSG(opt.load_state_dict(sd2), Error, "[load_state_dict] unexpected key 'momentum.0'.");
   OrderedDict<std::string, Tensor> sd3;
   sd3.insert("state.4.momentum_buffer", ones({2}));
   EXPECT_THROW_MSG(opt.load_state_dict(sd3), Error,
-                   "load_state_dict(): 'state.4.momentum_buffer' names parameter 4 but the optimizer has 1.");
+                   "[load_state_dict] 'state.4.momentum_buffer' names parameter 4 but the optimizer has 1.");
   EXPECT_THROW_MSG(optim::StepLR(opt, 0), Error, "StepLR: step_size must be positive.");
   EXPECT_THROW_MSG(optim::CosineAnnealingLR(opt, 0), Error, "CosineAnnealingLR: T_max must be positive.");
 }

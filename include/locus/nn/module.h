@@ -237,10 +237,10 @@ Device device_of(const ModuleHolder<M>& module) {
 
 template <typename ModuleType>
 std::shared_ptr<ModuleType> Module::register_module(std::string name, std::shared_ptr<ModuleType> module) {
-  if (name.empty()) throw Error("register_module(): submodule name must not be empty.");
+  if (name.empty()) throw Error("[register_module] submodule name must not be empty.");
   if (name.find('.') != std::string::npos)
-    throw Error("register_module(): submodule name must not contain a dot (got '" + name + "').");
-  if (!module) throw Error("register_module(): submodule '" + name + "' is empty (nullptr).");
+    throw Error("[register_module] submodule name must not contain a dot (got '" + name + "').");
+  if (!module) throw Error("[register_module] submodule '" + name + "' is empty (nullptr).");
   attach(name, *module);
   children_.insert(std::move(name), module);
   return module;

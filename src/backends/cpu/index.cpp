@@ -9,36 +9,38 @@ namespace {
 
 using backend::IndexOp;
 
-// Walks positions [begin, end) of `sizes` (row-major) keeping off[k] = sum_d pos[d] * st[k][d]
-// for the N stride sets; f(off, pos).
-template <int N, class F>
-void walk(int ndim, const int64_t* sizes, const int64_t* const (&st)[N], int64_t begin, int64_t end, F&& f) {
-  int64_t pos[kMaxDims] = {}, off[N] = {};
-  int64_t rem = begin;
-  for (int d = ndim - 1; d >= 0; --d) {
-    pos[d] = rem % sizes[d];
-    rem /= sizes[d];
-    for (int k = 0; k < N; ++k) off[k] += pos[d] * st[k][d];
-  }
-  for (int64_t i = begin; i < end; ++i) {
-    f(off, pos);
-    for (int d = ndim - 1; d >= 0; --d) {
-      for (int k = 0; k < N; ++k) off[k] += st[k][d];
-      if (++pos[d] < sizes[d]) break;
-      for (int k = 0; k < N; ++k) off[k] -= sizes[d] * st[k][d];
-      pos[d] = 0;
-    }
-  }
+// The walk over `sizes` with three stride sets (elements), coalesced: the output's, the
+// source's (0 along the indexed dim) and the index's.
+Strides<3> walk(int ndim, const int64_t* sizes, const int64_t* a, const int64_t* b, const int64_t* c) {
+  Strides<3> w;
+  for (int d = 0; d < ndim; ++d) w.add(sizes[d], {a[d], b[d], c[d]});
+  return w;
+}
+
+// out[i] = in[i with its `dim` coordinate replaced by the index read at i's offset in idx_st]:
+// gather (idx_st: the index tensor's strides) and strided index_select (the position along dim).
+template <class U>
+void gather_along(const TensorRef& out, const TensorRef& in, const TensorRef& idx, const int64_t* idx_st, int dim) {
+  U* o = data_as<U>(out.buf);
+  const U* x = data_as<const U>(in.buf);
+  const int64_t* ix = data_as<const int64_t>(idx.buf);
+  int64_t in_st[kMaxDims] = {};
+  for (int d = 0; d < out.ndim; ++d) in_st[d] = d == dim ? 0 : in.strides[d];
+  const Strides<3> w = walk(out.ndim, out.sizes, out.strides, in_st, idx_st);
+  const int64_t sdim = in.strides[dim];
+  parallel_for(0, out.numel(), kGrainCheap, [&](int64_t b, int64_t e) {
+    w.each(b, e, [&](const int64_t* off) { o[off[0]] = x[off[1] + ix[off[2]] * sdim]; });
+  });
 }
 
 template <class U>
 void index_select(const TensorRef& out, const TensorRef& in, const TensorRef& idx, int dim) {
-  U* o = data_as<U>(out.buf);
-  const U* x = data_as<const U>(in.buf);
-  const int64_t* ix = data_as<const int64_t>(idx.buf);
   const int64_t is = idx.ndim > 0 ? idx.strides[0] : 1;
-  const int64_t L = out.sizes[dim];
   if (is_contiguous(out) && is_contiguous(in)) {  // rows of `inner` elements (embedding lookups)
+    U* o = data_as<U>(out.buf);
+    const U* x = data_as<const U>(in.buf);
+    const int64_t* ix = data_as<const int64_t>(idx.buf);
+    const int64_t L = out.sizes[dim];
     int64_t outer = 1, inner = 1;
     for (int d = 0; d < dim; ++d) outer *= out.sizes[d];
     for (int d = dim + 1; d < out.ndim; ++d) inner *= out.sizes[d];
@@ -51,31 +53,9 @@ void index_select(const TensorRef& out, const TensorRef& in, const TensorRef& id
     });
     return;
   }
-  int64_t in_st[kMaxDims];
-  for (int d = 0; d < out.ndim; ++d) in_st[d] = d == dim ? 0 : in.strides[d];
-  const int64_t* st[2] = {out.strides, in_st};
-  const int64_t sdim = in.strides[dim];
-  parallel_for(0, out.numel(), kGrainCheap, [&](int64_t b, int64_t e) {
-    walk<2>(out.ndim, out.sizes, st, b, e, [&](const int64_t* off, const int64_t* pos) {
-      o[off[0]] = x[off[1] + ix[pos[dim] * is] * sdim];
-    });
-  });
-}
-
-template <class U>
-void gather(const TensorRef& out, const TensorRef& in, const TensorRef& idx, int dim) {
-  U* o = data_as<U>(out.buf);
-  const U* x = data_as<const U>(in.buf);
-  const int64_t* ix = data_as<const int64_t>(idx.buf);
-  int64_t in_st[kMaxDims];
-  for (int d = 0; d < out.ndim; ++d) in_st[d] = d == dim ? 0 : in.strides[d];
-  const int64_t* st[3] = {out.strides, in_st, idx.strides};
-  const int64_t sdim = in.strides[dim];
-  parallel_for(0, out.numel(), kGrainCheap, [&](int64_t b, int64_t e) {
-    walk<3>(out.ndim, out.sizes, st, b, e, [&](const int64_t* off, const int64_t*) {
-      o[off[0]] = x[off[1] + ix[off[2]] * sdim];
-    });
-  });
+  int64_t pos_st[kMaxDims] = {};  // the index's position along dim
+  pos_st[dim] = is;
+  gather_along<U>(out, in, idx, pos_st, dim);
 }
 
 template <class T>
@@ -83,11 +63,10 @@ void scatter_add(const TensorRef& out, const TensorRef& src, const TensorRef& id
   T* o = data_as<T>(out.buf);
   const T* s = data_as<const T>(src.buf);
   const int64_t* ix = data_as<const int64_t>(idx.buf);
-  int64_t out_st[kMaxDims];
+  int64_t out_st[kMaxDims] = {};
   for (int d = 0; d < idx.ndim; ++d) out_st[d] = d == dim ? 0 : out.strides[d];
-  const int64_t* st[3] = {out_st, src.strides, idx.strides};
   const int64_t sdim = out.strides[dim];
-  walk<3>(idx.ndim, idx.sizes, st, 0, idx.numel(), [&](const int64_t* off, const int64_t*) {
+  walk(idx.ndim, idx.sizes, out_st, src.strides, idx.strides).each(0, idx.numel(), [&](const int64_t* off) {
     T& dst = o[off[0] + ix[off[2]] * sdim];
     using C = compute_t<T>;
     C a = static_cast<C>(dst), v = static_cast<C>(s[off[1]]);
@@ -128,7 +107,7 @@ void index(IndexOp op, const TensorRef& out, const TensorRef& in, const TensorRe
     case IndexOp::IndexSelect:
       return by_size(out.dtype, [&](auto tag) { index_select<LOCUS_TYPE_OF(tag)>(out, in, idx, dim); });
     case IndexOp::Gather:
-      return by_size(out.dtype, [&](auto tag) { gather<LOCUS_TYPE_OF(tag)>(out, in, idx, dim); });
+      return by_size(out.dtype, [&](auto tag) { gather_along<LOCUS_TYPE_OF(tag)>(out, in, idx, idx.strides, dim); });
     case IndexOp::ScatterAdd:
       return visit_dtype(out.dtype, "scatter_add", [&](auto tag) { scatter_add<LOCUS_TYPE_OF(tag)>(out, in, idx, dim); });
   }

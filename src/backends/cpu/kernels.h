@@ -9,6 +9,7 @@
 // row is a run per row with a contiguous fast path inside, and only truly strided data takes
 // the per-element path. Hot loops are compiled for AVX-512, AVX2 and baseline x86-64 with
 // LOCUS_CPU_CLONES (target_clones: the loader picks the best one once).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -142,82 +143,89 @@ inline bool is_contiguous(const TensorRef& t) {
   return true;
 }
 
-/// N operands walked in runs along the innermost coalesced dim. Operand 0 defines the shape.
+/// The one stride walk of the cpu kernels: N stride sets over one shape, coalesced as dims are
+/// added (outermost first): a dim of size 1 is dropped, and a dim merges into the previous kept
+/// one when every set is contiguous across the two. Strides are in any unit (bytes, elements).
+/// A set with stride 1 in one dim and 0 elsewhere yields the position along that dim.
 template <int N>
-struct Iter {
+struct Strides {
   // (arrays left uninitialised on purpose: only [0, ndim) is used, and zeroing them showed up
   // as half the cost of a 1-element op)
-  int ndim = 0;                    // >= 1
-  int64_t sizes[kMaxDims];         // innermost last
-  int64_t strides[N][kMaxDims];    // bytes
-  char* ptr[N];
-  int64_t numel = 0;
+  int ndim = 0;
+  int64_t sizes[kMaxDims];    // innermost last
+  int64_t st[N][kMaxDims];
 
-  explicit Iter(const TensorRef* const (&refs)[N]) {
-    const TensorRef& o = *refs[0];
-    int64_t es[N];
-    for (int k = 0; k < N; ++k) {
-      ptr[k] = data_ptr(refs[k]->buf);
-      es[k] = esize(refs[k]->dtype);
-    }
-    numel = 1;
-    for (int d = 0; d < o.ndim; ++d) {
-      int64_t sz = o.sizes[d];
-      numel *= sz;
-      if (sz == 1) continue;
-      // merge into the previous (outer) kept dim when every operand is contiguous across both
-      if (ndim > 0) {
-        bool merge = true;
-        for (int k = 0; k < N && merge; ++k)
-          merge = strides[k][ndim - 1] == refs[k]->strides[d] * es[k] * sz;
-        if (merge) {
-          sizes[ndim - 1] *= sz;
-          for (int k = 0; k < N; ++k) strides[k][ndim - 1] = refs[k]->strides[d] * es[k];
-          continue;
-        }
-      }
-      sizes[ndim] = sz;
-      for (int k = 0; k < N; ++k) strides[k][ndim] = refs[k]->strides[d] * es[k];
-      ++ndim;
-    }
-    if (ndim == 0) {  // a single element
-      ndim = 1;
-      sizes[0] = 1;
+  void add(int64_t size, const int64_t (&s)[N]) {
+    if (size == 1) return;
+    bool merge = ndim > 0;
+    for (int k = 0; k < N && merge; ++k) merge = st[k][ndim - 1] == s[k] * size;
+    if (!merge) sizes[ndim++] = size;
+    else sizes[ndim - 1] *= size;
+    for (int k = 0; k < N; ++k) st[k][ndim - 1] = s[k];
+  }
+  /// off[k] = the offset of row-major position i in set k.
+  void offsets(int64_t i, int64_t (&off)[N]) const {
+    for (int k = 0; k < N; ++k) off[k] = 0;
+    for (int d = ndim - 1; d >= 0; --d) {
+      int64_t p = i % sizes[d];
+      i /= sizes[d];
+      for (int k = 0; k < N; ++k) off[k] += p * st[k][d];
     }
   }
-
-  /// Calls run(char* p[N], const int64_t s[N], int64_t n) for the runs covering [begin, end).
+  /// run(off, n) for the runs covering positions [begin, end): n positions from offsets `off`,
+  /// stepping by the innermost strides (st[k][ndim - 1]; a walk with no dims is one position).
   template <class F>
-  void for_each(int64_t begin, int64_t end, F&& run) const {
-    int64_t idx[kMaxDims];
+  void runs(int64_t begin, int64_t end, F&& run) const {
+    int64_t off[N] = {}, idx[kMaxDims];
     int64_t rem = begin;
-    char* p[N];
-    for (int k = 0; k < N; ++k) p[k] = ptr[k];
     for (int d = ndim - 1; d >= 0; --d) {
       idx[d] = rem % sizes[d];
       rem /= sizes[d];
-      for (int k = 0; k < N; ++k) p[k] += idx[d] * strides[k][d];
+      for (int k = 0; k < N; ++k) off[k] += idx[d] * st[k][d];
     }
-    int64_t inner[N];
-    for (int k = 0; k < N; ++k) inner[k] = strides[k][ndim - 1];
+    if (ndim == 0) {
+      if (begin < end) run(static_cast<const int64_t*>(off), int64_t{1});
+      return;
+    }
+    // the first run may start inside the innermost dim; every later one is a whole row of it,
+    // so the steady state costs one carry and one compare per run (runs can be short: 64 floats)
     const int last = ndim - 1;
-    int64_t pos = begin;
-    while (pos < end) {
-      int64_t n = sizes[last] - idx[last];
-      if (n > end - pos) n = end - pos;
-      run(p, inner, n);
-      pos += n;
-      if (pos >= end) break;
-      // advance: the inner dim wrapped to 0, carry into the outer dims
-      for (int k = 0; k < N; ++k) p[k] -= idx[last] * strides[k][last];
-      idx[last] = 0;
-      for (int d = last - 1; d >= 0; --d) {
-        for (int k = 0; k < N; ++k) p[k] += strides[k][d];
+    const int64_t len = sizes[last];
+    int64_t left = end - begin;
+    if (left <= 0) return;
+    int64_t n = std::min(len - idx[last], left);
+    run(static_cast<const int64_t*>(off), n);
+    left -= n;
+    if (left == 0) return;
+    for (int k = 0; k < N; ++k) off[k] -= idx[last] * st[k][last];
+    for (;;) {
+      for (int d = last - 1; d >= 0; --d) {  // carry into the outer dims
+        for (int k = 0; k < N; ++k) off[k] += st[k][d];
         if (++idx[d] < sizes[d]) break;
-        for (int k = 0; k < N; ++k) p[k] -= sizes[d] * strides[k][d];
+        for (int k = 0; k < N; ++k) off[k] -= sizes[d] * st[k][d];
         idx[d] = 0;
       }
+      if (left <= len) {
+        run(static_cast<const int64_t*>(off), left);
+        return;
+      }
+      run(static_cast<const int64_t*>(off), len);
+      left -= len;
     }
+  }
+  /// f(off) for each position in [begin, end).
+  template <class F>
+  void each(int64_t begin, int64_t end, F&& f) const {
+    int64_t step[N];
+    for (int k = 0; k < N; ++k) step[k] = ndim > 0 ? st[k][ndim - 1] : 0;
+    runs(begin, end, [&](const int64_t* start, int64_t n) {
+      int64_t off[N];
+      for (int k = 0; k < N; ++k) off[k] = start[k];
+      for (int64_t j = 0; j < n; ++j) {
+        f(static_cast<const int64_t*>(off));
+        for (int k = 0; k < N; ++k) off[k] += step[k];
+      }
+    });
   }
 };
 
@@ -239,20 +247,25 @@ void for_each_run(const TensorRef* const (&refs)[N], int64_t grain, F&& run) {
     });
     return;
   }
-  const Iter<N> it(refs);
-  if (it.ndim == 1) {  // one run: contiguous, or one uniform stride per operand
-    parallel_for(0, it.numel, grain, [&](int64_t b, int64_t e) {
-      char* p[N];
-      int64_t s[N];
-      for (int k = 0; k < N; ++k) {
-        s[k] = it.strides[k][0];
-        p[k] = it.ptr[k] + b * s[k];
-      }
-      run(p, s, e - b);
-    });
-  } else {
-    parallel_for(0, it.numel, grain, [&](int64_t b, int64_t e) { it.for_each(b, e, run); });
+  Strides<N> it;
+  int64_t es[N];
+  for (int k = 0; k < N; ++k) es[k] = esize(refs[k]->dtype);
+  for (int d = 0; d < refs[0]->ndim; ++d) {
+    int64_t s[N];
+    for (int k = 0; k < N; ++k) s[k] = refs[k]->strides[d] * es[k];
+    it.add(refs[0]->sizes[d], s);
   }
+  char* base[N];
+  for (int k = 0; k < N; ++k) base[k] = data_ptr(refs[k]->buf);
+  parallel_for(0, refs[0]->numel(), grain, [&](int64_t b, int64_t e) {
+    char* p[N];
+    int64_t s[N];
+    for (int k = 0; k < N; ++k) s[k] = it.ndim == 0 ? es[k] : it.st[k][it.ndim - 1];
+    it.runs(b, e, [&](const int64_t* off, int64_t n) {
+      for (int k = 0; k < N; ++k) p[k] = base[k] + off[k];
+      run(p, s, n);
+    });
+  });
 }
 
 // Entry points of the op-family files (called by CpuBackend).

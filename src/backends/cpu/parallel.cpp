@@ -220,8 +220,8 @@ namespace locus {
 int get_num_threads() { return cpu::num_threads(); }
 
 void set_num_threads(int n) {
-  LOCUS_CHECK(n >= 1, "set_num_threads(): expected a positive number of threads, got " + std::to_string(n) + ".");
-  LOCUS_CHECK(!cpu::in_parallel_region(), "set_num_threads(): cannot be called from inside a parallel region.");
+  LOCUS_CHECK(n >= 1, "[set_num_threads] expected a positive number of threads, got " + std::to_string(n) + ".");
+  LOCUS_CHECK(!cpu::in_parallel_region(), "[set_num_threads] cannot be called from inside a parallel region.");
   if (n > 0xffff) n = 0xffff;
   cpu::thread_count().store(n);
   if (cpu::g_pool.load() != nullptr) cpu::pool().resize(n);

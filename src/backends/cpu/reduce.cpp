@@ -128,37 +128,15 @@ LOCUS_CPU_CLONES void col_step(typename R::A* __restrict acc, const T* __restric
   for (int64_t j = 0; j < m; ++j) acc[j] = R::step(acc[j], load_acc<R>(row[j]));
 }
 
-struct Dims {
-  int n = 0;
-  int64_t size[kMaxDims];
-  int64_t s0[kMaxDims];  // stride in `in` (elements)
-  int64_t s1[kMaxDims];  // stride in `out` (kept dims only)
-  void add(int64_t sz, int64_t a, int64_t b) {
-    if (sz == 1) return;
-    if (n > 0 && s0[n - 1] == a * sz && s1[n - 1] == b * sz) {
-      size[n - 1] *= sz;
-      s0[n - 1] = a;
-      s1[n - 1] = b;
-      return;
-    }
-    size[n] = sz;
-    s0[n] = a;
-    s1[n] = b;
-    ++n;
-  }
-};
+using Kept = Strides<2>;     // the kept dims: element strides in `in` and in `out`
+using Reduced = Strides<1>;  // the reduced dims: element strides in `in`
 
 // Element offsets of output o (row-major over the kept dims) in `in` and `out`.
-inline void kept_offsets(const Dims& k, int64_t o, int64_t* in_off, int64_t* out_off) {
-  int64_t a = 0, b = 0;
-  for (int d = k.n - 1; d >= 0; --d) {
-    int64_t i = o % k.size[d];
-    o /= k.size[d];
-    a += i * k.s0[d];
-    b += i * k.s1[d];
-  }
-  *in_off = a;
-  *out_off = b;
+inline void kept_offsets(const Kept& k, int64_t o, int64_t* in_off, int64_t* out_off) {
+  int64_t off[2];
+  k.offsets(o, off);
+  *in_off = off[0];
+  *out_off = off[1];
 }
 
 template <class O, class A>
@@ -167,7 +145,7 @@ void store_as(char* p, A v) {
 }
 
 template <class T, class R>
-void reduce_typed(const TensorRef& out, const TensorRef& in, const Dims& kept, const Dims& red, int64_t R_n,
+void reduce_typed(const TensorRef& out, const TensorRef& in, const Kept& kept, const Reduced& red, int64_t R_n,
                   bool mean) {
   using A = typename R::A;
   void (*store)(char*, A) = nullptr;
@@ -196,7 +174,7 @@ void reduce_typed(const TensorRef& out, const TensorRef& in, const Dims& kept, c
     return;
   }
 
-  const bool row = red.n == 0 || (red.n == 1 && red.s0[0] == 1);
+  const bool row = red.ndim == 0 || (red.ndim == 1 && red.st[0][0] == 1);
   if (row && O_n == 1) {  // full reduction of a contiguous range: split it over the threads
     int nt = static_cast<int>(std::min<int64_t>(num_threads(), R_n / kGrainCheap));
     if (nt <= 1 || in_parallel_region()) {
@@ -218,11 +196,11 @@ void reduce_typed(const TensorRef& out, const TensorRef& in, const Dims& kept, c
     return;
   }
 
-  if (!row && red.n == 1 && kept.n >= 1 && kept.s0[kept.n - 1] == 1) {
+  if (!row && red.ndim == 1 && kept.ndim >= 1 && kept.st[0][kept.ndim - 1] == 1) {
     // columns: the innermost kept dim is contiguous in `in` (a reduction over a middle dim, such
     // as [outer, R, inner]): tiles of contiguous outputs, one pass over the rows each
     constexpr int64_t kTile = 256, kRows = 1024;
-    const int64_t s = red.s0[0], ostride = kept.s1[kept.n - 1], inner = kept.size[kept.n - 1];
+    const int64_t s = red.st[0][0], ostride = kept.st[1][kept.ndim - 1], inner = kept.sizes[kept.ndim - 1];
     const int64_t row_tiles = (inner + kTile - 1) / kTile, tiles = (O_n / inner) * row_tiles;
     parallel_for(0, tiles, std::max<int64_t>(1, kGrainCheap / (kTile * R_n)), [&](int64_t tb, int64_t te) {
       A acc[kTile], tot[kTile];
@@ -253,40 +231,19 @@ void reduce_typed(const TensorRef& out, const TensorRef& in, const Dims& kept, c
       A v;
       if (row) {
         v = row_reduce<T, R>(base, R_n);
-      } else if (red.s0[red.n - 1] == 1 && red.size[red.n - 1] >= 16) {
+      } else if (red.st[0][red.ndim - 1] == 1 && red.sizes[red.ndim - 1] >= 16) {
         // the innermost reduced dim is contiguous (a bias gradient's sum over N, H, W): reduce
         // each run in place, stepping through the outer reduced dims
-        const int64_t run = red.size[red.n - 1], runs = R_n / run;
         v = R::identity();
-        int64_t idx[kMaxDims] = {};
-        int64_t off = 0;
-        for (int64_t q = 0; q < runs; ++q) {
-          v = R::combine(v, row_reduce<T, R>(base + off, run));
-          for (int d = red.n - 2; d >= 0; --d) {  // odometer over the outer reduced dims
-            off += red.s0[d];
-            if (++idx[d] < red.size[d]) break;
-            off -= red.size[d] * red.s0[d];
-            idx[d] = 0;
-          }
-        }
+        red.runs(0, R_n, [&](const int64_t* off, int64_t n) { v = R::combine(v, row_reduce<T, R>(base + off[0], n)); });
       } else {  // gather kBlock reduced elements at a time
         v = R::identity();
-        int64_t idx[kMaxDims] = {};
-        int64_t off = 0, done = 0;
-        while (done < R_n) {
-          int64_t m = 0;
-          while (m < kBlock && done + m < R_n) {
-            buf[m++] = base[off];
-            for (int d = red.n - 1; d >= 0; --d) {  // odometer over the reduced dims
-              off += red.s0[d];
-              if (++idx[d] < red.size[d]) break;
-              off -= red.size[d] * red.s0[d];
-              idx[d] = 0;
-            }
-          }
-          v = R::combine(v, row_block<T, R>(buf, m));
-          done += m;
-        }
+        int64_t m = 0;
+        red.each(0, R_n, [&](const int64_t* off) {
+          buf[m++] = base[off[0]];
+          if (m == kBlock) v = R::combine(v, row_block<T, R>(buf, m)), m = 0;
+        });
+        if (m > 0) v = R::combine(v, row_block<T, R>(buf, m));
       }
       store(o + b * oes, finish(v));
     }
@@ -294,7 +251,7 @@ void reduce_typed(const TensorRef& out, const TensorRef& in, const Dims& kept, c
 }
 
 template <class T>
-void arg_reduce(const TensorRef& out, const TensorRef& in, const Dims& kept, const Dims& red, int64_t R_n,
+void arg_reduce(const TensorRef& out, const TensorRef& in, const Kept& kept, const Reduced& red, int64_t R_n,
                 bool is_max) {
   using C = compute_t<T>;
   const T* x = data_as<const T>(in.buf);
@@ -302,12 +259,12 @@ void arg_reduce(const TensorRef& out, const TensorRef& in, const Dims& kept, con
   const int64_t oes = esize(out.dtype);
   void (*store)(char*, int64_t) = nullptr;
   visit_dtype(out.dtype, "reduce", [&](auto tag) { store = &store_as<LOCUS_TYPE_OF(tag), int64_t>; });
-  const int64_t s = red.n == 0 ? 1 : red.s0[0];
-  if (red.n > 1) throw BackendError("[cpu reduce] argmax/argmin reduce exactly one trailing dim.");
-  if (red.n == 1 && s != 1 && kept.n >= 1 && kept.s0[kept.n - 1] == 1) {
+  const int64_t s = red.ndim == 0 ? 1 : red.st[0][0];
+  if (red.ndim > 1) throw BackendError("[cpu reduce] argmax/argmin reduce exactly one trailing dim.");
+  if (red.ndim == 1 && s != 1 && kept.ndim >= 1 && kept.st[0][kept.ndim - 1] == 1) {
     // columns (a middle dim, as in max pooling's [N*C, kh*kw, L]): tiles of contiguous outputs
     constexpr int64_t kTile = 256;
-    const int64_t ostride = kept.s1[kept.n - 1], inner = kept.size[kept.n - 1];
+    const int64_t ostride = kept.st[1][kept.ndim - 1], inner = kept.sizes[kept.ndim - 1];
     const int64_t row_tiles = (inner + kTile - 1) / kTile, tiles = (out.numel() / inner) * row_tiles;
     parallel_for(0, tiles, std::max<int64_t>(1, kGrainCheap / (kTile * R_n)), [&](int64_t tb, int64_t te) {
       C best[kTile];
@@ -469,11 +426,12 @@ void softmax_typed(T* out, const T* in, int64_t outer, int64_t dim, int64_t inne
 void reduce(ReduceOp op, const TensorRef& out, const TensorRef& in) {
   const int nk = out.ndim;
   if (in.ndim < nk) throw BackendError("[cpu reduce] the input has fewer dims than the output.");
-  Dims kept, red;
-  for (int d = 0; d < nk; ++d) kept.add(in.sizes[d], in.strides[d], out.strides[d]);
+  Kept kept;
+  Reduced red;
+  for (int d = 0; d < nk; ++d) kept.add(in.sizes[d], {in.strides[d], out.strides[d]});
   int64_t R_n = 1;
   for (int d = nk; d < in.ndim; ++d) {
-    red.add(in.sizes[d], in.strides[d], 0);
+    red.add(in.sizes[d], {in.strides[d]});
     R_n *= in.sizes[d];
   }
   visit_dtype(in.dtype, "reduce", [&](auto tag) {

@@ -27,7 +27,7 @@ Runtime& Runtime::get() noexcept {
   return *rt;
 }
 
-Runtime::Runtime() {
+Runtime::Runtime() : DeviceTable("cuda", "CUDA") {
   const Driver& d = drv();
   if (!d.loaded) {
     reason_ = d.reason;
@@ -85,15 +85,6 @@ Runtime::Runtime() {
   if (devices_.empty()) reason_ = "no usable CUDA device (cuDeviceGet failed for every device)";
 }
 
-CuDevice& Runtime::device(int index) {
-  if (index < 0 || index >= count())
-    throw NotAvailableError("[cuda] device cuda:" + std::to_string(index) + " does not exist: " +
-                            (count() == 0 ? "there are no CUDA devices (" + reason_ + ")"
-                                          : "valid indices are 0.." + std::to_string(count() - 1)) +
-                            ". Use an index below locus::cuda::device_count().");
-  return *devices_[static_cast<size_t>(index)];
-}
-
 CuDevice& Runtime::bind(int index) {
   CuDevice& d = device(index);
   std::call_once(d.ctx_once, [&] {  // an exception leaves the flag unset: the next use retries
@@ -103,12 +94,6 @@ CuDevice& Runtime::bind(int index) {
   if (drv().cuCtxGetCurrent(&cur) != CUDA_SUCCESS || cur != d.ctx)
     LOCUS_CUDA(drv().cuCtxSetCurrent(d.ctx), index, "");
   return d;
-}
-
-std::string device_label(int index) {
-  Runtime& rt = Runtime::get();
-  if (index < 0 || index >= rt.count()) return "cuda:" + std::to_string(index);
-  return "cuda:" + std::to_string(index) + " (" + rt.device(index).props.name + ")";
 }
 
 }  // namespace locus::cuda

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "backends/gpu/device_table.h"
 #include "core/backend.h"
 
 namespace locus::cuda {
 
-struct ProgramCache;  // program.cpp
 struct Blas;          // gemm.cpp
 
 struct CuDevice {
@@ -33,27 +33,20 @@ struct CuDevice {
   CUcontext ctx = nullptr;  // the primary context, retained on first use
 
   std::mutex mu;            // guards the lazily created members below
-  ProgramCache* programs = nullptr;
   Blas* blas = nullptr;
   std::vector<bool> peer_enabled;  // cuCtxEnablePeerAccess done towards device i
 };
 
-class Runtime {
+/// device(index) is the device without touching its context; bind(index) makes that current.
+class Runtime : public gpu::DeviceTable<CuDevice> {
  public:
   /// The process-wide runtime, enumerated on first call; never throws.
   static Runtime& get() noexcept;
-
-  int count() const noexcept { return static_cast<int>(devices_.size()); }
-  const std::string& reason() const noexcept { return reason_; }
-  /// The device, without touching its context. Throws NotAvailableError for a bad index.
-  CuDevice& device(int index);
   /// The device with its context retained and current on the calling thread.
   CuDevice& bind(int index);
 
  private:
   Runtime();
-  std::vector<std::unique_ptr<CuDevice>> devices_;
-  std::string reason_;
 };
 
 /// The CUstream for a stream handle (nullptr: the device's default, the legacy NULL stream).
@@ -64,6 +57,6 @@ inline CUdeviceptr dptr(backend::Buffer b) {
 }
 
 /// "cuda:1 (NVIDIA H100 80GB HBM3)": for messages.
-std::string device_label(int index);
+inline std::string device_label(int index) { return Runtime::get().label(index); }
 
 }  // namespace locus::cuda

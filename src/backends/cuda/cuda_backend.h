@@ -19,7 +19,6 @@ struct Event {
   CUevent ev = nullptr;
   bool timing = false;
   bool recorded = false;  // waiting on an event never recorded is a no-op, as on OpenCL
-  int device = 0;
 };
 
 class CudaBackend final : public gpu::GpuBackend {

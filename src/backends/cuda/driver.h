@@ -1,7 +1,7 @@
 #pragma once
 // The CUDA driver API, loaded at run time: libcuda.so.1 is opened with dlopen on first use and
 // never linked, so a locus built with CUDA starts on machines without an NVIDIA driver and
-// reports CUDA as unavailable with the reason (DESIGN.md section 8).
+// reports CUDA as unavailable with the reason (docs/cuda.md).
 //
 // Symbols are looked up under the names cuda.h binds its declarations to (cuMemAlloc is
 // cuMemAlloc_v2, ...), so each pointer has exactly the type of its declaration; call sites

@@ -38,16 +38,6 @@ Blas& blas_of(int index) {
   return *d.blas;
 }
 
-bool cublas_fits(const backend::Backend::Gemm& g, size_t es) {
-  if (g.a.offset % es || g.b.offset % es || g.c.offset % es) return false;
-  int64_t arow = g.trans_a ? g.m : g.k, brow = g.trans_b ? g.k : g.n;
-  if (g.lda < std::max<int64_t>(1, arow) || g.ldb < std::max<int64_t>(1, brow) || g.ldc < std::max<int64_t>(1, g.n))
-    return false;
-  for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.batch})
-    if (v > INT_MAX) return false;
-  return g.batch == 1 || (g.stride_a >= 0 && g.stride_b >= 0 && g.stride_c > 0);
-}
-
 cudaDataType_t cuda_type(ScalarType t) {
   switch (t) {
     case kFloat: return CUDA_R_32F;
@@ -65,8 +55,7 @@ void cublas_gemm(int index, cublasHandle_t h, const backend::Backend::Gemm& g) {
   void* a = reinterpret_cast<void*>(dptr(g.a));
   void* b = reinterpret_cast<void*>(dptr(g.b));
   void* c = reinterpret_cast<void*>(dptr(g.c));
-  std::string what = std::string(dtype_name(g.dtype)) + ", m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) +
-                     " k=" + std::to_string(g.k) + ", batch " + std::to_string(g.batch);
+  std::string what = gpu::GpuBackend::gemm_label(g);
   if (g.dtype == kFloat) {
     float al = static_cast<float>(g.alpha), be = static_cast<float>(g.beta);
     auto A = static_cast<const float*>(a), B = static_cast<const float*>(b);
@@ -105,9 +94,8 @@ void cublas_gemm(int index, cublasHandle_t h, const backend::Backend::Gemm& g) {
 
 void CudaBackend::gemm(int index, StreamHandle s, const Gemm& g) {
   if (g.m == 0 || g.n == 0 || g.batch == 0) return;
-  size_t es = element_size(g.dtype);
   bool blas_type = g.dtype == kFloat || g.dtype == kDouble || g.dtype == kHalf || g.dtype == kBFloat16;
-  if (blas_type && cublas_fits(g, es)) {
+  if (blas_type && blas_layout(g, INT_MAX)) {
     Blas& b = blas_of(index);
     std::lock_guard<std::mutex> lock(b.mu);
     LOCUS_CUDA(cublas().cublasSetStream(b.h, stream_of(s)), index, "cuBLAS stream");

@@ -10,8 +10,7 @@ namespace locus::cuda {
 
 void* CudaBackend::raw_alloc(int index, size_t bytes) {
   Runtime::get().bind(index);
-  // at least 8 bytes, whole words: sub-word atomics (scatter_add on u8/f16) touch the enclosing word
-  size_t n = bytes == 0 ? 8 : (bytes + 7) & ~size_t{7};
+  size_t n = gpu::alloc_bytes(bytes);
   CUdeviceptr p = 0;
   CUresult st = drv().cuMemAlloc(&p, n);
   if (st == CUDA_ERROR_OUT_OF_MEMORY) return nullptr;

@@ -1,13 +1,7 @@
 #include "backends/cuda/program.h"
 
 #include <algorithm>
-#include <atomic>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <map>
-#include <memory>
-#include <mutex>
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/context.h"
@@ -19,15 +13,9 @@
 
 namespace locus::cuda {
 
-struct ProgramCache {
-  std::mutex mu;
-  std::map<std::string, CUmodule> modules;    // file|dtype
-  std::map<std::string, std::unique_ptr<Kernel>> kernels;  // file|dtype|name
-};
-
 namespace {
 
-std::atomic<int64_t> g_built{0}, g_loaded{0}, g_corrupt{0};
+gpu::ProgramCounters g_counters;
 constexpr char kMagic[8] = {'L', 'O', 'C', 'U', 'S', 'C', 'U', '1'};
 
 std::string join(const std::vector<std::string>& v) {
@@ -53,21 +41,11 @@ const std::vector<int>& supported_archs() {
 
 }  // namespace
 
-std::string read_cache(const std::string& path) { return gpu::read_cache(path, kMagic, g_corrupt); }
+std::string read_cache(const std::string& path) { return gpu::read_cache(path, kMagic, g_counters.corrupt); }
 
 void write_cache(const std::string& path, const std::string& image) {
   gpu::write_cache(path, kMagic, image.data(), image.size());
 }
-
-namespace {
-
-ProgramCache& cache_of(CuDevice& d) {
-  std::lock_guard<std::mutex> lock(d.mu);
-  if (!d.programs) d.programs = new ProgramCache();  // lives as long as the runtime (forever)
-  return *d.programs;
-}
-
-}  // namespace
 
 const std::vector<KernelUse>& kernel_uses() {
   static const std::vector<KernelUse> uses = {
@@ -174,56 +152,37 @@ Kernel& get_kernel(int index, const char* file, ScalarType dtype, const char* na
                        " is not listed in kernel_uses() (src/backends/cuda/program.cpp); add it there so "
                        "that nvrtc_compile_test builds it.");
   CuDevice& d = Runtime::get().bind(index);
-  ProgramCache& pc = cache_of(d);
-  std::string mkey = std::string(file) + "|" + dtype_suffix(dtype);
-  std::string kkey = mkey + "|" + name;
-  std::lock_guard<std::mutex> lock(pc.mu);
-  if (auto it = pc.kernels.find(kkey); it != pc.kernels.end()) return *it->second;
-  std::string label = std::string(file) + " (" + dtype_suffix(dtype) + ")";
-  CUmodule& mod = pc.modules[mkey];
-  if (!mod) {
-    try {
-      std::string src = kernels::expand(file, "prelude_cuda.h");
-      std::vector<std::string> opts = build_options(dtype);
-      std::string arch = target_arch(d.cc_major, d.cc_minor);
-      std::string path = cache_file(arch, drv().version, join(opts), src);
-      std::string image = path.empty() ? "" : read_cache(path);
-      if (!image.empty()) {
-        if (drv().cuModuleLoadData(&mod, image.data()) == CUDA_SUCCESS) {
-          ++g_loaded;
-        } else {  // an image this driver rejects: rebuild it
-          mod = nullptr;
-          ++g_corrupt;
-          std::error_code ec;
-          std::filesystem::remove(path, ec);
-        }
-      }
-      if (!mod) {
-        Compiled c = compile(src, label, arch, opts);
-        ++g_built;
-        CUresult st = drv().cuModuleLoadData(&mod, c.image.data());
-        if (st != CUDA_SUCCESS) {
-          mod = nullptr;
-          throw BackendError(failure_message("cuModuleLoadData", status_name(st), index, label + " for " + arch) +
-                             ". NVRTC " + nvrtc_version() + " built it; the driver is CUDA " +
-                             std::to_string(drv().version / 1000) + "." + std::to_string(drv().version % 1000 / 10) +
-                             " (a driver older than the toolkit cannot load its code: update the driver).");
-        }
-        if (!path.empty()) write_cache(path, c.image);
-      }
-    } catch (...) {
-      pc.modules.erase(mkey);
-      throw;
-    }
-  }
-  auto k = std::make_unique<Kernel>();
-  k->label = std::string(name) + "_" + dtype_suffix(dtype);
-  LOCUS_CUDA(drv().cuModuleGetFunction(&k->f, mod, name), index, "kernel " + std::string(name) + " in " + label);
-  Kernel& ref = *k;
-  pc.kernels[kkey] = std::move(k);
-  return ref;
+  const std::string label = std::string(file) + " (" + dtype_suffix(dtype) + ")";
+  auto load = [](const std::string& image) {  // a cached image, or nullptr when the driver rejects it
+    CUmodule mod = nullptr;
+    return drv().cuModuleLoadData(&mod, image.data()) == CUDA_SUCCESS ? mod : nullptr;
+  };
+  auto build = [&] {
+    std::string src = kernels::expand(file, "prelude_cuda.h");
+    std::vector<std::string> opts = build_options(dtype);
+    std::string arch = target_arch(d.cc_major, d.cc_minor);
+    auto compile_and_load = [&](std::string& image) {
+      Compiled c = compile(src, label, arch, opts);
+      CUmodule mod = nullptr;
+      CUresult st = drv().cuModuleLoadData(&mod, c.image.data());
+      if (st != CUDA_SUCCESS)
+        throw BackendError(failure_message("cuModuleLoadData", status_name(st), index, label + " for " + arch) +
+                           ". NVRTC " + nvrtc_version() + " built it; the driver is CUDA " +
+                           std::to_string(drv().version / 1000) + "." + std::to_string(drv().version % 1000 / 10) +
+                           " (a driver older than the toolkit cannot load its code: update the driver).");
+      image = std::move(c.image);
+      return mod;
+    };
+    std::string path = cache_file(arch, drv().version, join(opts), src);
+    return gpu::load_or_build<CUmodule>(path, kMagic, g_counters, load, compile_and_load);
+  };
+  auto make = [&](Kernel& k, CUmodule mod) {
+    LOCUS_CUDA(drv().cuModuleGetFunction(&k.f, mod, name), index, "kernel " + std::string(name) + " in " + label);
+  };
+  auto& cache = gpu::program_cache<CUmodule, Kernel>(Runtime::get(), index);
+  return cache.get(std::string(file) + "|" + dtype_suffix(dtype), name, dtype, build, make);
 }
 
-ProgramStats program_stats() { return {g_built.load(), g_loaded.load(), g_corrupt.load()}; }
+gpu::ProgramStats program_stats() { return g_counters.stats(); }
 
 }  // namespace locus::cuda

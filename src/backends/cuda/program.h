@@ -7,12 +7,9 @@
 // JIT-compiles. Options: the dtype define (-DDT_F32, ...), HAS_FP64/HAS_FP16/HAS_INT64_ATOMICS
 // (every CUDA device has them), and --fmad=false so that a*b+c rounds as on the CPU.
 //
-// Cache folder: $LOCUS_KERNEL_CACHE, else $XDG_CACHE_HOME/locus/kernels, else
-// ~/.cache/locus/kernels (the OpenCL backend's folder; the file suffix differs). One file per
-// program, named by a 128-bit hash of target arch, driver version, NVRTC version, options and
-// the full expanded source; the file holds a magic, the payload size and a hash of the
-// payload. A file with a bad size or hash, or an image the driver rejects, is deleted and the
-// program rebuilt. An unwritable folder only disables the disk cache.
+// The disk cache (gpu/kernel_cache.h) keys a program by target arch, driver version, NVRTC
+// version, options and the full expanded source; an image the driver rejects is deleted and
+// the program rebuilt.
 #include <cuda.h>
 
 #include <cstdint>
@@ -76,11 +73,7 @@ std::string read_cache(const std::string& path);
 /// Writes `image` to `path` atomically (a temporary renamed into place); failures are ignored.
 void write_cache(const std::string& path, const std::string& image);
 
-struct ProgramStats {
-  int64_t built_from_source = 0;
-  int64_t loaded_from_disk = 0;
-  int64_t corrupt_entries = 0;  // deleted and rebuilt
-};
+using gpu::ProgramStats;
 ProgramStats program_stats();
 
 }  // namespace locus::cuda

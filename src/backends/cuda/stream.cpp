@@ -35,7 +35,7 @@ backend::EventHandle CudaBackend::event_create(int index, bool timing) {
   Runtime::get().bind(index);
   CUevent ev = nullptr;
   LOCUS_CUDA(drv().cuEventCreate(&ev, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING), index, "new event");
-  return new Event{ev, timing, false, index};
+  return new Event{ev, timing, false};
 }
 
 void CudaBackend::event_destroy(int index, EventHandle e) noexcept {
@@ -77,11 +77,7 @@ void CudaBackend::event_synchronize(int index, EventHandle e) {
 float CudaBackend::event_elapsed_ms(int index, EventHandle start, EventHandle end) {
   Event* a = static_cast<Event*>(start);
   Event* b = static_cast<Event*>(end);
-  if (!a->timing || !b->timing)
-    throw BackendError("[elapsed_time] both events must be created with timing enabled. Create them with "
-                       "Event(/*enable_timing=*/true).");
-  if (!a->recorded || !b->recorded)
-    throw BackendError("[elapsed_time] both events must be recorded first. Call record() on each.");
+  check_elapsed(a->timing && b->timing, a->recorded && b->recorded);
   LOCUS_CUDA(drv().cuEventSynchronize(a->ev), index, "elapsed time");
   LOCUS_CUDA(drv().cuEventSynchronize(b->ev), index, "elapsed time");
   float ms = 0;

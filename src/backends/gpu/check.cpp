@@ -1,5 +1,8 @@
 #include "backends/gpu/check.h"
 
+#include "backends/gpu/device_table.h"
+#include "locus/error.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -24,6 +27,14 @@ std::string failure_message(const char* runtime, const char* call_text, const st
   if (device >= 0) msg += " on " + std::string(runtime) + ":" + std::to_string(device);
   if (!what.empty()) msg += " (" + std::string(what) + ")";
   return msg + ": " + status;
+}
+
+void no_such_device(const char* type, const char* display, int index, int count, const std::string& reason) {
+  throw NotAvailableError("[" + std::string(type) + "] device " + type + ":" + std::to_string(index) +
+                          " does not exist: " +
+                          (count == 0 ? "there are no " + std::string(display) + " devices (" + reason + ")"
+                                      : "valid indices are 0.." + std::to_string(count - 1)) +
+                          ". Use an index below locus::" + type + "::device_count().");
 }
 
 }  // namespace locus::gpu

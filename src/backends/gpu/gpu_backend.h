@@ -39,6 +39,10 @@ struct Geom {  // common.cl: Geom
   int32_t contiguous = 0;
 };
 
+/// The bytes a runtime's raw_alloc reserves for a request: at least 8, whole 8-byte words, as the
+/// kernels' sub-word atomics (scatter_add on u8/f16) touch the enclosing word.
+inline size_t alloc_bytes(size_t bytes) { return bytes == 0 ? 8 : (bytes + 7) & ~size_t{7}; }
+
 /// A compiled kernel as a runtime hands it out; runtimes derive and add their own handle.
 struct Kernel {
   std::string label;  // "binary_f32": names the kernel in error messages
@@ -133,6 +137,13 @@ class GpuBackend : public backend::Backend {
                                     const int64_t* numels, int count, float inv_scale, Buffer found_inf) final;
   /// "[opencl]": the prefix of this backend's messages.
   std::string prefix() const;
+  /// event_elapsed_ms's preconditions: throws BackendError unless both events time and were recorded.
+  static void check_elapsed(bool both_timing, bool both_recorded);
+  /// "float32, m=64 n=32 k=16, batch 1": names a GEMM in messages.
+  static std::string gemm_label(const Gemm& g);
+  /// Whether a vendor BLAS takes `g`'s layout: offsets in whole elements, leading dimensions at
+  /// least the row length, batch strides >= 0 (c's > 0), sizes and leading dimensions <= max_dim.
+  static bool blas_layout(const Gemm& g, int64_t max_dim);
 
  protected:
   /// gemm.cl's tiled kernel: the fallback of every runtime's gemm (dtypes and shapes its BLAS

@@ -76,9 +76,7 @@ std::string read_cache(const std::string& path, const char* magic, std::atomic<i
   }
   if (data.size() < 24 || std::memcmp(data.data(), magic, 8) != 0 || size != data.size() - 24 ||
       fnv1a(data.data() + 24, size) != hash) {
-    ++corrupt;
-    std::error_code ec;
-    std::filesystem::remove(path, ec);
+    drop_cache(path, corrupt);
     return "";
   }
   return data.substr(24);
@@ -106,6 +104,12 @@ void write_cache(const std::string& path, const char* magic, const void* data, s
   }
   std::filesystem::rename(tmp, fp, ec);  // atomic: readers never see a partial file
   if (ec) std::filesystem::remove(tmp, ec);
+}
+
+void drop_cache(const std::string& path, std::atomic<int64_t>& corrupt) noexcept {
+  ++corrupt;
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
 }
 
 }  // namespace locus::gpu

@@ -99,4 +99,28 @@ void GpuBackend::gemm_tiled(int index, StreamHandle s, const Gemm& g) {
   }
 }
 
+void GpuBackend::check_elapsed(bool both_timing, bool both_recorded) {
+  if (!both_timing)
+    throw BackendError("[elapsed_time] both events must be created with timing enabled. Create them with "
+                       "Event(/*enable_timing=*/true).");
+  if (!both_recorded)
+    throw BackendError("[elapsed_time] both events must be recorded first. Call record() on each.");
+}
+
+bool GpuBackend::blas_layout(const Gemm& g, int64_t max_dim) {
+  const auto es = static_cast<int64_t>(element_size(g.dtype));
+  if (g.a.offset % es || g.b.offset % es || g.c.offset % es) return false;
+  int64_t arow = g.trans_a ? g.m : g.k, brow = g.trans_b ? g.k : g.n;
+  if (g.lda < std::max<int64_t>(1, arow) || g.ldb < std::max<int64_t>(1, brow) || g.ldc < std::max<int64_t>(1, g.n))
+    return false;
+  for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.batch})
+    if (v > max_dim) return false;
+  return g.batch == 1 || (g.stride_a >= 0 && g.stride_b >= 0 && g.stride_c > 0);
+}
+
+std::string GpuBackend::gemm_label(const Gemm& g) {
+  return std::string(dtype_name(g.dtype)) + ", m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) +
+         " k=" + std::to_string(g.k) + ", batch " + std::to_string(g.batch);
+}
+
 }  // namespace locus::gpu

@@ -6,10 +6,7 @@
 // `locus_err` as their errcode_ret argument:
 //   LOCUS_CL(clFinish(q), dev, "");
 //   cl_mem m = LOCUS_CL(clCreateBuffer(ctx, flags, n, nullptr, locus_err), dev, "");
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
-#include <CL/cl.h>
+#include <CL/cl.h>  // CL_TARGET_OPENCL_VERSION comes from CMake
 
 #include <string>
 #include <string_view>

@@ -1,7 +1,6 @@
 // GEMM: CLBlast for float32/float64 (and float16 where the device does fp16); the tiled kernel
 // in gemm.cl for everything else and for shapes CLBlast refuses (k == 0, leading dimensions
 // below the row length, offsets that are not whole elements).
-#include <algorithm>
 #include <mutex>
 #include <string>
 
@@ -36,13 +35,6 @@ clblast::StatusCode clblast_gemm(const backend::Backend::Gemm& g, T alpha, T bet
                                         g.ldc, g.stride_c, static_cast<size_t>(g.batch), &q, nullptr);
 }
 
-bool clblast_fits(const backend::Backend::Gemm& g, size_t es) {
-  if (g.k == 0 || g.a.offset % es || g.b.offset % es || g.c.offset % es) return false;
-  int64_t arow = g.trans_a ? g.m : g.k, brow = g.trans_b ? g.k : g.n;
-  if (g.lda < std::max<int64_t>(1, arow) || g.ldb < std::max<int64_t>(1, brow) || g.ldc < std::max<int64_t>(1, g.n))
-    return false;
-  return g.batch == 1 || (g.stride_a >= 0 && g.stride_b >= 0 && g.stride_c > 0);
-}
 #endif
 
 }  // namespace
@@ -54,7 +46,7 @@ void OpenCLBackend::gemm(int index, StreamHandle s, const Gemm& g) {
   const ClDevice& d = Runtime::get().device(index);
   size_t es = element_size(g.dtype);
   bool blas_type = g.dtype == kFloat || (g.dtype == kDouble && d.props.fp64) || (g.dtype == kHalf && d.props.fp16);
-  if (blas_type && clblast_fits(g, es)) {
+  if (blas_type && g.k > 0 && blas_layout(g, INT64_MAX)) {
     clblast::StatusCode st;
     {
       // CLBlast fills its kernel database without a lock: two threads in a GEMM at once raced in
@@ -72,9 +64,8 @@ void OpenCLBackend::gemm(int index, StreamHandle s, const Gemm& g) {
     if (st != clblast::StatusCode::kSuccess) {
       int code = static_cast<int>(st);
       std::string name = code > -1000 ? cl_status_name(code) : "CLBlast status " + std::to_string(code);
-      throw BackendError("[opencl] CLBlast GEMM failed on " + device_label(index) + " (" + dtype_name(g.dtype) +
-                         ", m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) +
-                         ", batch " + std::to_string(g.batch) + "): " + name);
+      throw BackendError("[opencl] CLBlast GEMM failed on " + device_label(index) + " (" + gemm_label(g) + "): " +
+                         name);
     }
     // CLBlast's kernels compile lazily on PoCL too (runtime.h); its choice of kernels depends on
     // the types, the transposes and the problem's size, so the first call of each class waits.

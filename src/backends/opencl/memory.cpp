@@ -10,8 +10,7 @@ namespace locus::opencl {
 
 void* OpenCLBackend::raw_alloc(int index, size_t bytes) {
   ClDevice& d = Runtime::get().device(index);
-  // round up to 8 bytes: sub-word atomics (scatter_add on u8/f16) touch the enclosing word
-  size_t n = bytes == 0 ? 8 : (bytes + 7) & ~size_t{7};
+  size_t n = gpu::alloc_bytes(bytes);
   {
     std::lock_guard<std::mutex> lock(d.mem_mu);
     if (n > d.max_alloc || d.allocated + n > d.global_mem) return nullptr;

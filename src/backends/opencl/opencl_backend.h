@@ -6,10 +6,7 @@
 //
 // Handles: Buffer::base is a cl_mem; a StreamHandle is a cl_command_queue (nullptr: the
 // device's default queue); an EventHandle points to an opencl::Event.
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
-#include <CL/cl.h>
+#include <CL/cl.h>  // CL_TARGET_OPENCL_VERSION comes from CMake
 
 #include "backends/gpu/gpu_backend.h"
 
@@ -18,7 +15,6 @@ namespace locus::opencl {
 struct Event {
   cl_event ev = nullptr;  // the last recorded marker; nullptr before the first record
   bool timing = false;
-  int device = 0;
 };
 
 class OpenCLBackend final : public gpu::GpuBackend {

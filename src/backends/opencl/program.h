@@ -1,17 +1,9 @@
 #pragma once
 // Kernel programs: the shared sources (src/kernels/) compiled per device and dtype on first use,
-// with the compiled binaries cached on disk.
-//
-// Cache folder: $LOCUS_KERNEL_CACHE, else $XDG_CACHE_HOME/locus/kernels, else
-// ~/.cache/locus/kernels. One file per program, named by a 128-bit hash of platform, device
-// name, driver version, build options and the full expanded source; the file holds a magic,
-// the payload size and a hash of the payload. A file with a bad size or hash, or a binary the
-// driver rejects, is deleted and the program rebuilt from source. An unwritable folder only
-// disables the disk cache.
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
-#include <CL/cl.h>
+// through the disk cache of gpu/kernel_cache.h, keyed by platform, device name, driver version,
+// build options and the full expanded source. A binary the driver rejects is deleted and the
+// program rebuilt from source.
+#include <CL/cl.h>  // CL_TARGET_OPENCL_VERSION comes from CMake
 
 #include <cstdint>
 #include <mutex>
@@ -55,11 +47,7 @@ using gpu::kernel_cache_dir;
 std::string dtype_options(int index, ScalarType dtype);
 using gpu::dtype_suffix;
 
-struct ProgramStats {
-  int64_t built_from_source = 0;
-  int64_t loaded_from_disk = 0;
-  int64_t corrupt_entries = 0;  // deleted and rebuilt
-};
+using gpu::ProgramStats;
 ProgramStats program_stats();
 /// Forgets device `index`'s in-memory programs and kernels (tests: the next use reloads).
 void forget_programs(int index);

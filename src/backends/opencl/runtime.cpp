@@ -10,24 +10,20 @@
 namespace locus::opencl {
 namespace {
 
-std::string platform_str(cl_platform_id p, cl_platform_info what) {
+// A string property of a platform or device (clGetPlatformInfo, clGetDeviceInfo), without its
+// NUL and trailing blanks; "" when the driver will not say.
+template <typename Obj, typename Info>
+std::string info_str(cl_int (*get)(Obj, Info, size_t, void*, size_t*), Obj obj, Info what) {
   size_t n = 0;
-  if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+  if (get(obj, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
   std::string s(n, '\0');
-  if (clGetPlatformInfo(p, what, n, s.data(), nullptr) != CL_SUCCESS) return "";
-  s.resize(s.find('\0') == std::string::npos ? s.size() : s.find('\0'));
-  return s;
-}
-
-std::string device_str(cl_device_id d, cl_device_info what) {
-  size_t n = 0;
-  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
-  std::string s(n, '\0');
-  if (clGetDeviceInfo(d, what, n, s.data(), nullptr) != CL_SUCCESS) return "";
+  if (get(obj, what, n, s.data(), nullptr) != CL_SUCCESS) return "";
   s.resize(s.find('\0') == std::string::npos ? s.size() : s.find('\0'));
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
   return s;
 }
+std::string platform_str(cl_platform_id p, cl_platform_info what) { return info_str(clGetPlatformInfo, p, what); }
+std::string device_str(cl_device_id d, cl_device_info what) { return info_str(clGetDeviceInfo, d, what); }
 
 template <typename T>
 T device_val(cl_device_id d, cl_device_info what) {
@@ -88,7 +84,7 @@ void Runtime::drain() noexcept {
   for (auto& d : devices_) clFinish(d->queue);
 }
 
-Runtime::Runtime() {
+Runtime::Runtime() : DeviceTable("opencl", "OpenCL") {
   cl_uint np = 0;
   cl_int st = clGetPlatformIDs(0, nullptr, &np);
   if (st != CL_SUCCESS || np == 0) {
@@ -212,21 +208,6 @@ Runtime::Runtime() {
       for (const std::string& p : problems) reason_ += "; " + p;
     }
   }
-}
-
-ClDevice& Runtime::device(int index) {
-  if (index < 0 || index >= count())
-    throw NotAvailableError("[opencl] device opencl:" + std::to_string(index) + " does not exist: " +
-                            (count() == 0 ? "there are no OpenCL devices (" + reason_ + ")"
-                                          : "valid indices are 0.." + std::to_string(count() - 1)) +
-                            ". Use an index below locus::opencl::device_count().");
-  return *devices_[static_cast<size_t>(index)];
-}
-
-std::string device_label(int index) {
-  Runtime& rt = Runtime::get();
-  if (index < 0 || index >= rt.count()) return "opencl:" + std::to_string(index);
-  return "opencl:" + std::to_string(index) + " (" + rt.device(index).props.name + ")";
 }
 
 }  // namespace locus::opencl

@@ -8,10 +8,7 @@
 // substrings ("nvidia", "pthread,intel"). The runtime is created on first use, never
 // destroyed (drivers may already be unloaded at exit), and enumeration never throws: no ICD
 // or no platform means zero devices and a reason.
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
-#include <CL/cl.h>
+#include <CL/cl.h>  // CL_TARGET_OPENCL_VERSION comes from CMake
 
 #include <memory>
 #include <mutex>
@@ -20,11 +17,10 @@
 #include <unordered_set>
 #include <vector>
 
+#include "backends/gpu/device_table.h"
 #include "core/backend.h"
 
 namespace locus::opencl {
-
-struct ProgramCache;  // program.cpp
 
 struct ClDevice {
   int index = 0;
@@ -48,19 +44,13 @@ struct ClDevice {
   std::mutex mem_mu;
   std::unordered_map<cl_mem, size_t> live;
   size_t allocated = 0;
-
-  ProgramCache* programs = nullptr;  // created by program.cpp under its own lock
 };
 
-class Runtime {
+class Runtime : public gpu::DeviceTable<ClDevice> {
  public:
   /// The process-wide runtime, enumerated on first call; never throws.
   static Runtime& get() noexcept;
 
-  int count() const noexcept { return static_cast<int>(devices_.size()); }
-  const std::string& reason() const noexcept { return reason_; }
-  /// Throws NotAvailableError for an index that does not exist.
-  ClDevice& device(int index);
   /// The queue for stream handle `s` (nullptr: the device's default queue).
   cl_command_queue queue(int index, backend::StreamHandle s) {
     return s ? static_cast<cl_command_queue>(s) : device(index).queue;
@@ -81,13 +71,11 @@ class Runtime {
 
  private:
   Runtime();
-  std::vector<std::unique_ptr<ClDevice>> devices_;
-  std::string reason_;
   std::mutex queues_mu_;
   std::vector<cl_command_queue> streams_;  // queues of Stream::create, not the default ones
 };
 
 /// "opencl:1 (pthread-haswell-AMD EPYC)": for messages.
-std::string device_label(int index);
+inline std::string device_label(int index) { return Runtime::get().label(index); }
 
 }  // namespace locus::opencl

@@ -30,7 +30,7 @@ void OpenCLBackend::stream_synchronize(int index, StreamHandle s) {
 
 backend::EventHandle OpenCLBackend::event_create(int index, bool timing) {
   Runtime::get().device(index);  // validates the index
-  return new Event{nullptr, timing, index};
+  return new Event{nullptr, timing};
 }
 
 void OpenCLBackend::event_destroy(int index, EventHandle e) noexcept {
@@ -47,7 +47,6 @@ void OpenCLBackend::event_record(int index, EventHandle e, StreamHandle s) {
   LOCUS_CL(clEnqueueMarkerWithWaitList(q, 0, nullptr, &next), index, "event record");
   if (ev->ev) clReleaseEvent(ev->ev);
   ev->ev = next;
-  ev->device = index;
   LOCUS_CL(clFlush(q), index, "event record");
 }
 
@@ -77,11 +76,7 @@ void OpenCLBackend::event_synchronize(int index, EventHandle e) {
 float OpenCLBackend::event_elapsed_ms(int index, EventHandle start, EventHandle end) {
   Event* a = static_cast<Event*>(start);
   Event* b = static_cast<Event*>(end);
-  if (!a->timing || !b->timing)
-    throw BackendError("[elapsed_time] both events must be created with timing enabled. Create them with "
-                       "Event(/*enable_timing=*/true).");
-  if (!a->ev || !b->ev)
-    throw BackendError("[elapsed_time] both events must be recorded first. Call record() on each.");
+  check_elapsed(a->timing && b->timing, a->ev && b->ev);
   LOCUS_CL(clWaitForEvents(1, &a->ev), index, "elapsed time");
   LOCUS_CL(clWaitForEvents(1, &b->ev), index, "elapsed time");
   cl_ulong t0 = 0, t1 = 0;

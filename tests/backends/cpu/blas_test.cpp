@@ -275,7 +275,7 @@ TEST(Blas, NameAndThreadCount) {
   if (two.find("portable") == std::string::npos) {  // the portable loops are single-threaded
     EXPECT_NE(two.find("2 threads"), std::string::npos) << two;
   }
-  std::printf("blas_name(): %s\n", two.c_str());
+  std::printf("[blas_name] %s\n", two.c_str());
   Problem<float> p(false, true, 129, 129, 129, 0, 77);
   p.run_and_check(1.f, 0.f);
   locus::cpu::blas_set_num_threads(int(std::max(1u, std::thread::hardware_concurrency())));

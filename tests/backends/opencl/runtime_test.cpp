@@ -15,6 +15,7 @@
 #include "locus/error.h"
 #include "locus/locus.h"
 #include "opencl_test_util.h"
+#include "testing.h"
 
 namespace locus::opencl::test {
 namespace {
@@ -250,7 +251,13 @@ TEST(OpenCLStream, EventsOrderTwoStreamsAndTime) {
   float ms = be().event_elapsed_ms(0, start, end);
   EXPECT_GT(ms, 0.0f);
   EXPECT_LT(ms, 60000.0f);
-  EXPECT_THROW(be().event_elapsed_ms(0, start, done), BackendError);
+  EXPECT_THROW_MSG(be().event_elapsed_ms(0, start, done), BackendError,
+                   "[elapsed_time] both events must be created with timing enabled. Create them with "
+                   "Event(/*enable_timing=*/true).");
+  backend::EventHandle unrecorded = be().event_create(0, true);
+  EXPECT_THROW_MSG(be().event_elapsed_ms(0, start, unrecorded), BackendError,
+                   "[elapsed_time] both events must be recorded first. Call record() on each.");
+  be().event_destroy(0, unrecorded);
   for (auto e : {start, end, done}) be().event_destroy(0, e);
   be().stream_destroy(0, s1);
   be().stream_destroy(0, s2);

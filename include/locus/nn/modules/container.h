@@ -67,7 +67,7 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
   template <typename T>
   T& at(size_t index) {
     auto* p = dynamic_cast<T*>(modules_.at(index).get());
-    if (p == nullptr) throw Error("Sequential::at(): module " + std::to_string(index) + " is a " + modules_[index]->name() + ".");
+    if (p == nullptr) throw Error("[Sequential::at] module " + std::to_string(index) + " is a " + modules_[index]->name() + ".");
     return *p;
   }
   auto begin() const { return modules_.begin(); }
@@ -110,7 +110,7 @@ class ModuleListImpl : public Cloneable<ModuleListImpl> {
   template <typename T>
   T& at(size_t index) {
     auto p = ptr<T>(index);
-    if (!p) throw Error("ModuleList::at(): module " + std::to_string(index) + " is a " + modules_[index]->name() + ".");
+    if (!p) throw Error("[ModuleList::at] module " + std::to_string(index) + " is a " + modules_[index]->name() + ".");
     return *p;
   }
   auto begin() const { return modules_.begin(); }
