@@ -1,5 +1,5 @@
 # locus_add_backend(<name> TYPE <DeviceType enumerator> DISPLAY_NAME <text> [ENABLED <bool>]
-#                   [ACCELERATOR] [PINNED_MEMORY] [RANK <n>] [SOURCES <globs>...])
+#                   [ACCELERATOR] [PINNED_MEMORY] [AUTOCAST_FLOAT16] [RANK <n>] [SOURCES <globs>...])
 #
 # The one registration line of a backend (docs/adding-a-backend.md): adds its sources (src/backends/<name>/*.cpp by
 # default) to the library when ENABLED (default ON), and a line to the generated registry
@@ -15,7 +15,7 @@ set(LOCUS_REGISTRY_CALLS "")
 set(LOCUS_BACKEND_SOURCES "")
 
 function(locus_add_backend name)
-  cmake_parse_arguments(B "ACCELERATOR;PINNED_MEMORY" "TYPE;DISPLAY_NAME;ENABLED;RANK" "SOURCES" ${ARGN})
+  cmake_parse_arguments(B "ACCELERATOR;PINNED_MEMORY;AUTOCAST_FLOAT16" "TYPE;DISPLAY_NAME;ENABLED;RANK" "SOURCES" ${ARGN})
   if(NOT B_TYPE OR NOT B_DISPLAY_NAME)
     message(FATAL_ERROR "locus_add_backend(${name}): TYPE and DISPLAY_NAME are required")
   endif()
@@ -36,7 +36,11 @@ function(locus_add_backend name)
   if(B_PINNED_MEMORY)
     set(pinned true)
   endif()
-  set(caps "{DeviceType::${B_TYPE}, \"${B_DISPLAY_NAME}\", ${acc}, ${pinned}, ${B_RANK}}")
+  set(half false)
+  if(B_AUTOCAST_FLOAT16)
+    set(half true)
+  endif()
+  set(caps "{DeviceType::${B_TYPE}, \"${B_DISPLAY_NAME}\", ${acc}, ${pinned}, ${B_RANK}, ${half}}")
   if(B_ENABLED)
     file(GLOB srcs CONFIGURE_DEPENDS ${B_SOURCES})
     set(LOCUS_BACKEND_SOURCES ${LOCUS_BACKEND_SOURCES} ${srcs} PARENT_SCOPE)

@@ -270,6 +270,8 @@ struct Capabilities {
   bool pinned_host_memory = false;   // host_alloc() gives page-locked memory that pin_memory() may use
   int rank = 0;                      // accelerators are tried by descending rank (best_device(), Device(int),
                                      // pin_memory()); an accelerator on the host CPU ranks below cpu
+  bool autocast_float16 = false;     // autocast's default dtype is float16 (PyTorch's for cuda); otherwise
+                                     // float16 where the current device has fp16, else bfloat16
 };
 /// One registration: `backend` is null for a backend this build left out (it is still known, so
 /// asking for its devices says "locus was built without CUDA").

@@ -4,6 +4,7 @@
 #include <array>
 #include <unordered_map>
 
+#include "core/backend.h"
 #include "core/tensor_impl.h"
 #include "locus/autocast.h"
 #include "locus/device_info.h"
@@ -104,7 +105,8 @@ void set_autocast_enabled(DeviceType type, bool enabled) {
 ScalarType get_autocast_dtype(DeviceType type) {
   if (auto t = t_state.dtype[ops::autocast::slot(type)]) return *t;
   if (type == kCPU) return kBFloat16;
-  if (type == kCUDA) return kHalf;
+  if (const backend::Registration* r = backend::registration(type); r != nullptr && r->caps.autocast_float16)
+    return kHalf;
   // other device types: float16 where the current device does half arithmetic (asked once per
   // device and thread: casts call this for every op)
   thread_local std::array<std::array<int8_t, 16>, ops::autocast::kTypes> known{};  // 0 unknown, 1 half, 2 bf16
