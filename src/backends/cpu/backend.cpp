@@ -234,6 +234,7 @@ class CpuBackend final : public Backend {
     cpu::adam_step(dtype, param, grad, exp_avg, exp_avg_sq, max_sq, n, a);
     return true;
   }
+  bool adam_step_in_place(ScalarType dtype) const override { return dtype == kFloat || dtype == kDouble; }
 };
 
 }  // namespace
