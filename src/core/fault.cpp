@@ -1,4 +1,4 @@
-// Fault injection (fault.h): the counters behind fault::hit and the FaultInjector scope.
+// Fault injection (fault.h): the counters behind fault::hit and the Injector scope.
 #include "core/fault.h"
 
 #include <cstdlib>
@@ -82,33 +82,29 @@ Plan parse(const std::string& value) {
   return p;
 }
 
-}  // namespace locus::fault
-
-namespace locus::testing {
-
-FaultInjector::FaultInjector(fault::Site site, int64_t n) {
-  auto& s = fault::state();
+Injector::Injector(Site site, int64_t n) {
+  auto& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  for (int i = 0; i < fault::kSites; ++i) {
+  for (int i = 0; i < kSites; ++i) {
     s.calls[i].store(0, std::memory_order_relaxed);
     s.fail_at[i].store(i == site ? n : 0, std::memory_order_relaxed);
   }
   s.fired.store(false, std::memory_order_relaxed);
   s.env_error.clear();
-  fault::detail::armed.store(true, std::memory_order_release);
+  detail::armed.store(true, std::memory_order_release);
 }
 
-FaultInjector::~FaultInjector() {
-  auto& s = fault::state();
+Injector::~Injector() {
+  auto& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  fault::detail::armed.store(false, std::memory_order_release);
-  for (int i = 0; i < fault::kSites; ++i) s.fail_at[i].store(0, std::memory_order_relaxed);
+  detail::armed.store(false, std::memory_order_release);
+  for (int i = 0; i < kSites; ++i) s.fail_at[i].store(0, std::memory_order_relaxed);
 }
 
-int64_t FaultInjector::calls(fault::Site site) const {
-  return fault::state().calls[site].load(std::memory_order_relaxed);
+int64_t Injector::calls(Site site) const {
+  return state().calls[site].load(std::memory_order_relaxed);
 }
 
-bool FaultInjector::fired() const { return fault::state().fired.load(std::memory_order_relaxed); }
+bool Injector::fired() const { return state().fired.load(std::memory_order_relaxed); }
 
-}  // namespace locus::testing
+}  // namespace locus::fault

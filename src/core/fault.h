@@ -15,7 +15,9 @@
 //
 // Armed from the environment (LOCUS_FAULT=alloc:N[,launch:N][,copy:N], counted from the start of
 // the process; a malformed value makes the first counted call throw locus::Error) or, in tests,
-// by a FaultInjector scope. Always compiled in: unarmed, a check is one relaxed atomic load.
+// by a fault::Injector scope (in this namespace, not locus::testing, which would make gtest's
+// `testing::` ambiguous in tests that use namespace locus). Always compiled in: unarmed, a check
+// is one relaxed atomic load.
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -41,24 +43,20 @@ struct Plan {
 };
 Plan parse(const std::string& value);
 
-}  // namespace locus::fault
-
-namespace locus::testing {
-
 /// Arms fault injection for its lifetime (not nested, one at a time per process): counts every
 /// allocation, launch and copy from construction on, and fails the `n`-th call at `site`
 /// (n = 0: count only). The destructor disarms.
-class FaultInjector {
+class Injector {
  public:
-  FaultInjector() : FaultInjector(fault::kAlloc, 0) {}
-  FaultInjector(fault::Site site, int64_t n);
-  ~FaultInjector();
-  FaultInjector(const FaultInjector&) = delete;
-  FaultInjector& operator=(const FaultInjector&) = delete;
+  Injector() : Injector(kAlloc, 0) {}
+  Injector(Site site, int64_t n);
+  ~Injector();
+  Injector(const Injector&) = delete;
+  Injector& operator=(const Injector&) = delete;
   /// Calls seen at `site` since construction (the failed one included).
-  int64_t calls(fault::Site site) const;
+  int64_t calls(Site site) const;
   /// Whether the armed call has been reached (and failed).
   bool fired() const;
 };
 
-}  // namespace locus::testing
+}  // namespace locus::fault

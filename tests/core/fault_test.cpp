@@ -4,7 +4,6 @@
 #include "testing.h"
 
 using namespace locus;
-using locus::testing::FaultInjector;
 
 TEST(Fault, ParsesTheEnvironmentValue) {
   fault::Plan p = fault::parse("alloc:3");
@@ -28,7 +27,7 @@ TEST(Fault, FailsTheNthAllocationOnlyAndCounts) {
   const Device cpu(kCPU);
   const int64_t ooms = memory_stats(cpu)["num_ooms"];
   {
-    FaultInjector f(fault::kAlloc, 2);
+    fault::Injector f(fault::kAlloc, 2);
     Tensor a = empty({1000});
     EXPECT_FALSE(f.fired());
     EXPECT_THROW_MSG(empty({1000}), OutOfMemoryError, "cpu out of memory: tried to allocate 3.91 KiB");
@@ -39,7 +38,7 @@ TEST(Fault, FailsTheNthAllocationOnlyAndCounts) {
   }
   EXPECT_EQ(memory_stats(cpu)["num_ooms"], ooms + 1);
   Tensor after = empty({1000});  // disarmed
-  FaultInjector counting;        // count only: nothing fails
+  fault::Injector counting;        // count only: nothing fails
   for (int i = 0; i < 5; ++i) Tensor t = empty({10});
   EXPECT_EQ(counting.calls(fault::kAlloc), 5);
   EXPECT_FALSE(counting.fired());

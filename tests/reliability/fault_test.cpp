@@ -14,7 +14,6 @@
 
 using namespace locus;
 namespace F = locus::nn::functional;
-using locus::testing::FaultInjector;
 
 namespace {
 
@@ -116,7 +115,7 @@ TEST_P(Faults, EveryFailurePointOfATrainingStepLeavesTheModelAsItWas) {
   int64_t count[fault::kSites];
   float ref_loss = 0;
   {
-    FaultInjector counting;
+    fault::Injector counting;
     ref_loss = net.step();
     for (int s = 0; s < fault::kSites; ++s) count[s] = counting.calls(static_cast<fault::Site>(s));
   }
@@ -142,7 +141,7 @@ TEST_P(Faults, EveryFailurePointOfATrainingStepLeavesTheModelAsItWas) {
       const int64_t ooms = total_ooms();
       std::string what;
       {
-        FaultInjector fault(site, n);
+        fault::Injector fault(site, n);
         try {
           net.step();
           ADD_FAILURE() << "the step succeeded";
