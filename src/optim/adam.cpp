@@ -39,7 +39,7 @@ struct Hyper {
 
 struct Update {
   Tensor p;
-  ParamState* s;
+  ParamState* s = nullptr;
   Tensor m, v, mx;  // the state tensors (new zeros before the first step)
   bool new_state = false;
   bool in_place = false;
@@ -86,36 +86,35 @@ void adam_step_all(std::vector<OptimizerParamGroup>& groups, bool decoupled,
                    const std::function<ParamState&(const Tensor&)>& state_for,
                    const std::function<void(const Tensor&)>& forget) {
   std::vector<Update> updates;
-  // phase 1
-  for (auto& group : groups) {
-    auto& o = static_cast<Options&>(group.options());
-    auto [b1, b2] = o.betas();
-    Hyper h{o.lr(), b1, b2, o.eps(), o.weight_decay(), o.amsgrad(), decoupled};
-    for (Tensor& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      Update u;
-      u.p = p;
-      u.h = h;
-      u.s = &state_for(p);
-      auto state = [&](const char* name) {
-        if (Tensor* t = u.s->tensors.find(name)) return *t;
-        u.new_state = true;
-        return zeros(p.sizes(), TensorOptions().dtype(p.scalar_type()).device(p.device()));
-      };
-      u.m = state("exp_avg");
-      u.v = state("exp_avg_sq");
-      if (h.amsgrad) u.mx = state("max_exp_avg_sq");
-      u.in_place = ops::fused_adam_in_place(p, p.grad(), u.m, u.v, h.amsgrad ? &u.mx : nullptr);
-      updates.push_back(std::move(u));
-    }
-  }
-  // phase 2
   try {
+    // phase 1
+    for (auto& group : groups) {
+      auto& o = static_cast<Options&>(group.options());
+      auto [b1, b2] = o.betas();
+      Hyper h{o.lr(), b1, b2, o.eps(), o.weight_decay(), o.amsgrad(), decoupled};
+      for (Tensor& p : group.params()) {
+        if (!p.grad().defined()) continue;
+        Update& u = updates.emplace_back();
+        u.p = p;
+        u.h = h;
+        u.s = &state_for(p);
+        auto state = [&](const char* name) {
+          if (Tensor* t = u.s->tensors.find(name)) return *t;
+          u.new_state = true;
+          return zeros(p.sizes(), TensorOptions().dtype(p.scalar_type()).device(p.device()));
+        };
+        u.m = state("exp_avg");
+        u.v = state("exp_avg_sq");
+        if (h.amsgrad) u.mx = state("max_exp_avg_sq");
+        u.in_place = ops::fused_adam_in_place(p, p.grad(), u.m, u.v, h.amsgrad ? &u.mx : nullptr);
+      }
+    }
+    // phase 2
     for (Update& u : updates)
       if (!u.in_place) compute(u);
   } catch (...) {
     for (Update& u : updates)  // a parameter's first step: leave no empty state behind
-      if (u.s->step == 0 && u.s->tensors.is_empty()) forget(u.p);
+      if (u.s != nullptr && u.s->step == 0 && u.s->tensors.is_empty()) forget(u.p);
     throw;
   }
   // phase 3

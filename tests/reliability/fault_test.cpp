@@ -1,9 +1,10 @@
 // Injected faults (core/fault.h, docs/reliability.md): one training step of a small CNN
-// (conv2d + relu + max-pool + linear, cross-entropy, Adam), on every device, failed at each of its
-// allocations, kernel launches and copies in turn. Every failure must reach the caller as the named
-// locus error, leave the parameters and Adam's state (exp_avg, exp_avg_sq, step) bit for bit as
-// they were, bring the allocated bytes back to where they were once the step's tensors are gone,
-// and the next step (the fault cleared) must give exactly the never-faulted step's result.
+// (conv2d + relu + max-pool + linear, cross-entropy; Adam, and SGD with Nesterov momentum), on
+// every device, failed at each of its allocations, kernel launches and copies in turn. Every
+// failure must reach the caller as the named locus error, leave the parameters and the optimizer's
+// state (Adam's exp_avg, exp_avg_sq and step; SGD's momentum buffers) bit for bit as they were,
+// bring the allocated bytes back to where they were once the step's tensors are gone, and the next
+// step (the fault cleared) must give exactly the never-faulted step's result.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -31,14 +32,17 @@ struct Snapshot {
 
 class Cnn {
  public:
-  explicit Cnn(Device d) : d_(d) {
+  Cnn(Device d, bool sgd) : d_(d) {
     manual_seed(19);
     auto o = TensorOptions().device(d);
     params_ = {(randn({4, 1, 3, 3}, o) * 0.3).requires_grad_(), (randn({4}, o) * 0.1).requires_grad_(),
                (randn({10, 64}, o) * 0.1).requires_grad_(), (randn({10}, o) * 0.1).requires_grad_()};
     x_ = randn({8, 1, 8, 8}, o);
     y_ = randint(0, 10, {8}, TensorOptions().dtype(kLong).device(d));
-    opt_ = std::make_unique<optim::Adam>(params_, optim::AdamOptions(0.01).weight_decay(0.01));
+    if (sgd)
+      opt_ = std::make_unique<optim::SGD>(params_, optim::SGDOptions(0.05).momentum(0.9).nesterov(true).weight_decay(0.01));
+    else
+      opt_ = std::make_unique<optim::Adam>(params_, optim::AdamOptions(0.01).weight_decay(0.01));
   }
 
   // One training step, as a user writes it: the loss is read back on the host for the log (before
@@ -84,7 +88,7 @@ class Cnn {
   Device d_;
   std::vector<Tensor> params_;
   Tensor x_, y_;
-  std::unique_ptr<optim::Adam> opt_;
+  std::unique_ptr<optim::Optimizer> opt_;
 };
 
 // OutOfMemoryErrors so far on every device (a step on a device also allocates on the host:
@@ -97,13 +101,9 @@ int64_t total_ooms() {
 
 const char* site_name(fault::Site s) { return s == fault::kAlloc ? "alloc" : s == fault::kLaunch ? "launch" : "copy"; }
 
-}  // namespace
-
-class Faults : public ::testing::TestWithParam<Device> {};
-
-TEST_P(Faults, EveryFailurePointOfATrainingStepLeavesTheModelAsItWas) {
-  const Device d = GetParam();
-  Cnn net(d);
+// The sweep over one step of `net` on `d`.
+void sweep(Device d, bool sgd) {
+  Cnn net(d, sgd);
   net.step();  // a first step: Adam's state exists, kernels are compiled
   const std::vector<Tensor> params0 = net.param_copies();
   const auto state0 = net.state_copy();
@@ -126,7 +126,7 @@ TEST_P(Faults, EveryFailurePointOfATrainingStepLeavesTheModelAsItWas) {
     EXPECT_GT(count[fault::kLaunch], 0);
     EXPECT_GT(count[fault::kCopy], 0);
   }
-  std::printf("[ faults   ] %s: one step = %lld allocations, %lld launches, %lld copies\n", d.str().c_str(),
+  std::printf("[ faults   ] %s, %s: one step = %lld allocations, %lld launches, %lld copies\n", sgd ? "SGD" : "Adam", d.str().c_str(),
               static_cast<long long>(count[0]), static_cast<long long>(count[1]), static_cast<long long>(count[2]));
 
   int64_t survived = 0;
@@ -174,7 +174,17 @@ TEST_P(Faults, EveryFailurePointOfATrainingStepLeavesTheModelAsItWas) {
       else return;  // one broken index is enough to read
     }
   }
-  std::printf("[ faults   ] %s: %lld faults injected and survived\n", d.str().c_str(), static_cast<long long>(survived));
+  std::printf("[ faults   ] %s, %s: %lld faults injected and survived\n", sgd ? "SGD" : "Adam", d.str().c_str(),
+              static_cast<long long>(survived));
 }
+
+}  // namespace
+
+class Faults : public ::testing::TestWithParam<Device> {};
+
+TEST_P(Faults, EveryFailurePointOfAnAdamTrainingStepLeavesTheModelAsItWas) { sweep(GetParam(), false); }
+
+// SGD with Nesterov momentum and weight decay: its momentum buffers are state as Adam's moments.
+TEST_P(Faults, EveryFailurePointOfAnSgdTrainingStepLeavesTheModelAsItWas) { sweep(GetParam(), true); }
 
 LOCUS_INSTANTIATE_DEVICES(Faults);
