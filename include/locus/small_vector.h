@@ -115,7 +115,9 @@ class SmallVector {
   void assign(const int64_t* p, size_t n) {
     size_ = 0;
     reserve(n);
-    std::memmove(data(), p, n * sizeof(int64_t));
+    // an empty IntArrayRef (a 0-d tensor's sizes {}) may carry a null pointer: memmove's
+    // arguments must not be null even for 0 bytes (UBSan, nonnull-attribute)
+    if (n != 0) std::memmove(data(), p, n * sizeof(int64_t));
     size_ = n;
   }
   void release() { delete[] heap_; heap_ = nullptr; cap_ = 0; size_ = 0; }

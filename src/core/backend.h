@@ -258,6 +258,10 @@ class Backend {
                                             const int64_t* numels, int count, float inv_scale, Buffer found_inf) {
     return false;
   }
+  /// True when adam_step for `dtype` runs synchronously here and cannot fail once called (no
+  /// allocation, no launch a driver can refuse): the optimizer then updates in place. Otherwise
+  /// it computes the whole step into new buffers first (optim/adam.cpp: no half-applied step).
+  virtual bool adam_step_in_place(ScalarType dtype) const { return false; }
 };
 
 /// What a backend is, as data: everything above the backends that must tell device types apart

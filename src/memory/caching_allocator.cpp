@@ -36,6 +36,7 @@
 #include <set>
 #include <vector>
 
+#include "core/fault.h"
 #include "locus/error.h"
 
 namespace locus::memory {
@@ -219,9 +220,10 @@ struct CachingAllocator::Impl {
     return m;
   }
 
-  void* try_segment(size_t seg, bool& limit_hit) {
+  // `refuse`: an injected fault (core/fault.h): the device returns nullptr, as when it is full.
+  void* try_segment(size_t seg, bool& limit_hit, bool refuse) {
     limit_hit = limit != 0 && static_cast<size_t>(st.reserved) + seg > limit;
-    return limit_hit ? nullptr : dev->alloc(seg);
+    return limit_hit || refuse ? nullptr : dev->alloc(seg);
   }
 
   [[noreturn]] void throw_oom(size_t bytes, size_t size, bool limit_hit) {
@@ -248,14 +250,14 @@ struct CachingAllocator::Impl {
   }
 
   // A new segment holding one free block of the whole segment, for a request of `size`.
-  Block* new_segment(Pool& pool, backend::StreamHandle stream, size_t size, size_t bytes) {
+  Block* new_segment(Pool& pool, backend::StreamHandle stream, size_t size, size_t bytes, bool refuse) {
     size_t seg = &pool == &small ? kSegmentRound : round_up(size, kSegmentRound);
     bool limit_hit = false;
-    void* base = try_segment(seg, limit_hit);
+    void* base = try_segment(seg, limit_hit, refuse);
     if (base == nullptr) {
       st.retries += 1;
       release_cached();
-      base = try_segment(seg, limit_hit);
+      base = try_segment(seg, limit_hit, refuse);
       if (base == nullptr) throw_oom(bytes, size, limit_hit);
     }
     st.reserved += static_cast<int64_t>(seg);
@@ -272,13 +274,14 @@ struct CachingAllocator::Impl {
   }
 
   Allocation allocate(size_t bytes, backend::StreamHandle stream) {
+    const bool refuse = fault::hit(fault::kAlloc);  // an injected OOM: no cached block, no segment
     std::lock_guard<std::mutex> lock(mu);
     if (!pending.empty()) process_events();
     if (bytes > (SIZE_MAX >> 1)) throw_oom(bytes, bytes, false);
     size_t size = round_up(bytes, kMinBlock);
     Pool& pool = size <= kSmallSize ? small : large;
     Block* b = nullptr;
-    auto it = pool.lower_bound(Key{stream, size});
+    auto it = refuse ? pool.end() : pool.lower_bound(Key{stream, size});
     if (it != pool.end() && (*it)->stream == stream) {
       st.cache_hits += 1;
       Block* f = *it;
@@ -299,7 +302,7 @@ struct CachingAllocator::Impl {
         b->node = pool.extract(it);
       }
     } else {
-      b = new_segment(pool, stream, size, bytes);
+      b = new_segment(pool, stream, size, bytes, refuse);
       if (worth_splitting(pool, b->size - size)) {
         Block* r = new_block();
         r->stream = stream;

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/fault.h"
 #include "locus/error.h"
 #include "memory/caching_allocator.h"
 
@@ -62,6 +63,8 @@ class CpuAllocator final : public DeviceAllocator {
   ~CpuAllocator() override { empty_cache(); }
   Allocation allocate(size_t bytes, backend::StreamHandle) override {
     if (bytes == 0) return {};
+    // an injected fault (core/fault.h) is a system allocator returning null, retry included
+    const bool refuse = fault::hit(fault::kAlloc);
     size_t n = block_size(bytes);
     if (n == 0) oom(bytes, false);  // overflow
     auto sn = static_cast<int64_t>(n);
@@ -71,14 +74,14 @@ class CpuAllocator final : public DeviceAllocator {
       allocated_.fetch_sub(sn, std::memory_order_relaxed);
       oom(bytes, true);
     }
-    void* p = n >= kLargeMin ? take_cached(n) : nullptr;
+    void* p = n >= kLargeMin && !refuse ? take_cached(n) : nullptr;
     if (p != nullptr) {
       hits_.fetch_add(1, std::memory_order_relaxed);
     } else {
-      p = aligned_malloc(n);
-      if (p == nullptr && n >= kLargeMin && cached_.load(std::memory_order_relaxed) > 0) {
+      p = refuse ? nullptr : aligned_malloc(n);
+      if (p == nullptr && (n >= kLargeMin || refuse) && cached_.load(std::memory_order_relaxed) > 0) {
         empty_cache();  // the cached blocks may be what the system lacks: release, retry once
-        p = aligned_malloc(n);
+        p = refuse ? nullptr : aligned_malloc(n);
       }
       if (p == nullptr) {
         allocated_.fetch_sub(sn, std::memory_order_relaxed);

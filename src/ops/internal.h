@@ -16,5 +16,14 @@ Tensor gelu(const Tensor& input, bool tanh_approximation);
 /// without amsgrad). False otherwise: the caller composes the update from tensor ops.
 bool fused_adam_step(Tensor& p, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq, Tensor* max_sq,
                      const backend::Backend::Adam& a);
+/// True when fused_adam_step would update these tensors in place with nothing that can fail: the
+/// layout fits and the backend's kernel for p's dtype runs synchronously (adam_step_in_place).
+bool fused_adam_in_place(const Tensor& p, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                         const Tensor* max_sq);
+/// Makes `dst` hold `fresh`'s values (same sizes, dtype and device; `fresh` is dropped after).
+/// When both are dense over the whole of storages from one allocator, their memory is swapped:
+/// nothing can fail, and views of dst's storage see the new values. Otherwise dst.copy_(fresh),
+/// which a device can fail. The commit of an all-or-nothing optimizer step.
+void commit_into(Tensor& dst, Tensor& fresh);
 
 }  // namespace locus::ops

@@ -2,10 +2,12 @@
 #include "locus/optim/adam.h"
 
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include "locus/autograd.h"
 #include "locus/error.h"
+#include "locus/factory.h"
 #include "locus/functions.h"
 #include "ops/internal.h"
 
@@ -21,31 +23,118 @@ void check(double lr, double eps, const std::tuple<double, double>& betas, doubl
   if (wd < 0) throw Error(std::string(name) + ": Invalid weight_decay value: " + std::to_string(wd));
 }
 
-// One Adam update of p; `decoupled` applies weight decay to p directly (AdamW).
-void adam_update(Optimizer& opt, ParamState& s, Tensor& exp_avg, Tensor& exp_avg_sq, Tensor* max_sq, Tensor& p,
-                 double lr, double b1, double b2, double eps, double wd, bool decoupled) {
-  Tensor g = p.grad();
-  s.step += 1;
-  double bc1 = 1 - std::pow(b1, static_cast<double>(s.step));
-  double bc2 = 1 - std::pow(b2, static_cast<double>(s.step));
+// A step is all or nothing (docs/reliability.md): when it fails (out of memory, a launch or copy
+// refused by the driver) no parameter and no state has changed. Three phases over every parameter:
+//  1. the state each parameter needs (new zeros stay local until the commit);
+//  2. the update, out of place, into new tensors: on a device whose fused kernel cannot fail
+//     (Backend::adam_step_in_place: the cpu's) this is skipped, nothing is allocated;
+//  3. the commit, which cannot fail: new state goes in, the fused in-place kernels run, and each
+//     parameter and state tensor takes its new storage (ops::commit_into swaps the memory).
+// Off the cpu the step holds the new parameters and moments of all parameters until the commit:
+// three parameter-sized buffers per parameter at the peak, as PyTorch's foreach path.
+struct Hyper {
+  double lr, b1, b2, eps, wd;
+  bool amsgrad, decoupled;
+};
+
+struct Update {
+  Tensor p;
+  ParamState* s = nullptr;
+  Tensor m, v, mx;  // the state tensors (new zeros before the first step)
+  bool new_state = false;
+  bool in_place = false;
+  Tensor np, nm, nv, nmx;  // off the in-place path: the values to commit
+  Hyper h;
+};
+
+backend::Backend::Adam fused_args(const Hyper& h, int64_t step) {
   backend::Backend::Adam a;
-  a.lr = lr, a.beta1 = b1, a.beta2 = b2, a.eps = eps, a.weight_decay = wd, a.decoupled = decoupled;
-  a.bias_correction1 = bc1, a.bias_correction2 = bc2;
-  if (ops::fused_adam_step(p, g, exp_avg, exp_avg_sq, max_sq, a)) return;
-  if (wd != 0) {
-    if (decoupled) p.mul_(1 - lr * wd);
-    else g = g + p * wd;
-  }
-  exp_avg.mul_(b1).add_(g, 1 - b1);
-  exp_avg_sq.mul_(b2).add_(g * g, 1 - b2);
+  a.lr = h.lr, a.beta1 = h.b1, a.beta2 = h.b2, a.eps = h.eps, a.weight_decay = h.wd, a.decoupled = h.decoupled;
+  a.bias_correction1 = 1 - std::pow(h.b1, static_cast<double>(step));
+  a.bias_correction2 = 1 - std::pow(h.b2, static_cast<double>(step));
+  return a;
+}
+
+// Phase 2 for one parameter: torch.optim.Adam's arithmetic (single-tensor path) into new tensors.
+void compute(Update& u) {
+  const Hyper& h = u.h;
+  backend::Backend::Adam a = fused_args(h, u.s->step + 1);
+  Tensor g = u.p.grad();
+  if (h.wd != 0 && !h.decoupled) g = g + u.p * h.wd;
+  u.nm = u.m.mul(h.b1);
+  u.nm.add_(g, 1 - h.b1);
+  u.nv = u.v.mul(h.b2);
+  u.nv.add_(g * g, 1 - h.b2);
   Tensor denom;
-  if (max_sq != nullptr) {
-    max_sq->copy_(locus::maximum(*max_sq, exp_avg_sq));
-    denom = max_sq->sqrt() / std::sqrt(bc2) + eps;
+  if (h.amsgrad) {
+    u.nmx = locus::maximum(u.mx, u.nv);
+    denom = u.nmx.sqrt() / std::sqrt(a.bias_correction2) + h.eps;
   } else {
-    denom = exp_avg_sq.sqrt() / std::sqrt(bc2) + eps;
+    denom = u.nv.sqrt() / std::sqrt(a.bias_correction2) + h.eps;
   }
-  p.add_(exp_avg / denom, -lr / bc1);
+  Tensor step = u.nm / denom;
+  if (h.wd != 0 && h.decoupled) {
+    u.np = u.p.mul(1 - h.lr * h.wd);
+    u.np.add_(step, -h.lr / a.bias_correction1);
+  } else {
+    u.np = u.p.add(step, -h.lr / a.bias_correction1);
+  }
+}
+
+template <typename Options>
+void adam_step_all(std::vector<OptimizerParamGroup>& groups, bool decoupled,
+                   const std::function<ParamState&(const Tensor&)>& state_for,
+                   const std::function<void(const Tensor&)>& forget) {
+  std::vector<Update> updates;
+  try {
+    // phase 1
+    for (auto& group : groups) {
+      auto& o = static_cast<Options&>(group.options());
+      auto [b1, b2] = o.betas();
+      Hyper h{o.lr(), b1, b2, o.eps(), o.weight_decay(), o.amsgrad(), decoupled};
+      for (Tensor& p : group.params()) {
+        if (!p.grad().defined()) continue;
+        Update& u = updates.emplace_back();
+        u.p = p;
+        u.h = h;
+        u.s = &state_for(p);
+        auto state = [&](const char* name) {
+          if (Tensor* t = u.s->tensors.find(name)) return *t;
+          u.new_state = true;
+          return zeros(p.sizes(), TensorOptions().dtype(p.scalar_type()).device(p.device()));
+        };
+        u.m = state("exp_avg");
+        u.v = state("exp_avg_sq");
+        if (h.amsgrad) u.mx = state("max_exp_avg_sq");
+        u.in_place = ops::fused_adam_in_place(p, p.grad(), u.m, u.v, h.amsgrad ? &u.mx : nullptr);
+      }
+    }
+    // phase 2
+    for (Update& u : updates)
+      if (!u.in_place) compute(u);
+  } catch (...) {
+    for (Update& u : updates)  // a parameter's first step: leave no empty state behind
+      if (u.s != nullptr && u.s->step == 0 && u.s->tensors.is_empty()) forget(u.p);
+    throw;
+  }
+  // phase 3
+  for (Update& u : updates) {
+    if (u.new_state) {
+      u.s->tensors.insert_or_assign("exp_avg", u.m);
+      u.s->tensors.insert_or_assign("exp_avg_sq", u.v);
+      if (u.h.amsgrad) u.s->tensors.insert_or_assign("max_exp_avg_sq", u.mx);
+    }
+    u.s->step += 1;
+    if (u.in_place) {
+      Tensor g = u.p.grad();
+      ops::fused_adam_step(u.p, g, u.m, u.v, u.h.amsgrad ? &u.mx : nullptr, fused_args(u.h, u.s->step));
+      continue;
+    }
+    ops::commit_into(u.p, u.np);
+    ops::commit_into(u.m, u.nm);
+    ops::commit_into(u.v, u.nv);
+    if (u.h.amsgrad) ops::commit_into(u.mx, u.nmx);
+  }
 }
 
 }  // namespace
@@ -62,21 +151,8 @@ Tensor Adam::step(LossClosure closure) {
     loss = closure();
   }
   NoGradGuard no_grad;
-  for (auto& group : param_groups_) {
-    auto& o = static_cast<AdamOptions&>(group.options());
-    auto [b1, b2] = o.betas();
-    for (Tensor& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      ParamState& s = state_for(p);
-      state_tensor(s, "exp_avg", p);
-      state_tensor(s, "exp_avg_sq", p);
-      if (o.amsgrad()) state_tensor(s, "max_exp_avg_sq", p);
-      Tensor* mx = o.amsgrad() ? s.tensors.find("max_exp_avg_sq") : nullptr;
-      Tensor& m2 = *s.tensors.find("exp_avg");
-      Tensor& v2 = *s.tensors.find("exp_avg_sq");
-      adam_update(*this, s, m2, v2, mx, p, o.lr(), b1, b2, o.eps(), o.weight_decay(), false);
-    }
-  }
+  adam_step_all<AdamOptions>(param_groups_, false, [this](const Tensor& p) -> ParamState& { return state_for(p); },
+                           [this](const Tensor& p) { state_.erase(p.unsafeGetTensorImpl()); });
   return loss;
 }
 
@@ -92,20 +168,8 @@ Tensor AdamW::step(LossClosure closure) {
     loss = closure();
   }
   NoGradGuard no_grad;
-  for (auto& group : param_groups_) {
-    auto& o = static_cast<AdamWOptions&>(group.options());
-    auto [b1, b2] = o.betas();
-    for (Tensor& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      ParamState& s = state_for(p);
-      state_tensor(s, "exp_avg", p);
-      state_tensor(s, "exp_avg_sq", p);
-      if (o.amsgrad()) state_tensor(s, "max_exp_avg_sq", p);
-      Tensor* mx = o.amsgrad() ? s.tensors.find("max_exp_avg_sq") : nullptr;
-      adam_update(*this, s, *s.tensors.find("exp_avg"), *s.tensors.find("exp_avg_sq"), mx, p, o.lr(), b1, b2, o.eps(),
-                  o.weight_decay(), true);
-    }
-  }
+  adam_step_all<AdamWOptions>(param_groups_, true, [this](const Tensor& p) -> ParamState& { return state_for(p); },
+                           [this](const Tensor& p) { state_.erase(p.unsafeGetTensorImpl()); });
   return loss;
 }
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "testing.h"
@@ -311,6 +312,59 @@ TEST(Interrupted, FullDiskKeepsThePreviousFile) {
     EXPECT_NE(what.find("File too large"), std::string::npos) << what;
     EXPECT_EQ(read_bytes(path), before);
     EXPECT_EQ(leftovers(path), 0u);
+  }
+}
+
+// A process killed (SIGKILL) while it saves: the checkpoint on disk is always a whole one, the
+// previous or the new, never a torn file (save writes a temporary file and renames it). A child
+// saves two 4 MiB checkpoints in turn, over and over, and is killed at a random time; the file
+// must then load as one of the two. The dead child's temporary file stays (nothing can remove it
+// after SIGKILL; PyTorch's torch.save leaves a torn file instead): its presence shows the kill
+// landed in the middle of a save, and the test removes it.
+TEST(Interrupted, SigkillDuringSaveLeavesAWholeCheckpoint) {
+  const unsigned seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  for (const std::string ext : {".safetensors", ".pt"}) {
+    SCOPED_TRACE(ext);
+    const std::string path = tmp_path("sigkill" + ext);
+    StateDict a, b;  // contiguous cpu tensors: the child saves without the thread pool
+    a.insert("w", ar(1 << 20, kFloat));
+    b.insert("w", ar(1 << 20, kFloat, -0.5, 3.0));
+    save(a, path);
+    int mid_save = 0, seen_a = 0, seen_b = 0;
+    for (int round = 0; round < 12; ++round) {
+      SCOPED_TRACE("round " + std::to_string(round));
+      pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        try {
+          for (int i = 0;; ++i) save(i % 2 == 0 ? b : a, path);
+        } catch (...) {
+        }
+        _exit(1);
+      }
+      ::usleep(std::uniform_int_distribution<unsigned>(1000, 80000)(rng));
+      ::kill(pid, SIGKILL);
+      int status = 0;
+      waitpid(pid, &status, 0);
+      ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "the child stopped saving by itself";
+      const std::string dir = path.substr(0, path.rfind('/')), base = path.substr(path.rfind('/') + 1) + ".tmp-";
+      for (const auto& e : std::filesystem::directory_iterator(dir))
+        if (e.path().filename().string().rfind(base, 0) == 0) {
+          ++mid_save;
+          std::filesystem::remove(e.path());
+        }
+      Tensor w;
+      ASSERT_NO_THROW(w = load(path)["w"]);
+      const bool is_a = w.equal(a["w"]), is_b = w.equal(b["w"]);
+      EXPECT_TRUE(is_a || is_b);
+      seen_a += is_a;
+      seen_b += is_b;
+    }
+    EXPECT_GT(mid_save, 0) << "no kill landed during a save";
+    std::printf("[ sigkill  ] %s: 12 kills, %d in the middle of a save; the file was the first checkpoint %d "
+                "times, the second %d\n", ext.c_str(), mid_save, seen_a, seen_b);
   }
 }
 

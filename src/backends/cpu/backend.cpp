@@ -239,6 +239,7 @@ class CpuBackend final : public Backend {
     cpu::non_finite_check_and_unscale(dtype, tensors, numels, count, inv_scale, found_inf);
     return true;
   }
+  bool adam_step_in_place(ScalarType dtype) const override { return dtype == kFloat || dtype == kDouble; }
 };
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/fault.h"
+
 namespace locus::cuda {
 
 /// "CUDA_ERROR_OUT_OF_MEMORY"; codes cuda.h does not define read "CUresult 12345".
@@ -46,3 +48,10 @@ inline void check(S status, const char* call_text, int device, W&& what) {
 
 #define LOCUS_CUDA(call, device, what) \
   ::locus::cuda::check((call), #call, (device), [&]() -> std::string { return std::string(what); })
+
+// LOCUS_CUDA for a call that fault injection (core/fault.h) may fail: a kernel launch or cuBLAS
+// call (fault::kLaunch) or a copy (fault::kCopy). When the switch fires, the call is not made
+// and returns `status`, the driver's code for that failure: the same BackendError follows.
+#define LOCUS_CUDA_FAULT(site, status, call, device, what)                                            \
+  ::locus::cuda::check(::locus::fault::hit(site) ? decltype(call)(status) : (call), #call, (device), \
+                       [&]() -> std::string { return std::string(what); })

@@ -18,7 +18,7 @@ void CudaBackend::copy_from_host(int index, Buffer dst, const void* src, size_t 
   if (bytes == 0) return;
   Runtime::get().bind(index);
   CUstream st = stream_of(s);
-  LOCUS_CUDA(drv().cuMemcpyHtoDAsync(dptr(dst), src, bytes, st), index, "host to device copy");
+  LOCUS_CUDA_FAULT(fault::kCopy, CUDA_ERROR_OUT_OF_MEMORY, drv().cuMemcpyHtoDAsync(dptr(dst), src, bytes, st), index, "host to device copy");
   if (!async) LOCUS_CUDA(drv().cuStreamSynchronize(st), index, "host to device copy");
 }
 
@@ -26,7 +26,7 @@ void CudaBackend::copy_to_host(int index, void* dst, Buffer src, size_t bytes, S
   if (bytes == 0) return;
   Runtime::get().bind(index);
   CUstream st = stream_of(s);
-  LOCUS_CUDA(drv().cuMemcpyDtoHAsync(dst, dptr(src), bytes, st), index, "device to host copy");
+  LOCUS_CUDA_FAULT(fault::kCopy, CUDA_ERROR_OUT_OF_MEMORY, drv().cuMemcpyDtoHAsync(dst, dptr(src), bytes, st), index, "device to host copy");
   if (!async) LOCUS_CUDA(drv().cuStreamSynchronize(st), index, "device to host copy");
 }
 
@@ -36,13 +36,13 @@ void CudaBackend::copy_within(int index, Buffer dst, Buffer src, size_t bytes, S
   Runtime::get().bind(index);
   CUstream st = stream_of(s);
   if (std::max(d, m) >= std::min(d, m) + bytes) {
-    LOCUS_CUDA(drv().cuMemcpyDtoDAsync(d, m, bytes, st), index, "device copy");
+    LOCUS_CUDA_FAULT(fault::kCopy, CUDA_ERROR_OUT_OF_MEMORY, drv().cuMemcpyDtoDAsync(d, m, bytes, st), index, "device copy");
     return;
   }
   // overlapping ranges (undefined for cuMemcpy): through a temporary, freed once the copies ran
   CUdeviceptr tmp = 0;
   LOCUS_CUDA(drv().cuMemAlloc(&tmp, bytes), index, "overlapping device copy");
-  CUresult e = drv().cuMemcpyDtoDAsync(tmp, m, bytes, st);
+  CUresult e = fault::hit(fault::kCopy) ? CUDA_ERROR_OUT_OF_MEMORY : drv().cuMemcpyDtoDAsync(tmp, m, bytes, st);
   if (e == CUDA_SUCCESS) e = drv().cuMemcpyDtoDAsync(d, tmp, bytes, st);
   if (e == CUDA_SUCCESS) e = drv().cuStreamSynchronize(st);
   drv().cuMemFree(tmp);
@@ -77,6 +77,7 @@ bool CudaBackend::copy_peer(int dst_index, Buffer dst, int src_index, Buffer src
       }
     }
     if (e == CUDA_SUCCESS) e = drv().cuStreamWaitEvent(stream_of(s), ready, 0);
+    if (e == CUDA_SUCCESS && fault::hit(fault::kCopy)) e = CUDA_ERROR_OUT_OF_MEMORY;
     if (e == CUDA_SUCCESS) e = drv().cuMemcpyPeerAsync(dptr(dst), dd.ctx, dptr(src), sd.ctx, bytes, stream_of(s));
   }
   drv().cuEventDestroy(ready);  // released once the wait has happened

@@ -61,9 +61,9 @@ void cublas_gemm(int index, cublasHandle_t h, const backend::Backend::Gemm& g) {
     auto A = static_cast<const float*>(a), B = static_cast<const float*>(b);
     auto C = static_cast<float*>(c);
     if (batch == 1)
-      LOCUS_CUDA(cublas().cublasSgemm(h, tb, ta, n, m, k, &al, B, ldb, A, lda, &be, C, ldc), index, what);
+      LOCUS_CUDA_FAULT(fault::kLaunch, CUBLAS_STATUS_EXECUTION_FAILED, cublas().cublasSgemm(h, tb, ta, n, m, k, &al, B, ldb, A, lda, &be, C, ldc), index, what);
     else
-      LOCUS_CUDA(cublas().cublasSgemmStridedBatched(h, tb, ta, n, m, k, &al, B, ldb, g.stride_b, A, lda, g.stride_a, &be, C,
+      LOCUS_CUDA_FAULT(fault::kLaunch, CUBLAS_STATUS_EXECUTION_FAILED, cublas().cublasSgemmStridedBatched(h, tb, ta, n, m, k, &al, B, ldb, g.stride_b, A, lda, g.stride_a, &be, C,
                                            ldc, g.stride_c, batch),
                  index, what);
   } else if (g.dtype == kDouble) {
@@ -71,20 +71,20 @@ void cublas_gemm(int index, cublasHandle_t h, const backend::Backend::Gemm& g) {
     auto A = static_cast<const double*>(a), B = static_cast<const double*>(b);
     auto C = static_cast<double*>(c);
     if (batch == 1)
-      LOCUS_CUDA(cublas().cublasDgemm(h, tb, ta, n, m, k, &al, B, ldb, A, lda, &be, C, ldc), index, what);
+      LOCUS_CUDA_FAULT(fault::kLaunch, CUBLAS_STATUS_EXECUTION_FAILED, cublas().cublasDgemm(h, tb, ta, n, m, k, &al, B, ldb, A, lda, &be, C, ldc), index, what);
     else
-      LOCUS_CUDA(cublas().cublasDgemmStridedBatched(h, tb, ta, n, m, k, &al, B, ldb, g.stride_b, A, lda, g.stride_a, &be, C,
+      LOCUS_CUDA_FAULT(fault::kLaunch, CUBLAS_STATUS_EXECUTION_FAILED, cublas().cublasDgemmStridedBatched(h, tb, ta, n, m, k, &al, B, ldb, g.stride_b, A, lda, g.stride_a, &be, C,
                                            ldc, g.stride_c, batch),
                  index, what);
   } else {  // float16 / bfloat16: 16-bit storage, float accumulation, tensor cores when present
     float al = static_cast<float>(g.alpha), be = static_cast<float>(g.beta);
     cudaDataType_t t = cuda_type(g.dtype);
     if (batch == 1)
-      LOCUS_CUDA(cublas().cublasGemmEx(h, tb, ta, n, m, k, &al, b, t, ldb, a, t, lda, &be, c, t, ldc, CUBLAS_COMPUTE_32F,
+      LOCUS_CUDA_FAULT(fault::kLaunch, CUBLAS_STATUS_EXECUTION_FAILED, cublas().cublasGemmEx(h, tb, ta, n, m, k, &al, b, t, ldb, a, t, lda, &be, c, t, ldc, CUBLAS_COMPUTE_32F,
                               CUBLAS_GEMM_DEFAULT),
                  index, what);
     else
-      LOCUS_CUDA(cublas().cublasGemmStridedBatchedEx(h, tb, ta, n, m, k, &al, b, t, ldb, g.stride_b, a, t, lda, g.stride_a, &be,
+      LOCUS_CUDA_FAULT(fault::kLaunch, CUBLAS_STATUS_EXECUTION_FAILED, cublas().cublasGemmStridedBatchedEx(h, tb, ta, n, m, k, &al, b, t, ldb, g.stride_b, a, t, lda, g.stride_a, &be,
                                             c, t, ldc, g.stride_c, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                  index, what);
   }

@@ -33,7 +33,7 @@ void CudaBackend::launch(int index, StreamHandle s, gpu::Kernel& kernel, const g
   if (grid.groups[0] > 0x7fffffff)
     throw BackendError("[cuda] kernel " + k.label + ": " + std::to_string(grid.groups[0]) +
                        " blocks exceed the grid limit of 2^31 - 1.");
-  LOCUS_CUDA(drv().cuLaunchKernel(k.f, static_cast<unsigned>(grid.groups[0]), static_cast<unsigned>(grid.groups[1]),
+  LOCUS_CUDA_FAULT(fault::kLaunch, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, drv().cuLaunchKernel(k.f, static_cast<unsigned>(grid.groups[0]), static_cast<unsigned>(grid.groups[1]),
                                   static_cast<unsigned>(grid.groups[2]), grid.local[0], grid.local[1], grid.local[2], 0,
                                   stream_of(s), args.values(), nullptr),
              index, "kernel " + k.label);

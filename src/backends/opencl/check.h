@@ -12,6 +12,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "core/fault.h"
+
 namespace locus::opencl {
 
 /// "CL_OUT_OF_RESOURCES", or "status -9999" for codes OpenCL does not define.
@@ -46,3 +48,10 @@ auto cl_call(const char* call_text, int device, W&& what, F&& f) {
 #define LOCUS_CL(call, device, what)                                                   \
   ::locus::opencl::cl_call(#call, (device), [&]() -> std::string { return std::string(what); }, \
                            [&]([[maybe_unused]] cl_int* locus_err) { return call; })
+
+// LOCUS_CL for a call that fault injection (core/fault.h) may fail: a kernel launch
+// (fault::kLaunch) or a copy (fault::kCopy). When the switch fires, the call is not made and
+// returns `status`, the driver's code for that failure: the same BackendError follows.
+#define LOCUS_CL_FAULT(site, status, call, device, what)                                      \
+  ::locus::opencl::cl_call(#call, (device), [&]() -> std::string { return std::string(what); }, \
+                           [&](cl_int*) -> cl_int { return ::locus::fault::hit(site) ? (status) : (call); })

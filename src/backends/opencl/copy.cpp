@@ -14,18 +14,20 @@ void OpenCLBackend::copy_from_host(int index, Buffer dst, const void* src, size_
                                    bool async) {
   if (bytes == 0) return;
   cl_command_queue q = Runtime::get().queue(index, s);
-  LOCUS_CL(clEnqueueWriteBuffer(q, static_cast<cl_mem>(dst.base), async ? CL_FALSE : CL_TRUE, dst.offset, bytes,
-                                src, 0, nullptr, nullptr),
-           index, "host to device copy");
+  LOCUS_CL_FAULT(fault::kCopy, CL_OUT_OF_RESOURCES,
+                 clEnqueueWriteBuffer(q, static_cast<cl_mem>(dst.base), async ? CL_FALSE : CL_TRUE, dst.offset,
+                                      bytes, src, 0, nullptr, nullptr),
+                 index, "host to device copy");
   if (async) LOCUS_CL(clFlush(q), index, "");
 }
 
 void OpenCLBackend::copy_to_host(int index, void* dst, Buffer src, size_t bytes, StreamHandle s, bool async) {
   if (bytes == 0) return;
   cl_command_queue q = Runtime::get().queue(index, s);
-  LOCUS_CL(clEnqueueReadBuffer(q, static_cast<cl_mem>(src.base), async ? CL_FALSE : CL_TRUE, src.offset, bytes,
-                               dst, 0, nullptr, nullptr),
-           index, "device to host copy");
+  LOCUS_CL_FAULT(fault::kCopy, CL_OUT_OF_RESOURCES,
+                 clEnqueueReadBuffer(q, static_cast<cl_mem>(src.base), async ? CL_FALSE : CL_TRUE, src.offset,
+                                     bytes, dst, 0, nullptr, nullptr),
+                 index, "device to host copy");
   if (async) LOCUS_CL(clFlush(q), index, "");
 }
 
@@ -35,15 +37,17 @@ void OpenCLBackend::copy_within(int index, Buffer dst, Buffer src, size_t bytes,
   cl_mem d = static_cast<cl_mem>(dst.base), m = static_cast<cl_mem>(src.base);
   bool overlap = d == m && std::max(dst.offset, src.offset) < std::min(dst.offset, src.offset) + bytes;
   if (!overlap) {
-    LOCUS_CL(clEnqueueCopyBuffer(q, m, d, src.offset, dst.offset, bytes, 0, nullptr, nullptr), index,
-             "device copy");
+    LOCUS_CL_FAULT(fault::kCopy, CL_OUT_OF_RESOURCES,
+                   clEnqueueCopyBuffer(q, m, d, src.offset, dst.offset, bytes, 0, nullptr, nullptr), index,
+                   "device copy");
     return;
   }
   // OpenCL refuses overlapping copies: go through a temporary buffer
   ClDevice& dev = Runtime::get().device(index);
   cl_mem tmp = LOCUS_CL(clCreateBuffer(dev.ctx, CL_MEM_READ_WRITE, bytes, nullptr, locus_err), index,
                         "overlapping device copy");
-  cl_int e1 = clEnqueueCopyBuffer(q, m, tmp, src.offset, 0, bytes, 0, nullptr, nullptr);
+  cl_int e1 = fault::hit(fault::kCopy) ? CL_OUT_OF_RESOURCES
+                                        : clEnqueueCopyBuffer(q, m, tmp, src.offset, 0, bytes, 0, nullptr, nullptr);
   cl_int e2 = e1 == CL_SUCCESS ? clEnqueueCopyBuffer(q, tmp, d, 0, dst.offset, bytes, 0, nullptr, nullptr) : e1;
   clReleaseMemObject(tmp);  // released once the copies are done
   cl_check(e2, "clEnqueueCopyBuffer", index, "overlapping device copy");
@@ -67,6 +71,7 @@ bool OpenCLBackend::copy_peer(int dst_index, Buffer dst, int src_index, Buffer s
   cl_event dst_ready = nullptr, copied = nullptr;
   LOCUS_CL(clEnqueueMarkerWithWaitList(q, 0, nullptr, &dst_ready), dst_index, "peer copy");
   cl_int err = clFlush(q);
+  if (err == CL_SUCCESS) err = fault::hit(fault::kCopy) ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
   if (err == CL_SUCCESS)
     err = clEnqueueCopyBuffer(sq, static_cast<cl_mem>(src.base), static_cast<cl_mem>(dst.base), src.offset,
                               dst.offset, bytes, 1, &dst_ready, &copied);

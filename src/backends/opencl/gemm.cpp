@@ -53,7 +53,9 @@ void OpenCLBackend::gemm(int index, StreamHandle s, const Gemm& g) {
       // clblast::Database (TSan: new and delete of one address). The call only enqueues.
       static std::mutex clblast_mutex;
       std::lock_guard<std::mutex> lock(clblast_mutex);
-      if (g.dtype == kFloat)
+      if (fault::hit(fault::kLaunch))  // injected (core/fault.h): what CLBlast returns for the driver's failure
+        st = clblast::StatusCode::kOpenCLOutOfResources;
+      else if (g.dtype == kFloat)
         st = clblast_gemm<float>(g, static_cast<float>(g.alpha), static_cast<float>(g.beta), q, es);
       else if (g.dtype == kDouble)
         st = clblast_gemm<double>(g, g.alpha, g.beta, q, es);

@@ -41,8 +41,9 @@ void OpenCLBackend::launch(int index, StreamHandle s, gpu::Kernel& kernel, const
     LOCUS_CL(clSetKernelArg(k.k, static_cast<cl_uint>(i), args.size(i), args.values()[i]), index,
              "kernel " + k.label + ", argument " + std::to_string(i));
   const auto dims = static_cast<cl_uint>(grid.dims);
-  LOCUS_CL(clEnqueueNDRangeKernel(q, k.k, dims, nullptr, global, local, 0, nullptr, nullptr), index,
-           "kernel " + k.label);
+  LOCUS_CL_FAULT(fault::kLaunch, CL_OUT_OF_RESOURCES,
+                 clEnqueueNDRangeKernel(q, k.k, dims, nullptr, global, local, 0, nullptr, nullptr), index,
+                 "kernel " + k.label);
   // PoCL specialises a kernel per work-group size: the first run of each waits (runtime.h). k.mu
   // guards the list.
   if (!Runtime::get().device(index).lazy_compile) return;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/cuda/check.h"
+#include "backends/cuda/libraries.h"
 #include "locus/error.h"
 
 namespace locus::cuda::test {
@@ -53,10 +54,13 @@ TEST(CudaCheck, DriverCallMessage) {
 }
 
 TEST(CudaCheck, NvrtcAndCublasCallMessages) {
-  // real calls that fail without a GPU or driver
-  EXPECT_EQ(message_of([] { LOCUS_CUDA(nvrtcCompileProgram(nullptr, 0, nullptr), -1, "tiny.cl"); }),
+  // real calls that fail without a GPU or driver, through the tables liblocus loads at run time
+  // (libraries.h): the test binary links neither library, as liblocus does not
+  const Nvrtc& nv = require_nvrtc("this test");
+  const Cublas& cb = require_cublas("this test");
+  EXPECT_EQ(message_of([&] { LOCUS_CUDA(nv.nvrtcCompileProgram(nullptr, 0, nullptr), -1, "tiny.cl"); }),
             "nvrtcCompileProgram failed (tiny.cl): NVRTC_ERROR_INVALID_PROGRAM");
-  EXPECT_EQ(message_of([] { LOCUS_CUDA(cublasSetStream(nullptr, nullptr), 2, "cuBLAS stream"); }),
+  EXPECT_EQ(message_of([&] { LOCUS_CUDA(cb.cublasSetStream(nullptr, nullptr), 2, "cuBLAS stream"); }),
             "cublasSetStream failed on cuda:2 (cuBLAS stream): CUBLAS_STATUS_NOT_INITIALIZED");
 }
 
