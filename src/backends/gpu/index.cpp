@@ -9,7 +9,7 @@ namespace locus::gpu {
 
 namespace {
 struct Im2ColArgs {  // im2col.cl
-  int64_t c, h, w, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
+  int64_t n, c, h, w, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
 };
 }  // namespace
 
@@ -52,19 +52,16 @@ void GpuBackend::index(int index, StreamHandle s, backend::IndexOp op, const Ten
 
 void GpuBackend::im2col(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out, const Im2Col& p,
                         bool reverse) {
-  Im2ColArgs a{p.c, p.h, p.w, p.kh, p.kw, p.oh, p.ow, p.sh, p.sw, p.ph, p.pw, p.dh, p.dw};
-  int64_t n = reverse ? p.c * p.h * p.w : p.c * p.kh * p.kw * p.oh * p.ow;
-  const size_t es = element_size(dtype);
-  for (int64_t i = 0; i < p.n; ++i) {  // one launch per image
-    Buffer a_in = in, a_out = out;
-    a_in.offset += static_cast<size_t>(i * p.c * p.h * p.w) * es;
-    a_out.offset += static_cast<size_t>(i * p.c * p.kh * p.kw * p.oh * p.ow) * es;
-    Launch(*this, index, s, kernel(index, "im2col.cl", dtype, reverse ? "col2im" : "im2col", ""))
-        .buf(a_in)
-        .buf(a_out)
-        .arg(a)
-        .run1d(n);
-  }
+  // the whole batch in one launch (it was one per image: 64 launches per convolution and pass at
+  // batch 64); the kernel grid-strides over every element of every image
+  Im2ColArgs a{p.n, p.c, p.h, p.w, p.kh, p.kw, p.oh, p.ow, p.sh, p.sw, p.ph, p.pw, p.dh, p.dw};
+  int64_t n = p.n * (reverse ? p.c * p.h * p.w : p.c * p.kh * p.kw * p.oh * p.ow);
+  if (n == 0) return;
+  Launch(*this, index, s, kernel(index, "im2col.cl", dtype, reverse ? "col2im" : "im2col", ""))
+      .buf(in)
+      .buf(out)
+      .arg(a)
+      .run1d(n);
 }
 
 void GpuBackend::random(int index, StreamHandle s, backend::RandomKind kind, const TensorRef& out, uint64_t seed,
