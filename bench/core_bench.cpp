@@ -10,6 +10,9 @@
 //   sgemm/locus/<n>               locus::mm of two n x n float32 matrices (output allocated)
 //   sgemm/openblas/<n>            cblas_sgemm of Debian's OpenBLAS, called directly
 //   sgemm/blis/<n>                bli_sgemm of Debian's BLIS, called directly
+//   gemm_{bf16,f16}/locus/<n>     locus::mm of two n x n bfloat16 / float16 matrices (float32
+//                                 accumulation; label: the cpu conversion path)
+//   cast_{bf16,f16}/<n>           x.to(kFloat) and back of an n-element bfloat16 / float16 tensor
 //   add/<n>, add_inplace/<n>      elementwise float32 add (out of place, and a.add_(b))
 //   cnn_step/{float32,bf16_autocast}/cpu
 //                                 one training step of locus-train's CNN (batch 64, Adam), float32
@@ -181,6 +184,29 @@ void BM_sgemm_locus(benchmark::State& st) {
     benchmark::DoNotOptimize(c.unsafeGetTensorImpl());
   }
   set_flops(st, n);
+}
+
+void BM_gemm_low(benchmark::State& st, locus::ScalarType dt) {
+  const int64_t n = st.range(0);
+  auto a = locus::randn({n, n}).to(dt);
+  auto b = locus::randn({n, n}).to(dt);
+  { auto warm = locus::mm(a, b); }
+  for (auto _ : st) {
+    auto c = locus::mm(a, b);
+    benchmark::DoNotOptimize(c.unsafeGetTensorImpl());
+  }
+  set_flops(st, n);
+}
+
+void BM_cast_low(benchmark::State& st, locus::ScalarType dt) {
+  const int64_t n = st.range(0);
+  auto x = locus::randn({n}).to(dt);
+  for (auto _ : st) {
+    auto f = x.to(locus::kFloat);
+    auto back = f.to(dt);
+    benchmark::DoNotOptimize(back.unsafeGetTensorImpl());
+  }
+  st.SetBytesProcessed(st.iterations() * n * 12);  // read 2 + write 4, read 4 + write 2 bytes
 }
 
 struct Matrices {
@@ -378,6 +404,12 @@ void register_all() {
   gemm("sgemm/locus", BM_sgemm_locus);
   if (OpenBlas::get().ok()) gemm("sgemm/openblas", BM_sgemm_openblas);
   if (Blis::get().ok()) gemm("sgemm/blis", BM_sgemm_blis);
+  for (auto dt : {std::make_pair("gemm_bf16/locus", locus::kBFloat16), std::make_pair("gemm_f16/locus", locus::kHalf)}) {
+    auto* b = RegisterBenchmark(dt.first, BM_gemm_low, dt.second)->UseRealTime()->Unit(benchmark::kMillisecond);
+    for (int64_t n : sizes) b->Arg(n);
+  }
+  for (auto dt : {std::make_pair("cast_bf16", locus::kBFloat16), std::make_pair("cast_f16", locus::kHalf)})
+    RegisterBenchmark(dt.first, BM_cast_low, dt.second)->UseRealTime()->Unit(benchmark::kMicrosecond)->Arg(int64_t(1) << 20);
 
   for (auto fn : {std::make_pair("add", BM_add), std::make_pair("add_inplace", BM_add_inplace)}) {
     RegisterBenchmark(fn.first, fn.second)
