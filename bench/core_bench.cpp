@@ -17,7 +17,9 @@
 //   cnn_step/{float32,bf16_autocast}/cpu
 //                                 one training step of locus-train's CNN (batch 64, Adam), float32
 //                                 or under AutocastGuard(kCPU, kBFloat16); counter peak_act_MiB:
-//                                 the step's peak allocation above the weights and optimizer state
+//                                 the step's peak allocation above the weights and optimizer state;
+//                                 label: the cpu code bf16 runs on (convert.h: avx512_bf16, avx2,
+//                                 portable; LOCUS_CPU_ISA=portable forces the last)
 //
 // The BLAS libraries are loaded with dlopen(RTLD_LOCAL) so that linking them here can never
 // redirect locus's own BLAS calls (both export cblas_sgemm and sgemm_).
@@ -37,6 +39,7 @@
 
 #include <locus/locus.h>
 
+#include "backends/cpu/convert.h"
 #include "memory/allocator.h"
 
 namespace {
@@ -186,6 +189,12 @@ void BM_sgemm_locus(benchmark::State& st) {
   set_flops(st, n);
 }
 
+// Which cpu code converts float16/bfloat16 (src/backends/cpu/convert.h; LOCUS_CPU_ISA caps it).
+std::string low_precision_path() {
+  const auto level = locus::cpu::convert_level();
+  return std::string("bf16 ") + locus::cpu::bf16_convert_path(level) + ", f16 " + locus::cpu::half_convert_path(level);
+}
+
 void BM_gemm_low(benchmark::State& st, locus::ScalarType dt) {
   const int64_t n = st.range(0);
   auto a = locus::randn({n, n}).to(dt);
@@ -196,6 +205,7 @@ void BM_gemm_low(benchmark::State& st, locus::ScalarType dt) {
     benchmark::DoNotOptimize(c.unsafeGetTensorImpl());
   }
   set_flops(st, n);
+  st.SetLabel(low_precision_path());
 }
 
 void BM_cast_low(benchmark::State& st, locus::ScalarType dt) {
@@ -207,6 +217,7 @@ void BM_cast_low(benchmark::State& st, locus::ScalarType dt) {
     benchmark::DoNotOptimize(back.unsafeGetTensorImpl());
   }
   st.SetBytesProcessed(st.iterations() * n * 12);  // read 2 + write 4, read 4 + write 2 bytes
+  st.SetLabel(low_precision_path());
 }
 
 struct Matrices {
@@ -376,6 +387,8 @@ void BM_cnn_step(benchmark::State& st, bool bf16) {
     peak = std::max(peak, locus::max_memory_allocated(cpu) - base);
   }
   st.counters["peak_act_MiB"] = static_cast<double>(peak) / (1 << 20);
+  st.SetLabel(std::string(bf16 ? "bf16 ran on: " : "float32 (bf16 would run on: ") + low_precision_path() +
+              (bf16 ? "" : ")"));
 }
 
 void register_all() {
