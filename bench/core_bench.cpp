@@ -10,11 +10,16 @@
 //   sgemm/locus/<n>               locus::mm of two n x n float32 matrices (output allocated)
 //   sgemm/openblas/<n>            cblas_sgemm of Debian's OpenBLAS, called directly
 //   sgemm/blis/<n>                bli_sgemm of Debian's BLIS, called directly
+//   gemm_{bf16,f16}/locus/<n>     locus::mm of two n x n bfloat16 / float16 matrices (float32
+//                                 accumulation; label: the cpu conversion path)
+//   cast_{bf16,f16}/<n>           x.to(kFloat) and back of an n-element bfloat16 / float16 tensor
 //   add/<n>, add_inplace/<n>      elementwise float32 add (out of place, and a.add_(b))
 //   cnn_step/{float32,bf16_autocast}/cpu
 //                                 one training step of locus-train's CNN (batch 64, Adam), float32
 //                                 or under AutocastGuard(kCPU, kBFloat16); counter peak_act_MiB:
-//                                 the step's peak allocation above the weights and optimizer state
+//                                 the step's peak allocation above the weights and optimizer state;
+//                                 label: the cpu code bf16 runs on (convert.h: avx512_bf16, avx2,
+//                                 portable; LOCUS_CPU_ISA=portable forces the last)
 //
 // The BLAS libraries are loaded with dlopen(RTLD_LOCAL) so that linking them here can never
 // redirect locus's own BLAS calls (both export cblas_sgemm and sgemm_).
@@ -34,6 +39,7 @@
 
 #include <locus/locus.h>
 
+#include "backends/cpu/convert.h"
 #include "memory/allocator.h"
 
 namespace {
@@ -181,6 +187,37 @@ void BM_sgemm_locus(benchmark::State& st) {
     benchmark::DoNotOptimize(c.unsafeGetTensorImpl());
   }
   set_flops(st, n);
+}
+
+// Which cpu code converts float16/bfloat16 (src/backends/cpu/convert.h; LOCUS_CPU_ISA caps it).
+std::string low_precision_path() {
+  const auto level = locus::cpu::convert_level();
+  return std::string("bf16 ") + locus::cpu::bf16_convert_path(level) + ", f16 " + locus::cpu::half_convert_path(level);
+}
+
+void BM_gemm_low(benchmark::State& st, locus::ScalarType dt) {
+  const int64_t n = st.range(0);
+  auto a = locus::randn({n, n}).to(dt);
+  auto b = locus::randn({n, n}).to(dt);
+  { auto warm = locus::mm(a, b); }
+  for (auto _ : st) {
+    auto c = locus::mm(a, b);
+    benchmark::DoNotOptimize(c.unsafeGetTensorImpl());
+  }
+  set_flops(st, n);
+  st.SetLabel(low_precision_path());
+}
+
+void BM_cast_low(benchmark::State& st, locus::ScalarType dt) {
+  const int64_t n = st.range(0);
+  auto x = locus::randn({n}).to(dt);
+  for (auto _ : st) {
+    auto f = x.to(locus::kFloat);
+    auto back = f.to(dt);
+    benchmark::DoNotOptimize(back.unsafeGetTensorImpl());
+  }
+  st.SetBytesProcessed(st.iterations() * n * 12);  // read 2 + write 4, read 4 + write 2 bytes
+  st.SetLabel(low_precision_path());
 }
 
 struct Matrices {
@@ -350,6 +387,8 @@ void BM_cnn_step(benchmark::State& st, bool bf16) {
     peak = std::max(peak, locus::max_memory_allocated(cpu) - base);
   }
   st.counters["peak_act_MiB"] = static_cast<double>(peak) / (1 << 20);
+  st.SetLabel(std::string(bf16 ? "bf16 ran on: " : "float32 (bf16 would run on: ") + low_precision_path() +
+              (bf16 ? "" : ")"));
 }
 
 void register_all() {
@@ -378,6 +417,12 @@ void register_all() {
   gemm("sgemm/locus", BM_sgemm_locus);
   if (OpenBlas::get().ok()) gemm("sgemm/openblas", BM_sgemm_openblas);
   if (Blis::get().ok()) gemm("sgemm/blis", BM_sgemm_blis);
+  for (auto dt : {std::make_pair("gemm_bf16/locus", locus::kBFloat16), std::make_pair("gemm_f16/locus", locus::kHalf)}) {
+    auto* b = RegisterBenchmark(dt.first, BM_gemm_low, dt.second)->UseRealTime()->Unit(benchmark::kMillisecond);
+    for (int64_t n : sizes) b->Arg(n);
+  }
+  for (auto dt : {std::make_pair("cast_bf16", locus::kBFloat16), std::make_pair("cast_f16", locus::kHalf)})
+    RegisterBenchmark(dt.first, BM_cast_low, dt.second)->UseRealTime()->Unit(benchmark::kMicrosecond)->Arg(int64_t(1) << 20);
 
   for (auto fn : {std::make_pair("add", BM_add), std::make_pair("add_inplace", BM_add_inplace)}) {
     RegisterBenchmark(fn.first, fn.second)

@@ -5,7 +5,7 @@
 
 namespace locus {
 
-/// IEEE 754 binary16.
+/// IEEE 754 binary16. float -> half rounds to nearest even; NaN becomes sign | 0x7e00 (as c10).
 struct Half {
   uint16_t x = 0;
   Half() = default;
@@ -44,8 +44,8 @@ struct Half {
         std::memcpy(&u, &f, 4);
         u |= sign;
       }
-    } else if (exp == 31) {
-      u = sign | 0x7f800000u | (mant << 13);
+    } else if (exp == 31) {  // inf, or a NaN made quiet with its payload kept (as c10 and F16C)
+      u = sign | 0x7f800000u | (mant << 13) | (mant != 0 ? 0x400000u : 0u);
     } else {
       u = sign | ((exp + 112) << 23) | (mant << 13);
     }
@@ -54,7 +54,7 @@ struct Half {
   }
 };
 
-/// bfloat16: the upper half of a float32, rounded to nearest even.
+/// bfloat16: the upper half of a float32, rounded to nearest even; NaN becomes 0x7fc0 (as c10).
 struct BFloat16 {
   uint16_t x = 0;
   BFloat16() = default;

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "backends/cpu/convert.h"
 #include "backends/cpu/kernels.h"
 #include "core/backend.h"
 #include "locus/error.h"
@@ -69,6 +70,15 @@ const char* kernel_isa() {
 #endif
 }
 
+// convert.h's path ("f16c+avx512_bf16"), or why there is none: props() never throws.
+std::string convert_path_or_error() {
+  try {
+    return convert_path(convert_level());
+  } catch (const Error& e) {
+    return std::string("none (") + e.what() + ")";
+  }
+}
+
 void check_index(int index) {
   if (index != 0) throw BackendError("[cpu] device index " + std::to_string(index) + " does not exist: cpu has one device (0).");
 }
@@ -108,7 +118,8 @@ class CpuBackend final : public Backend {
     p.fp64 = true;
     p.is_gpu = false;
     p.host_addressable = true;
-    p.extra = std::string("kernels: ") + kernel_isa() + ", threads: " + std::to_string(num_threads());
+    p.extra = std::string("kernels: ") + kernel_isa() + ", 16-bit conversion: " + convert_path_or_error() +
+              ", threads: " + std::to_string(num_threads());
     return p;
   }
   size_t free_memory(int index) override {

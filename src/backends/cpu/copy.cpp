@@ -1,9 +1,11 @@
 // Strided copy with dtype conversion (every pair of the 8 dtypes), fill and fill_linear.
 // Same-dtype copies move bytes (memcpy per contiguous run); converting copies go through
-// convert<To, From> in kernels.h, which fixes the rules (bool is != 0, float -> int truncates).
+// convert<To, From> in kernels.h, which fixes the rules (bool is != 0, float -> int truncates);
+// contiguous float32 <-> float16/bfloat16 runs use convert.h's bulk conversion (same bits).
 #include <cmath>
 #include <cstring>
 
+#include "backends/cpu/convert.h"
 #include "backends/cpu/kernels.h"
 
 namespace locus::cpu {
@@ -20,6 +22,13 @@ template <class To, class From>
 void convert_copy(const TensorRef& out, const TensorRef& in) {
   const TensorRef* refs[2] = {&out, &in};
   for_each_run<2>(refs, kGrainCheap, [](char* const* p, const int64_t* s, int64_t n) {
+    if constexpr (std::is_same_v<To, float> && is_half_v<From>) {  // widen: F16C / AVX-512 (convert.h)
+      if (s[0] == sizeof(To) && s[1] == sizeof(From))
+        return to_float(reinterpret_cast<const From*>(p[1]), reinterpret_cast<float*>(p[0]), n);
+    } else if constexpr (is_half_v<To> && std::is_same_v<From, float>) {  // round
+      if (s[0] == sizeof(To) && s[1] == sizeof(From))
+        return from_float(reinterpret_cast<const float*>(p[1]), reinterpret_cast<To*>(p[0]), n);
+    }
     if (s[0] == sizeof(To) && s[1] == sizeof(From))
       return convert_contig<To, From>(reinterpret_cast<To*>(p[0]), reinterpret_cast<const From*>(p[1]), n);
     for (int64_t i = 0; i < n; ++i)

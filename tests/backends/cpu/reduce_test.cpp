@@ -104,6 +104,21 @@ TEST(CpuReduce, LongFloatSumIsAccurate) {
   EXPECT_NEAR(o.values()[0], 0.1, 1e-6);
 }
 
+// float16/bfloat16 reduce in float32 (issue 15): a 16-bit accumulator stops at 256 (bfloat16:
+// 256 + 1 rounds back to 256) and at 2048 (float16). Row, column and general paths.
+TEST(CpuReduce, HalfAndBFloat16AccumulateInFloat) {
+  for (ScalarType dt : {kBFloat16, kHalf}) {
+    EXPECT_EQ(red(ReduceOp::Sum, dt, {4096}, {1}, {}), (std::vector<double>{4096})) << dtype_name(dt);
+    EXPECT_EQ(red(ReduceOp::Sum, dt, {2, 4096}, {1}, {2}), (std::vector<double>{4096, 4096})) << dtype_name(dt);
+    EXPECT_EQ(red(ReduceOp::Mean, dt, {3, 3000}, {1, 3}, {3}), (std::vector<double>{2, 2, 2})) << dtype_name(dt);
+    // the column path: [4096, 3] summed over dim 0 (a transposed view of a [3, 4096] tensor)
+    HostTensor x = make(dt, {3, 4096}, {1}), o = make(dt, {3});
+    TensorRef xt = make_ref(x.ref.buf.base, dt, {3, 4096}, {1, 3});
+    be().reduce(0, nullptr, ReduceOp::Sum, o, xt);
+    EXPECT_EQ(o.values(), (std::vector<double>{4096, 4096, 4096})) << dtype_name(dt);
+  }
+}
+
 TEST(CpuReduce, StridedColumnAndGeneralPaths) {
   // [R, O] row-major reduced over dim 0 (the column path): the input is the transposed view
   const int64_t R = 3000, O = 517;
