@@ -157,12 +157,12 @@ ConvertLevel convert_level_supported() {
 ConvertLevel parse_convert_level(const char* value) {
   if (value == nullptr || *value == '\0') return ConvertLevel::kAvx512Bf16;  // no cap
   const std::string v = value;
-  if (v == "portable") return ConvertLevel::kPortable;
+  if (v == "portable" || v == "generic") return ConvertLevel::kPortable;
   if (v == "avx2") return ConvertLevel::kAvx2;
-  if (v == "avx512_bf16") return ConvertLevel::kAvx512Bf16;
+  if (v == "avx512_bf16" || v == "avx512") return ConvertLevel::kAvx512Bf16;
   throw Error("[cpu] LOCUS_CPU_ISA='" + v +
-              "' is not a cpu code level: use portable, avx2 or avx512_bf16 (the highest level used; unset: the "
-              "best this CPU has).");
+              "' is not a cpu code level: use generic (or portable), avx2 or avx512 (or avx512_bf16) (the highest "
+              "level used; unset: the best this CPU has).");
 }
 
 ConvertLevel convert_level() {

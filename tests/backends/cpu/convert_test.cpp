@@ -185,15 +185,18 @@ TEST(CpuConvert, LevelAndPathNames) {
   EXPECT_STREQ(cpu::bf16_convert_path(ConvertLevel::kAvx512Bf16), "avx512_bf16");
   EXPECT_STREQ(cpu::convert_path(ConvertLevel::kAvx512Bf16), "f16c+avx512_bf16");
   EXPECT_EQ(cpu::parse_convert_level("portable"), ConvertLevel::kPortable);
+  EXPECT_EQ(cpu::parse_convert_level("generic"), ConvertLevel::kPortable);  // issue 18's spelling
   EXPECT_EQ(cpu::parse_convert_level("avx2"), ConvertLevel::kAvx2);
+  EXPECT_EQ(cpu::parse_convert_level("avx512"), ConvertLevel::kAvx512Bf16);
+  EXPECT_EQ(cpu::parse_convert_level("avx512_bf16"), ConvertLevel::kAvx512Bf16);
   EXPECT_EQ(cpu::parse_convert_level(""), ConvertLevel::kAvx512Bf16);  // no cap
   try {
-    cpu::parse_convert_level("avx512");
-    ADD_FAILURE() << "no error for LOCUS_CPU_ISA=avx512";
+    cpu::parse_convert_level("AVX2");
+    ADD_FAILURE() << "no error for LOCUS_CPU_ISA=AVX2";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(),
-                 "[cpu] LOCUS_CPU_ISA='avx512' is not a cpu code level: use portable, avx2 or avx512_bf16 (the "
-                 "highest level used; unset: the best this CPU has).");
+                 "[cpu] LOCUS_CPU_ISA='AVX2' is not a cpu code level: use generic (or portable), avx2 or avx512 "
+                 "(or avx512_bf16) (the highest level used; unset: the best this CPU has).");
   }
   if (cpu::convert_level_supported() < ConvertLevel::kAvx512Bf16) {
     float f = 1;
