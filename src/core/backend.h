@@ -129,6 +129,19 @@ class Backend {
   /// device -> host. When `async` is false the call returns after the copy completed.
   virtual void copy_to_host(int index, void* dst, Buffer src, size_t bytes, StreamHandle s,
                             bool async) = 0;
+  /// An asynchronous copy_from_host / copy_to_host whose completion is recorded in `done` (an
+  /// event of this device), as event_record(done, s) right after it would. A runtime that gets
+  /// the copy's own completion event overrides them (OpenCL: no marker and one flush per copy).
+  virtual void copy_from_host_recorded(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s,
+                                       EventHandle done) {
+    copy_from_host(index, dst, src, bytes, s, true);
+    event_record(index, done, s);
+  }
+  virtual void copy_to_host_recorded(int index, void* dst, Buffer src, size_t bytes, StreamHandle s,
+                                     EventHandle done) {
+    copy_to_host(index, dst, src, bytes, s, true);
+    event_record(index, done, s);
+  }
   /// Within one device.
   virtual void copy_within(int index, Buffer dst, Buffer src, size_t bytes, StreamHandle s) = 0;
   /// Between two devices of this backend; returns false when no direct route exists (the caller

@@ -34,6 +34,20 @@ Tensor dense_like(const Tensor& src, IntArrayRef sizes, ScalarType dtype) {
   return out;
 }
 
+// An asynchronous copy issued by `copy(done)` with its completion recorded in a new event of
+// device `index`, returned; the event is destroyed when the copy fails to enqueue.
+template <class F>
+backend::EventHandle recorded_copy(backend::Backend& be, int index, F&& copy) {
+  backend::EventHandle e = be.event_create(index, false);
+  try {
+    copy(e);
+  } catch (...) {
+    be.event_destroy(index, e);
+    throw;
+  }
+  return e;
+}
+
 }  // namespace
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
@@ -66,12 +80,14 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
     Tensor target = is_contiguous() ? *this : detail::make_empty(sizes(), scalar_type(), dd);
     backend::TensorRef t = ops::ref(target, "copy_");
     const void* src_ptr = hs.host_ptr() + host.storage_offset() * static_cast<int64_t>(host.element_size());
-    be.copy_from_host(backend::device_index(dd), t.buf, src_ptr, host.nbytes(), stream, async);
     if (async) {
       // Keep the pinned source alive and unreusable until the copy has read it.
-      backend::EventHandle e = be.event_create(backend::device_index(dd), false);
-      be.event_record(backend::device_index(dd), e, stream);
+      backend::EventHandle e = recorded_copy(be, backend::device_index(dd), [&](backend::EventHandle done) {
+        be.copy_from_host_recorded(backend::device_index(dd), t.buf, src_ptr, host.nbytes(), stream, done);
+      });
       hs.set_pending_on(&be, backend::device_index(dd), stream, e);
+    } else {
+      be.copy_from_host(backend::device_index(dd), t.buf, src_ptr, host.nbytes(), stream, false);
     }
     if (!target.is_same(*this)) copy_same_device(*this, target);
     return *this;
@@ -88,11 +104,13 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
     if (async) st.wait_pending_for(&be, backend::device_index(sd), stream);  // as above
     else st.wait_pending();
     void* dst_ptr = st.host_ptr() + target.storage_offset() * static_cast<int64_t>(target.element_size());
-    be.copy_to_host(backend::device_index(sd), dst_ptr, s.buf, target.nbytes(), stream, async);
     if (async) {
-      backend::EventHandle e = be.event_create(backend::device_index(sd), false);
-      be.event_record(backend::device_index(sd), e, stream);
+      backend::EventHandle e = recorded_copy(be, backend::device_index(sd), [&](backend::EventHandle done) {
+        be.copy_to_host_recorded(backend::device_index(sd), dst_ptr, s.buf, target.nbytes(), stream, done);
+      });
       st.set_pending_on(&be, backend::device_index(sd), stream, e);  // the first host access waits for it
+    } else {
+      be.copy_to_host(backend::device_index(sd), dst_ptr, s.buf, target.nbytes(), stream, false);
     }
     if (!direct) copy_same_device(*this, target);
     return *this;

@@ -31,6 +31,37 @@ void OpenCLBackend::copy_to_host(int index, void* dst, Buffer src, size_t bytes,
   if (async) LOCUS_CL(clFlush(q), index, "");
 }
 
+// The recorded forms: the copy's own completion event becomes `done`'s (no marker), one flush.
+void OpenCLBackend::copy_from_host_recorded(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s,
+                                            EventHandle done) {
+  if (bytes == 0) return event_record(index, done, s);
+  cl_command_queue q = Runtime::get().queue(index, s);
+  cl_event copied = nullptr;
+  LOCUS_CL_FAULT(fault::kCopy, CL_OUT_OF_RESOURCES,
+                 clEnqueueWriteBuffer(q, static_cast<cl_mem>(dst.base), CL_FALSE, dst.offset, bytes, src, 0, nullptr,
+                                      &copied),
+                 index, "host to device copy");
+  Event* ev = static_cast<Event*>(done);
+  if (ev->ev) clReleaseEvent(ev->ev);
+  ev->ev = copied;
+  LOCUS_CL(clFlush(q), index, "host to device copy");
+}
+
+void OpenCLBackend::copy_to_host_recorded(int index, void* dst, Buffer src, size_t bytes, StreamHandle s,
+                                          EventHandle done) {
+  if (bytes == 0) return event_record(index, done, s);
+  cl_command_queue q = Runtime::get().queue(index, s);
+  cl_event copied = nullptr;
+  LOCUS_CL_FAULT(fault::kCopy, CL_OUT_OF_RESOURCES,
+                 clEnqueueReadBuffer(q, static_cast<cl_mem>(src.base), CL_FALSE, src.offset, bytes, dst, 0, nullptr,
+                                     &copied),
+                 index, "device to host copy");
+  Event* ev = static_cast<Event*>(done);
+  if (ev->ev) clReleaseEvent(ev->ev);
+  ev->ev = copied;
+  LOCUS_CL(clFlush(q), index, "device to host copy");
+}
+
 void OpenCLBackend::copy_within(int index, Buffer dst, Buffer src, size_t bytes, StreamHandle s) {
   if (bytes == 0 || (dst.base == src.base && dst.offset == src.offset)) return;
   cl_command_queue q = Runtime::get().queue(index, s);

@@ -13,7 +13,7 @@
 namespace locus::opencl {
 
 struct Event {
-  cl_event ev = nullptr;  // the last recorded marker; nullptr before the first record
+  cl_event ev = nullptr;  // the last recorded marker (or copy); nullptr before the first record
   bool timing = false;
 };
 
@@ -21,6 +21,10 @@ class OpenCLBackend final : public gpu::GpuBackend {
  public:
   DeviceType type() const override { return kOpenCL; }
   LOCUS_GPU_RUNTIME_METHODS  // gpu_backend.h
+  void copy_from_host_recorded(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s,
+                               EventHandle done) override;
+  void copy_to_host_recorded(int index, void* dst, Buffer src, size_t bytes, StreamHandle s,
+                             EventHandle done) override;
 };
 
 }  // namespace locus::opencl
