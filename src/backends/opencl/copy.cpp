@@ -10,56 +10,51 @@
 
 namespace locus::opencl {
 
+namespace {
+
+// One host<->device copy (a write when `to_device`) on stream `s`, blocking unless `async`
+// (then flushed). `done`, when given, takes the copy's own completion event: no marker needed.
+void host_copy(int index, gpu::StreamHandle s, bool to_device, gpu::Buffer dev, void* host, size_t bytes, bool async,
+               Event* done) {
+  cl_command_queue q = Runtime::get().queue(index, s);
+  cl_mem m = static_cast<cl_mem>(dev.base);
+  cl_bool block = async ? CL_FALSE : CL_TRUE;
+  cl_event copied = nullptr, *ev = done ? &copied : nullptr;
+  const char* what = to_device ? "host to device copy" : "device to host copy";
+  if (to_device)
+    LOCUS_CL_FAULT(fault::kCopy, CL_OUT_OF_RESOURCES,
+                   clEnqueueWriteBuffer(q, m, block, dev.offset, bytes, host, 0, nullptr, ev), index, what);
+  else
+    LOCUS_CL_FAULT(fault::kCopy, CL_OUT_OF_RESOURCES,
+                   clEnqueueReadBuffer(q, m, block, dev.offset, bytes, host, 0, nullptr, ev), index, what);
+  if (done) {
+    if (done->ev) clReleaseEvent(done->ev);
+    done->ev = copied;
+  }
+  if (async) LOCUS_CL(clFlush(q), index, what);
+}
+
+}  // namespace
+
 void OpenCLBackend::copy_from_host(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s,
                                    bool async) {
-  if (bytes == 0) return;
-  cl_command_queue q = Runtime::get().queue(index, s);
-  LOCUS_CL_FAULT(fault::kCopy, CL_OUT_OF_RESOURCES,
-                 clEnqueueWriteBuffer(q, static_cast<cl_mem>(dst.base), async ? CL_FALSE : CL_TRUE, dst.offset,
-                                      bytes, src, 0, nullptr, nullptr),
-                 index, "host to device copy");
-  if (async) LOCUS_CL(clFlush(q), index, "");
+  if (bytes) host_copy(index, s, true, dst, const_cast<void*>(src), bytes, async, nullptr);
 }
 
 void OpenCLBackend::copy_to_host(int index, void* dst, Buffer src, size_t bytes, StreamHandle s, bool async) {
-  if (bytes == 0) return;
-  cl_command_queue q = Runtime::get().queue(index, s);
-  LOCUS_CL_FAULT(fault::kCopy, CL_OUT_OF_RESOURCES,
-                 clEnqueueReadBuffer(q, static_cast<cl_mem>(src.base), async ? CL_FALSE : CL_TRUE, src.offset,
-                                     bytes, dst, 0, nullptr, nullptr),
-                 index, "device to host copy");
-  if (async) LOCUS_CL(clFlush(q), index, "");
+  if (bytes) host_copy(index, s, false, src, dst, bytes, async, nullptr);
 }
 
-// The recorded forms: the copy's own completion event becomes `done`'s (no marker), one flush.
 void OpenCLBackend::copy_from_host_recorded(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s,
                                             EventHandle done) {
   if (bytes == 0) return event_record(index, done, s);
-  cl_command_queue q = Runtime::get().queue(index, s);
-  cl_event copied = nullptr;
-  LOCUS_CL_FAULT(fault::kCopy, CL_OUT_OF_RESOURCES,
-                 clEnqueueWriteBuffer(q, static_cast<cl_mem>(dst.base), CL_FALSE, dst.offset, bytes, src, 0, nullptr,
-                                      &copied),
-                 index, "host to device copy");
-  Event* ev = static_cast<Event*>(done);
-  if (ev->ev) clReleaseEvent(ev->ev);
-  ev->ev = copied;
-  LOCUS_CL(clFlush(q), index, "host to device copy");
+  host_copy(index, s, true, dst, const_cast<void*>(src), bytes, true, static_cast<Event*>(done));
 }
 
 void OpenCLBackend::copy_to_host_recorded(int index, void* dst, Buffer src, size_t bytes, StreamHandle s,
                                           EventHandle done) {
   if (bytes == 0) return event_record(index, done, s);
-  cl_command_queue q = Runtime::get().queue(index, s);
-  cl_event copied = nullptr;
-  LOCUS_CL_FAULT(fault::kCopy, CL_OUT_OF_RESOURCES,
-                 clEnqueueReadBuffer(q, static_cast<cl_mem>(src.base), CL_FALSE, src.offset, bytes, dst, 0, nullptr,
-                                     &copied),
-                 index, "device to host copy");
-  Event* ev = static_cast<Event*>(done);
-  if (ev->ev) clReleaseEvent(ev->ev);
-  ev->ev = copied;
-  LOCUS_CL(clFlush(q), index, "device to host copy");
+  host_copy(index, s, false, src, dst, bytes, true, static_cast<Event*>(done));
 }
 
 void OpenCLBackend::copy_within(int index, Buffer dst, Buffer src, size_t bytes, StreamHandle s) {
