@@ -44,6 +44,11 @@ SAN_ENV = POCL_DEVICES="pthread pthread" LOCUS_STRESS_SECONDS=$${LOCUS_STRESS_SE
   LSAN_OPTIONS=suppressions=$(CURDIR)/sanitizers/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/sanitizers/tsan.supp
+# A failing test runs once more (--repeat until-pass:2): LeakSanitizer's own tracer sometimes dies
+# at exit ("Tracer caught signal 11 ... LeakSanitizer has encountered a fatal error", google/sanitizers
+# #1353, seen once in ~1000 tests under load), which is not a finding. A sanitizer report in any
+# attempt still fails the job (SAN_REPORT, checked in every attempt's output in LastTest.log).
+SAN_REPORT = ERROR: AddressSanitizer|ERROR: LeakSanitizer: detected|runtime error:
 ASAN_EXCLUDE ?= ^package\.find_package$$|^fuzz\.parsers$$|TrainTest\.|LocusTrainTool\.SavesResumesAndPlots|example\.device_agnostic
 CONCURRENCY_TESTS = ^AllDevices/(DeviceThreads|RecordStream|DataThreads|GuardThreads)\.
 
@@ -52,7 +57,9 @@ test-sanitize: test-asan test-tsan
 test-asan: deps
 	@cmake -S . -B build-asan $(SAN_FLAGS) -DLOCUS_SANITIZE=address,undefined > build-asan.configure.log 2>&1 || (cat build-asan.configure.log; exit 1)
 	@$(SAN_ENV) cmake --build build-asan -j $(JOBS)
-	@cd build-asan && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900 -E '$(ASAN_EXCLUDE)'
+	@cd build-asan && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900 --repeat until-pass:2 -E '$(ASAN_EXCLUDE)'
+	@! grep -nE '$(SAN_REPORT)' build-asan/Testing/Temporary/LastTest.log || \
+	  (echo "test-asan: a sanitizer report above, in a test that passed when retried: a real finding"; exit 1)
 
 test-tsan: deps
 	@cmake -S . -B build-tsan $(SAN_FLAGS) -DLOCUS_SANITIZE=thread -DLOCUS_SANITIZE_OPT=-O0 > build-tsan.configure.log 2>&1 || (cat build-tsan.configure.log; exit 1)

@@ -117,8 +117,10 @@ TEST(CpuConvert, FloatsRoundAsPortable) {
   EXPECT_EQ(BFloat16::from_float(from_bits(0x7f7fffff)), 0x7f80);  // overflow to inf
 }
 
-// Lengths 0..70 at every byte alignment of the 4-byte side and an odd one of the 2-byte side:
-// the vector bodies and the tails write exactly [0, n) and agree with the reference.
+// Lengths 0..70 at every element offset from a 16-byte boundary (floats at 0/4/8/12 bytes, 16-bit
+// values at odd element offsets): the vector bodies (unaligned loads and stores) and the tails
+// write exactly [0, n) and agree with the reference. Pointers stay element-aligned, as every
+// tensor's are (a misaligned Half* would be undefined behaviour, which UBSan reports).
 TEST(CpuConvert, TailsAndUnalignedPointers) {
   std::mt19937 rng(3);
   std::vector<float> pool(80);
@@ -128,11 +130,11 @@ TEST(CpuConvert, TailsAndUnalignedPointers) {
   for (ConvertLevel l : levels())
     for (int64_t n = 0; n <= 70; ++n)
       for (size_t off = 0; off < 4; ++off) {
-        // float side unaligned by `off` bytes, 16-bit side by off * 2 + 1 bytes (odd addresses)
-        std::vector<unsigned char> fbuf(4 * 80 + 8), hbuf(2 * 80 + 8, 0xab);
-        float* f = reinterpret_cast<float*>(fbuf.data() + off);
+        // float side `off` elements past the vector's (16-byte aligned) start, 16-bit side 2 * off + 1
+        std::vector<unsigned char> fbuf(4 * 80 + 16), hbuf(2 * 80 + 16, 0xab);
+        float* f = reinterpret_cast<float*>(fbuf.data() + 4 * off);
         std::memcpy(f, pool.data(), static_cast<size_t>(n) * 4);
-        unsigned char* h = hbuf.data() + off * 2 + 1;
+        unsigned char* h = hbuf.data() + 2 * (2 * off + 1);
         cpu::float_to_half(f, reinterpret_cast<Half*>(h), n, l);
         for (int64_t i = 0; i < n; ++i) {
           uint16_t got;
@@ -140,17 +142,17 @@ TEST(CpuConvert, TailsAndUnalignedPointers) {
           ASSERT_EQ(got, Half::from_float(pool[static_cast<size_t>(i)])) << "n=" << n << " i=" << i;
         }
         for (size_t i = static_cast<size_t>(2 * n); i + (h - hbuf.data()) < hbuf.size(); ++i) ASSERT_EQ(h[i], 0xab);
-        std::vector<unsigned char> back(4 * 80 + 8, 0xcd);
-        float* g = reinterpret_cast<float*>(back.data() + 3 - off);
+        std::vector<unsigned char> back(4 * 80 + 16, 0xcd);
+        float* g = reinterpret_cast<float*>(back.data() + 4 * (3 - off));
         cpu::half_to_float(reinterpret_cast<const Half*>(h), g, n, l);
         for (int64_t i = 0; i < n; ++i) {
           uint16_t hb;
           std::memcpy(&hb, h + 2 * i, 2);
           float v;
-          std::memcpy(&v, back.data() + 3 - off + 4 * i, 4);
+          std::memcpy(&v, back.data() + 4 * (3 - off) + 4 * i, 4);
           ASSERT_EQ(bits(v), bits(Half::to_float(hb)));
         }
-        ASSERT_EQ(back[3 - off + 4 * static_cast<size_t>(n)], 0xcd);
+        ASSERT_EQ(back[4 * (3 - off) + 4 * static_cast<size_t>(n)], 0xcd);
 
         std::fill(hbuf.begin(), hbuf.end(), 0xab);
         cpu::float_to_bf16(f, reinterpret_cast<BFloat16*>(h), n, l);
@@ -166,10 +168,10 @@ TEST(CpuConvert, TailsAndUnalignedPointers) {
           uint16_t hb;
           std::memcpy(&hb, h + 2 * i, 2);
           float v;
-          std::memcpy(&v, back.data() + 3 - off + 4 * i, 4);
+          std::memcpy(&v, back.data() + 4 * (3 - off) + 4 * i, 4);
           ASSERT_EQ(bits(v), static_cast<uint32_t>(hb) << 16);
         }
-        ASSERT_EQ(back[3 - off + 4 * static_cast<size_t>(n)], 0xcd);
+        ASSERT_EQ(back[4 * (3 - off) + 4 * static_cast<size_t>(n)], 0xcd);
       }
 }
 
