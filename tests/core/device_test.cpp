@@ -1,4 +1,6 @@
+#include <cstdlib>
 #include <sstream>
+#include <string>
 #include <unordered_set>
 
 #include "testing.h"
@@ -83,4 +85,21 @@ TEST(Device, ConstructorValidatesIndex) {
 
 TEST(Device, IndexOutOfRangeIsRejected) {
   EXPECT_THROW_MSG(Device("cuda:128"), locus::Error, "out of range");
+}
+
+// The tests that need OpenCL devices (cross-device errors, DataParallel over opencl:0/opencl:1,
+// model parallel) skip when there are none. `make test` and CI ask PoCL for two devices
+// (POCL_DEVICES="pthread pthread"), so here a missing device is a failure, not a silent skip of
+// every cross-device path.
+TEST(TestDevices, TheOpenCLDevicesThisRunAsksForArePresent) {
+  const char* pocl = std::getenv("POCL_DEVICES");
+  if (pocl == nullptr || *pocl == '\0')
+    GTEST_SKIP() << "POCL_DEVICES is not set: this run asks for no particular OpenCL devices";
+  std::istringstream words(pocl);
+  int asked = 0;
+  for (std::string w; words >> w;) ++asked;
+  EXPECT_GE(locus::device_count(locus::kOpenCL), asked)
+      << "POCL_DEVICES=\"" << pocl << "\" asks for " << asked
+      << " PoCL devices; without them the OpenCL tests skip. scripts/install-deps installs PoCL.\n"
+      << locus::collect_env();
 }
