@@ -156,14 +156,20 @@ struct Layout {
 
 // One scratch buffer per thread and dtype, kept between calls (so it is neither re-allocated nor
 // re-faulted per image or per step) up to kKeepScratch bytes; a larger one (a big convolution's)
-// is given back when its call ends, so no thread holds it for good.
+// is given back when its call ends, so no thread holds it for good. The buffer is a function's
+// thread_local, not a thread_local variable template: GCC 12 never registers the destructor of the
+// latter, so every pool thread that ended (set_num_threads) leaked its buffer (LeakSanitizer found
+// it in CpuConv2d.GradientsDoNotDependOnTheThreadCount).
 template <class T>
-thread_local std::vector<T> t_scratch;
+std::vector<T>& thread_scratch() {
+  thread_local std::vector<T> buf;
+  return buf;
+}
 constexpr size_t kKeepScratch = size_t{16} << 20;
 
 template <class T>
 T* scratch(size_t n) {
-  std::vector<T>& buf = t_scratch<T>;
+  std::vector<T>& buf = thread_scratch<T>();
   if (buf.size() < n) {
     buf.clear();
     buf.shrink_to_fit();
@@ -174,7 +180,7 @@ T* scratch(size_t n) {
 
 template <class T>
 void trim_scratch() {
-  std::vector<T>& buf = t_scratch<T>;
+  std::vector<T>& buf = thread_scratch<T>();
   if (buf.size() * sizeof(T) > kKeepScratch) std::vector<T>().swap(buf);
 }
 
