@@ -20,6 +20,8 @@
 //   d2h/pinned_to/M          dev_tensor.to(kCPU, non_blocking): a new pinned tensor per call (info)
 //   sgemm/N                  locus::matmul of two N x N float32 on the device vs clblast::Gemm
 //   add/opencl/N, add/cpu/N  a + b of N float32 (locus), GB/s counting 12 bytes per element
+//   train/cnn_step           one training step of the demo's CNN on the device (locus), and the
+//                            kernel launches and GEMM calls it makes (LAUNCHES line)
 //
 // The direct calls use locus's own cl_context and cl_command_queue (src/backends/opencl/runtime.h),
 // so both sides run on the same queue, with the same properties, in the same process. Every row
@@ -72,7 +74,7 @@ struct Options {
   bool smoke = false;
 } g_opt;
 int g_rows = 0;             // rows run (the smoke test checks that none was skipped)
-constexpr int kRows = 27;   // 3 launch, 15 copy, 3 sgemm, 4 add, 2 A/A controls
+constexpr int kRows = 28;   // 3 launch, 15 copy, 3 sgemm, 4 add, 2 A/A controls, 1 training step
 
 void check(cl_int err, const char* what) {
   if (err != CL_SUCCESS) throw std::runtime_error(std::string(what) + " failed: OpenCL error " + std::to_string(err));
@@ -377,6 +379,45 @@ void bench_add(const locus::Device& dev) {
   }
 }
 
+// ---- (5) a training step --------------------------------------------------------------------------
+// One step of locus-train's CNN (the Fashion-MNIST demo's model, batch 64, Adam): forward,
+// cross-entropy, backward, optimizer step, on the device (locus only). Besides the time per step
+// it prints the launches one step makes (gpu::launch_counts: kernels of the shared source, and
+// vendor-BLAS GEMM calls), as a line bench/run reads:
+//   LAUNCHES <tab> row <tab> kernels per step <tab> GEMM calls per step
+void bench_train_step(const locus::Device& dev) {
+  const std::string row = "train/cnn_step";
+  if (!std::regex_search(row, std::regex(g_opt.filter))) return;
+  namespace nn = locus::nn;
+  locus::manual_seed(0);
+  nn::Sequential model(nn::Conv2d(nn::Conv2dOptions(1, 16, 3).padding(1)), nn::ReLU(), nn::MaxPool2d(2),
+                       nn::Conv2d(nn::Conv2dOptions(16, 32, 3).padding(1)), nn::ReLU(), nn::MaxPool2d(2),
+                       nn::Flatten(), nn::Linear(1568, 10));
+  model->to(dev);
+  locus::optim::Adam opt(model->parameters(), locus::optim::AdamOptions(1e-3));
+  auto x = locus::rand({64, 1, 28, 28}, locus::device(dev));
+  auto y = locus::randint(0, 10, {64}, locus::TensorOptions().dtype(locus::kLong).device(dev));
+  auto step = [&] {
+    opt.zero_grad();
+    auto loss = locus::nn::functional::cross_entropy(model->forward(x), y);
+    loss.backward();
+    opt.step();
+  };
+  auto sync = [&] { locus::synchronize(dev); };
+  step();  // the first step compiles the kernels
+  sync();
+  const locus::gpu::LaunchCounts before = locus::gpu::launch_counts();
+  constexpr int kSteps = 3;
+  for (int i = 0; i < kSteps; ++i) step();
+  sync();
+  const locus::gpu::LaunchCounts after = locus::gpu::launch_counts();
+  const double kernels = static_cast<double>(after.kernels - before.kernels) / kSteps;
+  const double gemms = static_cast<double>(after.gemms - before.gemms) / kSteps;
+  std::printf("%-24s  %.0f kernel launches + %.0f GEMM calls per step\n", row.c_str(), kernels, gemms);
+  std::printf("LAUNCHES\t%s\t%.6g\t%.6g\n", row.c_str(), kernels, gemms);
+  run_row(row, {{"locus", step, sync}}, Figure{"us", 0}, 1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -410,6 +451,7 @@ int main(int argc, char** argv) {
     bench_copies(dev);
     bench_sgemm(dev);
     bench_add(dev);
+    bench_train_step(dev);
     if (g_opt.filter == "." && g_rows != kRows) {
       std::fprintf(stderr, "opencl_bench: ran %d rows, expected %d\n", g_rows, kRows);
       return 1;

@@ -122,9 +122,8 @@ KERNEL void binary(GLOBAL uchar* outb, i64 outo, GLOBAL uchar* ab, i64 ao, GLOBA
       ST(TYPED(T, outb, outo), i, r);
     return;
   }
-  for (i64 i = GID(0); i < g.numel; i += GSIZE(0)) {
-    i64 o[3];
-    geom_offsets(&g, i, mode == 0 ? 3 : 2, o);
+  i64 o[3];
+  GEOM_FOR_EACH(g, mode == 0 ? 3 : 2, o, {
     A x = LD(a, o[1]);
     A y = mode == 0 ? LD(b, o[2]) : sv;
     A r = mode == 2 ? binary_op(op, y, x) : binary_op(op, x, y);
@@ -132,5 +131,5 @@ KERNEL void binary(GLOBAL uchar* outb, i64 outo, GLOBAL uchar* ab, i64 ao, GLOBA
       TYPED(u8, outb, outo)[o[0]] = (u8)(r != 0);
     else
       ST(TYPED(T, outb, outo), o[0], r);
-  }
+  })
 }

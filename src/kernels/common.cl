@@ -166,13 +166,15 @@ typedef struct {
 #endif
 
 /* Broadcast elementwise geometry: all operands share sizes; strides per operand (elements).
- * `contiguous` is set when every operand is dense in row-major order. */
+ * `contiguous` is set when every operand is dense in row-major order. `row` > 0: a work-item per
+ * row of that many elements along the last dim (GEOM_FOR_EACH), else one per element. */
 typedef struct {
   i64 sizes[LOCUS_MAX_DIMS];
   i64 strides[4][LOCUS_MAX_DIMS];
   i64 numel;
   i32 ndim;
   i32 contiguous;
+  i64 row;
 } Geom;
 
 /* Element offsets of linear index i for the first `nops` operands. */
@@ -186,6 +188,28 @@ DEVICE_FN void geom_offsets(const Geom* g, i64 i, int nops, i64* o) {
     for (int k = 0; k < nops; ++k) o[k] += c * g->strides[k][d];
   }
 }
+
+/* Runs the statements (the trailing arguments) for every element of g that this work-item owns,
+ * with o[k] the element offset of operand k < nops (o: a local i64 array of at least nops). With
+ * g.row > 0 (the host's choice on CPU drivers, where geom_offsets' divisions per element cost
+ * more than the op) an item takes whole rows and steps along each by the last dim's strides; the
+ * statements must not `continue` or `break` the loop. */
+#define GEOM_FOR_EACH(g, nops, o, ...)                                            \
+  if ((g).row > 0) {                                                              \
+    const i64 rows_ = (g).numel / (g).row;                                        \
+    for (i64 r_ = GID(0); r_ < rows_; r_ += GSIZE(0)) {                           \
+      geom_offsets(&(g), r_ * (g).row, (nops), o);                                \
+      for (i64 j_ = 0; j_ < (g).row; ++j_) {                                      \
+        __VA_ARGS__                                                               \
+        for (int k_ = 0; k_ < (nops); ++k_) o[k_] += (g).strides[k_][(g).ndim - 1]; \
+      }                                                                           \
+    }                                                                             \
+  } else {                                                                        \
+    for (i64 i_ = GID(0); i_ < (g).numel; i_ += GSIZE(0)) {                       \
+      geom_offsets(&(g), i_, (nops), o);                                          \
+      __VA_ARGS__                                                                 \
+    }                                                                             \
+  }
 
 #define TYPED(T_, base, off) ((GLOBAL T_*)((base) + (off)))
 

@@ -2,39 +2,40 @@
  * fill_linear and where. Geom operands: copy 0 out, 1 in; where 0 out, 1 cond, 2 a, 3 b. */
 #include "common.cl"
 
+/* element j of the input p (dtype code in_code) as A */
+DEVICE_FN A load_as_A(GLOBAL uchar* p, i64 j, int in_code) {
+  A v = 0;
+  switch (in_code) {
+    case CODE_U8: v = TO_A(((GLOBAL u8*)p)[j]); break;
+    case CODE_BOOL: v = TO_A(((GLOBAL u8*)p)[j] != 0); break;
+    case CODE_I8: v = TO_A(((GLOBAL i8*)p)[j]); break;
+    case CODE_I16: v = TO_A(((GLOBAL i16*)p)[j]); break;
+    case CODE_I32: v = TO_A(((GLOBAL i32*)p)[j]); break;
+    case CODE_I64: v = TO_A(((GLOBAL i64*)p)[j]); break;
+    case CODE_F32: v = FTO_A(((GLOBAL float*)p)[j]); break;
+    case CODE_F16: v = FTO_A(LOAD_HALF((GLOBAL u16*)p, j)); break;
+    case CODE_BF16: v = FTO_A(bf16_to_float(((GLOBAL u16*)p)[j])); break;
+#ifdef HAS_FP64
+    case CODE_F64: {
+#if defined(DT_F16) || defined(DT_BF16)
+      /* round once, from double to the 16-bit type, via float only when exact enough */
+      v = (A)(float)((GLOBAL double*)p)[j];
+#else
+      v = DTO_A(((GLOBAL double*)p)[j]);
+#endif
+      break;
+    }
+#endif
+  }
+  return v;
+}
+
 KERNEL void copy_cast(GLOBAL uchar* outb, i64 outo, GLOBAL uchar* inb, i64 ino, Geom g,
                       int in_code) {
   GLOBAL T* out = TYPED(T, outb, outo);
   GLOBAL uchar* p = inb + ino;
-  for (i64 i = GID(0); i < g.numel; i += GSIZE(0)) {
-    i64 o[2];
-    geom_offsets(&g, i, 2, o);
-    i64 j = o[1];
-    A v = 0;
-    switch (in_code) {
-      case CODE_U8: v = TO_A(((GLOBAL u8*)p)[j]); break;
-      case CODE_BOOL: v = TO_A(((GLOBAL u8*)p)[j] != 0); break;
-      case CODE_I8: v = TO_A(((GLOBAL i8*)p)[j]); break;
-      case CODE_I16: v = TO_A(((GLOBAL i16*)p)[j]); break;
-      case CODE_I32: v = TO_A(((GLOBAL i32*)p)[j]); break;
-      case CODE_I64: v = TO_A(((GLOBAL i64*)p)[j]); break;
-      case CODE_F32: v = FTO_A(((GLOBAL float*)p)[j]); break;
-      case CODE_F16: v = FTO_A(LOAD_HALF((GLOBAL u16*)p, j)); break;
-      case CODE_BF16: v = FTO_A(bf16_to_float(((GLOBAL u16*)p)[j])); break;
-#ifdef HAS_FP64
-      case CODE_F64: {
-#if defined(DT_F16) || defined(DT_BF16)
-        /* round once, from double to the 16-bit type, via float only when exact enough */
-        v = (A)(float)((GLOBAL double*)p)[j];
-#else
-        v = DTO_A(((GLOBAL double*)p)[j]);
-#endif
-        break;
-      }
-#endif
-    }
-    ST(out, o[0], v);
-  }
+  i64 o[2];
+  GEOM_FOR_EACH(g, 2, o, { ST(out, o[0], load_as_A(p, o[1], in_code)); })
 }
 
 KERNEL void fill(GLOBAL uchar* outb, i64 outo, Geom g, Scalar value) {
@@ -44,11 +45,8 @@ KERNEL void fill(GLOBAL uchar* outb, i64 outo, Geom g, Scalar value) {
     if (GID(0) < g.numel) ST(out, GID(0), v);
     return;
   }
-  for (i64 i = GID(0); i < g.numel; i += GSIZE(0)) {
-    i64 o[1];
-    geom_offsets(&g, i, 1, o);
-    ST(out, o[0], v);
-  }
+  i64 o[1];
+  GEOM_FOR_EACH(g, 1, o, { ST(out, o[0], v); })
 }
 
 /* contiguous out[i] = start + i * step, computed in double where the device has it */
@@ -72,9 +70,6 @@ KERNEL void where_select(GLOBAL uchar* outb, i64 outo, GLOBAL uchar* cb, i64 co,
   GLOBAL u8* cond = TYPED(u8, cb, co);
   GLOBAL T* a = TYPED(T, ab, ao);
   GLOBAL T* b = TYPED(T, bb, bo);
-  for (i64 i = GID(0); i < g.numel; i += GSIZE(0)) {
-    i64 o[4];
-    geom_offsets(&g, i, 4, o);
-    out[o[0]] = cond[o[1]] ? a[o[2]] : b[o[3]];
-  }
+  i64 o[4];
+  GEOM_FOR_EACH(g, 4, o, { out[o[0]] = cond[o[1]] ? a[o[2]] : b[o[3]]; })
 }

@@ -1,6 +1,9 @@
 /* im2col for conv2d over a batch: in [N, C, H, W] -> out [N, C*kh*kw, oh*ow], both contiguous; and
- * col2im (reverse), which adds out back into in: one work-item per input element, summing the
- * columns that read it (no atomics, deterministic). One launch covers every image. */
+ * col2im (reverse), which adds out back into in, summing the columns that read each input element
+ * (no atomics, deterministic). One launch covers every image. Each work-item does one row: im2col
+ * an output row (image, channel, ki, kj, oy: ow elements), col2im an input row (image, channel, y:
+ * w elements), so the index arithmetic (64-bit divisions) is paid per row, not per element; per
+ * element it took most of a PoCL training step. */
 #include "common.cl"
 
 typedef struct {
@@ -11,17 +14,27 @@ KERNEL void im2col(GLOBAL uchar* inb, i64 ino, GLOBAL uchar* outb, i64 outo, Im2
   GLOBAL T* in = TYPED(T, inb, ino);
   GLOBAL T* out = TYPED(T, outb, outo);
   i64 cols = p.oh * p.ow;
-  i64 per = p.c * p.kh * p.kw * cols;  /* elements of one image's columns */
-  i64 total = p.n * per;
-  for (i64 i = GID(0); i < total; i += GSIZE(0)) {
-    i64 img = i / per, r = i % per;
-    i64 row = r / cols, col = r % cols;
-    i64 kj = row % p.kw, ki = (row / p.kw) % p.kh, ch = row / (p.kw * p.kh);
-    i64 y = (col / p.ow) * p.sh - p.ph + ki * p.dh;
-    i64 x = (col % p.ow) * p.sw - p.pw + kj * p.dw;
-    A v = 0;
-    if (y >= 0 && y < p.h && x >= 0 && x < p.w) v = LD(in, ((img * p.c + ch) * p.h + y) * p.w + x);
-    ST(out, i, v);
+  i64 lines = p.n * p.c * p.kh * p.kw * p.oh;
+  for (i64 l = GID(0); l < lines; l += GSIZE(0)) {
+    i64 oy = l % p.oh, q = l / p.oh;
+    i64 kj = q % p.kw;
+    q /= p.kw;
+    i64 ki = q % p.kh;
+    q /= p.kh; /* image * C + channel */
+    GLOBAL T* dst = out + ((q * p.kh + ki) * p.kw + kj) * cols + oy * p.ow;
+    i64 y = oy * p.sh - p.ph + ki * p.dh;
+    if (y < 0 || y >= p.h) {
+      for (i64 ox = 0; ox < p.ow; ++ox) ST(dst, ox, (A)0);
+      continue;
+    }
+    GLOBAL T* src = in + (q * p.h + y) * p.w;
+    i64 x0 = kj * p.dw - p.pw;
+    for (i64 ox = 0; ox < p.ow; ++ox) {
+      i64 x = ox * p.sw + x0;
+      A v = 0;
+      if (x >= 0 && x < p.w) v = LD(src, x);
+      ST(dst, ox, v);
+    }
   }
 }
 
@@ -29,24 +42,33 @@ KERNEL void col2im(GLOBAL uchar* inb, i64 ino, GLOBAL uchar* outb, i64 outo, Im2
   GLOBAL T* in = TYPED(T, inb, ino);
   GLOBAL T* out = TYPED(T, outb, outo);
   i64 cols = p.oh * p.ow;
-  i64 total = p.n * p.c * p.h * p.w;
-  for (i64 i = GID(0); i < total; i += GSIZE(0)) {
-    i64 x = i % p.w, y = (i / p.w) % p.h, ch = (i / (p.w * p.h)) % p.c, img = i / (p.w * p.h * p.c);
-    i64 base = img * p.c * p.kh * p.kw * cols; /* this image's columns */
-    A acc = LD(in, i);
-    for (i64 ki = 0; ki < p.kh; ++ki) {
-      i64 ty = y + p.ph - ki * p.dh;
-      if (ty < 0 || ty % p.sh != 0) continue;
-      i64 oy = ty / p.sh;
-      if (oy >= p.oh) continue;
-      for (i64 kj = 0; kj < p.kw; ++kj) {
-        i64 tx = x + p.pw - kj * p.dw;
-        if (tx < 0 || tx % p.sw != 0) continue;
-        i64 ox = tx / p.sw;
-        if (ox >= p.ow) continue;
-        acc += LD(out, base + ((ch * p.kh + ki) * p.kw + kj) * cols + oy * p.ow + ox);
+  i64 lines = p.n * p.c * p.h;
+  for (i64 l = GID(0); l < lines; l += GSIZE(0)) {
+    i64 y = l % p.h, q = l / p.h; /* q: image * C + channel */
+    GLOBAL T* row = in + l * p.w;
+    GLOBAL T* col = out + q * p.kh * p.kw * cols; /* this image's and channel's column rows */
+    for (i64 x = 0; x < p.w; ++x) {
+      A acc = LD(row, x);
+      for (i64 ki = 0; ki < p.kh; ++ki) {
+        i64 ty = y + p.ph - ki * p.dh, oy = ty;
+        if (ty < 0) continue;
+        if (p.sh != 1) {
+          if (ty % p.sh != 0) continue;
+          oy = ty / p.sh;
+        }
+        if (oy >= p.oh) continue;
+        for (i64 kj = 0; kj < p.kw; ++kj) {
+          i64 tx = x + p.pw - kj * p.dw, ox = tx;
+          if (tx < 0) continue;
+          if (p.sw != 1) {
+            if (tx % p.sw != 0) continue;
+            ox = tx / p.sw;
+          }
+          if (ox >= p.ow) continue;
+          acc += LD(col, (ki * p.kw + kj) * cols + oy * p.ow + ox);
+        }
       }
+      ST(row, x, acc);
     }
-    ST(in, i, acc);
   }
 }

@@ -85,6 +85,11 @@ DEVICE_FN void r_store(GLOBAL uchar* outb, i64 oo, int out_code, int op, ACC acc
 
 /* element offsets of output o: into out, and the base of its slice of in */
 DEVICE_FN void r_out_offsets(const RGeom* g, i64 o, i64* oo, i64* io) {
+  if (g->out_ndim == 1) { /* one kept dim: no division */
+    *oo = o * g->out_strides[0];
+    *io = o * g->in_strides[0];
+    return;
+  }
   *oo = 0;
   *io = 0;
   for (int d = g->out_ndim - 1; d >= 0; --d) {
@@ -96,6 +101,7 @@ DEVICE_FN void r_out_offsets(const RGeom* g, i64 o, i64* oo, i64* io) {
 }
 
 DEVICE_FN i64 r_in_offset(const RGeom* g, i64 r) {
+  if (g->in_ndim == g->out_ndim + 1) return r * g->in_strides[g->out_ndim]; /* one reduced dim */
   i64 off = 0;
   for (int d = g->in_ndim - 1; d >= g->out_ndim; --d) {
     i64 c = r % g->sizes[d];

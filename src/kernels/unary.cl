@@ -108,10 +108,9 @@ KERNEL void unary(GLOBAL uchar* outb, i64 outo, GLOBAL uchar* inb, i64 ino, Geom
     if (i < g.numel) ST(out, i, unary_op(op, LD(in, i), pa, pb, has_a, has_b));
     return;
   }
-  for (i64 i = GID(0); i < g.numel; i += GSIZE(0)) {
-    i64 o[2];
-    geom_offsets(&g, i, 2, o);
+  i64 o[2];
+  GEOM_FOR_EACH(g, 2, o, {
     A x = LD(in, o[1]);
     ST(out, o[0], unary_op(op, x, pa, pb, has_a, has_b));
-  }
+  })
 }

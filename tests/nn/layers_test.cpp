@@ -420,6 +420,15 @@ TEST_P(Layers, MaxPoolValuesIndicesAndTies) {
   Tensor flat = ones({1, 1, 4, 4}, TensorOptions().device(d)).requires_grad_();
   F::max_pool2d(flat, F::MaxPool2dFuncOptions(2)).sum().backward();
   EXPECT_EQ(values(flat.grad()), std::vector<double>({1, 0, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0}));
+  // a NaN wins its window, the first NaN in row-major order taking the gradient (PyTorch's rule)
+  Tensor nan = tensor({0.0, NAN, 0.0, 0.0, NAN, 0.0, 0.0, 5.0}).view({1, 1, 2, 4}).to(d).requires_grad_();
+  Tensor pooled = F::max_pool2d(nan, F::MaxPool2dFuncOptions(2));
+  std::vector<double> pv = values(pooled);
+  ASSERT_EQ(pv.size(), 2u);
+  EXPECT_TRUE(std::isnan(pv[0]));
+  EXPECT_EQ(pv[1], 5.0);
+  pooled.sum().backward();
+  EXPECT_EQ(values(nan.grad()), std::vector<double>({0, 1, 0, 0, 0, 0, 0, 1}));
 }
 
 LOCUS_INSTANTIATE_DEVICES(Layers);

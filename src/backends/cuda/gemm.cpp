@@ -99,6 +99,7 @@ void CudaBackend::gemm(int index, StreamHandle s, const Gemm& g) {
     Blas& b = blas_of(index);
     std::lock_guard<std::mutex> lock(b.mu);
     LOCUS_CUDA(cublas().cublasSetStream(b.h, stream_of(s)), index, "cuBLAS stream");
+    gpu::count_gemm();
     cublas_gemm(index, b.h, g);
     return;
   }

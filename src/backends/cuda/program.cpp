@@ -57,6 +57,7 @@ const std::vector<KernelUse>& kernel_uses() {
       {"index.cl", "index_op", false},        {"im2col.cl", "im2col", false},
       {"im2col.cl", "col2im", false},         {"random.cl", "random_fill", false},
       {"gemm.cl", "gemm_tiled", false},       {"amp.cl", "amp_unscale", true},
+      {"pool.cl", "max_pool2d", false},       {"pool.cl", "max_pool2d_backward", false},
   };
   return uses;
 }

@@ -18,8 +18,12 @@ bool dense(const TensorRef& t) {
 }
 
 // Geometry of `n` operands sharing ops[0]'s sizes (broadcast dims have stride 0): size-1 dims
-// dropped, mergeable neighbours merged, `contiguous` set when every operand is dense.
-Geom make_geom(const GpuBackend& b, const TensorRef* const* ops, int n) {
+// dropped, mergeable neighbours merged, `contiguous` set when every operand is dense. Where the
+// runtime asks for it (Caps::row_items: CPU drivers, whose items run one after another on a
+// core), a strided launch takes a row of the last dim per work-item (`row`), so geom_offsets'
+// divisions are paid per row, not per element: a convolution's bias add ([N, C, H*W] + [C, 1])
+// spent most of its time in them on PoCL. A GPU keeps an item per element (coalesced accesses).
+Geom make_geom(GpuBackend& b, int index, const TensorRef* const* ops, int n) {
   Geom g;
   const TensorRef& o = *ops[0];
   if (o.ndim > kMaxDims)
@@ -52,6 +56,8 @@ Geom make_geom(const GpuBackend& b, const TensorRef* const* ops, int n) {
     g.ndim = 1;
     g.sizes[0] = 1;
   }
+  constexpr int64_t kMinRow = 8;
+  if (!g.contiguous && g.sizes[g.ndim - 1] >= kMinRow && b.caps(index).row_items) g.row = g.sizes[g.ndim - 1];
   return g;
 }
 
@@ -65,12 +71,15 @@ std::string specialize(GpuBackend& b, int index, int op, const Geom& g) {
                                                                           : std::string();
 }
 
+// Work-items for a launch over g: one per element, or one per row (make_geom).
+int64_t items(const Geom& g) { return g.row > 0 ? g.numel / g.row : g.numel; }
+
 }  // namespace
 
 void GpuBackend::unary(int index, StreamHandle s, backend::UnaryOp op, const TensorRef& out, const TensorRef& in,
                        const backend::UnaryParams& p) {
   const TensorRef* ops[] = {&out, &in};
-  Geom g = make_geom(*this, ops, 2);
+  Geom g = make_geom(*this, index, ops, 2);
   if (g.numel == 0) return;
   Launch(*this, index, s, kernel(index, "unary.cl", out.dtype, "unary", specialize(*this, index, int(op), g)))
       .buf(out.buf)
@@ -81,13 +90,13 @@ void GpuBackend::unary(int index, StreamHandle s, backend::UnaryOp op, const Ten
       .arg(make_scalar(p.b, out.dtype))
       .arg(static_cast<int32_t>(p.has_a))
       .arg(static_cast<int32_t>(p.has_b))
-      .run1d(g.numel);
+      .run1d(items(g));
 }
 
 void GpuBackend::binary(int index, StreamHandle s, backend::BinaryOp op, const TensorRef& out, const TensorRef& a,
                         const TensorRef& b) {
   const TensorRef* ops[] = {&out, &a, &b};
-  Geom g = make_geom(*this, ops, 3);
+  Geom g = make_geom(*this, index, ops, 3);
   if (g.numel == 0) return;
   Launch(*this, index, s, kernel(index, "binary.cl", a.dtype, "binary", specialize(*this, index, int(op), g)))
       .buf(out.buf)
@@ -97,13 +106,13 @@ void GpuBackend::binary(int index, StreamHandle s, backend::BinaryOp op, const T
       .arg(static_cast<int32_t>(op))
       .arg(int32_t{0})
       .arg(Scalar{})
-      .run1d(g.numel);
+      .run1d(items(g));
 }
 
 void GpuBackend::binary_scalar(int index, StreamHandle s, backend::BinaryOp op, const TensorRef& out,
                                const TensorRef& a, double scalar, bool scalar_first) {
   const TensorRef* ops[] = {&out, &a};
-  Geom g = make_geom(*this, ops, 2);
+  Geom g = make_geom(*this, index, ops, 2);
   if (g.numel == 0) return;
   Launch(*this, index, s, kernel(index, "binary.cl", a.dtype, "binary", specialize(*this, index, int(op), g)))
       .buf(out.buf)
@@ -113,13 +122,13 @@ void GpuBackend::binary_scalar(int index, StreamHandle s, backend::BinaryOp op, 
       .arg(static_cast<int32_t>(op))
       .arg(int32_t{scalar_first ? 2 : 1})
       .arg(make_scalar(scalar, a.dtype))
-      .run1d(g.numel);
+      .run1d(items(g));
 }
 
 void GpuBackend::where(int index, StreamHandle s, const TensorRef& out, const TensorRef& cond, const TensorRef& a,
                        const TensorRef& b) {
   const TensorRef* ops[] = {&out, &cond, &a, &b};
-  Geom g = make_geom(*this, ops, 4);
+  Geom g = make_geom(*this, index, ops, 4);
   if (g.numel == 0) return;
   Launch(*this, index, s, kernel(index, "copy.cl", out.dtype, "where_select", ""))
       .buf(out.buf)
@@ -127,7 +136,7 @@ void GpuBackend::where(int index, StreamHandle s, const TensorRef& out, const Te
       .buf(a.buf)
       .buf(b.buf)
       .arg(g)
-      .run1d(g.numel);
+      .run1d(items(g));
 }
 
 void GpuBackend::copy(int index, StreamHandle s, const TensorRef& out, const TensorRef& in) {
@@ -140,24 +149,24 @@ void GpuBackend::copy(int index, StreamHandle s, const TensorRef& out, const Ten
     throw BackendError(prefix() + " " + device_label(index) + " does not support float64 (no cl_khr_fp64). Use "
                        "float32 on this device.");
   const TensorRef* ops[] = {&out, &in};
-  Geom g = make_geom(*this, ops, 2);
+  Geom g = make_geom(*this, index, ops, 2);
   Launch(*this, index, s, kernel(index, "copy.cl", out.dtype, "copy_cast", ""))
       .buf(out.buf)
       .buf(in.buf)
       .arg(g)
       .arg(static_cast<int32_t>(in.dtype))
-      .run1d(g.numel);
+      .run1d(items(g));
 }
 
 void GpuBackend::fill(int index, StreamHandle s, const TensorRef& out, double value) {
   const TensorRef* ops[] = {&out};
-  Geom g = make_geom(*this, ops, 1);
+  Geom g = make_geom(*this, index, ops, 1);
   if (g.numel == 0) return;
   Launch(*this, index, s, kernel(index, "copy.cl", out.dtype, "fill", ""))
       .buf(out.buf)
       .arg(g)
       .arg(make_scalar(value, out.dtype))
-      .run1d(g.numel);
+      .run1d(items(g));
 }
 
 void GpuBackend::fill_linear(int index, StreamHandle s, const TensorRef& out, double start, double step) {

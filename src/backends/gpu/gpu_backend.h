@@ -37,6 +37,7 @@ struct Geom {  // common.cl: Geom
   int64_t numel = 0;
   int32_t ndim = 0;
   int32_t contiguous = 0;
+  int64_t row = 0;  // > 0: a work-item per row of this many elements (GEOM_FOR_EACH)
 };
 
 /// The bytes a runtime's raw_alloc reserves for a request: at least 8, whole 8-byte words, as the
@@ -86,6 +87,7 @@ struct Caps {
   bool int64_atomics = true;       // scatter_add on int64 / float64
   bool fixed_op_programs = false;  // large elementwise launches get an op-specialised program
   bool two_pass_reduce = false;    // few long reductions split over groups; raw_free must be stream-safe
+  bool row_items = false;          // strided elementwise launches take a row per work-item (CPU drivers)
   int64_t max_grid_yz = 0;         // limit on groups[1] and groups[2]; 0: none
 };
 
@@ -132,6 +134,12 @@ class GpuBackend : public backend::Backend {
              const TensorRef& idx, int dim) final;
   void im2col(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out, const Im2Col& p,
               bool reverse) final;
+  /// pool.cl, for windows without padding that do not overlap (the 2x2 pooling of CNNs); false
+  /// otherwise, and ops pool through im2col.
+  bool max_pool2d(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out, Buffer indices, int64_t planes,
+                  const Im2Col& p) final;
+  bool max_pool2d_backward(int index, StreamHandle s, ScalarType dtype, Buffer grad_out, Buffer indices,
+                           Buffer grad_in, int64_t planes, int64_t in_hw, int64_t out_hw) final;
   /// amp.cl: one launch per 16 tensors (amp.cpp).
   bool non_finite_check_and_unscale(int index, StreamHandle s, ScalarType dtype, const Buffer* tensors,
                                     const int64_t* numels, int count, float inv_scale, Buffer found_inf) final;
@@ -183,6 +191,17 @@ class GpuBackend : public backend::Backend {
   gpu::Caps caps(int index) override;                                                                          \
   std::string device_label(int index) noexcept override;
 
+/// Launches since the process started, every GPU backend and device together: kernels through
+/// Launch (the shared kernel source) and GEMM calls to a vendor BLAS (CLBlast, cuBLAS; one or
+/// more kernels each). opencl_bench reports them per training step.
+struct LaunchCounts {
+  uint64_t kernels = 0;
+  uint64_t gemms = 0;
+};
+LaunchCounts launch_counts() noexcept;
+/// A runtime adapter's vendor-BLAS GEMM call, for launch_counts().
+void count_gemm() noexcept;
+
 /// One launch being built: `Launch(b, index, s, kernel).buf(x).arg(y).run1d(n)`.
 class Launch {
  public:
@@ -200,7 +219,7 @@ class Launch {
   void run1d(int64_t n);
   /// `groups` work-groups of `local` items each, 1-D (skipped when groups == 0).
   void run_groups(int64_t groups, uint32_t local);
-  void run(const Grid& g) { b_.launch(index_, s_, k_, g, args_); }
+  void run(const Grid& g);
 
  private:
   GpuBackend& b_;

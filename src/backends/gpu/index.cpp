@@ -1,5 +1,5 @@
-// The index family (index.cl), im2col / col2im (im2col.cl) and the Philox random fills
-// (random.cl, identical to the CPU backend's stream: src/kernels/philox.h).
+// The index family (index.cl), im2col / col2im (im2col.cl), max pooling (pool.cl) and the Philox
+// random fills (random.cl, identical to the CPU backend's stream: src/kernels/philox.h).
 #include <algorithm>
 
 #include "backends/gpu/gpu_backend.h"
@@ -10,6 +10,9 @@ namespace locus::gpu {
 namespace {
 struct Im2ColArgs {  // im2col.cl
   int64_t n, c, h, w, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
+};
+struct PoolArgs {  // pool.cl
+  int64_t h, w, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw;
 };
 }  // namespace
 
@@ -53,15 +56,57 @@ void GpuBackend::index(int index, StreamHandle s, backend::IndexOp op, const Ten
 void GpuBackend::im2col(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out, const Im2Col& p,
                         bool reverse) {
   // the whole batch in one launch (it was one per image: 64 launches per convolution and pass at
-  // batch 64); the kernel grid-strides over every element of every image
+  // batch 64); the kernel grid-strides over the rows of every image, a work-item per row
   Im2ColArgs a{p.n, p.c, p.h, p.w, p.kh, p.kw, p.oh, p.ow, p.sh, p.sw, p.ph, p.pw, p.dh, p.dw};
-  int64_t n = p.n * (reverse ? p.c * p.h * p.w : p.c * p.kh * p.kw * p.oh * p.ow);
-  if (n == 0) return;
+  int64_t n = p.n * p.c * (reverse ? p.h : p.kh * p.kw * p.oh);
+  if (n == 0 || (reverse ? p.w : p.ow) == 0) return;
   Launch(*this, index, s, kernel(index, "im2col.cl", dtype, reverse ? "col2im" : "im2col", ""))
       .buf(in)
       .buf(out)
       .arg(a)
       .run1d(n);
+}
+
+bool GpuBackend::max_pool2d(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out, Buffer indices,
+                            int64_t planes, const Im2Col& p) {
+  // Without padding every window holds an element of the plane; windows that do not overlap let
+  // the backward add without atomics (each input element is in at most one window).
+  const bool disjoint = p.sh >= (p.kh - 1) * p.dh + 1 && p.sw >= (p.kw - 1) * p.dw + 1;
+  if (p.ph != 0 || p.pw != 0 || !disjoint || dtype == kBool) return false;
+  if (planes * p.oh * p.ow == 0) return true;
+  PoolArgs a{p.h, p.w, p.kh, p.kw, p.oh, p.ow, p.sh, p.sw, p.ph, p.pw, p.dh, p.dw};
+  const bool by_rows = caps(index).row_items;  // a row of outputs per item on CPU drivers
+  Launch(*this, index, s, kernel(index, "pool.cl", dtype, "max_pool2d", ""))
+      .buf(in)
+      .buf(out)
+      .buf(indices)
+      .arg(a)
+      .arg(planes)
+      .arg(int32_t{by_rows})
+      .run1d(planes * p.oh * (by_rows ? 1 : p.ow));
+  return true;
+}
+
+bool GpuBackend::max_pool2d_backward(int index, StreamHandle s, ScalarType dtype, Buffer grad_out, Buffer indices,
+                                     Buffer grad_in, int64_t planes, int64_t in_hw, int64_t out_hw) {
+  // only after max_pool2d above ran the forward: disjoint windows, so no two outputs share an index
+  TensorRef gi;
+  gi.buf = grad_in;
+  gi.dtype = dtype;
+  gi.ndim = 1;
+  gi.sizes[0] = planes * in_hw;
+  gi.strides[0] = 1;
+  fill(index, s, gi, 0);
+  if (planes * out_hw == 0) return true;
+  Launch(*this, index, s, kernel(index, "pool.cl", dtype, "max_pool2d_backward", ""))
+      .buf(grad_out)
+      .buf(indices)
+      .buf(grad_in)
+      .arg(planes)
+      .arg(in_hw)
+      .arg(out_hw)
+      .run1d(planes * out_hw);
+  return true;
 }
 
 void GpuBackend::random(int index, StreamHandle s, backend::RandomKind kind, const TensorRef& out, uint64_t seed,

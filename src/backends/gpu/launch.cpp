@@ -1,6 +1,7 @@
 // Launch plumbing shared by every GPU runtime: scalars as the kernels take them, the argument
 // pack, 1-D geometry, and the tiled GEMM fallback (gemm.cl).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -37,6 +38,21 @@ Args& Args::buf(Buffer b) {
   push(&b.base, sizeof b.base, alignof(void*));
   push(&off, sizeof off, alignof(int64_t));
   return *this;
+}
+
+namespace {
+std::atomic<uint64_t> g_kernels{0}, g_gemms{0};
+}  // namespace
+
+LaunchCounts launch_counts() noexcept {
+  return {g_kernels.load(std::memory_order_relaxed), g_gemms.load(std::memory_order_relaxed)};
+}
+
+void count_gemm() noexcept { g_gemms.fetch_add(1, std::memory_order_relaxed); }
+
+void Launch::run(const Grid& g) {
+  g_kernels.fetch_add(1, std::memory_order_relaxed);
+  b_.launch(index_, s_, k_, g, args_);
 }
 
 void Launch::run1d(int64_t n) {

@@ -47,6 +47,7 @@ void OpenCLBackend::gemm(int index, StreamHandle s, const Gemm& g) {
   size_t es = element_size(g.dtype);
   bool blas_type = g.dtype == kFloat || (g.dtype == kDouble && d.props.fp64) || (g.dtype == kHalf && d.props.fp16);
   if (blas_type && g.k > 0 && blas_layout(g, INT64_MAX)) {
+    gpu::count_gemm();
     clblast::StatusCode st;
     {
       // CLBlast fills its kernel database without a lock: two threads in a GEMM at once raced in

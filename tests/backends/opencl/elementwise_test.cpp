@@ -4,6 +4,8 @@
 #include <cmath>
 #include <functional>
 
+#include <locus/locus.h>
+
 #include "opencl_test_util.h"
 
 namespace locus::opencl::test {
@@ -314,6 +316,63 @@ TEST(OpenCLElementwise, LargeContiguousSpecializedPath) {
   expect_close(kFloat, download_as(0, kFloat, O.at(4), static_cast<size_t>(n)), want, "large relu in place");
   be().fill(0, nullptr, ref(O.at(4), kFloat, {n}), 2.5);
   expect_close(kFloat, download_as(0, kFloat, O.at(4), static_cast<size_t>(n)), std::vector<double>(want.size(), 2.5), "large fill");
+}
+
+// On a CPU driver (PoCL: Caps::row_items) strided launches whose last dim has 8 or more
+// elements take a row per work-item (GEOM_FOR_EACH); every family that uses it, against the cpu
+// device: a bias-style broadcast, a scalar op, a unary op, where, a copy with and without a dtype
+// change and a fill, each on strided or broadcast operands, with rows of 8, 19 and 37.
+TEST(OpenCLElementwise, StridedRowsMatchTheHost) {
+  LOCUS_REQUIRE_OPENCL(1);
+  const Device cl(kOpenCL, 0);
+  for (int64_t row : {8, 19, 37}) {
+    SCOPED_TRACE("row " + std::to_string(row));
+    Tensor x = locus::randn({5, 3, row}), bias = locus::randn({3, 1}), big = locus::randn({row, 3, 5});
+    Tensor xc = x.to(cl), bc = bias.to(cl), gc = big.to(cl);
+    auto same = [](const Tensor& host, const Tensor& dev, const char* what) {
+      Tensor d = dev.to(kCPU);
+      ASSERT_EQ(d.sizes().vec(), host.sizes().vec()) << what;
+      EXPECT_TRUE(locus::equal(d, host)) << what << ": max difference "
+                                         << (d.to(kDouble) - host.to(kDouble)).abs().max().item<double>();
+    };
+    same(x + bias, xc + bc, "broadcast add");
+    same(big.permute({2, 1, 0}) * 3.5, gc.permute({2, 1, 0}) * 3.5, "scalar mul, permuted");
+    same(big.permute({2, 1, 0}).relu(), gc.permute({2, 1, 0}).relu(), "relu, permuted");
+    same(locus::where(x > 0, x, bias), locus::where(xc > 0, xc, bc), "where, broadcast");
+    same(big.permute({2, 1, 0}).contiguous(), gc.permute({2, 1, 0}).contiguous(), "copy");
+    same(big.permute({2, 1, 0}).to(kHalf), gc.permute({2, 1, 0}).to(kHalf), "copy to float16");
+    Tensor f = locus::zeros({row, 3, 5}), fc = f.to(cl);
+    for (Tensor* t : {&f, &fc}) {
+      t->permute({2, 1, 0}).fill_(1.25);
+      t->permute({2, 1, 0}).select(0, 1).fill_(-2);
+    }
+    same(f, fc, "fill, permuted");
+  }
+}
+
+// gpu::launch_counts(): one kernel for an add; a float32 matmul is one vendor-BLAS call (CLBlast)
+// or, in a build without it, one launch of the tiled kernel.
+TEST(OpenCLElementwise, LaunchCountsCountKernelsAndGemmCalls) {
+  LOCUS_REQUIRE_OPENCL(1);
+  const Device cl(kOpenCL, 0);
+  Tensor a = locus::ones({64, 64}, locus::device(cl)), b = locus::ones({64, 64}, locus::device(cl));
+  locus::synchronize(cl);
+  gpu::LaunchCounts before = gpu::launch_counts();
+  Tensor c = a + b;
+  gpu::LaunchCounts after = gpu::launch_counts();
+  EXPECT_EQ(after.kernels - before.kernels, 1u);
+  EXPECT_EQ(after.gemms, before.gemms);
+  before = gpu::launch_counts();
+  Tensor m = a.matmul(b);
+  after = gpu::launch_counts();
+  if (after.gemms != before.gemms) {  // CLBlast: one call, no kernel of ours
+    EXPECT_EQ(after.gemms - before.gemms, 1u);
+    EXPECT_EQ(after.kernels, before.kernels);
+  } else {  // a build without CLBlast: the tiled kernel
+    EXPECT_EQ(after.kernels - before.kernels, 1u);
+  }
+  EXPECT_EQ(m.to(kCPU)[0][0].item<float>(), 64.0f);
+  EXPECT_EQ(c.to(kCPU)[0][0].item<float>(), 2.0f);
 }
 
 }  // namespace

@@ -69,37 +69,49 @@ TEST(OpenCLIndex, ScatterAddWithDuplicates) {
   }
 }
 
+// Against loops over every output element, for a strided (rows), dilated (columns) single image
+// and for a batch strided across and dilated down: the kernels work a row at a time, each stride
+// with its own path.
 TEST(OpenCLIndex, Im2ColAndCol2Im) {
   LOCUS_REQUIRE_OPENCL(1);
-  backend::Backend::Im2Col p;
-  p.c = 2, p.h = 4, p.w = 5, p.kh = 3, p.kw = 2, p.sh = 2, p.sw = 1, p.ph = 1, p.pw = 0, p.dh = 1, p.dw = 2;
-  p.oh = (p.h + 2 * p.ph - p.dh * (p.kh - 1) - 1) / p.sh + 1;
-  p.ow = (p.w + 2 * p.pw - p.dw * (p.kw - 1) - 1) / p.sw + 1;
-  std::vector<double> in(static_cast<size_t>(p.c * p.h * p.w));
-  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>(i) + 1;
-  int64_t rows = p.c * p.kh * p.kw, cols = p.oh * p.ow;
-  std::vector<double> want(static_cast<size_t>(rows * cols), 0);
-  std::vector<double> back(in.size(), 0);  // col2im of `want` added to zeros
-  for (int64_t c = 0; c < p.c; ++c)
-    for (int64_t ki = 0; ki < p.kh; ++ki)
-      for (int64_t kj = 0; kj < p.kw; ++kj)
-        for (int64_t oy = 0; oy < p.oh; ++oy)
-          for (int64_t ox = 0; ox < p.ow; ++ox) {
-            int64_t y = oy * p.sh - p.ph + ki * p.dh, x = ox * p.sw - p.pw + kj * p.dw;
-            size_t o = static_cast<size_t>(((c * p.kh + ki) * p.kw + kj) * cols + oy * p.ow + ox);
-            if (y >= 0 && y < p.h && x >= 0 && x < p.w) {
-              size_t src = static_cast<size_t>((c * p.h + y) * p.w + x);
-              want[o] = in[src];
-              back[src] += in[src];
-            }
-          }
-  auto I = upload_as(0, kFloat, in, 12);
-  DevMem O(0, want.size() * 4 + 64);
-  be().im2col(0, nullptr, kFloat, I->at(12), O.at(4), p, false);
-  expect_close(kFloat, download_as(0, kFloat, O.at(4), want.size()), want, "im2col");
-  auto Z = upload_as(0, kFloat, std::vector<double>(in.size(), 0));
-  be().im2col(0, nullptr, kFloat, Z->at(), O.at(4), p, true);
-  expect_close(kFloat, download_as(0, kFloat, Z->at(), in.size()), back, "col2im");
+  auto check = [](backend::Backend::Im2Col p) {
+    p.oh = (p.h + 2 * p.ph - p.dh * (p.kh - 1) - 1) / p.sh + 1;
+    p.ow = (p.w + 2 * p.pw - p.dw * (p.kw - 1) - 1) / p.sw + 1;
+    std::vector<double> in(static_cast<size_t>(p.n * p.c * p.h * p.w));
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>(i) + 1;
+    int64_t rows = p.c * p.kh * p.kw, cols = p.oh * p.ow;
+    std::vector<double> want(static_cast<size_t>(p.n * rows * cols), 0);
+    std::vector<double> back(in.size(), 0);  // col2im of `want` added to zeros
+    for (int64_t n = 0; n < p.n; ++n)
+      for (int64_t c = 0; c < p.c; ++c)
+        for (int64_t ki = 0; ki < p.kh; ++ki)
+          for (int64_t kj = 0; kj < p.kw; ++kj)
+            for (int64_t oy = 0; oy < p.oh; ++oy)
+              for (int64_t ox = 0; ox < p.ow; ++ox) {
+                int64_t y = oy * p.sh - p.ph + ki * p.dh, x = ox * p.sw - p.pw + kj * p.dw;
+                size_t o = static_cast<size_t>((n * rows + (c * p.kh + ki) * p.kw + kj) * cols + oy * p.ow + ox);
+                if (y >= 0 && y < p.h && x >= 0 && x < p.w) {
+                  size_t src = static_cast<size_t>(((n * p.c + c) * p.h + y) * p.w + x);
+                  want[o] = in[src];
+                  back[src] += in[src];
+                }
+              }
+    const std::string what = "n=" + std::to_string(p.n) + " stride " + std::to_string(p.sh) + "x" +
+                             std::to_string(p.sw) + ": ";
+    auto I = upload_as(0, kFloat, in, 12);
+    DevMem O(0, want.size() * 4 + 64);
+    be().im2col(0, nullptr, kFloat, I->at(12), O.at(4), p, false);
+    expect_close(kFloat, download_as(0, kFloat, O.at(4), want.size()), want, what + "im2col");
+    auto Z = upload_as(0, kFloat, std::vector<double>(in.size(), 0));
+    be().im2col(0, nullptr, kFloat, Z->at(), O.at(4), p, true);
+    expect_close(kFloat, download_as(0, kFloat, Z->at(), in.size()), back, what + "col2im");
+  };
+  backend::Backend::Im2Col a;
+  a.n = 1, a.c = 2, a.h = 4, a.w = 5, a.kh = 3, a.kw = 2, a.sh = 2, a.sw = 1, a.ph = 1, a.pw = 0, a.dh = 1, a.dw = 2;
+  check(a);
+  backend::Backend::Im2Col b;
+  b.n = 3, b.c = 2, b.h = 6, b.w = 7, b.kh = 2, b.kw = 3, b.sh = 1, b.sw = 2, b.ph = 0, b.pw = 1, b.dh = 2, b.dw = 1;
+  check(b);
 }
 
 }  // namespace
