@@ -262,6 +262,19 @@ class Backend {
                          Buffer exp_avg_sq, Buffer max_sq, int64_t n, const Adam& a) {
     return false;
   }
+  /// Optional: adam_step's arithmetic out of place, for devices whose kernels run asynchronously
+  /// (a launch may still be refused): reads `in` and `grad`, writes the new parameter and moments
+  /// to `out` (max_sq only with AMSGrad: base null otherwise), and leaves `in` as it was; the
+  /// optimizer swaps the outputs in once every parameter's update was enqueued (optim/adam.cpp).
+  /// All buffers hold n contiguous elements of dtype. Returns false when the backend has no such
+  /// kernel for dtype: the optimizer then composes the update from tensor ops.
+  struct AdamBuffers {
+    Buffer param, exp_avg, exp_avg_sq, max_sq;
+  };
+  virtual bool adam_step_into(int index, StreamHandle s, ScalarType dtype, const AdamBuffers& out,
+                              const AdamBuffers& in, Buffer grad, int64_t n, const Adam& a) {
+    return false;
+  }
   /// Optional fused pass of amp::GradScaler (PyTorch's _amp_foreach_non_finite_check_and_unscale_):
   /// multiplies in place every element of the `count` contiguous tensors (tensors[i]: numels[i]
   /// elements of the floating type `dtype`) by inv_scale, and sets the float32 at found_inf to 1

@@ -20,6 +20,13 @@ bool fused_adam_step(Tensor& p, const Tensor& grad, Tensor& exp_avg, Tensor& exp
 /// layout fits and the backend's kernel for p's dtype runs synchronously (adam_step_in_place).
 bool fused_adam_in_place(const Tensor& p, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                          const Tensor* max_sq);
+/// The fused step out of place: the new parameter and moments of one Adam/AdamW update in new
+/// dense tensors (new_p, new_m, new_v, and new_max without amsgrad's max_sq null), computed by the
+/// backend's one-pass kernel (Backend::adam_step_into) from tensors that stay as they are. False
+/// when the layout does not fit (as fused_adam_step) or the backend has no such kernel.
+bool fused_adam_into(const Tensor& p, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                     const Tensor* max_sq, Tensor& new_p, Tensor& new_m, Tensor& new_v, Tensor* new_max,
+                     const backend::Backend::Adam& a);
 /// Makes `dst` hold `fresh`'s values (same sizes, dtype and device; `fresh` is dropped after).
 /// When both are dense over the whole of storages from one allocator, their memory is swapped:
 /// nothing can fail, and views of dst's storage see the new values. Otherwise dst.copy_(fresh),

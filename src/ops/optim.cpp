@@ -54,4 +54,25 @@ bool fused_adam_step(Tensor& p, const Tensor& g, Tensor& exp_avg, Tensor& exp_av
                                   max_sq != nullptr ? ref(*max_sq, "adam").buf : backend::Buffer{}, p.numel(), a);
 }
 
+bool fused_adam_into(const Tensor& p, const Tensor& g, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                     const Tensor* max_sq, Tensor& new_p, Tensor& new_m, Tensor& new_v, Tensor* new_max,
+                     const backend::Backend::Adam& a) {
+  if (!fused_adam_fits(p, g, exp_avg, exp_avg_sq, max_sq)) return false;
+  Device d = p.device();
+  auto fresh = [&] { return locus::detail::make_empty(p.sizes(), p.scalar_type(), d); };
+  Tensor np = fresh(), nm = fresh(), nv = fresh(), nx = max_sq != nullptr ? fresh() : Tensor();
+  backend::Backend::AdamBuffers out{ref(np, "adam").buf, ref(nm, "adam").buf, ref(nv, "adam").buf,
+                                    nx.defined() ? ref(nx, "adam").buf : backend::Buffer{}};
+  backend::Backend::AdamBuffers in{ref(p, "adam").buf, ref(exp_avg, "adam").buf, ref(exp_avg_sq, "adam").buf,
+                                   max_sq != nullptr ? ref(*max_sq, "adam").buf : backend::Buffer{}};
+  if (!backend_for(d).adam_step_into(device_index(d), current_stream(d), p.scalar_type(), out, in,
+                                     ref(g, "adam").buf, p.numel(), a))
+    return false;
+  new_p = std::move(np);
+  new_m = std::move(nm);
+  new_v = std::move(nv);
+  if (new_max != nullptr) *new_max = std::move(nx);
+  return true;
+}
+
 }  // namespace locus::ops

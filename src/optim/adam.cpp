@@ -55,11 +55,15 @@ backend::Backend::Adam fused_args(const Hyper& h, int64_t step) {
   return a;
 }
 
-// Phase 2 for one parameter: torch.optim.Adam's arithmetic (single-tensor path) into new tensors.
+// Phase 2 for one parameter: torch.optim.Adam's arithmetic (single-tensor path) into new tensors,
+// by the backend's one-pass kernel where it has one (a GPU's: one launch), else composed.
 void compute(Update& u) {
   const Hyper& h = u.h;
   backend::Backend::Adam a = fused_args(h, u.s->step + 1);
   Tensor g = u.p.grad();
+  if (ops::fused_adam_into(u.p, g, u.m, u.v, h.amsgrad ? &u.mx : nullptr, u.np, u.nm, u.nv,
+                           h.amsgrad ? &u.nmx : nullptr, a))
+    return;
   if (h.wd != 0 && !h.decoupled) g = g + u.p * h.wd;
   u.nm = u.m.mul(h.b1);
   u.nm.add_(g, 1 - h.b1);

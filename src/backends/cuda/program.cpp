@@ -58,6 +58,7 @@ const std::vector<KernelUse>& kernel_uses() {
       {"im2col.cl", "col2im", false},         {"random.cl", "random_fill", false},
       {"gemm.cl", "gemm_tiled", false},       {"amp.cl", "amp_unscale", true},
       {"pool.cl", "max_pool2d", false},       {"pool.cl", "max_pool2d_backward", false},
+      {"optim.cl", "adam_step", true},
   };
   return uses;
 }

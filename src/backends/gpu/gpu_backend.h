@@ -140,6 +140,9 @@ class GpuBackend : public backend::Backend {
                   const Im2Col& p) final;
   bool max_pool2d_backward(int index, StreamHandle s, ScalarType dtype, Buffer grad_out, Buffer indices,
                            Buffer grad_in, int64_t planes, int64_t in_hw, int64_t out_hw) final;
+  /// optim.cl: one launch per parameter, float32 and float64 (optim.cpp).
+  bool adam_step_into(int index, StreamHandle s, ScalarType dtype, const AdamBuffers& out, const AdamBuffers& in,
+                      Buffer grad, int64_t n, const Adam& a) final;
   /// amp.cl: one launch per 16 tensors (amp.cpp).
   bool non_finite_check_and_unscale(int index, StreamHandle s, ScalarType dtype, const Buffer* tensors,
                                     const int64_t* numels, int count, float inv_scale, Buffer found_inf) final;
