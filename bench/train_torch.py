@@ -7,9 +7,13 @@ batches, then the test accuracy. Prints one line per epoch and a final line
   RESULT <model> cpu <epoch seconds (median over epochs)> <test accuracy %>
 after a first line saying what ran:
   CONFIG torch <version> blas <BLAS_INFO> isa <CPU capability> threads <n>
+and, last, the process's memory in KiB (the resident set after the imports, i.e. the interpreter,
+numpy and torch with no data yet; the resident set once the data is read and the model built; the
+largest resident set, getrusage's ru_maxrss):
+  MEMORY startup_rss_kib <n> before_training_rss_kib <n> max_rss_kib <n>
 Run it as PyTorch runs best here: OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=1 (bench/run-train).
 """
-import argparse, gzip, os, re, struct, sys, time
+import argparse, gzip, os, re, resource, struct, sys, time
 
 import numpy as np
 import torch
@@ -61,7 +65,20 @@ def config_line(threads):
     return f"CONFIG torch {torch.__version__} blas {blas} isa {isa} threads {threads}"
 
 
+def resident_kib():
+    """The resident set now, in KiB (VmRSS in /proc/self/status); -1 where there is none."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return -1
+
+
 def main():
+    startup_kib = resident_kib()  # the interpreter, numpy and torch imported; no data yet
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="cnn", choices=["mlp", "cnn"])
     ap.add_argument("--epochs", type=int, default=1)
@@ -78,6 +95,7 @@ def main():
     xte, yte = load(a.data, "t10k")
     model = model_for(a.model)
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
+    before_training_kib = resident_kib()
     times = []
     acc = 0.0
     for epoch in range(1, a.epochs + 1):
@@ -102,6 +120,9 @@ def main():
         print(f"pytorch {a.model} epoch {epoch}: train {train_s:.2f}s, test accuracy {acc:.2f}%", flush=True)
     times.sort()
     print(f"RESULT {a.model} cpu {times[len(times) // 2]:.3f} {acc:.2f}")
+    # ru_maxrss is in KiB on Linux (as locus-train's max RSS)
+    max_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(f"MEMORY startup_rss_kib {startup_kib} before_training_rss_kib {before_training_kib} max_rss_kib {max_kib}")
 
 
 if __name__ == "__main__":

@@ -77,9 +77,13 @@ Tensor read_idx(const std::string& path, int expected_dims) {
   if (have > count)
     fail(path, "corrupt: " + std::to_string(have - count) + " bytes after the " + std::to_string(count) +
                    " bytes of data the header promises.");
-  Tensor t = empty(sizes, kByte);
-  if (count > 0) std::memcpy(t.data_ptr(), b.data() + header, count);
-  return t;
+  if (count == 0) return empty(sizes, kByte);
+  // The tensor wraps the bytes just read instead of a copy from the cpu allocator: MNIST converts
+  // them to float and drops them, and the allocator would have kept a block that size in its cache
+  // for the rest of the process (52 MiB of resident set for Fashion-MNIST's two splits, never
+  // reused; docs/benchmarks.md, "Peak memory"). The vector goes when the last tensor using it does.
+  auto bytes = std::make_shared<std::vector<unsigned char>>(std::move(b));
+  return from_blob(bytes->data() + header, sizes, [bytes](void*) {}, kByte);
 }
 
 }  // namespace detail

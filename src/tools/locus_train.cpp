@@ -1,7 +1,10 @@
 // locus-train: trains a Fashion-MNIST classifier (MLP or CNN) on the best device, the way every
 // tutorial does: choose the device, move the model once, move every batch, train, evaluate, save.
 // Progress bar on a terminal, a line every few seconds otherwise; per epoch the train loss, test
-// accuracy, time and the device's peak memory; --plot writes the curves as SVG. `locus-train --help`.
+// accuracy, time and the device's peak memory, and at the end a memory line (the allocator's peak
+// over the whole run and the process's resident set); --plot writes the curves as SVG.
+// `locus-train --help`.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -258,6 +261,23 @@ std::string mib(int64_t bytes) {
   return b;
 }
 
+/// The process's resident set now, in KiB (VmRSS in /proc/self/status); -1 where there is none.
+int64_t resident_kib() {
+  std::ifstream f("/proc/self/status");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::atoll(line.c_str() + 6);
+  return -1;
+}
+
+/// The process's largest resident set so far, in KiB (getrusage's ru_maxrss, which Linux counts in
+/// KiB; it is what Python's resource.getrusage reports for the PyTorch side of bench/run-train).
+int64_t max_resident_kib() {
+  rusage u{};
+  return getrusage(RUSAGE_SELF, &u) == 0 ? static_cast<int64_t>(u.ru_maxrss) : -1;
+}
+
+std::string kib_as_mib(int64_t kib) { return kib < 0 ? std::string("unknown") : mib(kib * 1024); }
+
 std::string seconds(double s) {
   char b[32];
   if (s >= 60)
@@ -377,7 +397,18 @@ class TrainSampler : public data::samplers::Sampler {
 };
 
 // ---- training ----------------------------------------------------------------------------------
-int run(const Args& a) {
+/// The allocator's peaks over the whole run: each epoch resets the device's counters (so that its
+/// line shows that epoch's peak), and this keeps the largest seen before each reset.
+struct RunPeak {
+  int64_t allocated = 0, reserved = 0;
+  void note(locus::Device d) {
+    allocated = std::max(allocated, locus::max_memory_allocated(d));
+    reserved = std::max(reserved, locus::max_memory_reserved(d));
+  }
+};
+
+/// `startup_kib`: the resident set when main began (the program and its libraries, no data yet).
+int run(const Args& a, int64_t startup_kib) {
   int rank = 0, world = 1;
   if (a.distributed) {
     locus::distributed::init_process_group(locus::distributed::Backend::Auto);
@@ -464,10 +495,13 @@ int run(const Args& a) {
     std::cout << "amp: autocast to " << locus::dtype_name(amp_dtype) << " on " << device.str()
               << " (float32 weights and losses)" << (scaler.is_enabled() ? ", GradScaler" : "") << "\n";
   int64_t step_count = 0, last_skipped_step = -1;
+  const int64_t before_training_kib = resident_kib();  // data read, model built
+  RunPeak run_peak;
 
   std::vector<std::pair<double, double>> loss_curve, acc_curve;
   double best = 0, total_time = 0, last_acc = 0;
   for (int64_t epoch = first_epoch; epoch <= a.epochs; ++epoch) {
+    run_peak.note(device);  // loading, or the previous epoch
     locus::reset_peak_memory_stats(device);
     auto t0 = Clock::now();
     model->train();
@@ -542,8 +576,18 @@ int run(const Args& a) {
     if (!a.save.empty() && rank == 0) save_checkpoint(a.save, *model, optimizer, a.model, epoch);
   }
   if (rank != 0) return 0;
+  run_peak.note(device);
   std::printf("summary: %s on %s, final test accuracy %.2f%% (best %.2f%%), %s in all\n", a.model.c_str(),
               device.str().c_str(), last_acc, best, seconds(total_time).c_str());
+  // bench/run-train parses this line (docs/benchmarks.md, "Peak memory").
+  std::printf("memory: allocator peak on %s %s allocated, %s reserved (the whole run)", device.str().c_str(),
+              mib(run_peak.allocated).c_str(), mib(run_peak.reserved).c_str());
+  if (const locus::Device cpu(locus::kCPU); !device.is_cpu())  // the datasets, and each batch before its copy
+    std::printf(", on cpu %s allocated, %s reserved", mib(locus::max_memory_allocated(cpu)).c_str(),
+                mib(locus::max_memory_reserved(cpu)).c_str());
+  std::printf("; process resident set %s at start-up, %s before training, %s at most (max RSS)\n",
+              kib_as_mib(startup_kib).c_str(), kib_as_mib(before_training_kib).c_str(),
+              kib_as_mib(max_resident_kib()).c_str());
   if (!a.save.empty()) std::printf("checkpoint: %s\n", a.save.c_str());
   if (!a.plot.empty()) {
     write_svg(a.plot, loss_curve, acc_curve, "locus-train " + a.model + " on " + device.str());
@@ -555,9 +599,10 @@ int run(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const int64_t startup_kib = resident_kib();  // before --device starts a backend
   Args args = parse(argc, argv);
   try {
-    return run(args);
+    return run(args, startup_kib);
   } catch (const locus::OutOfMemoryError& e) {
     std::cout << std::endl;
     std::cerr << "locus-train: out of memory at batch size " << args.batch_size << ": " << e.what()

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "locus/data.h"
+#include "locus/memory.h"
 #include "testing.h"
 
 namespace fs = std::filesystem;
@@ -150,6 +151,18 @@ TEST(FashionMnist, FoundAtTheDebianPathByDefault) {
   EXPECT_LE(test.images().max().item<float>(), 1.0f);
   // Every class holds 1,000 test images.
   for (int c = 0; c < 10; ++c) EXPECT_EQ(test.targets().eq(c).sum().item<int64_t>(), 1000);
+}
+
+// Reading a split leaves nothing in the cpu allocator's cache: the file's bytes are not copied into
+// an allocator block that would stay cached, unused, once converted to float (mnist.cpp, read_idx).
+TEST(FashionMnist, LoadingLeavesNoCachedBlocks) {
+  const locus::Device cpu("cpu");
+  auto cached = [&] { return locus::memory_reserved(cpu) - locus::memory_allocated(cpu); };
+  const int64_t before = cached();
+  MNIST train(MNIST::Mode::kTrain);
+  EXPECT_EQ(train.images().sizes(), locus::IntArrayRef({60000, 1, 28, 28}));
+  EXPECT_EQ(values(train.targets().narrow(0, 0, 3)), (std::vector<double>{9, 0, 0}));
+  EXPECT_EQ(cached(), before);
 }
 
 TEST(FashionMnist, BatchedPipelineEqualsThePerExampleOne) {

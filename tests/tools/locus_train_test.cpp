@@ -134,6 +134,29 @@ TEST(LocusTrainTool, AmpTrainsInBf16AndFp16) {
   EXPECT_EQ(out3, "locus-train: --amp must be bf16 or fp16, got 'fp32'; see --help\n");
 }
 
+// The last lines end with "memory: ...", which bench/run-train parses: the allocator's peaks over
+// the whole run (the datasets included: they are read before the first epoch resets the counters)
+// and the process's resident set at start-up, before training and at most.
+TEST(LocusTrainTool, PrintsPeakMemory) {
+  ASSERT_TRUE(have_dataset()) << "dataset-fashion-mnist is not installed; scripts/install-deps installs it";
+  auto [rc, out] = train("--device cpu --model mlp --limit 2 --epochs 2 --workers 0");
+  ASSERT_EQ(rc, 0) << out;
+  size_t at = out.find("\nmemory: allocator peak on cpu ");
+  ASSERT_NE(at, std::string::npos) << out;
+  double alloc = 0, reserved = 0, start = 0, before = 0, max = 0;
+  ASSERT_EQ(std::sscanf(out.c_str() + at + 1,
+                        "memory: allocator peak on cpu %lf MiB allocated, %lf MiB reserved (the whole run); process "
+                        "resident set %lf MiB at start-up, %lf MiB before training, %lf MiB at most (max RSS)",
+                        &alloc, &reserved, &start, &before, &max), 5) << out;
+  const double images_mib = 70000.0 * 784 * 4 / (1 << 20);  // both splits as float32
+  EXPECT_GE(alloc, images_mib) << out;
+  EXPECT_GE(reserved, alloc) << out;
+  EXPECT_GT(start, 0) << out;
+  EXPECT_GE(before, start + images_mib) << out;  // the images are written, so resident
+  EXPECT_GE(max, before) << out;
+  EXPECT_GE(max, alloc) << out;  // every allocated byte of the peak was written
+}
+
 TEST(LocusTrainTool, RejectsBadFlagsPointingToHelp) {
   for (const char* args : {"--model foo", "--epochs 0", "--bogus", "--epochs", "--scheduler step", "--lr -1",
                            "--epochs=0", "--pin-memory=yes"}) {
