@@ -324,10 +324,14 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     mean = running_mean;
     var = running_var;
   }
-  Tensor out = (input - mean.view(bshape)) * (var.view(bshape) + o.eps()).rsqrt();
-  if (o.weight().defined()) out = out * o.weight().view(bshape);
-  if (o.bias().defined()) out = out + o.bias().view(bshape);
-  return out;
+  // As PyTorch's CPU kernel: a per-channel scale and shift, folded before they meet the input, so
+  // the full-size work is one multiply and one add (and their backward), not four ops on the input
+  // (train_step_wide_cnn_bn_adam, docs/benchmarks.md).
+  Tensor scale = (var + o.eps()).rsqrt();
+  if (o.weight().defined()) scale = scale * o.weight();
+  Tensor shift = -(mean * scale);
+  if (o.bias().defined()) shift = shift + o.bias();
+  return input * scale.view(bshape) + shift.view(bshape);
 }
 
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& o) {

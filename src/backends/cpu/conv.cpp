@@ -43,11 +43,12 @@ void im2col_fwd(const T* in, T* col, const P& p) {
           for (int64_t x = 0; x < x0; ++x) d[x] = T(0);
           for (int64_t x = x0; x < x1; ++x) d[x] = src[iw0 + x];
           for (int64_t x = x1; x < p.ow; ++x) d[x] = T(0);
-        } else {
-          for (int64_t x = 0; x < p.ow; ++x) {
-            int64_t iw = x * p.sw + iw0;
-            d[x] = (iw >= 0 && iw < p.w) ? src[iw] : T(0);
-          }
+        } else {  // strided: the in-bounds x range [x0, x1) first, then a loop without a test
+          int64_t x0 = std::min<int64_t>(p.ow, iw0 >= 0 ? 0 : (-iw0 + p.sw - 1) / p.sw);
+          int64_t x1 = std::max<int64_t>(x0, std::min<int64_t>(p.ow, (p.w - iw0 + p.sw - 1) / p.sw));
+          for (int64_t x = 0; x < x0; ++x) d[x] = T(0);
+          for (int64_t x = x0; x < x1; ++x) d[x] = src[x * p.sw + iw0];
+          for (int64_t x = x1; x < p.ow; ++x) d[x] = T(0);
         }
       }
     }

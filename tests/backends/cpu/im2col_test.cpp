@@ -42,7 +42,10 @@ std::vector<double> conv_ref(const P& p, int64_t f, const std::vector<double>& i
 TEST(CpuIm2Col, MatchesDirectConvolution) {
   struct Case { int64_t c, h, w, k, s, pad, d, f; };
   for (Case cs : {Case{1, 5, 5, 3, 1, 0, 1, 2}, Case{3, 7, 6, 3, 1, 1, 1, 4}, Case{2, 9, 8, 3, 2, 1, 1, 3},
-                  Case{2, 10, 10, 3, 1, 2, 2, 2}, Case{4, 6, 5, 1, 1, 0, 1, 3}, Case{1, 4, 4, 5, 1, 3, 1, 1}}) {
+                  Case{2, 10, 10, 3, 1, 2, 2, 2}, Case{4, 6, 5, 1, 1, 0, 1, 3}, Case{1, 4, 4, 5, 1, 3, 1, 1},
+                  // strided: stride 3, padding wider than the window, dilation, a strided 1x1, stride 2 on 32
+                  Case{2, 11, 10, 3, 3, 1, 1, 2}, Case{1, 7, 8, 3, 2, 4, 1, 2}, Case{2, 12, 13, 3, 2, 2, 2, 3},
+                  Case{3, 9, 7, 1, 2, 0, 1, 2}, Case{2, 32, 32, 3, 2, 1, 1, 2}}) {
     P p = params(cs.c, cs.h, cs.w, cs.k, cs.s, cs.pad, cs.d);
     std::vector<double> in(static_cast<size_t>(p.c * p.h * p.w)), wt(static_cast<size_t>(cs.f * p.c * p.kh * p.kw));
     for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>(static_cast<int>(i % 13) - 6);
