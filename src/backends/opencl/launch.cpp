@@ -22,7 +22,7 @@ gpu::Caps OpenCLBackend::caps(int index) {
   c.int64_atomics = d.int64_atomics;
   c.fixed_op_programs = true;  // 3x on PoCL (gpu/elementwise.cpp)
   c.two_pass_reduce = true;    // clReleaseMemObject waits for the kernels that use the buffer
-  c.row_items = d.props.runs_on_host_cpu;  // PoCL and other CPU drivers (gpu/elementwise.cpp)
+  c.row_items = d.row_items;  // PoCL and other CPU drivers (gpu/elementwise.cpp), LOCUS_OPENCL_ROW_ITEMS
   return c;
 }
 

@@ -111,6 +111,18 @@ Runtime::Runtime() : DeviceTable("opencl", "OpenCL") {
     }
   }
 
+  bool row_items = true;  // on CPU drivers (Caps::row_items)
+  if (const char* r = std::getenv("LOCUS_OPENCL_ROW_ITEMS"); r && *r) {
+    const std::string v = r;
+    if (v == "0") {
+      row_items = false;
+    } else if (v != "1") {
+      reason_ = "LOCUS_OPENCL_ROW_ITEMS=\"" + v + "\" is neither 0 nor 1: set 0 for a work-item per element on "
+                "every device (as a GPU runs the kernels), or 1 (the default: a row per item on CPU drivers)";
+      return;
+    }
+  }
+
   struct Candidate {
     int rank;
     size_t plat;
@@ -190,6 +202,7 @@ Runtime::Runtime() : DeviceTable("opencl", "OpenCL") {
     pr.fp64 = has_ext(exts, "cl_khr_fp64") || device_val<cl_device_fp_config>(c.id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
     pr.is_gpu = c.rank == 0;
     pr.runs_on_host_cpu = c.rank == 2;
+    d->row_items = pr.runs_on_host_cpu && row_items;
     pr.host_addressable = false;
     pr.extra = "platform: " + d->platform_name + " " + platform_str(plats[c.plat], CL_PLATFORM_VERSION) +
                "; " + device_str(c.id, CL_DEVICE_OPENCL_C_VERSION) +

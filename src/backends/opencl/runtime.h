@@ -33,6 +33,9 @@ struct ClDevice {
   size_t max_alloc = 0;       // CL_DEVICE_MAX_MEM_ALLOC_SIZE
   size_t global_mem = 0;      // CL_DEVICE_GLOBAL_MEM_SIZE
   bool int64_atomics = false;
+  // Caps::row_items: a CPU driver, unless LOCUS_OPENCL_ROW_ITEMS=0 asks for an item per element
+  // (what a GPU runs; the tests run those kernel paths on PoCL with it)
+  bool row_items = false;
   // PoCL compiles each kernel variant on its worker threads at first execution. A process that
   // exits while such a compile runs crashes inside LLVM (its static objects are torn down under
   // the compile), so on these drivers the first launch of each variant waits for completion.

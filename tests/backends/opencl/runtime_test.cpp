@@ -54,6 +54,37 @@ TEST(OpenCLRuntime, DISABLED_FilterChild) {
   }
 }
 
+// LOCUS_OPENCL_ROW_ITEMS, read once per process like the filter: 0 turns Caps::row_items off (the
+// kernels' item-per-element paths, as a GPU runs them), 1 keeps the default, anything else leaves
+// no device and says why.
+TEST(OpenCLRuntime, DISABLED_RowItemsChild) {
+  const char* expect = std::getenv("LOCUS_TEST_EXPECT_ROW_ITEMS");
+  ASSERT_NE(expect, nullptr) << "runs as a child of OpenCLRuntime.RowItemsSetting";
+  if (std::string(expect) == "none") {
+    EXPECT_EQ(be().device_count(), 0);
+    EXPECT_NE(be().unavailable_reason().find("LOCUS_OPENCL_ROW_ITEMS=\"2\" is neither 0 nor 1"), std::string::npos)
+        << be().unavailable_reason();
+    return;
+  }
+  ASSERT_GE(be().device_count(), 1) << be().unavailable_reason();
+  EXPECT_EQ(static_cast<gpu::GpuBackend&>(be()).caps(0).row_items, std::string(expect) == "1");
+}
+
+TEST(OpenCLRuntime, RowItemsSetting) {
+  LOCUS_REQUIRE_OPENCL(1);
+  if (!be().props(0).runs_on_host_cpu) GTEST_SKIP() << "opencl:0 is not a CPU driver: row items are off anyway";
+  auto run = [](const std::string& value, const std::string& expect) {
+    std::string cmd = "LOCUS_OPENCL_ROW_ITEMS='" + value + "' LOCUS_TEST_EXPECT_ROW_ITEMS=" + expect + " /proc/" +
+                      std::to_string(getpid()) +
+                      "/exe --gtest_also_run_disabled_tests --gtest_filter=OpenCLRuntime.DISABLED_RowItemsChild"
+                      " > /dev/null 2>&1";
+    return std::system(cmd.c_str());
+  };
+  EXPECT_EQ(run("0", "0"), 0);
+  EXPECT_EQ(run("1", "1"), 0);
+  EXPECT_EQ(run("2", "none"), 0);
+}
+
 TEST(OpenCLRuntime, DeviceFilter) {
   LOCUS_REQUIRE_OPENCL(1);
   auto run = [](const std::string& filter, int expect) {
