@@ -11,6 +11,8 @@
 
 #include <algorithm>
 
+#include "backends/cpu/convert.h"
+
 namespace locus::cpu::conv_avx2 {
 int64_t block_rows(int64_t n, int64_t b) {
   const int64_t blocks = (n + kRows - 1) / kRows;
@@ -26,7 +28,10 @@ int64_t block_rows(int64_t n, int64_t b) {
 namespace locus::cpu::conv_avx2 {
 
 bool available() {
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  // LOCUS_CPU_ISA=generic/portable (convert_level()) turns them off as well: the tests run the
+  // portable convolution and pooling on any CPU that way (backends.cpu_conv_generic)
+  static const bool ok =
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && convert_level() >= ConvertLevel::kAvx2;
   return ok;
 }
 

@@ -14,7 +14,8 @@ constexpr int64_t kRows = 6;   // output channels (forward) or column rows (inpu
 /// 6, 6, 5, 5, 5, 5 rather than five 6s and a 2, which would run at a third of the speed).
 int64_t block_rows(int64_t n, int64_t b);
 
-/// Whether this CPU runs the kernels (AVX2 and FMA); the callers use GEMMs otherwise.
+/// Whether this CPU runs the kernels (AVX2 and FMA, and LOCUS_CPU_ISA not capped below avx2); the
+/// callers use GEMMs otherwise.
 bool available();
 
 /// w [oc, k] rearranged for forward (oc * k floats).
