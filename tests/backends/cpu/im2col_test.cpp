@@ -1,8 +1,12 @@
 // CPU backend: im2col + gemm against a direct convolution, col2im as its adjoint, the convolution
 // kernel and the max-pool backward.
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
+#include "backends/cpu/conv_avx2.h"
+#include "backends/cpu/convert.h"
 #include "cpu_testing.h"
 #include "locus/parallel.h"
 
@@ -220,6 +224,20 @@ TEST(CpuConv2d, NonFiniteValuesStayWhereTheyBelong) {
 
 // The weight and bias gradients sum over images in fixed blocks: bit for bit the same with one
 // pool thread or two (float, inexact sums, 37 images so the blocks are uneven).
+// The AVX2 kernels run where the CPU has AVX2 and FMA unless LOCUS_CPU_ISA caps the level below
+// avx2 (ctest backends.cpu_conv_generic runs this with LOCUS_CPU_ISA=generic: off there).
+TEST(CpuConv2d, Avx2KernelsFollowLocusCpuIsa) {
+#if defined(__x86_64__)
+  const bool cpu_has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  EXPECT_EQ(cpu::conv_avx2::available(), cpu_has && cpu::convert_level() >= cpu::ConvertLevel::kAvx2);
+  const char* isa = std::getenv("LOCUS_CPU_ISA");
+  if (isa != nullptr && (std::string(isa) == "generic" || std::string(isa) == "portable"))
+    EXPECT_FALSE(cpu::conv_avx2::available());
+#else
+  EXPECT_FALSE(cpu::conv_avx2::available());
+#endif
+}
+
 TEST(CpuConv2d, GradientsDoNotDependOnTheThreadCount) {
   P p = params(3, 9, 11, 3, 1, 1, 1);
   p.n = 37;
