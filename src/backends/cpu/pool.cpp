@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "backends/cpu/conv_avx2.h"
+#include "backends/cpu/convert.h"
 #include "backends/cpu/kernels.h"
 
 namespace locus::cpu {
@@ -46,8 +47,11 @@ LOCUS_CPU_CLONES void pool_rows(const compute_t<T>* __restrict h, const int32_t*
 // the vertical pass over all their output rows at once (rows of 7 or 14 are too short for a
 // vector loop each). h and hp hold planes * 2 * oh * ow elements, plus 8 (the float kernel reads
 // past the last row when rows are narrower than a vector). Needs p.h * p.w < 2^31.
+// of: a float buffer of planes * oh * ow + 8 for 16-bit T (the float kernel's outputs, converted
+// to T in one vector pass: a maximum is one of the inputs, so the conversion is exact), else null.
 template <class T>
-void pool2x2_planes(const T* in, T* o, int64_t* ix, int64_t planes, const P& p, compute_t<T>* h, int32_t* hp) {
+void pool2x2_planes(const T* in, T* o, int64_t* ix, int64_t planes, const P& p, compute_t<T>* h, int32_t* hp,
+                    float* of) {
   const int64_t ow = p.ow, hl = 2 * p.oh * ow;  // pair maxima per plane
   for (int64_t q = 0; q < planes; ++q) {
     const T* plane = in + q * p.h * p.w;
@@ -59,9 +63,15 @@ void pool2x2_planes(const T* in, T* o, int64_t* ix, int64_t planes, const P& p, 
     }
   }
   const int64_t rows = planes * p.oh;
+  static const bool avx2 = conv_avx2::available();
   if constexpr (std::is_same_v<T, float>) {
-    static const bool avx2 = conv_avx2::available();
     if (avx2) return conv_avx2::max_pool_rows(h, hp, o, ix, ow, rows);
+  } else if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>) {
+    if (avx2) {
+      conv_avx2::max_pool_rows(h, hp, of, ix, ow, rows);
+      if constexpr (std::is_same_v<T, BFloat16>) return float_to_bf16(of, o, rows * ow);
+      else return float_to_half(of, o, rows * ow);
+    }
   }
   for (int64_t y = 0; y < rows; ++y) pool_rows<T>(h + 2 * y * ow, hp + 2 * y * ow, o + y * ow, ix + y * ow, ow);
 }
@@ -79,8 +89,10 @@ void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const P& p)
       const int64_t group = std::max<int64_t>(1, 4096 / (2 * l));
       std::vector<C> h(static_cast<size_t>(group * 2 * l + 8));
       std::vector<int32_t> hp(h.size());
+      std::vector<float> of(is_half_v<T> ? static_cast<size_t>(group * l + 8) : 0);
       for (int64_t q = b; q < e; q += group)
-        pool2x2_planes<T>(in + q * hw, out + q * l, indices + q * l, std::min(group, e - q), p, h.data(), hp.data());
+        pool2x2_planes<T>(in + q * hw, out + q * l, indices + q * l, std::min(group, e - q), p, h.data(), hp.data(),
+                          of.data());
       return;
     }
     for (int64_t q = b; q < e; ++q) {

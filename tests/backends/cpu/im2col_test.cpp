@@ -272,9 +272,10 @@ TEST(CpuConv2d, OtherDtypesAreLeftToTheCaller) {
 
 // 2x2 max pooling (the vectorised passes) against a window scan: the first maximum in row-major
 // order, a NaN winning; rows of 13 and 8 outputs (a vector and an overlapping one, exactly one) and
-// of 3, odd heights and widths (the last row and column belong to no window), many ties.
+// of 3, odd heights and widths (the last row and column belong to no window), many ties; the 16-bit
+// dtypes through the float kernel and one vector conversion (exact: a maximum is one of the inputs).
 TEST(CpuMaxPool, TwoByTwoMatchesTheWindowScan) {
-  for (ScalarType dt : {kFloat, kDouble})
+  for (ScalarType dt : {kFloat, kDouble, kBFloat16, kHalf})
     for (int64_t w : {26, 27, 16, 14, 7})
     for (int64_t planes : {3, 300}) {  // 300 planes: several groups and chunks (threads)
       P p = params(1, 7, w, 2, 2, 0, 1);
