@@ -58,8 +58,7 @@ void cublas_direct(int n, int dev) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  locus::Device dev(argc > 1 ? argv[1] : "cuda:0");
+int run(const locus::Device& dev) {
   if (!locus::is_available(dev.type())) {
     std::printf("%s is not available: %s\n", dev.str().c_str(), locus::best_device_report().c_str());
     return 1;
@@ -99,4 +98,20 @@ int main(int argc, char** argv) {
     cublas_direct(m, dev.index() < 0 ? 0 : dev.index());
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  const std::string arg = argc > 1 ? argv[1] : "cuda:0";
+  if (arg == "--help" || arg == "-h") {
+    std::printf("usage: cuda_bench [DEVICE]   (default cuda:0): launch overhead, H2D/D2H GiB/s pageable and pinned,\n"
+                "sgemm through locus next to cuBLAS called directly. Exit status: 0 measured, 1 device not\n"
+                "available, 2 bad usage or an error (its message on stderr).\n");
+    return 0;
+  }
+  try {
+    return run(locus::Device(arg));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuda_bench: %s\n", e.what());
+    return 2;
+  }
 }
