@@ -7,6 +7,7 @@
 #include "backends/cuda/context.h"
 #include "backends/cuda/driver.h"
 #include "backends/cuda/libraries.h"
+#include "backends/gpu/check.h"
 #include "backends/gpu/kernel_cache.h"
 #include "kernels/sources.h"
 #include "locus/error.h"
@@ -168,7 +169,7 @@ Kernel& get_kernel(int index, const char* file, ScalarType dtype, const char* na
       CUmodule mod = nullptr;
       CUresult st = drv().cuModuleLoadData(&mod, c.image.data());
       if (st != CUDA_SUCCESS)
-        throw BackendError(failure_message("cuModuleLoadData", status_name(st), index, label + " for " + arch) +
+        throw BackendError(gpu::failure_message("cuda", "cuModuleLoadData", status_name(st), index, label + " for " + arch) +
                            ". NVRTC " + nvrtc_version() + " built it; the driver is CUDA " +
                            std::to_string(drv().version / 1000) + "." + std::to_string(drv().version % 1000 / 10) +
                            " (a driver older than the toolkit cannot load its code: update the driver).");

@@ -29,6 +29,10 @@ std::string failure_message(const char* runtime, const char* call_text, const st
   return msg + ": " + status;
 }
 
+void fail(const char* runtime, const char* call_text, const std::string& status, int device, std::string_view what) {
+  throw BackendError(failure_message(runtime, call_text, status, device, what));
+}
+
 void no_such_device(const char* type, const char* display, int index, int count, const std::string& reason) {
   throw NotAvailableError("[" + std::string(type) + "] device " + type + ":" + std::to_string(index) +
                           " does not exist: " +

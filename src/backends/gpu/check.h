@@ -11,5 +11,12 @@ namespace locus::gpu {
 /// kept ("drv().cuMemAlloc(&p, n)" -> "cuMemAlloc", "clFinish(q)" -> "clFinish").
 std::string failure_message(const char* runtime, const char* call_text, const std::string& status, int device,
                             std::string_view what);
+/// Throws BackendError with that message.
+[[noreturn]] void fail(const char* runtime, const char* call_text, const std::string& status, int device,
+                       std::string_view what);
 
 }  // namespace locus::gpu
+
+// A check macro's `what` as a callable, run only on failure: a launch's "kernel <label>" is not
+// built (a heap allocation) on every successful call.
+#define LOCUS_GPU_WHAT(what) [&]() -> std::string { return std::string(what); }
