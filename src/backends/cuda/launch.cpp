@@ -26,8 +26,6 @@ gpu::Caps CudaBackend::caps(int index) {
   return c;
 }
 
-std::string CudaBackend::device_label(int index) noexcept { return cuda::device_label(index); }
-
 void CudaBackend::launch(int index, StreamHandle s, gpu::Kernel& kernel, const gpu::Grid& grid, gpu::Args& args) {
   auto& k = static_cast<Kernel&>(kernel);
   if (grid.groups[0] > 0x7fffffff)

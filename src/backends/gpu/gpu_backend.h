@@ -112,6 +112,20 @@ class GpuBackend : public backend::Backend {
   virtual Caps caps(int index) = 0;
   /// "opencl:0 (pthread-cpu)": names device `index` in messages; never throws.
   virtual std::string device_label(int index) noexcept = 0;
+  /// One host<->device copy of `bytes` > 0 (a write when `to_device`) on stream `s`, complete on
+  /// return unless `async` (then from pinned memory). A `done` event, when given, takes the
+  /// copy's completion: the copy's own event where the runtime hands one out (OpenCL: no marker,
+  /// one flush), else event_record(index, done, s) after it.
+  virtual void host_copy(int index, StreamHandle s, bool to_device, Buffer dev, void* host, size_t bytes,
+                         bool async, EventHandle done) = 0;
+
+  // ---- host copies, once for every runtime: empty copies skipped, the rest to host_copy -------
+  void copy_from_host(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s, bool async) final;
+  void copy_to_host(int index, void* dst, Buffer src, size_t bytes, StreamHandle s, bool async) final;
+  void copy_from_host_recorded(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s,
+                               EventHandle done) final;
+  void copy_to_host_recorded(int index, void* dst, Buffer src, size_t bytes, StreamHandle s,
+                             EventHandle done) final;
 
   // ---- the compute families, once for every runtime -------------------------------------------
   void unary(int index, StreamHandle s, backend::UnaryOp op, const TensorRef& out, const TensorRef& in,
@@ -162,19 +176,27 @@ class GpuBackend : public backend::Backend {
   void gemm_tiled(int index, StreamHandle s, const Gemm& g);
 };
 
-/// What an adapter's class declares (after its `type()`): backend::Backend's devices, memory,
-/// copies, streams and events (core/backend.h has their contracts), gemm, and the hooks above.
+/// The adapter's base: GpuBackend with the device queries every runtime answers alike from its
+/// singleton `Runtime` (a DeviceTable with a static get(), enumerated on first use).
+template <typename Runtime>
+class RuntimeBackend : public GpuBackend {
+ public:
+  int device_count() noexcept final { return Runtime::get().count(); }
+  std::string unavailable_reason() noexcept final { return Runtime::get().reason(); }
+  std::string device_label(int index) noexcept final { return Runtime::get().label(index); }
+  backend::DeviceProps props(int index) override { return Runtime::get().device(index).props; }
+};
+
+/// What an adapter's class declares (after its `type()`): backend::Backend's memory, copies,
+/// streams and events (core/backend.h has their contracts), gemm, and the hooks above.
 #define LOCUS_GPU_RUNTIME_METHODS                                                                              \
-  int device_count() noexcept override;                                                                        \
-  std::string unavailable_reason() noexcept override;                                                          \
-  backend::DeviceProps props(int index) override;                                                              \
   size_t free_memory(int index) override;                                                                      \
   void* raw_alloc(int index, size_t bytes) override;                                                           \
   void raw_free(int index, void* base) noexcept override;                                                      \
   void* host_alloc(int index, size_t bytes, void** ctx) override;                                              \
   void host_free(int index, void* ptr, void* ctx) noexcept override;                                           \
-  void copy_from_host(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s, bool async) override; \
-  void copy_to_host(int index, void* dst, Buffer src, size_t bytes, StreamHandle s, bool async) override;     \
+  void host_copy(int index, StreamHandle s, bool to_device, Buffer dev, void* host, size_t bytes, bool async,  \
+                 EventHandle done) override;                                                                   \
   void copy_within(int index, Buffer dst, Buffer src, size_t bytes, StreamHandle s) override;                  \
   bool copy_peer(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) override; \
   StreamHandle stream_create(int index) override;                                                              \
@@ -191,8 +213,7 @@ class GpuBackend : public backend::Backend {
   gpu::Kernel& kernel(int index, const char* file, ScalarType dtype, const char* name,                         \
                       const std::string& options) override;                                                   \
   void launch(int index, StreamHandle s, gpu::Kernel& k, const gpu::Grid& grid, gpu::Args& args) override;    \
-  gpu::Caps caps(int index) override;                                                                          \
-  std::string device_label(int index) noexcept override;
+  gpu::Caps caps(int index) override;
 
 /// Launches since the process started, every GPU backend and device together: kernels through
 /// Launch (the shared kernel source) and GEMM calls to a vendor BLAS (CLBlast, cuBLAS; one or

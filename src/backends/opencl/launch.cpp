@@ -26,8 +26,6 @@ gpu::Caps OpenCLBackend::caps(int index) {
   return c;
 }
 
-std::string OpenCLBackend::device_label(int index) noexcept { return opencl::device_label(index); }
-
 void OpenCLBackend::launch(int index, StreamHandle s, gpu::Kernel& kernel, const gpu::Grid& grid, gpu::Args& args) {
   auto& k = static_cast<Kernel&>(kernel);
   cl_command_queue q = Runtime::get().queue(index, s);
