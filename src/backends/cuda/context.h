@@ -56,7 +56,4 @@ inline CUdeviceptr dptr(backend::Buffer b) {
   return reinterpret_cast<CUdeviceptr>(b.base) + static_cast<CUdeviceptr>(b.offset);
 }
 
-/// "cuda:1 (NVIDIA H100 80GB HBM3)": for messages.
-inline std::string device_label(int index) { return Runtime::get().label(index); }
-
 }  // namespace locus::cuda

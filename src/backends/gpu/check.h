@@ -11,7 +11,11 @@ namespace locus::gpu {
 /// kept ("drv().cuMemAlloc(&p, n)" -> "cuMemAlloc", "clFinish(q)" -> "clFinish").
 std::string failure_message(const char* runtime, const char* call_text, const std::string& status, int device,
                             std::string_view what);
-/// Throws BackendError with that message.
+/// Throws BackendError: "[<runtime>] compiling <label> for <target> failed (<why>). <log_name>:\n<log>",
+/// the compiler's log without its trailing NULs and newlines ("(empty)" when nothing is left).
+[[noreturn]] void compile_failed(const char* runtime, const std::string& label, const std::string& target,
+                                 const std::string& why, const char* log_name, std::string log);
+/// Throws BackendError with failure_message's message.
 [[noreturn]] void fail(const char* runtime, const char* call_text, const std::string& status, int device,
                        std::string_view what);
 

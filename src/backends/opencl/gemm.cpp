@@ -67,7 +67,7 @@ void OpenCLBackend::gemm(int index, StreamHandle s, const Gemm& g) {
     if (st != clblast::StatusCode::kSuccess) {
       int code = static_cast<int>(st);
       std::string name = code > -1000 ? cl_status_name(code) : "CLBlast status " + std::to_string(code);
-      throw BackendError("[opencl] CLBlast GEMM failed on " + device_label(index) + " (" + gemm_label(g) + "): " +
+      throw BackendError("[opencl] CLBlast GEMM failed on " + Runtime::get().label(index) + " (" + gemm_label(g) + "): " +
                          name);
     }
     // CLBlast's kernels compile lazily on PoCL too (runtime.h); its choice of kernels depends on

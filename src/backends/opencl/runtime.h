@@ -78,7 +78,4 @@ class Runtime : public gpu::DeviceTable<ClDevice> {
   std::vector<cl_command_queue> streams_;  // queues of Stream::create, not the default ones
 };
 
-/// "opencl:1 (pthread-haswell-AMD EPYC)": for messages.
-inline std::string device_label(int index) { return Runtime::get().label(index); }
-
 }  // namespace locus::opencl
