@@ -3,7 +3,7 @@
 // call returns. Asynchronous copies are truly so only with pinned host memory (the layer above
 // passes async == false for pageable memory, as on OpenCL). Peer copies go device to device
 // with cuMemcpyPeerAsync when cuDeviceCanAccessPeer allows it, on dst's stream, ordered after
-// the work already enqueued on src's default stream; otherwise copy_peer returns false and the
+// the work already enqueued on src's default stream; otherwise peer_copy returns false and the
 // caller stages through pinned memory.
 #include <algorithm>
 
@@ -48,11 +48,7 @@ void CudaBackend::copy_within(int index, Buffer dst, Buffer src, size_t bytes, S
   LOCUS_CUDA(e, index, "overlapping device copy");
 }
 
-bool CudaBackend::copy_peer(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) {
-  if (dst_index == src_index) {
-    copy_within(dst_index, dst, src, bytes, s);
-    return true;
-  }
+bool CudaBackend::peer_copy(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) {
   Runtime& rt = Runtime::get();
   CuDevice& sd = rt.device(src_index);
   CuDevice& dd = rt.device(dst_index);

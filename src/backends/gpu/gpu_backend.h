@@ -118,14 +118,32 @@ class GpuBackend : public backend::Backend {
   /// one flush), else event_record(index, done, s) after it.
   virtual void host_copy(int index, StreamHandle s, bool to_device, Buffer dev, void* host, size_t bytes,
                          bool async, EventHandle done) = 0;
+  /// copy_peer between two different devices: the direct copy, ordered on both, or false.
+  virtual bool peer_copy(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) = 0;
+  /// raw_free, host_free and stream_destroy of a handle that is not null; they may throw.
+  virtual void release_buffer(int index, void* base) = 0;
+  virtual void release_host(int index, void* ptr, void* ctx) = 0;
+  virtual void release_stream(int index, StreamHandle s) = 0;
+  /// The vendor BLAS: runs `g` (m, n and batch > 0) and returns true, or returns false for a
+  /// dtype or layout it does not take (gemm then runs gemm_tiled).
+  virtual bool blas_gemm(int index, StreamHandle s, const Gemm& g) = 0;
 
-  // ---- host copies, once for every runtime: empty copies skipped, the rest to host_copy -------
+  // ---- around the hooks, once for every runtime ----------------------------------------------
+  /// Empty copies are skipped (an empty recorded copy only records), the rest go to host_copy.
   void copy_from_host(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s, bool async) final;
   void copy_to_host(int index, void* dst, Buffer src, size_t bytes, StreamHandle s, bool async) final;
   void copy_from_host_recorded(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s,
                                EventHandle done) final;
   void copy_to_host_recorded(int index, void* dst, Buffer src, size_t bytes, StreamHandle s,
                              EventHandle done) final;
+  /// copy_within when both are one device, else peer_copy.
+  bool copy_peer(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) final;
+  /// Null handles are ignored and failures swallowed: these never throw.
+  void raw_free(int index, void* base) noexcept final;
+  void host_free(int index, void* ptr, void* ctx) noexcept final;
+  void stream_destroy(int index, StreamHandle s) noexcept final;
+  /// Nothing for an empty product; blas_gemm (counted in launch_counts) where it takes `g`, else gemm_tiled.
+  void gemm(int index, StreamHandle s, const Gemm& g) final;
 
   // ---- the compute families, once for every runtime -------------------------------------------
   void unary(int index, StreamHandle s, backend::UnaryOp op, const TensorRef& out, const TensorRef& in,
@@ -192,15 +210,15 @@ class RuntimeBackend : public GpuBackend {
 #define LOCUS_GPU_RUNTIME_METHODS                                                                              \
   size_t free_memory(int index) override;                                                                      \
   void* raw_alloc(int index, size_t bytes) override;                                                           \
-  void raw_free(int index, void* base) noexcept override;                                                      \
+  void release_buffer(int index, void* base) override;                                                          \
   void* host_alloc(int index, size_t bytes, void** ctx) override;                                              \
-  void host_free(int index, void* ptr, void* ctx) noexcept override;                                           \
+  void release_host(int index, void* ptr, void* ctx) override;                                                 \
   void host_copy(int index, StreamHandle s, bool to_device, Buffer dev, void* host, size_t bytes, bool async,  \
                  EventHandle done) override;                                                                   \
   void copy_within(int index, Buffer dst, Buffer src, size_t bytes, StreamHandle s) override;                  \
-  bool copy_peer(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) override; \
+  bool peer_copy(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) override; \
   StreamHandle stream_create(int index) override;                                                              \
-  void stream_destroy(int index, StreamHandle s) noexcept override;                                            \
+  void release_stream(int index, StreamHandle s) override;                                                     \
   void stream_synchronize(int index, StreamHandle s) override;                                                 \
   EventHandle event_create(int index, bool timing) override;                                                   \
   void event_destroy(int index, EventHandle e) noexcept override;                                              \
@@ -209,7 +227,7 @@ class RuntimeBackend : public GpuBackend {
   bool event_query(int index, EventHandle e) override;                                                         \
   void event_synchronize(int index, EventHandle e) override;                                                   \
   float event_elapsed_ms(int index, EventHandle start, EventHandle end) override;                              \
-  void gemm(int index, StreamHandle s, const Gemm& g) override;                                                \
+  bool blas_gemm(int index, StreamHandle s, const Gemm& g) override;                                           \
   gpu::Kernel& kernel(int index, const char* file, ScalarType dtype, const char* name,                         \
                       const std::string& options) override;                                                   \
   void launch(int index, StreamHandle s, gpu::Kernel& k, const gpu::Grid& grid, gpu::Args& args) override;    \
@@ -223,8 +241,6 @@ struct LaunchCounts {
   uint64_t gemms = 0;
 };
 LaunchCounts launch_counts() noexcept;
-/// A runtime adapter's vendor-BLAS GEMM call, for launch_counts().
-void count_gemm() noexcept;
 
 /// One launch being built: `Launch(b, index, s, kernel).buf(x).arg(y).run1d(n)`.
 class Launch {

@@ -53,15 +53,11 @@ void OpenCLBackend::copy_within(int index, Buffer dst, Buffer src, size_t bytes,
   cl_check(e2, "clEnqueueCopyBuffer", index, "overlapping device copy");
 }
 
-bool OpenCLBackend::copy_peer(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes,
+bool OpenCLBackend::peer_copy(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes,
                               StreamHandle s) {
   Runtime& rt = Runtime::get();
   if (!rt.same_context(dst_index, src_index)) return false;
   if (bytes == 0) return true;
-  if (dst_index == src_index) {
-    copy_within(dst_index, dst, src, bytes, s);
-    return true;
-  }
   // Ordered on both sides, as PyTorch does between CUDA devices: the copy runs on the source's queue
   // (so the source block is not reused by the caching allocator before the copy has read it), after
   // the destination's queue has finished its earlier work on dst, and the destination's queue waits

@@ -1,5 +1,5 @@
-// Host copies, the same on every runtime: empty copies are skipped (an empty recorded copy only
-// records its event), the rest go to the runtime's host_copy.
+// The Backend methods written once around a runtime's hooks: host copies (empty ones skipped),
+// peer copies within one device, and releases that never throw.
 #include "backends/gpu/gpu_backend.h"
 
 namespace locus::gpu {
@@ -22,6 +22,36 @@ void GpuBackend::copy_to_host_recorded(int index, void* dst, Buffer src, size_t 
                                        EventHandle done) {
   if (bytes == 0) return event_record(index, done, s);
   host_copy(index, s, false, src, dst, bytes, true, done);
+}
+
+bool GpuBackend::copy_peer(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) {
+  if (dst_index != src_index) return peer_copy(dst_index, dst, src_index, src, bytes, s);
+  copy_within(dst_index, dst, src, bytes, s);
+  return true;
+}
+
+void GpuBackend::raw_free(int index, void* base) noexcept {
+  if (!base) return;
+  try {
+    release_buffer(index, base);
+  } catch (...) {
+  }
+}
+
+void GpuBackend::host_free(int index, void* ptr, void* ctx) noexcept {
+  if (!ctx) return;
+  try {
+    release_host(index, ptr, ctx);
+  } catch (...) {
+  }
+}
+
+void GpuBackend::stream_destroy(int index, StreamHandle s) noexcept {
+  if (!s) return;
+  try {
+    release_stream(index, s);
+  } catch (...) {
+  }
 }
 
 }  // namespace locus::gpu
