@@ -24,7 +24,6 @@ namespace locus::cuda {
 struct Blas;          // gemm.cpp
 
 struct CuDevice {
-  int index = 0;
   CUdevice dev = 0;
   int cc_major = 0, cc_minor = 0;
   backend::DeviceProps props;

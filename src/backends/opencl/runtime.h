@@ -23,8 +23,6 @@
 namespace locus::opencl {
 
 struct ClDevice {
-  int index = 0;
-  cl_platform_id platform = nullptr;
   cl_device_id id = nullptr;
   cl_context ctx = nullptr;
   cl_command_queue queue = nullptr;  // the default stream
