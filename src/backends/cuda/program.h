@@ -12,7 +12,6 @@
 // the program rebuilt.
 #include <cuda.h>
 
-#include <cstdint>
 #include <string>
 #include <vector>
 

@@ -1,10 +1,13 @@
 #pragma once
 // The GPU layer: every compute family (elementwise, reduce, softmax, index, im2col, random and
 // the tiled GEMM fallback) written once for every backend that runs the shared kernel sources
-// (src/kernels/). A GPU backend derives from GpuBackend and is a runtime adapter only: it
-// implements backend::Backend's devices, memory, copies, streams and events, plus the four
-// runtime hooks below (compile a kernel, launch it, describe the device, name it) and gemm
-// (its vendor BLAS, falling back to gemm_tiled). docs/adding-a-backend.md walks through it.
+// (src/kernels/). A GPU backend derives from RuntimeBackend<Runtime> (GpuBackend plus the device
+// queries its DeviceTable answers) and is a runtime adapter only: it implements backend::Backend's
+// memory, device copies, streams and events, plus the runtime hooks below (compile a kernel,
+// launch it, describe the device, copy to or from the host, copy between devices, release, its
+// vendor BLAS); GpuBackend writes the Backend methods around those hooks once (empty copies, the
+// never-throwing releases, gemm falling back to gemm_tiled). docs/adding-a-backend.md walks
+// through it.
 //
 // Launch model: OpenCL's NDRange and CUDA's grid alike, a Grid is `groups` work-groups (blocks)
 // of `local` work-items (threads) in up to three dims. Kernel arguments are packed once into
@@ -142,7 +145,8 @@ class GpuBackend : public backend::Backend {
   void raw_free(int index, void* base) noexcept final;
   void host_free(int index, void* ptr, void* ctx) noexcept final;
   void stream_destroy(int index, StreamHandle s) noexcept final;
-  /// Nothing for an empty product; blas_gemm (counted in launch_counts) where it takes `g`, else gemm_tiled.
+  /// Nothing for an empty product; blas_gemm (counted in launch_counts) where it takes `g`, else
+  /// gemm_tiled.
   void gemm(int index, StreamHandle s, const Gemm& g) final;
 
   // ---- the compute families, once for every runtime -------------------------------------------

@@ -1,7 +1,5 @@
 #include "backends/opencl/program.h"
 
-#include <vector>
-
 #include "backends/gpu/check.h"
 #include "backends/opencl/check.h"
 #include "backends/opencl/opencl_backend.h"

@@ -5,7 +5,6 @@
 // program rebuilt from source.
 #include <CL/cl.h>  // CL_TARGET_OPENCL_VERSION comes from CMake
 
-#include <cstdint>
 #include <mutex>
 #include <vector>
 #include <array>
