@@ -1,5 +1,5 @@
-// Devices: enumeration and properties (context.cpp does the work), and the factory the
-// generated registry calls.
+// Devices: properties with the kernel target and free memory (enumeration is context.cpp's,
+// through gpu::RuntimeBackend), and the factory the generated registry calls.
 #include "backends/cuda/check.h"
 #include "backends/cuda/context.h"
 #include "backends/cuda/cuda_backend.h"
@@ -7,10 +7,6 @@
 #include "backends/cuda/program.h"
 
 namespace locus::cuda {
-
-int CudaBackend::device_count() noexcept { return Runtime::get().count(); }
-
-std::string CudaBackend::unavailable_reason() noexcept { return Runtime::get().reason(); }
 
 backend::DeviceProps CudaBackend::props(int index) {
   CuDevice& d = Runtime::get().device(index);

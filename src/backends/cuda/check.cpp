@@ -2,8 +2,6 @@
 
 #include "backends/cuda/driver.h"
 #include "backends/cuda/libraries.h"
-#include "backends/gpu/check.h"
-#include "locus/error.h"
 
 namespace locus::cuda {
 
@@ -62,17 +60,5 @@ std::string status_name(cublasStatus_t s) {
   if (cublas().loaded) return cublas().cublasGetStatusName(s);
   return "cublasStatus_t " + std::to_string(static_cast<int>(s));
 }
-
-std::string failure_message(const char* call_text, const std::string& status, int device, std::string_view what) {
-  return gpu::failure_message("cuda", call_text, status, device, what);
-}
-
-template <typename S>
-void fail(const char* call_text, S status, int device, std::string_view what) {
-  throw BackendError(failure_message(call_text, status_name(status), device, what));
-}
-template void fail(const char*, CUresult, int, std::string_view);
-template void fail(const char*, nvrtcResult, int, std::string_view);
-template void fail(const char*, cublasStatus_t, int, std::string_view);
 
 }  // namespace locus::cuda

@@ -12,8 +12,8 @@
 #include <nvrtc.h>
 
 #include <string>
-#include <string_view>
 
+#include "backends/gpu/check.h"
 #include "core/fault.h"
 
 namespace locus::cuda {
@@ -29,29 +29,20 @@ inline bool failed(CUresult s) { return s != CUDA_SUCCESS; }
 inline bool failed(nvrtcResult s) { return s != NVRTC_SUCCESS; }
 inline bool failed(cublasStatus_t s) { return s != CUBLAS_STATUS_SUCCESS; }
 
-/// The message LOCUS_CUDA throws: "<call> failed on cuda:<device> (<what>): <status>". A
-/// negative device leaves out "on cuda:N", an empty `what` the parenthesis; of `call_text`
-/// only the function name is kept ("drv().cuMemAlloc(&p, n)" -> "cuMemAlloc").
-std::string failure_message(const char* call_text, const std::string& status, int device,
-                            std::string_view what);
-
-template <typename S>
-[[noreturn]] void fail(const char* call_text, S status, int device, std::string_view what);
-
-// `what` is a callable run only on failure, so the message is not built on every successful call.
+// Throws gpu::failure_message's "<call> failed on cuda:<device> (<what>): <status>"; `what` is
+// LOCUS_GPU_WHAT's callable.
 template <typename S, typename W>
 inline void check(S status, const char* call_text, int device, W&& what) {
-  if (failed(status)) fail(call_text, status, device, what());
+  if (failed(status)) gpu::fail("cuda", call_text, status_name(status), device, what());
 }
 
 }  // namespace locus::cuda
 
-#define LOCUS_CUDA(call, device, what) \
-  ::locus::cuda::check((call), #call, (device), [&]() -> std::string { return std::string(what); })
+#define LOCUS_CUDA(call, device, what) ::locus::cuda::check((call), #call, (device), LOCUS_GPU_WHAT(what))
 
 // LOCUS_CUDA for a call that fault injection (core/fault.h) may fail: a kernel launch or cuBLAS
 // call (fault::kLaunch) or a copy (fault::kCopy). When the switch fires, the call is not made
 // and returns `status`, the driver's code for that failure: the same BackendError follows.
 #define LOCUS_CUDA_FAULT(site, status, call, device, what)                                            \
   ::locus::cuda::check(::locus::fault::hit(site) ? decltype(call)(status) : (call), #call, (device), \
-                       [&]() -> std::string { return std::string(what); })
+                       LOCUS_GPU_WHAT(what))

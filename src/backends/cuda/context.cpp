@@ -57,7 +57,6 @@ Runtime::Runtime() : DeviceTable("cuda", "CUDA") {
     CUdevice dev = 0;
     if (d.cuDeviceGet(&dev, i) != CUDA_SUCCESS) continue;
     auto cd = std::make_unique<CuDevice>();
-    cd->index = static_cast<int>(devices_.size());
     cd->dev = dev;
     cd->cc_major = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     cd->cc_minor = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);

@@ -24,7 +24,6 @@ namespace locus::cuda {
 struct Blas;          // gemm.cpp
 
 struct CuDevice {
-  int index = 0;
   CUdevice dev = 0;
   int cc_major = 0, cc_minor = 0;
   backend::DeviceProps props;
@@ -55,8 +54,5 @@ inline CUstream stream_of(backend::StreamHandle s) { return static_cast<CUstream
 inline CUdeviceptr dptr(backend::Buffer b) {
   return reinterpret_cast<CUdeviceptr>(b.base) + static_cast<CUdeviceptr>(b.offset);
 }
-
-/// "cuda:1 (NVIDIA H100 80GB HBM3)": for messages.
-inline std::string device_label(int index) { return Runtime::get().label(index); }
 
 }  // namespace locus::cuda

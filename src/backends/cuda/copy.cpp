@@ -3,7 +3,7 @@
 // call returns. Asynchronous copies are truly so only with pinned host memory (the layer above
 // passes async == false for pageable memory, as on OpenCL). Peer copies go device to device
 // with cuMemcpyPeerAsync when cuDeviceCanAccessPeer allows it, on dst's stream, ordered after
-// the work already enqueued on src's default stream; otherwise copy_peer returns false and the
+// the work already enqueued on src's default stream; otherwise peer_copy returns false and the
 // caller stages through pinned memory.
 #include <algorithm>
 
@@ -14,20 +14,19 @@
 
 namespace locus::cuda {
 
-void CudaBackend::copy_from_host(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s, bool async) {
-  if (bytes == 0) return;
+void CudaBackend::host_copy(int index, StreamHandle s, bool to_device, Buffer dev, void* host, size_t bytes,
+                            bool async, EventHandle done) {
   Runtime::get().bind(index);
   CUstream st = stream_of(s);
-  LOCUS_CUDA_FAULT(fault::kCopy, CUDA_ERROR_OUT_OF_MEMORY, drv().cuMemcpyHtoDAsync(dptr(dst), src, bytes, st), index, "host to device copy");
-  if (!async) LOCUS_CUDA(drv().cuStreamSynchronize(st), index, "host to device copy");
-}
-
-void CudaBackend::copy_to_host(int index, void* dst, Buffer src, size_t bytes, StreamHandle s, bool async) {
-  if (bytes == 0) return;
-  Runtime::get().bind(index);
-  CUstream st = stream_of(s);
-  LOCUS_CUDA_FAULT(fault::kCopy, CUDA_ERROR_OUT_OF_MEMORY, drv().cuMemcpyDtoHAsync(dst, dptr(src), bytes, st), index, "device to host copy");
-  if (!async) LOCUS_CUDA(drv().cuStreamSynchronize(st), index, "device to host copy");
+  const char* what = to_device ? "host to device copy" : "device to host copy";
+  if (to_device)
+    LOCUS_CUDA_FAULT(fault::kCopy, CUDA_ERROR_OUT_OF_MEMORY, drv().cuMemcpyHtoDAsync(dptr(dev), host, bytes, st),
+                     index, what);
+  else
+    LOCUS_CUDA_FAULT(fault::kCopy, CUDA_ERROR_OUT_OF_MEMORY, drv().cuMemcpyDtoHAsync(host, dptr(dev), bytes, st),
+                     index, what);
+  if (!async) LOCUS_CUDA(drv().cuStreamSynchronize(st), index, what);
+  if (done) event_record(index, done, s);
 }
 
 void CudaBackend::copy_within(int index, Buffer dst, Buffer src, size_t bytes, StreamHandle s) {
@@ -49,11 +48,7 @@ void CudaBackend::copy_within(int index, Buffer dst, Buffer src, size_t bytes, S
   LOCUS_CUDA(e, index, "overlapping device copy");
 }
 
-bool CudaBackend::copy_peer(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) {
-  if (dst_index == src_index) {
-    copy_within(dst_index, dst, src, bytes, s);
-    return true;
-  }
+bool CudaBackend::peer_copy(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) {
   Runtime& rt = Runtime::get();
   CuDevice& sd = rt.device(src_index);
   CuDevice& dd = rt.device(dst_index);

@@ -1,9 +1,9 @@
 #pragma once
-// The CUDA runtime adapter: a gpu::GpuBackend (src/backends/gpu/, which holds the compute
-// families) whose methods live in one file per job: backend.cpp (devices), memory.cpp,
-// copy.cpp, stream.cpp, gemm.cpp (cuBLAS), launch.cpp (kernels and launches). The driver comes
-// from driver.h (dlopen), devices and contexts from context.h, kernels from the shared sources
-// via program.h (NVRTC).
+// The CUDA runtime adapter: a gpu::RuntimeBackend (src/backends/gpu/, which holds the compute
+// families and answers the device queries from context.h) whose methods live in one file per
+// job: backend.cpp (devices), memory.cpp, copy.cpp, stream.cpp, gemm.cpp (cuBLAS), launch.cpp
+// (kernels and launches). The driver comes from driver.h (dlopen), devices and contexts from
+// context.h, kernels from the shared sources via program.h (NVRTC).
 //
 // Handles: Buffer::base is a CUdeviceptr; a StreamHandle is a CUstream (nullptr: the legacy
 // default stream of the device's context, as PyTorch's default stream; streams made by
@@ -11,6 +11,7 @@
 // queues); an EventHandle points to a cuda::Event.
 #include <cuda.h>
 
+#include "backends/cuda/context.h"
 #include "backends/gpu/gpu_backend.h"
 
 namespace locus::cuda {
@@ -21,10 +22,11 @@ struct Event {
   bool recorded = false;  // waiting on an event never recorded is a no-op, as on OpenCL
 };
 
-class CudaBackend final : public gpu::GpuBackend {
+class CudaBackend final : public gpu::RuntimeBackend<Runtime> {
  public:
   DeviceType type() const override { return kCUDA; }
-  LOCUS_GPU_RUNTIME_METHODS  // gpu_backend.h
+  backend::DeviceProps props(int index) override;  // adds the kernel target
+  LOCUS_GPU_RUNTIME_METHODS                        // gpu_backend.h
 };
 
 }  // namespace locus::cuda

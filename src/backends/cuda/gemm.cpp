@@ -92,18 +92,14 @@ void cublas_gemm(int index, cublasHandle_t h, const backend::Backend::Gemm& g) {
 
 }  // namespace
 
-void CudaBackend::gemm(int index, StreamHandle s, const Gemm& g) {
-  if (g.m == 0 || g.n == 0 || g.batch == 0) return;
+bool CudaBackend::blas_gemm(int index, StreamHandle s, const Gemm& g) {
   bool blas_type = g.dtype == kFloat || g.dtype == kDouble || g.dtype == kHalf || g.dtype == kBFloat16;
-  if (blas_type && blas_layout(g, INT_MAX)) {
-    Blas& b = blas_of(index);
-    std::lock_guard<std::mutex> lock(b.mu);
-    LOCUS_CUDA(cublas().cublasSetStream(b.h, stream_of(s)), index, "cuBLAS stream");
-    gpu::count_gemm();
-    cublas_gemm(index, b.h, g);
-    return;
-  }
-  gemm_tiled(index, s, g);
+  if (!blas_type || !blas_layout(g, INT_MAX)) return false;
+  Blas& b = blas_of(index);
+  std::lock_guard<std::mutex> lock(b.mu);
+  LOCUS_CUDA(cublas().cublasSetStream(b.h, stream_of(s)), index, "cuBLAS stream");
+  cublas_gemm(index, b.h, g);
+  return true;
 }
 
 }  // namespace locus::cuda

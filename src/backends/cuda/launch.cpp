@@ -1,22 +1,13 @@
-// The runtime hooks of gpu::GpuBackend: kernels from program.h (NVRTC), launches with
-// cuLaunchKernel, device capabilities (every CUDA device has fp64 and 64-bit atomics).
+// The runtime hooks of gpu::GpuBackend: launches with cuLaunchKernel and device capabilities
+// (every CUDA device has fp64 and 64-bit atomics); kernels come from program.cpp (NVRTC).
 #include "backends/cuda/check.h"
 #include "backends/cuda/context.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/driver.h"
-#include "backends/cuda/program.h"
+#include "backends/cuda/program.h"  // Kernel
 #include "locus/error.h"
 
 namespace locus::cuda {
-
-gpu::Kernel& CudaBackend::kernel(int index, const char* file, ScalarType dtype, const char* name,
-                                 const std::string& options) {
-  // kernel_uses() lists what nvrtc_compile_test builds: one program per file and dtype
-  if (!options.empty())
-    throw BackendError("[cuda] kernel " + std::string(file) + ":" + name + ": build options \"" + options +
-                       "\" are not supported (Caps asks for none).");
-  return get_kernel(index, file, dtype, name);
-}
 
 gpu::Caps CudaBackend::caps(int index) {
   Runtime::get().device(index);  // throws for a bad index
@@ -25,8 +16,6 @@ gpu::Caps CudaBackend::caps(int index) {
   c.max_grid_yz = 65535;
   return c;
 }
-
-std::string CudaBackend::device_label(int index) noexcept { return cuda::device_label(index); }
 
 void CudaBackend::launch(int index, StreamHandle s, gpu::Kernel& kernel, const gpu::Grid& grid, gpu::Args& args) {
   auto& k = static_cast<Kernel&>(kernel);

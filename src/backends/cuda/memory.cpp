@@ -18,13 +18,9 @@ void* CudaBackend::raw_alloc(int index, size_t bytes) {
   return reinterpret_cast<void*>(p);
 }
 
-void CudaBackend::raw_free(int index, void* base) noexcept {
-  if (!base) return;
-  try {
-    Runtime::get().bind(index);
-    drv().cuMemFree(reinterpret_cast<CUdeviceptr>(base));
-  } catch (...) {
-  }
+void CudaBackend::release_buffer(int index, void* base) {
+  Runtime::get().bind(index);
+  drv().cuMemFree(reinterpret_cast<CUdeviceptr>(base));
 }
 
 void* CudaBackend::host_alloc(int index, size_t bytes, void** ctx) {
@@ -37,13 +33,9 @@ void* CudaBackend::host_alloc(int index, size_t bytes, void** ctx) {
   return p;
 }
 
-void CudaBackend::host_free(int index, void* ptr, void* ctx) noexcept {
-  if (!ptr) return;
-  try {
-    Runtime::get().bind(index);
-    drv().cuMemFreeHost(ptr);
-  } catch (...) {
-  }
+void CudaBackend::release_host(int index, void* ptr, void*) {
+  Runtime::get().bind(index);
+  drv().cuMemFreeHost(ptr);  // ctx is ptr (host_alloc)
 }
 
 }  // namespace locus::cuda

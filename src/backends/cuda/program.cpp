@@ -5,8 +5,10 @@
 
 #include "backends/cuda/check.h"
 #include "backends/cuda/context.h"
+#include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/driver.h"
 #include "backends/cuda/libraries.h"
+#include "backends/gpu/check.h"
 #include "backends/gpu/kernel_cache.h"
 #include "kernels/sources.h"
 #include "locus/error.h"
@@ -14,9 +16,6 @@
 namespace locus::cuda {
 
 namespace {
-
-gpu::ProgramCounters g_counters;
-constexpr char kMagic[8] = {'L', 'O', 'C', 'U', 'S', 'C', 'U', '1'};
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -41,10 +40,9 @@ const std::vector<int>& supported_archs() {
 
 }  // namespace
 
-std::string read_cache(const std::string& path) { return gpu::read_cache(path, kMagic, g_counters.corrupt); }
-
-void write_cache(const std::string& path, const std::string& image) {
-  gpu::write_cache(path, kMagic, image.data(), image.size());
+gpu::DiskCache& disk_cache() {
+  static gpu::DiskCache cache("LOCUSCU1", ".cudabin");
+  return cache;
 }
 
 const std::vector<KernelUse>& kernel_uses() {
@@ -117,11 +115,10 @@ Compiled compile(const std::string& source, const std::string& label, const std:
     if (nv.nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1) {
       log.resize(n);
       if (nv.nvrtcGetProgramLog(prog, log.data()) != NVRTC_SUCCESS) log.clear();
-      while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
     }
-    throw BackendError("[cuda] compiling " + label + " for " + arch + " failed (" + status_name(st) +
-                       ", NVRTC " + nvrtc_version() + ", options \"" + join(options) + "\"). NVRTC log:\n" +
-                       (log.empty() ? "(empty)" : log));
+    gpu::compile_failed("cuda", label, arch,
+                        status_name(st) + ", NVRTC " + nvrtc_version() + ", options \"" + join(options) + "\"",
+                        "NVRTC log", log);
   }
   Compiled c;
   size_t n = 0;
@@ -142,10 +139,15 @@ Compiled compile(const std::string& source, const std::string& label, const std:
 std::string cache_file(const std::string& arch, int driver_version, const std::string& options,
                        const std::string& source) {
   std::string key = arch + '\0' + std::to_string(driver_version) + '\0' + nvrtc_version() + '\0' + options + '\0';
-  return gpu::cache_file(key, source, ".cudabin");
+  return disk_cache().file(key, source);
 }
 
-Kernel& get_kernel(int index, const char* file, ScalarType dtype, const char* name) {
+gpu::Kernel& CudaBackend::kernel(int index, const char* file, ScalarType dtype, const char* name,
+                                 const std::string& options) {
+  // kernel_uses() lists what nvrtc_compile_test builds: one program per file and dtype
+  if (!options.empty())
+    throw BackendError("[cuda] kernel " + std::string(file) + ":" + name + ": build options \"" + options +
+                       "\" are not supported (Caps asks for none).");
   const auto& uses = kernel_uses();
   if (std::none_of(uses.begin(), uses.end(), [&](const KernelUse& u) {
         return std::strcmp(u.file, file) == 0 && std::strcmp(u.name, name) == 0;
@@ -154,7 +156,7 @@ Kernel& get_kernel(int index, const char* file, ScalarType dtype, const char* na
                        " is not listed in kernel_uses() (src/backends/cuda/program.cpp); add it there so "
                        "that nvrtc_compile_test builds it.");
   CuDevice& d = Runtime::get().bind(index);
-  const std::string label = std::string(file) + " (" + dtype_suffix(dtype) + ")";
+  const std::string label = gpu::program_label(file, dtype);
   auto load = [](const std::string& image) {  // a cached image, or nullptr when the driver rejects it
     CUmodule mod = nullptr;
     return drv().cuModuleLoadData(&mod, image.data()) == CUDA_SUCCESS ? mod : nullptr;
@@ -168,7 +170,7 @@ Kernel& get_kernel(int index, const char* file, ScalarType dtype, const char* na
       CUmodule mod = nullptr;
       CUresult st = drv().cuModuleLoadData(&mod, c.image.data());
       if (st != CUDA_SUCCESS)
-        throw BackendError(failure_message("cuModuleLoadData", status_name(st), index, label + " for " + arch) +
+        throw BackendError(gpu::failure_message("cuda", "cuModuleLoadData", status_name(st), index, label + " for " + arch) +
                            ". NVRTC " + nvrtc_version() + " built it; the driver is CUDA " +
                            std::to_string(drv().version / 1000) + "." + std::to_string(drv().version % 1000 / 10) +
                            " (a driver older than the toolkit cannot load its code: update the driver).");
@@ -176,15 +178,13 @@ Kernel& get_kernel(int index, const char* file, ScalarType dtype, const char* na
       return mod;
     };
     std::string path = cache_file(arch, drv().version, join(opts), src);
-    return gpu::load_or_build<CUmodule>(path, kMagic, g_counters, load, compile_and_load);
+    return disk_cache().load_or_build<CUmodule>(path, load, compile_and_load);
   };
   auto make = [&](Kernel& k, CUmodule mod) {
     LOCUS_CUDA(drv().cuModuleGetFunction(&k.f, mod, name), index, "kernel " + std::string(name) + " in " + label);
   };
   auto& cache = gpu::program_cache<CUmodule, Kernel>(Runtime::get(), index);
-  return cache.get(std::string(file) + "|" + dtype_suffix(dtype), name, dtype, build, make);
+  return cache.get(std::string(file) + "|" + gpu::dtype_suffix(dtype), name, dtype, build, make);
 }
-
-gpu::ProgramStats program_stats() { return g_counters.stats(); }
 
 }  // namespace locus::cuda

@@ -12,7 +12,6 @@
 // the program rebuilt.
 #include <cuda.h>
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,7 +23,7 @@ namespace locus::cuda {
 
 /// A kernel of the shared sources as the launch code uses it. Every (file, dtype) the launch
 /// code may request is listed here, so nvrtc_compile_test can build them all for real GPU
-/// targets on a machine without a GPU; get_kernel refuses anything not listed.
+/// targets on a machine without a GPU; CudaBackend::kernel refuses anything not listed.
 struct KernelUse {
   const char* file;   // "binary.cl"
   const char* name;   // "binary"
@@ -36,7 +35,6 @@ const std::vector<ScalarType>& kernel_dtypes();
 
 /// NVRTC options for `dtype` apart from the target: {"-DDT_F32", "-DHAS_FP64", ..., "--fmad=false"}.
 std::vector<std::string> build_options(ScalarType dtype);
-using gpu::dtype_suffix;
 
 struct Compiled {
   std::string image;  // CUBIN for sm_XX targets, NUL-terminated PTX for compute_XX
@@ -55,25 +53,17 @@ std::string target_arch(int major, int minor);
 /// "13.0".
 std::string nvrtc_version();
 
+// CudaBackend::kernel (program.cpp) compiles (or loads from the disk cache) and loads a kernel
+// of kernel_uses() on first use; it binds the device's context.
 struct Kernel : gpu::Kernel {  // label: "binary_f32"
   CUfunction f = nullptr;
 };
-/// Kernel `name` of the shared source `file` for `dtype` on device `index`, compiled (or
-/// loaded from the disk cache) and loaded on first use. Binds the device's context.
-Kernel& get_kernel(int index, const char* file, ScalarType dtype, const char* name);
 
-/// The cache folder, and the file for a program built for `arch` by a driver of
-/// `driver_version` with `options` from `source` (it may not exist yet; "" when no folder).
-using gpu::kernel_cache_dir;
+/// The file for a program built for `arch` by a driver of `driver_version` with `options` from
+/// `source` (it may not exist yet; "" when no folder).
 std::string cache_file(const std::string& arch, int driver_version, const std::string& options,
                        const std::string& source);
-/// The verified payload of a cache file, or "" when it is missing or corrupt (then deleted and
-/// counted in program_stats().corrupt_entries).
-std::string read_cache(const std::string& path);
-/// Writes `image` to `path` atomically (a temporary renamed into place); failures are ignored.
-void write_cache(const std::string& path, const std::string& image);
-
-using gpu::ProgramStats;
-ProgramStats program_stats();
+/// The disk cache of compiled programs, with its counters (disk_cache().stats()).
+gpu::DiskCache& disk_cache();
 
 }  // namespace locus::cuda

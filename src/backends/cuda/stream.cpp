@@ -16,14 +16,10 @@ backend::StreamHandle CudaBackend::stream_create(int index) {
   return s;
 }
 
-void CudaBackend::stream_destroy(int index, StreamHandle s) noexcept {
-  if (!s) return;
-  try {
-    Runtime::get().bind(index);
-    drv().cuStreamSynchronize(stream_of(s));
-    drv().cuStreamDestroy(stream_of(s));
-  } catch (...) {
-  }
+void CudaBackend::release_stream(int index, StreamHandle s) {
+  Runtime::get().bind(index);
+  drv().cuStreamSynchronize(stream_of(s));
+  drv().cuStreamDestroy(stream_of(s));
 }
 
 void CudaBackend::stream_synchronize(int index, StreamHandle s) {

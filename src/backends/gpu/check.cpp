@@ -29,6 +29,17 @@ std::string failure_message(const char* runtime, const char* call_text, const st
   return msg + ": " + status;
 }
 
+void fail(const char* runtime, const char* call_text, const std::string& status, int device, std::string_view what) {
+  throw BackendError(failure_message(runtime, call_text, status, device, what));
+}
+
+void compile_failed(const char* runtime, const std::string& label, const std::string& target, const std::string& why,
+                    const char* log_name, std::string log) {
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  throw BackendError("[" + std::string(runtime) + "] compiling " + label + " for " + target + " failed (" + why + "). " +
+                     log_name + ":\n" + (log.empty() ? "(empty)" : log));
+}
+
 void no_such_device(const char* type, const char* display, int index, int count, const std::string& reason) {
   throw NotAvailableError("[" + std::string(type) + "] device " + type + ":" + std::to_string(index) +
                           " does not exist: " +

@@ -1,10 +1,13 @@
 #pragma once
 // The GPU layer: every compute family (elementwise, reduce, softmax, index, im2col, random and
 // the tiled GEMM fallback) written once for every backend that runs the shared kernel sources
-// (src/kernels/). A GPU backend derives from GpuBackend and is a runtime adapter only: it
-// implements backend::Backend's devices, memory, copies, streams and events, plus the four
-// runtime hooks below (compile a kernel, launch it, describe the device, name it) and gemm
-// (its vendor BLAS, falling back to gemm_tiled). docs/adding-a-backend.md walks through it.
+// (src/kernels/). A GPU backend derives from RuntimeBackend<Runtime> (GpuBackend plus the device
+// queries its DeviceTable answers) and is a runtime adapter only: it implements backend::Backend's
+// memory, device copies, streams and events, plus the runtime hooks below (compile a kernel,
+// launch it, describe the device, copy to or from the host, copy between devices, release, its
+// vendor BLAS); GpuBackend writes the Backend methods around those hooks once (empty copies, the
+// never-throwing releases, gemm falling back to gemm_tiled). docs/adding-a-backend.md walks
+// through it.
 //
 // Launch model: OpenCL's NDRange and CUDA's grid alike, a Grid is `groups` work-groups (blocks)
 // of `local` work-items (threads) in up to three dims. Kernel arguments are packed once into
@@ -112,6 +115,39 @@ class GpuBackend : public backend::Backend {
   virtual Caps caps(int index) = 0;
   /// "opencl:0 (pthread-cpu)": names device `index` in messages; never throws.
   virtual std::string device_label(int index) noexcept = 0;
+  /// One host<->device copy of `bytes` > 0 (a write when `to_device`) on stream `s`, complete on
+  /// return unless `async` (then from pinned memory). A `done` event, when given, takes the
+  /// copy's completion: the copy's own event where the runtime hands one out (OpenCL: no marker,
+  /// one flush), else event_record(index, done, s) after it.
+  virtual void host_copy(int index, StreamHandle s, bool to_device, Buffer dev, void* host, size_t bytes,
+                         bool async, EventHandle done) = 0;
+  /// copy_peer between two different devices: the direct copy, ordered on both, or false.
+  virtual bool peer_copy(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) = 0;
+  /// raw_free, host_free and stream_destroy of a handle that is not null; they may throw.
+  virtual void release_buffer(int index, void* base) = 0;
+  virtual void release_host(int index, void* ptr, void* ctx) = 0;
+  virtual void release_stream(int index, StreamHandle s) = 0;
+  /// The vendor BLAS: runs `g` (m, n and batch > 0) and returns true, or returns false for a
+  /// dtype or layout it does not take (gemm then runs gemm_tiled).
+  virtual bool blas_gemm(int index, StreamHandle s, const Gemm& g) = 0;
+
+  // ---- around the hooks, once for every runtime ----------------------------------------------
+  /// Empty copies are skipped (an empty recorded copy only records), the rest go to host_copy.
+  void copy_from_host(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s, bool async) final;
+  void copy_to_host(int index, void* dst, Buffer src, size_t bytes, StreamHandle s, bool async) final;
+  void copy_from_host_recorded(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s,
+                               EventHandle done) final;
+  void copy_to_host_recorded(int index, void* dst, Buffer src, size_t bytes, StreamHandle s,
+                             EventHandle done) final;
+  /// copy_within when both are one device, else peer_copy.
+  bool copy_peer(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) final;
+  /// Null handles are ignored and failures swallowed: these never throw.
+  void raw_free(int index, void* base) noexcept final;
+  void host_free(int index, void* ptr, void* ctx) noexcept final;
+  void stream_destroy(int index, StreamHandle s) noexcept final;
+  /// Nothing for an empty product; blas_gemm (counted in launch_counts) where it takes `g`, else
+  /// gemm_tiled.
+  void gemm(int index, StreamHandle s, const Gemm& g) final;
 
   // ---- the compute families, once for every runtime -------------------------------------------
   void unary(int index, StreamHandle s, backend::UnaryOp op, const TensorRef& out, const TensorRef& in,
@@ -162,23 +198,31 @@ class GpuBackend : public backend::Backend {
   void gemm_tiled(int index, StreamHandle s, const Gemm& g);
 };
 
-/// What an adapter's class declares (after its `type()`): backend::Backend's devices, memory,
-/// copies, streams and events (core/backend.h has their contracts), gemm, and the hooks above.
+/// The adapter's base: GpuBackend with the device queries every runtime answers alike from its
+/// singleton `Runtime` (a DeviceTable with a static get(), enumerated on first use).
+template <typename Runtime>
+class RuntimeBackend : public GpuBackend {
+ public:
+  int device_count() noexcept final { return Runtime::get().count(); }
+  std::string unavailable_reason() noexcept final { return Runtime::get().reason(); }
+  std::string device_label(int index) noexcept final { return Runtime::get().label(index); }
+  backend::DeviceProps props(int index) override { return Runtime::get().device(index).props; }
+};
+
+/// What an adapter's class declares (after its `type()`): backend::Backend's memory, copies,
+/// streams and events (core/backend.h has their contracts), gemm, and the hooks above.
 #define LOCUS_GPU_RUNTIME_METHODS                                                                              \
-  int device_count() noexcept override;                                                                        \
-  std::string unavailable_reason() noexcept override;                                                          \
-  backend::DeviceProps props(int index) override;                                                              \
   size_t free_memory(int index) override;                                                                      \
   void* raw_alloc(int index, size_t bytes) override;                                                           \
-  void raw_free(int index, void* base) noexcept override;                                                      \
+  void release_buffer(int index, void* base) override;                                                          \
   void* host_alloc(int index, size_t bytes, void** ctx) override;                                              \
-  void host_free(int index, void* ptr, void* ctx) noexcept override;                                           \
-  void copy_from_host(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s, bool async) override; \
-  void copy_to_host(int index, void* dst, Buffer src, size_t bytes, StreamHandle s, bool async) override;     \
+  void release_host(int index, void* ptr, void* ctx) override;                                                 \
+  void host_copy(int index, StreamHandle s, bool to_device, Buffer dev, void* host, size_t bytes, bool async,  \
+                 EventHandle done) override;                                                                   \
   void copy_within(int index, Buffer dst, Buffer src, size_t bytes, StreamHandle s) override;                  \
-  bool copy_peer(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) override; \
+  bool peer_copy(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes, StreamHandle s) override; \
   StreamHandle stream_create(int index) override;                                                              \
-  void stream_destroy(int index, StreamHandle s) noexcept override;                                            \
+  void release_stream(int index, StreamHandle s) override;                                                     \
   void stream_synchronize(int index, StreamHandle s) override;                                                 \
   EventHandle event_create(int index, bool timing) override;                                                   \
   void event_destroy(int index, EventHandle e) noexcept override;                                              \
@@ -187,12 +231,11 @@ class GpuBackend : public backend::Backend {
   bool event_query(int index, EventHandle e) override;                                                         \
   void event_synchronize(int index, EventHandle e) override;                                                   \
   float event_elapsed_ms(int index, EventHandle start, EventHandle end) override;                              \
-  void gemm(int index, StreamHandle s, const Gemm& g) override;                                                \
+  bool blas_gemm(int index, StreamHandle s, const Gemm& g) override;                                           \
   gpu::Kernel& kernel(int index, const char* file, ScalarType dtype, const char* name,                         \
                       const std::string& options) override;                                                   \
   void launch(int index, StreamHandle s, gpu::Kernel& k, const gpu::Grid& grid, gpu::Args& args) override;    \
-  gpu::Caps caps(int index) override;                                                                          \
-  std::string device_label(int index) noexcept override;
+  gpu::Caps caps(int index) override;
 
 /// Launches since the process started, every GPU backend and device together: kernels through
 /// Launch (the shared kernel source) and GEMM calls to a vendor BLAS (CLBlast, cuBLAS; one or
@@ -202,8 +245,6 @@ struct LaunchCounts {
   uint64_t gemms = 0;
 };
 LaunchCounts launch_counts() noexcept;
-/// A runtime adapter's vendor-BLAS GEMM call, for launch_counts().
-void count_gemm() noexcept;
 
 /// One launch being built: `Launch(b, index, s, kernel).buf(x).arg(y).run1d(n)`.
 class Launch {

@@ -67,6 +67,33 @@ P load_or_build(const std::string& path, const char* magic, ProgramCounters& n, 
   return p;
 }
 
+/// One runtime's disk cache: its 8-byte magic ("LOCUSCL1"), file ending (".clbin") and counters.
+class DiskCache {
+ public:
+  DiskCache(const char* magic, const char* ext) : magic_(magic), ext_(ext) {}
+  /// The file for a build's inputs (cache_file).
+  std::string file(const std::string& key, const std::string& source) const { return cache_file(key, source, ext_); }
+  std::string read(const std::string& path) { return read_cache(path, magic_, counters_.corrupt); }
+  void write(const std::string& path, const std::string& image) const {
+    write_cache(path, magic_, image.data(), image.size());
+  }
+  template <typename P, typename Load, typename Build>
+  P load_or_build(const std::string& path, Load&& load, Build&& build) {
+    return gpu::load_or_build<P>(path, magic_, counters_, load, build);
+  }
+  ProgramStats stats() const { return counters_.stats(); }
+
+ private:
+  const char* magic_;
+  const char* ext_;
+  ProgramCounters counters_;
+};
+
+/// "binary.cl (f32)": names a program of shared source `file` built for `dtype` in messages.
+inline std::string program_label(const char* file, ScalarType dtype) {
+  return std::string(file) + " (" + dtype_suffix(dtype) + ")";
+}
+
 /// One device's programs (one per source file and build options: `pkey`) and their kernels (one
 /// per name), each made once under one lock; a kernel reference stays valid until clear().
 template <typename P, typename K>

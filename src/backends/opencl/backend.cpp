@@ -1,16 +1,10 @@
-// Devices: enumeration and properties (the runtime does the work), and the factory the
-// generated registry calls.
+// Devices: free memory (enumeration and properties are the runtime's, through
+// gpu::RuntimeBackend), and the factory the generated registry calls.
 #include "backends/opencl/opencl_backend.h"
 
 #include "backends/opencl/runtime.h"
 
 namespace locus::opencl {
-
-int OpenCLBackend::device_count() noexcept { return Runtime::get().count(); }
-
-std::string OpenCLBackend::unavailable_reason() noexcept { return Runtime::get().reason(); }
-
-backend::DeviceProps OpenCLBackend::props(int index) { return Runtime::get().device(index).props; }
 
 size_t OpenCLBackend::free_memory(int index) {
   // OpenCL has no free-memory query: report what our own count leaves of the global memory.

@@ -1,8 +1,5 @@
 #include "backends/opencl/check.h"
 
-#include "backends/gpu/check.h"
-#include "locus/error.h"
-
 namespace locus::opencl {
 
 std::string cl_status_name(cl_int s) {
@@ -34,7 +31,7 @@ std::string cl_status_name(cl_int s) {
 }
 
 void cl_fail(const char* call_text, cl_int status, int device, std::string_view what) {
-  throw BackendError(gpu::failure_message("opencl", call_text, cl_status_name(status), device, what));
+  gpu::fail("opencl", call_text, cl_status_name(status), device, what);
 }
 
 }  // namespace locus::opencl

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "backends/gpu/check.h"
 #include "core/fault.h"
 
 namespace locus::opencl {
@@ -28,8 +29,7 @@ inline void cl_check(cl_int status, const char* call_text, int device, std::stri
   if (status != CL_SUCCESS) cl_fail(call_text, status, device, what);
 }
 
-// `what` is a callable run only on failure: a launch's "kernel <label>, argument <i>" is not
-// built (a heap allocation) on every successful call.
+// `what` is LOCUS_GPU_WHAT's callable, run only on failure.
 template <typename W, typename F>
 auto cl_call(const char* call_text, int device, W&& what, F&& f) {
   cl_int err = CL_SUCCESS;
@@ -45,13 +45,13 @@ auto cl_call(const char* call_text, int device, W&& what, F&& f) {
 
 }  // namespace locus::opencl
 
-#define LOCUS_CL(call, device, what)                                                   \
-  ::locus::opencl::cl_call(#call, (device), [&]() -> std::string { return std::string(what); }, \
+#define LOCUS_CL(call, device, what)                              \
+  ::locus::opencl::cl_call(#call, (device), LOCUS_GPU_WHAT(what), \
                            [&]([[maybe_unused]] cl_int* locus_err) { return call; })
 
 // LOCUS_CL for a call that fault injection (core/fault.h) may fail: a kernel launch
 // (fault::kLaunch) or a copy (fault::kCopy). When the switch fires, the call is not made and
 // returns `status`, the driver's code for that failure: the same BackendError follows.
 #define LOCUS_CL_FAULT(site, status, call, device, what)                                      \
-  ::locus::opencl::cl_call(#call, (device), [&]() -> std::string { return std::string(what); }, \
+  ::locus::opencl::cl_call(#call, (device), LOCUS_GPU_WHAT(what),                              \
                            [&](cl_int*) -> cl_int { return ::locus::fault::hit(site) ? (status) : (call); })

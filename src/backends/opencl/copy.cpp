@@ -10,12 +10,8 @@
 
 namespace locus::opencl {
 
-namespace {
-
-// One host<->device copy (a write when `to_device`) on stream `s`, blocking unless `async`
-// (then flushed). `done`, when given, takes the copy's own completion event: no marker needed.
-void host_copy(int index, gpu::StreamHandle s, bool to_device, gpu::Buffer dev, void* host, size_t bytes, bool async,
-               Event* done) {
+void OpenCLBackend::host_copy(int index, StreamHandle s, bool to_device, Buffer dev, void* host, size_t bytes,
+                              bool async, EventHandle done) {
   cl_command_queue q = Runtime::get().queue(index, s);
   cl_mem m = static_cast<cl_mem>(dev.base);
   cl_bool block = async ? CL_FALSE : CL_TRUE;
@@ -27,34 +23,12 @@ void host_copy(int index, gpu::StreamHandle s, bool to_device, gpu::Buffer dev, 
   else
     LOCUS_CL_FAULT(fault::kCopy, CL_OUT_OF_RESOURCES,
                    clEnqueueReadBuffer(q, m, block, dev.offset, bytes, host, 0, nullptr, ev), index, what);
-  if (done) {
-    if (done->ev) clReleaseEvent(done->ev);
-    done->ev = copied;
+  if (done) {  // the copy's own event: no marker needed
+    auto* e = static_cast<Event*>(done);
+    if (e->ev) clReleaseEvent(e->ev);
+    e->ev = copied;
   }
   if (async) LOCUS_CL(clFlush(q), index, what);
-}
-
-}  // namespace
-
-void OpenCLBackend::copy_from_host(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s,
-                                   bool async) {
-  if (bytes) host_copy(index, s, true, dst, const_cast<void*>(src), bytes, async, nullptr);
-}
-
-void OpenCLBackend::copy_to_host(int index, void* dst, Buffer src, size_t bytes, StreamHandle s, bool async) {
-  if (bytes) host_copy(index, s, false, src, dst, bytes, async, nullptr);
-}
-
-void OpenCLBackend::copy_from_host_recorded(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s,
-                                            EventHandle done) {
-  if (bytes == 0) return event_record(index, done, s);
-  host_copy(index, s, true, dst, const_cast<void*>(src), bytes, true, static_cast<Event*>(done));
-}
-
-void OpenCLBackend::copy_to_host_recorded(int index, void* dst, Buffer src, size_t bytes, StreamHandle s,
-                                          EventHandle done) {
-  if (bytes == 0) return event_record(index, done, s);
-  host_copy(index, s, false, src, dst, bytes, true, static_cast<Event*>(done));
 }
 
 void OpenCLBackend::copy_within(int index, Buffer dst, Buffer src, size_t bytes, StreamHandle s) {
@@ -79,15 +53,11 @@ void OpenCLBackend::copy_within(int index, Buffer dst, Buffer src, size_t bytes,
   cl_check(e2, "clEnqueueCopyBuffer", index, "overlapping device copy");
 }
 
-bool OpenCLBackend::copy_peer(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes,
+bool OpenCLBackend::peer_copy(int dst_index, Buffer dst, int src_index, Buffer src, size_t bytes,
                               StreamHandle s) {
   Runtime& rt = Runtime::get();
   if (!rt.same_context(dst_index, src_index)) return false;
   if (bytes == 0) return true;
-  if (dst_index == src_index) {
-    copy_within(dst_index, dst, src, bytes, s);
-    return true;
-  }
   // Ordered on both sides, as PyTorch does between CUDA devices: the copy runs on the source's queue
   // (so the source block is not reused by the caching allocator before the copy has read it), after
   // the destination's queue has finished its earlier work on dst, and the destination's queue waits

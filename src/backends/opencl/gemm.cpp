@@ -39,15 +39,14 @@ clblast::StatusCode clblast_gemm(const backend::Backend::Gemm& g, T alpha, T bet
 
 }  // namespace
 
-void OpenCLBackend::gemm(int index, StreamHandle s, const Gemm& g) {
-  if (g.m == 0 || g.n == 0 || g.batch == 0) return;
+bool OpenCLBackend::blas_gemm([[maybe_unused]] int index, [[maybe_unused]] StreamHandle s,
+                              [[maybe_unused]] const Gemm& g) {
 #ifdef LOCUS_HAVE_CLBLAST
   cl_command_queue q = Runtime::get().queue(index, s);
   const ClDevice& d = Runtime::get().device(index);
   size_t es = element_size(g.dtype);
   bool blas_type = g.dtype == kFloat || (g.dtype == kDouble && d.props.fp64) || (g.dtype == kHalf && d.props.fp16);
   if (blas_type && g.k > 0 && blas_layout(g, INT64_MAX)) {
-    gpu::count_gemm();
     clblast::StatusCode st;
     {
       // CLBlast fills its kernel database without a lock: two threads in a GEMM at once raced in
@@ -67,7 +66,7 @@ void OpenCLBackend::gemm(int index, StreamHandle s, const Gemm& g) {
     if (st != clblast::StatusCode::kSuccess) {
       int code = static_cast<int>(st);
       std::string name = code > -1000 ? cl_status_name(code) : "CLBlast status " + std::to_string(code);
-      throw BackendError("[opencl] CLBlast GEMM failed on " + device_label(index) + " (" + gemm_label(g) + "): " +
+      throw BackendError("[opencl] CLBlast GEMM failed on " + Runtime::get().label(index) + " (" + gemm_label(g) + "): " +
                          name);
     }
     // CLBlast's kernels compile lazily on PoCL too (runtime.h); its choice of kernels depends on
@@ -77,10 +76,10 @@ void OpenCLBackend::gemm(int index, StreamHandle s, const Gemm& g) {
     std::string variant = std::string("clblast:") + dtype_name(g.dtype) + (g.trans_a ? "T" : "N") +
                           (g.trans_b ? "T" : "N") + (g.batch > 1 ? "b" : "") + std::to_string(size_class);
     if (Runtime::get().first_launch(index, variant)) LOCUS_CL(clFinish(q), index, "CLBlast GEMM");
-    return;
+    return true;
   }
 #endif
-  gemm_tiled(index, s, g);
+  return false;
 }
 
 }  // namespace locus::opencl

@@ -1,18 +1,13 @@
-// The runtime hooks of gpu::GpuBackend: kernels from program.h, launches, device capabilities.
+// The runtime hooks of gpu::GpuBackend: launches and device capabilities (kernels: program.cpp).
 #include <algorithm>
 #include <array>
 
 #include "backends/opencl/check.h"
 #include "backends/opencl/opencl_backend.h"
-#include "backends/opencl/program.h"
+#include "backends/opencl/program.h"  // Kernel
 #include "backends/opencl/runtime.h"
 
 namespace locus::opencl {
-
-gpu::Kernel& OpenCLBackend::kernel(int index, const char* file, ScalarType dtype, const char* name,
-                                   const std::string& options) {
-  return get_kernel(index, file, dtype, name, options);
-}
 
 gpu::Caps OpenCLBackend::caps(int index) {
   const ClDevice& d = Runtime::get().device(index);
@@ -25,8 +20,6 @@ gpu::Caps OpenCLBackend::caps(int index) {
   c.row_items = d.row_items;  // PoCL and other CPU drivers (gpu/elementwise.cpp), LOCUS_OPENCL_ROW_ITEMS
   return c;
 }
-
-std::string OpenCLBackend::device_label(int index) noexcept { return opencl::device_label(index); }
 
 void OpenCLBackend::launch(int index, StreamHandle s, gpu::Kernel& kernel, const gpu::Grid& grid, gpu::Args& args) {
   auto& k = static_cast<Kernel&>(kernel);

@@ -30,22 +30,18 @@ void* OpenCLBackend::raw_alloc(int index, size_t bytes) {
   return m;
 }
 
-void OpenCLBackend::raw_free(int index, void* base) noexcept {
-  if (!base) return;
-  try {
-    ClDevice& d = Runtime::get().device(index);
-    cl_mem m = static_cast<cl_mem>(base);
-    {
-      std::lock_guard<std::mutex> lock(d.mem_mu);
-      auto it = d.live.find(m);
-      if (it != d.live.end()) {
-        d.allocated -= it->second;
-        d.live.erase(it);
-      }
+void OpenCLBackend::release_buffer(int index, void* base) {
+  ClDevice& d = Runtime::get().device(index);
+  cl_mem m = static_cast<cl_mem>(base);
+  {
+    std::lock_guard<std::mutex> lock(d.mem_mu);
+    auto it = d.live.find(m);
+    if (it != d.live.end()) {
+      d.allocated -= it->second;
+      d.live.erase(it);
     }
-    clReleaseMemObject(m);  // deferred by the driver until enqueued work using it completes
-  } catch (...) {
   }
+  clReleaseMemObject(m);  // deferred by the driver until enqueued work using it completes
 }
 
 void* OpenCLBackend::host_alloc(int index, size_t bytes, void** ctx) {
@@ -70,15 +66,11 @@ void* OpenCLBackend::host_alloc(int index, size_t bytes, void** ctx) {
   return p;
 }
 
-void OpenCLBackend::host_free(int index, void* ptr, void* ctx) noexcept {
-  if (!ctx) return;
-  try {
-    ClDevice& d = Runtime::get().device(index);
-    cl_mem m = static_cast<cl_mem>(ctx);
-    clEnqueueUnmapMemObject(d.queue, m, ptr, 0, nullptr, nullptr);
-    clReleaseMemObject(m);
-  } catch (...) {
-  }
+void OpenCLBackend::release_host(int index, void* ptr, void* ctx) {
+  ClDevice& d = Runtime::get().device(index);
+  cl_mem m = static_cast<cl_mem>(ctx);
+  clEnqueueUnmapMemObject(d.queue, m, ptr, 0, nullptr, nullptr);
+  clReleaseMemObject(m);
 }
 
 }  // namespace locus::opencl

@@ -1,14 +1,15 @@
 #pragma once
-// The OpenCL runtime adapter: a gpu::GpuBackend (src/backends/gpu/, which holds the compute
-// families) whose methods live in one file per job: backend.cpp (devices), memory.cpp,
-// copy.cpp, stream.cpp, gemm.cpp (CLBlast), launch.cpp (kernels and launches). Kernels come
-// from the shared sources via program.h.
+// The OpenCL runtime adapter: a gpu::RuntimeBackend (src/backends/gpu/, which holds the compute
+// families and answers the device queries from runtime.h) whose methods live in one file per
+// job: backend.cpp (devices), memory.cpp, copy.cpp, stream.cpp, gemm.cpp (CLBlast), launch.cpp
+// (kernels and launches). Kernels come from the shared sources via program.h.
 //
 // Handles: Buffer::base is a cl_mem; a StreamHandle is a cl_command_queue (nullptr: the
 // device's default queue); an EventHandle points to an opencl::Event.
 #include <CL/cl.h>  // CL_TARGET_OPENCL_VERSION comes from CMake
 
 #include "backends/gpu/gpu_backend.h"
+#include "backends/opencl/runtime.h"
 
 namespace locus::opencl {
 
@@ -17,14 +18,10 @@ struct Event {
   bool timing = false;
 };
 
-class OpenCLBackend final : public gpu::GpuBackend {
+class OpenCLBackend final : public gpu::RuntimeBackend<Runtime> {
  public:
   DeviceType type() const override { return kOpenCL; }
   LOCUS_GPU_RUNTIME_METHODS  // gpu_backend.h
-  void copy_from_host_recorded(int index, Buffer dst, const void* src, size_t bytes, StreamHandle s,
-                               EventHandle done) override;
-  void copy_to_host_recorded(int index, void* dst, Buffer src, size_t bytes, StreamHandle s,
-                             EventHandle done) override;
 };
 
 }  // namespace locus::opencl

@@ -1,8 +1,8 @@
 #include "backends/opencl/program.h"
 
-#include <vector>
-
+#include "backends/gpu/check.h"
 #include "backends/opencl/check.h"
+#include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/runtime.h"
 #include "kernels/sources.h"
 #include "locus/error.h"
@@ -11,15 +11,11 @@ namespace locus::opencl {
 
 namespace {
 
-gpu::ProgramCounters g_counters;
-constexpr char kMagic[8] = {'L', 'O', 'C', 'U', 'S', 'C', 'L', '1'};
-
 std::string build_log(cl_program p, cl_device_id dev) {
   size_t n = 0;
   if (clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
   std::string log(n, '\0');
   clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
   return log;
 }
 
@@ -47,10 +43,15 @@ std::string binary_of(cl_program p) {
 
 }  // namespace
 
+gpu::DiskCache& disk_cache() {
+  static gpu::DiskCache cache("LOCUSCL1", ".clbin");
+  return cache;
+}
+
 std::string program_cache_file(int index, const std::string& source, const std::string& options) {
   ClDevice& d = Runtime::get().device(index);
   std::string key = d.platform_name + '\0' + d.props.name + '\0' + d.props.driver_version + '\0' + options + '\0';
-  return gpu::cache_file(key, source, ".clbin");
+  return disk_cache().file(key, source);
 }
 
 cl_program build_program(int index, const std::string& source, const std::string& options, const std::string& label) {
@@ -64,20 +65,19 @@ cl_program build_program(int index, const std::string& source, const std::string
     if (err != CL_SUCCESS) {
       std::string log = build_log(p, d.id);
       clReleaseProgram(p);
-      throw BackendError("[opencl] compiling " + label + " for " + device_label(index) + " failed (" +
-                         cl_status_name(err) + ", options \"" + options + "\"). Build log:\n" +
-                         (log.empty() ? "(empty)" : log));
+      gpu::compile_failed("opencl", label, Runtime::get().label(index),
+                          cl_status_name(err) + ", options \"" + options + "\"", "Build log", log);
     }
     image = binary_of(p);
     return p;
   };
-  return gpu::load_or_build<cl_program>(program_cache_file(index, source, options), kMagic, g_counters, load, compile);
+  return disk_cache().load_or_build<cl_program>(program_cache_file(index, source, options), load, compile);
 }
 
 std::string dtype_options(int index, ScalarType dtype) {
   ClDevice& d = Runtime::get().device(index);
   if (dtype == kDouble && !d.props.fp64)
-    throw BackendError("[opencl] " + device_label(index) + " does not support float64 (no cl_khr_fp64). Use "
+    throw BackendError("[opencl] " + Runtime::get().label(index) + " does not support float64 (no cl_khr_fp64). Use "
                        "float32 on this device.");
   if (dtype == ScalarType::Undefined)
     throw BackendError("[opencl] a kernel was requested for an undefined dtype.");
@@ -88,11 +88,11 @@ std::string dtype_options(int index, ScalarType dtype) {
   return s;
 }
 
-Kernel& get_kernel(int index, const char* file, ScalarType dtype, const char* name, const std::string& extra) {
+gpu::Kernel& OpenCLBackend::kernel(int index, const char* file, ScalarType dtype, const char* name,
+                                   const std::string& extra) {
   std::string options = dtype_options(index, dtype) + (extra.empty() ? "" : " " + extra);
   auto build = [&] {
-    std::string label = std::string(file) + " (" + dtype_suffix(dtype) + ")";
-    return build_program(index, kernels::expand(file, "prelude_opencl.h"), options, label);
+    return build_program(index, kernels::expand(file, "prelude_opencl.h"), options, gpu::program_label(file, dtype));
   };
   auto make = [&](Kernel& k, cl_program p) {
     k.k = LOCUS_CL(clCreateKernel(p, name, locus_err), index, "kernel " + k.label);
@@ -104,8 +104,6 @@ Kernel& get_kernel(int index, const char* file, ScalarType dtype, const char* na
 void release_program(cl_program p) noexcept {
   if (p) clReleaseProgram(p);
 }
-
-gpu::ProgramStats program_stats() { return g_counters.stats(); }
 
 void forget_programs(int index) {
   auto& cache = gpu::program_cache<cl_program, Kernel>(Runtime::get(), index);

@@ -5,7 +5,6 @@
 // program rebuilt from source.
 #include <CL/cl.h>  // CL_TARGET_OPENCL_VERSION comes from CMake
 
-#include <cstdint>
 #include <mutex>
 #include <vector>
 #include <array>
@@ -24,14 +23,12 @@ struct Kernel : gpu::Kernel {  // label: "binary_f32"
   std::vector<std::array<size_t, 3>> launched;
 };
 
-/// Kernel `name` of the shared source `file` built for `dtype` on device `index`, built (or
-/// loaded from the disk cache) on first use. `extra` adds build options (-DX=1 ...). Throws
-/// BackendError for dtypes the device lacks (float64 without fp64) and for build failures.
-Kernel& get_kernel(int index, const char* file, ScalarType dtype, const char* name,
-                   const std::string& extra = "");
+// OpenCLBackend::kernel (here) builds (or loads from the disk cache) kernel `name` of the shared
+// source `file` for `dtype` on first use; its `options` add build options (-DX=1 ...). It throws
+// BackendError for dtypes the device lacks (float64 without fp64) and for build failures.
 
 /// Builds `source` with `options` for device `index` through the disk cache; `label` names it in
-/// messages. A compile error throws BackendError carrying the build log. Used by get_kernel and
+/// messages. A compile error throws BackendError carrying the build log. Used by kernel() and
 /// exposed for tests (a deliberately broken source).
 cl_program build_program(int index, const std::string& source, const std::string& options,
                          const std::string& label);
@@ -41,14 +38,12 @@ void release_program(cl_program p) noexcept;
 
 /// The cache file `build_program` uses for these inputs (it may not exist yet).
 std::string program_cache_file(int index, const std::string& source, const std::string& options);
-using gpu::kernel_cache_dir;
+/// The disk cache of compiled programs, with its counters (disk_cache().stats()).
+gpu::DiskCache& disk_cache();
 
 /// Build options for `dtype` on device `index`: "-DDT_F32 -DHAS_FP64 ...".
 std::string dtype_options(int index, ScalarType dtype);
-using gpu::dtype_suffix;
 
-using gpu::ProgramStats;
-ProgramStats program_stats();
 /// Forgets device `index`'s in-memory programs and kernels (tests: the next use reloads).
 void forget_programs(int index);
 

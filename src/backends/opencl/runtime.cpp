@@ -180,8 +180,6 @@ Runtime::Runtime() : DeviceTable("opencl", "OpenCL") {
       continue;
     }
     auto d = std::make_unique<ClDevice>();
-    d->index = static_cast<int>(devices_.size());
-    d->platform = plats[c.plat];
     d->id = c.id;
     d->ctx = ctxs[c.plat];
     d->queue = q;

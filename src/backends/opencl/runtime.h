@@ -23,8 +23,6 @@
 namespace locus::opencl {
 
 struct ClDevice {
-  int index = 0;
-  cl_platform_id platform = nullptr;
   cl_device_id id = nullptr;
   cl_context ctx = nullptr;
   cl_command_queue queue = nullptr;  // the default stream
@@ -77,8 +75,5 @@ class Runtime : public gpu::DeviceTable<ClDevice> {
   std::mutex queues_mu_;
   std::vector<cl_command_queue> streams_;  // queues of Stream::create, not the default ones
 };
-
-/// "opencl:1 (pthread-haswell-AMD EPYC)": for messages.
-inline std::string device_label(int index) { return Runtime::get().label(index); }
 
 }  // namespace locus::opencl

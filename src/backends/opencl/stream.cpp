@@ -16,8 +16,7 @@ backend::StreamHandle OpenCLBackend::stream_create(int index) {
   return q;
 }
 
-void OpenCLBackend::stream_destroy(int index, StreamHandle s) noexcept {
-  if (!s) return;
+void OpenCLBackend::release_stream(int index, StreamHandle s) {
   cl_command_queue q = static_cast<cl_command_queue>(s);
   Runtime::get().untrack_queue(q);
   clFinish(q);

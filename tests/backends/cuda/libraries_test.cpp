@@ -2,6 +2,7 @@
 // not-available errors, locus-info's line, and call messages through the tables (check.cpp).
 #include "backends/cuda/check.h"
 #include "backends/cuda/libraries.h"
+#include "backends/gpu/check.h"
 #include "testing.h"
 
 namespace locus::cuda {
@@ -36,13 +37,13 @@ TEST(CudaLibraries, LoadedWithEveryEntryPointOrSayWhy) {
 }
 
 TEST(CudaLibraries, CallsThroughTheTablesNameTheFunction) {
-  EXPECT_EQ(failure_message("nv.nvrtcCreateProgram(&prog, src, name, 0, nullptr, nullptr)", "NVRTC_ERROR_OUT_OF_MEMORY",
+  EXPECT_EQ(gpu::failure_message("cuda", "nv.nvrtcCreateProgram(&prog, src, name, 0, nullptr, nullptr)", "NVRTC_ERROR_OUT_OF_MEMORY",
                             -1, "binary.cl"),
             "nvrtcCreateProgram failed (binary.cl): NVRTC_ERROR_OUT_OF_MEMORY");
-  EXPECT_EQ(failure_message("cublas().cublasSgemm(h, tb, ta, n, m, k, ...)", "CUBLAS_STATUS_EXECUTION_FAILED", 1,
+  EXPECT_EQ(gpu::failure_message("cuda", "cublas().cublasSgemm(h, tb, ta, n, m, k, ...)", "CUBLAS_STATUS_EXECUTION_FAILED", 1,
                             "sgemm m=2 n=2 k=2"),
             "cublasSgemm failed on cuda:1 (sgemm m=2 n=2 k=2): CUBLAS_STATUS_EXECUTION_FAILED");
-  EXPECT_EQ(failure_message("cb.cublasCreate(&b->h)", "CUBLAS_STATUS_NOT_INITIALIZED", 0, ""),
+  EXPECT_EQ(gpu::failure_message("cuda", "cb.cublasCreate(&b->h)", "CUBLAS_STATUS_NOT_INITIALIZED", 0, ""),
             "cublasCreate failed on cuda:0: CUBLAS_STATUS_NOT_INITIALIZED");
 }
 

@@ -93,7 +93,7 @@ TEST_P(CudaNvrtcCompile, AllDtypesToSass) {
   auto work = [&](size_t first) {
     for (size_t i = first; i < dts.size(); i += 2) {
       ScalarType dt = dts[i];
-      std::string label = t.file + " (" + dtype_suffix(dt) + ")";
+      std::string label = gpu::program_label(t.file.c_str(), dt);
       std::string problem;
       try {
         Compiled c = compile(src, label, t.arch, build_options(dt));
@@ -140,7 +140,7 @@ std::string target_name(const ::testing::TestParamInfo<Target>& info) {
 INSTANTIATE_TEST_SUITE_P(SharedKernels, CudaNvrtcCompile, ::testing::ValuesIn(targets()), target_name);
 
 // The disk cache's file format: a verified round trip, and a corrupt entry detected, deleted
-// and counted (get_kernel then rebuilds from source).
+// and counted (CudaBackend::kernel then rebuilds from source).
 TEST(CudaProgramCache, RoundTripAndCorruptEntry) {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("locus-cuda-kcache-test-" + std::to_string(::getpid()));
@@ -153,25 +153,25 @@ TEST(CudaProgramCache, RoundTripAndCorruptEntry) {
   EXPECT_NE(f1, cache_file("sm_90", 12040, "-DDT_F32", "source"));
   EXPECT_NE(f1, cache_file("sm_90", 13000, "-DDT_F64", "source"));
   EXPECT_NE(f1, cache_file("sm_90", 13000, "-DDT_F32", "source2"));
-  EXPECT_EQ(read_cache(f1), "");  // missing
+  EXPECT_EQ(disk_cache().read(f1), "");  // missing
 
   std::string image("\x7f" "ELF and some bytes\0with a NUL", 30);
-  write_cache(f1, image);
-  EXPECT_EQ(read_cache(f1), image);
+  disk_cache().write(f1, image);
+  EXPECT_EQ(disk_cache().read(f1), image);
   {
     std::fstream f(f1, std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(30);
     f.put('X');
   }
-  int64_t corrupt = program_stats().corrupt_entries;
-  EXPECT_EQ(read_cache(f1), "");
-  EXPECT_EQ(program_stats().corrupt_entries, corrupt + 1);
+  int64_t corrupt = disk_cache().stats().corrupt_entries;
+  EXPECT_EQ(disk_cache().read(f1), "");
+  EXPECT_EQ(disk_cache().stats().corrupt_entries, corrupt + 1);
   EXPECT_FALSE(fs::exists(f1));
   {
     std::ofstream f(f1, std::ios::binary);
     f << "short";
   }
-  EXPECT_EQ(read_cache(f1), "");
+  EXPECT_EQ(disk_cache().read(f1), "");
   EXPECT_FALSE(fs::exists(f1));
 
   if (old.empty()) unsetenv("LOCUS_KERNEL_CACHE");

@@ -49,23 +49,23 @@ TEST(OpenCLProgram, EmbeddedSourcesExpandIncludes) {
 TEST(OpenCLProgram, DiskCacheHitAndCorruptEntryRebuilt) {
   LOCUS_REQUIRE_OPENCL(1);
   TempCache tc;
-  EXPECT_EQ(kernel_cache_dir(), tc.dir.string());
+  EXPECT_EQ(gpu::kernel_cache_dir(), tc.dir.string());
   std::string src = tiny_source();
   std::string file = program_cache_file(0, src, "");
   EXPECT_EQ(fs::path(file).parent_path(), tc.dir);
   ASSERT_FALSE(fs::exists(file));
 
-  ProgramStats s0 = program_stats();
+  gpu::ProgramStats s0 = disk_cache().stats();
   cl_program p = build_program(0, src, "", "tiny");
   release_program(p);
-  ProgramStats s1 = program_stats();
+  gpu::ProgramStats s1 = disk_cache().stats();
   EXPECT_EQ(s1.built_from_source, s0.built_from_source + 1);
   ASSERT_TRUE(fs::exists(file));  // the cache file appeared
   auto size = fs::file_size(file);
 
   p = build_program(0, src, "", "tiny");  // second run: from disk
   release_program(p);
-  ProgramStats s2 = program_stats();
+  gpu::ProgramStats s2 = disk_cache().stats();
   EXPECT_EQ(s2.loaded_from_disk, s1.loaded_from_disk + 1);
   EXPECT_EQ(s2.built_from_source, s1.built_from_source);
 
@@ -73,7 +73,7 @@ TEST(OpenCLProgram, DiskCacheHitAndCorruptEntryRebuilt) {
   if (be().device_count() > 1) {
     p = build_program(1, src, "", "tiny");
     release_program(p);
-    EXPECT_EQ(program_stats().loaded_from_disk, s2.loaded_from_disk + 1);
+    EXPECT_EQ(disk_cache().stats().loaded_from_disk, s2.loaded_from_disk + 1);
   }
 
   // flip bytes in the middle of the payload: detected, deleted and rebuilt from source
@@ -82,10 +82,10 @@ TEST(OpenCLProgram, DiskCacheHitAndCorruptEntryRebuilt) {
     f.seekp(static_cast<std::streamoff>(size / 2));
     f.write("garbage!", 8);
   }
-  ProgramStats s3 = program_stats();
+  gpu::ProgramStats s3 = disk_cache().stats();
   p = build_program(0, src, "", "tiny");
   release_program(p);
-  ProgramStats s4 = program_stats();
+  gpu::ProgramStats s4 = disk_cache().stats();
   EXPECT_EQ(s4.corrupt_entries, s3.corrupt_entries + 1);
   EXPECT_EQ(s4.built_from_source, s3.built_from_source + 1);
   EXPECT_TRUE(fs::exists(file));
@@ -95,7 +95,7 @@ TEST(OpenCLProgram, DiskCacheHitAndCorruptEntryRebuilt) {
   fs::resize_file(file, 10);
   p = build_program(0, src, "", "tiny");
   release_program(p);
-  EXPECT_EQ(program_stats().corrupt_entries, s4.corrupt_entries + 1);
+  EXPECT_EQ(disk_cache().stats().corrupt_entries, s4.corrupt_entries + 1);
 }
 
 TEST(OpenCLProgram, CompileErrorCarriesBuildLog) {
@@ -117,15 +117,16 @@ TEST(OpenCLProgram, CompileErrorCarriesBuildLog) {
 
 TEST(OpenCLProgram, KernelsReloadFromDiskAfterForgetting) {
   LOCUS_REQUIRE_OPENCL(1);
-  Kernel& k = get_kernel(0, "copy.cl", kFloat, "fill");
+  auto& opencl = static_cast<OpenCLBackend&>(be());
+  gpu::Kernel& k = opencl.kernel(0, "copy.cl", kFloat, "fill", "");
   EXPECT_EQ(k.label, "fill_f32");
   forget_programs(0);
-  ProgramStats s0 = program_stats();
-  get_kernel(0, "copy.cl", kFloat, "fill");
-  ProgramStats s1 = program_stats();
+  gpu::ProgramStats s0 = disk_cache().stats();
+  opencl.kernel(0, "copy.cl", kFloat, "fill", "");
+  gpu::ProgramStats s1 = disk_cache().stats();
   // the process's cache folder (LOCUS_KERNEL_CACHE) already had it
   EXPECT_EQ(s1.loaded_from_disk + s1.built_from_source, s0.loaded_from_disk + s0.built_from_source + 1);
-  if (!kernel_cache_dir().empty()) {
+  if (!gpu::kernel_cache_dir().empty()) {
     EXPECT_EQ(s1.loaded_from_disk, s0.loaded_from_disk + 1);
   }
 }
