@@ -11,6 +11,7 @@
 
 #include "backends/cpu/blas.h"
 #include "backends/cpu/conv_avx2.h"
+#include "backends/cpu/conv_avx512.h"
 #include "backends/cpu/kernels.h"
 
 namespace locus::cpu {
@@ -286,8 +287,56 @@ P transposed_geometry(const P& p, int64_t oc) {
   return t;
 }
 
+// ---- the AVX-512 path (float, stride 1): the shifted layout of conv_avx512.h ------------------
+// Whether it serves a convolution of n images with geometry p: one image per thread, as the
+// AVX2 kernels; not for a 1x1 window without padding (the image is its own columns: GEMM).
+bool shifted_ok(int64_t n, const P& p) {
+  return conv_avx512::available() && n >= num_threads() && p.sh == 1 && p.sw == 1 &&
+         !(p.kh == 1 && p.kw == 1 && p.ph == 0 && p.pw == 0);
+}
+
+struct Shifted {
+  P one;                 // the geometry for one image
+  int64_t k = 0, l = 0;  // column rows, output positions
+  int64_t hp = 0;        // rows of a shifted plane
+  int64_t padded = 0;    // floats of the shifted copy, the slack of the last vector included
+  std::vector<int64_t> offs;
+  explicit Shifted(const P& p) : one(p) {
+    one.n = 1;
+    k = p.c * p.kh * p.kw;
+    l = p.oh * p.ow;
+    hp = p.h + 2 * p.ph;
+    // the last run ends at the copy's end (oh = hp - dh*(kh-1)); whole vectors read past it
+    const int64_t step = conv_avx512::kStep;
+    padded = p.c * p.kw * hp * p.ow + (l + step - 1) / step * step - l;
+    offs.resize(static_cast<size_t>(k));
+    for (int64_t r = 0; r < k; ++r) {
+      const int64_t c = r / (p.kh * p.kw), i = (r / p.kw) % p.kh, j = r % p.kw;
+      offs[static_cast<size_t>(r)] = ((c * p.kw + j) * hp + i * p.dh) * p.ow;
+    }
+  }
+};
+
+// One image's shifted copy: plane (c, j) row yy holds image[c][yy - ph][x - pw + j*dw], 0 outside.
+void shift_image(const Shifted& s, const float* image, float* pad) {
+  const P& p = s.one;
+  std::fill(pad, pad + s.padded, 0.f);
+  for (int64_t c = 0; c < p.c; ++c)
+    for (int64_t j = 0; j < p.kw; ++j) {
+      const int64_t shift = j * p.dw - p.pw;  // plane x reads image x + shift
+      const int64_t x0 = std::max<int64_t>(0, -shift), x1 = std::min<int64_t>(p.ow, p.w - shift);
+      if (x1 <= x0) continue;
+      float* plane = pad + (c * p.kw + j) * s.hp * p.ow;
+      copy_rows<float>(image + c * p.h * p.w + x0 + shift, p.w, plane + p.ph * p.ow + x0, p.ow, p.h, x1 - x0);
+    }
+}
+
+void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p);
+
 template <class T>
 void conv_fwd(const T* x, const T* w, const T* bias, T* y, int64_t oc, const P& p) {
+  if constexpr (std::is_same_v<T, float>)
+    if (shifted_ok(p.n, p)) return conv_fwd_shifted(x, w, bias, y, oc, p);
   const Layout g(p, true, implicit_ok<T>(p.n));
   const int64_t image_size = p.c * p.h * p.w;
   std::vector<float> packed;
@@ -352,11 +401,84 @@ bool all_finite_parallel(const T* v, int64_t n) {
   return ok.load();
 }
 
+// The forward on the AVX-512 path (shifted_ok): outputs written in place, the bias with them.
+void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p) {
+  const Shifted s(p);
+  const int64_t image_size = p.c * p.h * p.w;
+  std::vector<float> packed(static_cast<size_t>(oc * s.k));
+  conv_avx512::pack_forward(w, oc, s.k, packed.data());
+  for_images<float>(p.n, [&](int64_t i, int64_t) {
+    float* pad = scratch<float>(static_cast<size_t>(s.padded));
+    shift_image(s, x + i * image_size, pad);
+    conv_avx512::forward(packed.data(), oc, s.k, pad, s.offs.data(), bias, y + i * oc * s.l, s.l);
+  });
+}
+
+// The gradients on the AVX-512 path (shifted_ok, and for gx the input gradient must be a
+// convolution: transposed_geometry applies). No position is junk, so non-finite values need no
+// check. gw is summed per block of images transposed ([k, oc], as the kernel makes it), then the
+// blocks' sums are added in block order into gw [oc, k].
+void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx, float* gw, float* gb, int64_t oc,
+                      const P& p, const P& pt) {
+  const Shifted s(p);
+  std::optional<Shifted> st;  // the input gradient's convolution
+  if (gx != nullptr) st.emplace(pt);
+  const int64_t k = s.k, l = s.l, image_size = p.c * p.h * p.w;
+  std::vector<float> packed;
+  if (gx != nullptr) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
+    std::vector<float> flipped(static_cast<size_t>(oc * k));
+    const int64_t win = p.kh * p.kw;
+    for (int64_t o = 0; o < oc; ++o)
+      for (int64_t ch = 0; ch < p.c; ++ch)
+        for (int64_t t = 0; t < win; ++t)
+          flipped[static_cast<size_t>((ch * oc + o) * win + t)] = w[(o * p.c + ch) * win + win - 1 - t];
+    packed.resize(static_cast<size_t>(oc * k));
+    conv_avx512::pack_forward(flipped.data(), p.c, oc * win, packed.data());
+  }
+  const int64_t blocks = image_blocks(p.n);
+  std::vector<float> sums(static_cast<size_t>(blocks * (oc * k + oc)), 0.f);
+  const size_t gw_scratch = gw != nullptr ? static_cast<size_t>(s.padded + l * oc) : 0;
+  for_images<float>(p.n, [&](int64_t i, int64_t c) {
+    float* buf = scratch<float>(gw_scratch + (st ? static_cast<size_t>(st->padded) : 0));
+    const float* gyi = gy + i * oc * l;
+    float* gwc = sums.data() + c * (oc * k + oc);
+    if (gw != nullptr) {
+      float* pad = buf;
+      float* gyt = pad + s.padded;
+      shift_image(s, x + i * image_size, pad);
+      conv_avx512::transpose(gyi, oc, l, gyt);
+      conv_avx512::grad_weight(gyt, oc, k, pad, s.offs.data(), l, gwc);
+    }
+    if (gb != nullptr) {
+      float* gbc = gwc + oc * k;
+      for (int64_t o = 0; o < oc; ++o) gbc[o] += row_sum<float>(gyi + o * l, l);
+    }
+    if (gx != nullptr) {
+      float* tpad = buf + gw_scratch;
+      shift_image(*st, gyi, tpad);
+      conv_avx512::forward(packed.data(), p.c, st->k, tpad, st->offs.data(), nullptr, gx + i * image_size, st->l);
+    }
+  });
+  // the blocks' sums into block 0's, in block order (sequential, vectorised), then gw transposed
+  float* total = sums.data();
+  const int64_t size = oc * k + oc;
+  for (int64_t c = 1; c < blocks; ++c) {
+    const float* __restrict sc = sums.data() + c * size;
+    for (int64_t t = 0; t < size; ++t) total[t] += sc[t];
+  }
+  if (gw != nullptr) conv_avx512::transpose(total, k, oc, gw);
+  if (gb != nullptr) std::copy_n(total + oc * k, oc, gb);
+}
+
 // The gradients of conv_fwd: gx (the input's), gw (the weight's) and gb (the bias's), each
 // computed only when not null. The weight's and bias's are summed over the images per block, then
 // the blocks' sums are added in block order (deterministic, for any thread count).
 template <class T>
 void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t oc, const P& p) {
+  if constexpr (std::is_same_v<T, float>) {
+    const P pt = transposed_geometry(p, oc);
+    if (shifted_ok(p.n, p) && (gx == nullptr || pt.oh > 0)) return conv_bwd_shifted(x, w, gy, gx, gw, gb, oc, p, pt);
+  }
   // the wide layout's junk positions meet the input (for gw) and the weight (for gx)
   const bool finite = (gw == nullptr || all_finite_parallel(x, p.n * p.c * p.h * p.w)) &&
                       (gx == nullptr || all_finite_parallel(w, oc * p.c * p.kh * p.kw));
