@@ -287,47 +287,64 @@ P transposed_geometry(const P& p, int64_t oc) {
   return t;
 }
 
-// ---- the AVX-512 path (float, stride 1): the shifted layout of conv_avx512.h ------------------
+// ---- the AVX-512 path (float): the shifted layout of conv_avx512.h --------------------------
 // Whether it serves a convolution of n images with geometry p: one image per thread, as the
-// AVX2 kernels; not for a 1x1 window without padding (the image is its own columns: GEMM).
-bool shifted_ok(int64_t n, const P& p) {
-  return conv_avx512::available() && n >= num_threads() && p.sh == 1 && p.sw == 1 &&
-         !(p.kh == 1 && p.kw == 1 && p.ph == 0 && p.pw == 0);
-}
+// AVX2 kernels.
+bool shifted_ok(int64_t n, const P& p) { return conv_avx512::available() && n >= num_threads(); }
 
 struct Shifted {
   P one;                 // the geometry for one image
   int64_t k = 0, l = 0;  // column rows, output positions
-  int64_t hp = 0;        // rows of a shifted plane
+  int64_t hq = 0;        // rows of a plane
   int64_t padded = 0;    // floats of the shifted copy, the slack of the last vector included
   std::vector<int64_t> offs;
   explicit Shifted(const P& p) : one(p) {
     one.n = 1;
     k = p.c * p.kh * p.kw;
     l = p.oh * p.ow;
-    hp = p.h + 2 * p.ph;
-    // the last run ends at the copy's end (oh = hp - dh*(kh-1)); whole vectors read past it
+    hq = p.oh + (p.kh - 1) * p.dh / p.sh;
+    // the last run ends at the copy's end; whole vectors read past it
     const int64_t step = conv_avx512::kStep;
-    padded = p.c * p.kw * hp * p.ow + (l + step - 1) / step * step - l;
+    padded = p.c * p.kw * p.sh * hq * p.ow + (l + step - 1) / step * step - l;
     offs.resize(static_cast<size_t>(k));
     for (int64_t r = 0; r < k; ++r) {
       const int64_t c = r / (p.kh * p.kw), i = (r / p.kw) % p.kh, j = r % p.kw;
-      offs[static_cast<size_t>(r)] = ((c * p.kw + j) * hp + i * p.dh) * p.ow;
+      const int64_t phase = i * p.dh % p.sh, row = i * p.dh / p.sh;
+      offs[static_cast<size_t>(r)] = (((c * p.kw + j) * p.sh + phase) * hq + row) * p.ow;
     }
   }
 };
 
-// One image's shifted copy: plane (c, j) row yy holds image[c][yy - ph][x - pw + j*dw], 0 outside.
+// One image's shifted copy: plane (c, j, phase) row u holds
+// image[c][phase + u*sh - ph][x*sw - pw + j*dw] for x < ow, 0 outside the image.
 void shift_image(const Shifted& s, const float* image, float* pad) {
   const P& p = s.one;
   std::fill(pad, pad + s.padded, 0.f);
   for (int64_t c = 0; c < p.c; ++c)
     for (int64_t j = 0; j < p.kw; ++j) {
-      const int64_t shift = j * p.dw - p.pw;  // plane x reads image x + shift
-      const int64_t x0 = std::max<int64_t>(0, -shift), x1 = std::min<int64_t>(p.ow, p.w - shift);
+      const int64_t shift = j * p.dw - p.pw;  // plane x reads image column x*sw + shift
+      const int64_t x0 = shift >= 0 ? 0 : (-shift + p.sw - 1) / p.sw;
+      const int64_t x1 = p.w - shift <= 0 ? 0 : std::min<int64_t>(p.ow, (p.w - shift + p.sw - 1) / p.sw);
       if (x1 <= x0) continue;
-      float* plane = pad + (c * p.kw + j) * s.hp * p.ow;
-      copy_rows<float>(image + c * p.h * p.w + x0 + shift, p.w, plane + p.ph * p.ow + x0, p.ow, p.h, x1 - x0);
+      for (int64_t phase = 0; phase < p.sh; ++phase) {
+        // plane rows u whose image row phase + u*sh - ph is inside the image
+        const int64_t top = p.ph - phase;  // u*sh >= top
+        const int64_t u0 = top <= 0 ? 0 : (top + p.sh - 1) / p.sh;
+        const int64_t u1 = std::min<int64_t>(s.hq, (p.h + p.ph - phase + p.sh - 1) / p.sh);
+        if (u1 <= u0) continue;
+        float* plane = pad + ((c * p.kw + j) * p.sh + phase) * s.hq * p.ow;
+        const float* src = image + (c * p.h + phase + u0 * p.sh - p.ph) * p.w;
+        if (p.sw == 1) {
+          copy_rows<float>(src + x0 + shift, p.sh * p.w, plane + u0 * p.ow + x0, p.ow, u1 - u0, x1 - x0);
+          continue;
+        }
+        if (p.sw == 2) {
+          conv_avx512::gather_even(src + x0 * 2 + shift, p.sh * p.w, plane + u0 * p.ow + x0, p.ow, u1 - u0, x1 - x0);
+          continue;
+        }
+        for (int64_t u = u0; u < u1; ++u, src += p.sh * p.w)
+          for (int64_t x = x0; x < x1; ++x) plane[u * p.ow + x] = src[x * p.sw + shift];
+      }
     }
 }
 

@@ -189,6 +189,21 @@ void grad_weight(const float* gyt, int64_t oc, int64_t k, const float* pad, cons
   }
 }
 
+LOCUS_AVX512 void gather_even(const float* src, int64_t ss, float* dst, int64_t ds, int64_t rows, int64_t n) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  for (int64_t x = 0; x < n; x += 16) {
+    const int64_t m = std::min<int64_t>(16, n - x), count = 2 * m - 1;  // outputs, inputs read
+    const __mmask16 lo_mask = tail_mask(count), hi_mask = count > 16 ? tail_mask(count - 16) : __mmask16(0),
+                    out_mask = tail_mask(m);
+    const float* s = src + 2 * x;
+    float* d = dst + x;
+    for (int64_t r = 0; r < rows; ++r, s += ss, d += ds) {
+      const __m512 lo = _mm512_maskz_loadu_ps(lo_mask, s), hi = _mm512_maskz_loadu_ps(hi_mask, s + 16);
+      _mm512_mask_storeu_ps(d, out_mask, _mm512_permutex2var_ps(lo, even, hi));
+    }
+  }
+}
+
 void transpose(const float* src, int64_t rows, int64_t cols, float* dst) {
   // 16 x 16 tiles through a cache-friendly scalar loop (a small share of the work)
   for (int64_t r0 = 0; r0 < rows; r0 += 16)
@@ -208,6 +223,7 @@ bool available() { return false; }
 void pack_forward(const float*, int64_t, int64_t, float*) {}
 void forward(const float*, int64_t, int64_t, const float*, const int64_t*, const float*, float*, int64_t) {}
 void grad_weight(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*) {}
+void gather_even(const float*, int64_t, float*, int64_t, int64_t, int64_t) {}
 void transpose(const float*, int64_t, int64_t, float*) {}
 }  // namespace locus::cpu::conv_avx512
 

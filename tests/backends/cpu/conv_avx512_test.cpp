@@ -1,5 +1,6 @@
 // CPU backend: the float convolution on shapes that exercise the kernels' edges (odd sizes, borders,
-// channel counts that are not a multiple of a register block, runs longer than a block, batch 1),
+// channel counts that are not a multiple of a register block, runs longer than a block, strides,
+// batch 1),
 // against direct loops in double. Which kernels run is up to the process: the AVX-512 ones where
 // the CPU has them, the AVX2 ones under LOCUS_CPU_ISA=avx2 (ctest backends.cpu_conv_avx2), the
 // im2col + GEMM paths under LOCUS_CPU_ISA=generic (backends.cpu_conv_generic); all three must
@@ -20,15 +21,15 @@ namespace {
 using P = backend::Backend::Im2Col;
 
 struct Shape {
-  int64_t n, c, h, w, kh, kw, ph, pw, d, oc;
+  int64_t n, c, h, w, kh, kw, ph, pw, d, oc, s = 1;
 };
 
 P geometry(const Shape& s) {
   P p;
   p.n = s.n; p.c = s.c; p.h = s.h; p.w = s.w; p.kh = s.kh; p.kw = s.kw;
-  p.sh = p.sw = 1; p.ph = s.ph; p.pw = s.pw; p.dh = p.dw = s.d;
-  p.oh = s.h + 2 * s.ph - s.d * (s.kh - 1);
-  p.ow = s.w + 2 * s.pw - s.d * (s.kw - 1);
+  p.sh = p.sw = s.s; p.ph = s.ph; p.pw = s.pw; p.dh = p.dw = s.d;
+  p.oh = (s.h + 2 * s.ph - s.d * (s.kh - 1) - 1) / s.s + 1;
+  p.ow = (s.w + 2 * s.pw - s.d * (s.kw - 1) - 1) / s.s + 1;
   return p;
 }
 
@@ -54,7 +55,7 @@ Want direct(const P& p, int64_t oc, const std::vector<double>& x, const std::vec
           for (int64_t c = 0; c < p.c; ++c)
             for (int64_t i = 0; i < p.kh; ++i)
               for (int64_t j = 0; j < p.kw; ++j) {
-                const int64_t ih = y - p.ph + i * p.dh, iw = xo - p.pw + j * p.dw;
+                const int64_t ih = y * p.sh - p.ph + i * p.dh, iw = xo * p.sw - p.pw + j * p.dw;
                 if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
                 const size_t wi = static_cast<size_t>(o * K + (c * p.kh + i) * p.kw + j);
                 const size_t xi = static_cast<size_t>(n * image + (c * p.h + ih) * p.w + iw);
@@ -92,8 +93,13 @@ TEST(CpuConv2d, KernelsMatchDirectLoopsOnOddShapes) {
            Shape{4, 130, 4, 4, 3, 3, 1, 1, 1, 7},    // 16 positions; input gradient with 130 output channels
            Shape{2, 3, 9, 7, 3, 2, 1, 0, 1, 18},     // a 3x2 window, padding on one side only
            Shape{2, 32, 16, 16, 3, 3, 1, 1, 1, 64},  // the benchmark shapes' kind, smaller
+           Shape{2, 6, 7, 8, 1, 1, 0, 0, 1, 20},     // 1x1 without padding
+           // strided (the input gradient by other kernels; the weight gradient alone by these)
+           Shape{3, 5, 11, 10, 3, 3, 1, 1, 1, 17, 2}, Shape{2, 3, 12, 13, 3, 3, 2, 2, 2, 9, 2},
+           Shape{2, 4, 11, 10, 3, 3, 1, 1, 1, 6, 3}, Shape{2, 7, 9, 9, 1, 1, 0, 0, 1, 5, 2},
+           Shape{1, 16, 32, 32, 3, 3, 1, 1, 1, 30, 2},
        }) {
-    SCOPED_TRACE(::testing::Message() << "n=" << s.n << " c=" << s.c << " " << s.h << "x" << s.w << " k=" << s.kh
+    SCOPED_TRACE(::testing::Message() << "s=" << s.s << " n=" << s.n << " c=" << s.c << " " << s.h << "x" << s.w << " k=" << s.kh
                                       << "x" << s.kw << " pad=" << s.ph << "," << s.pw << " d=" << s.d
                                       << " oc=" << s.oc);
     const P p = geometry(s);
