@@ -204,10 +204,54 @@ LOCUS_AVX512 void gather_even(const float* src, int64_t ss, float* dst, int64_t 
   }
 }
 
+namespace {
+// GCC 12's unpack and shuffle intrinsics pass _mm512_undefined_ps() as the mask source, which
+// -Wuninitialized reports once inlined (GCC bug 105593): nothing here is uninitialised.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+// dst[c * ds + r] = src[r * ss + c] for r, c < 16, in registers (unpack, then 128-bit lane shuffles).
+LOCUS_AVX512 void transpose_tile(const float* src, int64_t ss, float* dst, int64_t ds) {
+  __m512 r[16], t[16];
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * ss);
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]),
+                  c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
+    r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+#pragma GCC unroll 2
+  for (int i = 0; i < 2; ++i)
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      t[8 * i + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + 4 + j], 0x88);
+      t[8 * i + 4 + j] = _mm512_shuffle_f32x4(r[8 * i + j], r[8 * i + 4 + j], 0xdd);
+    }
+#pragma GCC unroll 8
+  for (int j = 0; j < 8; ++j) {
+    _mm512_storeu_ps(dst + j * ds, _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88));
+    _mm512_storeu_ps(dst + (8 + j) * ds, _mm512_shuffle_f32x4(t[j], t[8 + j], 0xdd));
+  }
+}
+#pragma GCC diagnostic pop
+}  // namespace
+
 void transpose(const float* src, int64_t rows, int64_t cols, float* dst) {
-  // 16 x 16 tiles through a cache-friendly scalar loop (a small share of the work)
+  // 16 x 16 tiles in registers; the edges element by element
   for (int64_t r0 = 0; r0 < rows; r0 += 16)
     for (int64_t c0 = 0; c0 < cols; c0 += 16) {
+      if (r0 + 16 <= rows && c0 + 16 <= cols) {
+        transpose_tile(src + r0 * cols + c0, cols, dst + c0 * rows + r0, rows);
+        continue;
+      }
       const int64_t re = std::min<int64_t>(rows, r0 + 16), ce = std::min<int64_t>(cols, c0 + 16);
       for (int64_t c = c0; c < ce; ++c)
         for (int64_t r = r0; r < re; ++r) dst[c * rows + r] = src[r * cols + c];
