@@ -287,10 +287,24 @@ P transposed_geometry(const P& p, int64_t oc) {
   return t;
 }
 
-// ---- the AVX-512 path (float): the shifted layout of conv_avx512.h --------------------------
-// Whether it serves a convolution of n images with geometry p: one image per thread, as the
-// AVX2 kernels.
-bool shifted_ok(int64_t n, const P& p) { return conv_avx512::available() && n >= num_threads(); }
+// ---- float on the shifted layout of conv_avx512.h (no junk positions) --------------------------
+// Which kernels serve it for n images with geometry p (one image per thread, so at least as many
+// images as threads): the AVX-512 ones for any stride; the AVX2 ones of conv_avx2.h, whose
+// runs are whole vectors of 16, only for stride 1 with oh*ow and h*w multiples of 16 (the output
+// and input gradient rows are then exactly the runs, and no position past them is read) and not
+// for a 1x1 window without padding (GEMM); for the backward, only from 16 input channels (conv
+// 3->64 on 32x32 forward+backward measured 6-10 % slower than on the wide layout: its AVX2 kernels
+// read a window row's three column rows from three planes instead of one).
+enum class ShiftedKernels { kNone, kAvx2, kAvx512 };
+ShiftedKernels shifted_kernels(int64_t n, const P& p, bool backward) {
+  if (n < num_threads()) return ShiftedKernels::kNone;
+  if (conv_avx512::available()) return ShiftedKernels::kAvx512;
+  const bool direct = p.kh == 1 && p.kw == 1 && p.ph == 0 && p.pw == 0;
+  if (conv_avx2::available() && p.sh == 1 && p.sw == 1 && !direct && p.oh * p.ow % conv_avx2::kStep == 0 &&
+      p.h * p.w % conv_avx2::kStep == 0 && (!backward || p.c >= 16))
+    return ShiftedKernels::kAvx2;
+  return ShiftedKernels::kNone;
+}
 
 struct Shifted {
   P one;                 // the geometry for one image
@@ -353,7 +367,7 @@ void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* 
 template <class T>
 void conv_fwd(const T* x, const T* w, const T* bias, T* y, int64_t oc, const P& p) {
   if constexpr (std::is_same_v<T, float>)
-    if (shifted_ok(p.n, p)) return conv_fwd_shifted(x, w, bias, y, oc, p);
+    if (shifted_kernels(p.n, p, false) != ShiftedKernels::kNone) return conv_fwd_shifted(x, w, bias, y, oc, p);
   const Layout g(p, true, implicit_ok<T>(p.n));
   const int64_t image_size = p.c * p.h * p.w;
   std::vector<float> packed;
@@ -418,25 +432,33 @@ bool all_finite_parallel(const T* v, int64_t n) {
   return ok.load();
 }
 
-// The forward on the AVX-512 path (shifted_ok): outputs written in place, the bias with them.
+// The forward on the shifted layout (shifted_kernels): outputs written in place, the bias with them.
 void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p) {
+  const bool avx512 = shifted_kernels(p.n, p, false) == ShiftedKernels::kAvx512;
   const Shifted s(p);
   const int64_t image_size = p.c * p.h * p.w;
   std::vector<float> packed(static_cast<size_t>(oc * s.k));
-  conv_avx512::pack_forward(w, oc, s.k, packed.data());
+  if (avx512) conv_avx512::pack_forward(w, oc, s.k, packed.data());
+  else conv_avx2::pack_forward(w, oc, s.k, packed.data());
   for_images<float>(p.n, [&](int64_t i, int64_t) {
     float* pad = scratch<float>(static_cast<size_t>(s.padded));
+    float* yi = y + i * oc * s.l;
     shift_image(s, x + i * image_size, pad);
-    conv_avx512::forward(packed.data(), oc, s.k, pad, s.offs.data(), bias, y + i * oc * s.l, s.l);
+    if (avx512) return conv_avx512::forward(packed.data(), oc, s.k, pad, s.offs.data(), bias, yi, s.l);
+    conv_avx2::forward(packed.data(), oc, s.k, pad, s.offs.data(), yi, s.l);
+    if (bias != nullptr)
+      for (int64_t o = 0; o < oc; ++o)
+        for (int64_t t = 0; t < s.l; ++t) yi[o * s.l + t] += bias[o];
   });
 }
 
-// The gradients on the AVX-512 path (shifted_ok, and for gx the input gradient must be a
+// The gradients on the shifted layout (shifted_kernels, and for gx the input gradient must be a
 // convolution: transposed_geometry applies). No position is junk, so non-finite values need no
-// check. gw is summed per block of images transposed ([k, oc], as the kernel makes it), then the
-// blocks' sums are added in block order into gw [oc, k].
+// check. gw is summed per block of images (transposed, [k, oc], as the AVX-512 kernel makes it),
+// then the blocks' sums are added in block order into gw [oc, k].
 void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx, float* gw, float* gb, int64_t oc,
                       const P& p, const P& pt) {
+  const bool avx512 = shifted_kernels(p.n, p, true) == ShiftedKernels::kAvx512;
   const Shifted s(p);
   std::optional<Shifted> st;  // the input gradient's convolution
   if (gx != nullptr) st.emplace(pt);
@@ -450,7 +472,8 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
         for (int64_t t = 0; t < win; ++t)
           flipped[static_cast<size_t>((ch * oc + o) * win + t)] = w[(o * p.c + ch) * win + win - 1 - t];
     packed.resize(static_cast<size_t>(oc * k));
-    conv_avx512::pack_forward(flipped.data(), p.c, oc * win, packed.data());
+    if (avx512) conv_avx512::pack_forward(flipped.data(), p.c, oc * win, packed.data());
+    else conv_avx2::pack_forward(flipped.data(), p.c, oc * win, packed.data());
   }
   const int64_t blocks = image_blocks(p.n);
   std::vector<float> sums(static_cast<size_t>(blocks * (oc * k + oc)), 0.f);
@@ -463,8 +486,12 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
       float* pad = buf;
       float* gyt = pad + s.padded;
       shift_image(s, x + i * image_size, pad);
-      conv_avx512::transpose(gyi, oc, l, gyt);
-      conv_avx512::grad_weight(gyt, oc, k, pad, s.offs.data(), l, gwc);
+      if (avx512) {
+        conv_avx512::transpose(gyi, oc, l, gyt);
+        conv_avx512::grad_weight(gyt, oc, k, pad, s.offs.data(), l, gwc);
+      } else {
+        conv_avx2::grad_weight(gyi, oc, k, pad, s.offs.data(), l, gwc);  // [oc, k]
+      }
     }
     if (gb != nullptr) {
       float* gbc = gwc + oc * k;
@@ -473,7 +500,8 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
     if (gx != nullptr) {
       float* tpad = buf + gw_scratch;
       shift_image(*st, gyi, tpad);
-      conv_avx512::forward(packed.data(), p.c, st->k, tpad, st->offs.data(), nullptr, gx + i * image_size, st->l);
+      if (avx512) conv_avx512::forward(packed.data(), p.c, st->k, tpad, st->offs.data(), nullptr, gx + i * image_size, st->l);
+      else conv_avx2::forward(packed.data(), p.c, st->k, tpad, st->offs.data(), gx + i * image_size, st->l);
     }
   });
   // the blocks' sums into block 0's, in block order (sequential, vectorised), then gw transposed
@@ -483,7 +511,10 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
     const float* __restrict sc = sums.data() + c * size;
     for (int64_t t = 0; t < size; ++t) total[t] += sc[t];
   }
-  if (gw != nullptr) conv_avx512::transpose(total, k, oc, gw);
+  if (gw != nullptr) {
+    if (avx512) conv_avx512::transpose(total, k, oc, gw);
+    else std::copy_n(total, oc * k, gw);
+  }
   if (gb != nullptr) std::copy_n(total + oc * k, oc, gb);
 }
 
@@ -494,7 +525,8 @@ template <class T>
 void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t oc, const P& p) {
   if constexpr (std::is_same_v<T, float>) {
     const P pt = transposed_geometry(p, oc);
-    if (shifted_ok(p.n, p) && (gx == nullptr || pt.oh > 0)) return conv_bwd_shifted(x, w, gy, gx, gw, gb, oc, p, pt);
+    if (shifted_kernels(p.n, p, true) != ShiftedKernels::kNone && (gx == nullptr || pt.oh > 0))
+      return conv_bwd_shifted(x, w, gy, gx, gw, gb, oc, p, pt);
   }
   // the wide layout's junk positions meet the input (for gw) and the weight (for gx)
   const bool finite = (gw == nullptr || all_finite_parallel(x, p.n * p.c * p.h * p.w)) &&
