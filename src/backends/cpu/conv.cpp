@@ -119,6 +119,9 @@ void gemm_t(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T beta, const T* 
 //    With float on an AVX2 CPU ("implicit"), the kernels of conv_avx2.cpp read those runs from the
 //    padded copy directly: no columns at all (lw is then rounded up to their step);
 //  - otherwise, im2col rows of width oh * ow.
+// Float on an AVX-512 CPU (any stride), and on an AVX2 one where the runs are whole vectors, takes
+// none of these but the "shifted" layout of conv_avx512.h (Shifted, below): kw*sh shifted copies of
+// each channel, whose runs are exactly the oh*ow output positions, read in place by the kernels.
 struct Layout {
   P one;                   // the geometry for one image
   int64_t k = 0, l = 0;    // column rows, output positions
