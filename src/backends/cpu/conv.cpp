@@ -11,6 +11,7 @@
 
 #include "backends/cpu/blas.h"
 #include "backends/cpu/conv_avx2.h"
+#include "backends/cpu/conv_avx512.h"
 #include "backends/cpu/kernels.h"
 
 namespace locus::cpu {
@@ -118,6 +119,9 @@ void gemm_t(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T beta, const T* 
 //    With float on an AVX2 CPU ("implicit"), the kernels of conv_avx2.cpp read those runs from the
 //    padded copy directly: no columns at all (lw is then rounded up to their step);
 //  - otherwise, im2col rows of width oh * ow.
+// Float on an AVX-512 CPU (any stride), and on an AVX2 one where the runs are whole vectors, takes
+// none of these but the "shifted" layout of conv_avx512.h (Shifted, below): kw*sh shifted copies of
+// each channel, whose runs are exactly the oh*ow output positions, read in place by the kernels.
 struct Layout {
   P one;                   // the geometry for one image
   int64_t k = 0, l = 0;    // column rows, output positions
@@ -286,8 +290,87 @@ P transposed_geometry(const P& p, int64_t oc) {
   return t;
 }
 
+// ---- float on the shifted layout of conv_avx512.h (no junk positions) --------------------------
+// Which kernels serve it for n images with geometry p (one image per thread, so at least as many
+// images as threads): the AVX-512 ones for any stride; the AVX2 ones of conv_avx2.h, whose
+// runs are whole vectors of 16, only for stride 1 with oh*ow and h*w multiples of 16 (the output
+// and input gradient rows are then exactly the runs, and no position past them is read) and not
+// for a 1x1 window without padding (GEMM); for the backward, only from 16 input channels (conv
+// 3->64 on 32x32 forward+backward measured 6-10 % slower than on the wide layout: its AVX2 kernels
+// read a window row's three column rows from three planes instead of one).
+enum class ShiftedKernels { kNone, kAvx2, kAvx512 };
+ShiftedKernels shifted_kernels(int64_t n, const P& p, bool backward) {
+  if (n < num_threads()) return ShiftedKernels::kNone;
+  if (conv_avx512::available()) return ShiftedKernels::kAvx512;
+  const bool direct = p.kh == 1 && p.kw == 1 && p.ph == 0 && p.pw == 0;
+  if (conv_avx2::available() && p.sh == 1 && p.sw == 1 && !direct && p.oh * p.ow % conv_avx2::kStep == 0 &&
+      p.h * p.w % conv_avx2::kStep == 0 && (!backward || p.c >= 16))
+    return ShiftedKernels::kAvx2;
+  return ShiftedKernels::kNone;
+}
+
+struct Shifted {
+  P one;                 // the geometry for one image
+  int64_t k = 0, l = 0;  // column rows, output positions
+  int64_t hq = 0;        // rows of a plane
+  int64_t padded = 0;    // floats of the shifted copy, the slack of the last vector included
+  std::vector<int64_t> offs;
+  explicit Shifted(const P& p) : one(p) {
+    one.n = 1;
+    k = p.c * p.kh * p.kw;
+    l = p.oh * p.ow;
+    hq = p.oh + (p.kh - 1) * p.dh / p.sh;
+    // the last run ends at the copy's end; whole vectors read past it
+    const int64_t step = conv_avx512::kStep;
+    padded = p.c * p.kw * p.sh * hq * p.ow + (l + step - 1) / step * step - l;
+    offs.resize(static_cast<size_t>(k));
+    for (int64_t r = 0; r < k; ++r) {
+      const int64_t c = r / (p.kh * p.kw), i = (r / p.kw) % p.kh, j = r % p.kw;
+      const int64_t phase = i * p.dh % p.sh, row = i * p.dh / p.sh;
+      offs[static_cast<size_t>(r)] = (((c * p.kw + j) * p.sh + phase) * hq + row) * p.ow;
+    }
+  }
+};
+
+// One image's shifted copy: plane (c, j, phase) row u holds
+// image[c][phase + u*sh - ph][x*sw - pw + j*dw] for x < ow, 0 outside the image.
+void shift_image(const Shifted& s, const float* image, float* pad) {
+  const P& p = s.one;
+  std::fill(pad, pad + s.padded, 0.f);
+  for (int64_t c = 0; c < p.c; ++c)
+    for (int64_t j = 0; j < p.kw; ++j) {
+      const int64_t shift = j * p.dw - p.pw;  // plane x reads image column x*sw + shift
+      const int64_t x0 = shift >= 0 ? 0 : (-shift + p.sw - 1) / p.sw;
+      const int64_t x1 = p.w - shift <= 0 ? 0 : std::min<int64_t>(p.ow, (p.w - shift + p.sw - 1) / p.sw);
+      if (x1 <= x0) continue;
+      for (int64_t phase = 0; phase < p.sh; ++phase) {
+        // plane rows u whose image row phase + u*sh - ph is inside the image
+        const int64_t top = p.ph - phase;  // u*sh >= top
+        const int64_t u0 = top <= 0 ? 0 : (top + p.sh - 1) / p.sh;
+        const int64_t u1 = std::min<int64_t>(s.hq, (p.h + p.ph - phase + p.sh - 1) / p.sh);
+        if (u1 <= u0) continue;
+        float* plane = pad + ((c * p.kw + j) * p.sh + phase) * s.hq * p.ow;
+        const float* src = image + (c * p.h + phase + u0 * p.sh - p.ph) * p.w;
+        if (p.sw == 1) {
+          copy_rows<float>(src + x0 + shift, p.sh * p.w, plane + u0 * p.ow + x0, p.ow, u1 - u0, x1 - x0);
+          continue;
+        }
+        if (p.sw == 2) {
+          conv_avx512::gather_even(src + x0 * 2 + shift, p.sh * p.w, plane + u0 * p.ow + x0, p.ow, u1 - u0, x1 - x0);
+          continue;
+        }
+        for (int64_t u = u0; u < u1; ++u, src += p.sh * p.w)
+          for (int64_t x = x0; x < x1; ++x) plane[u * p.ow + x] = src[x * p.sw + shift];
+      }
+    }
+}
+
+void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p);
+
 template <class T>
 void conv_fwd(const T* x, const T* w, const T* bias, T* y, int64_t oc, const P& p) {
+  if constexpr (std::is_same_v<T, float>)
+    if (shifted_kernels(p.n, p, false) != ShiftedKernels::kNone) return conv_fwd_shifted(x, w, bias, y, oc, p);
   const Layout g(p, true, implicit_ok<T>(p.n));
   const int64_t image_size = p.c * p.h * p.w;
   std::vector<float> packed;
@@ -352,11 +435,102 @@ bool all_finite_parallel(const T* v, int64_t n) {
   return ok.load();
 }
 
+// The forward on the shifted layout (shifted_kernels): outputs written in place, the bias with them.
+void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p) {
+  const bool avx512 = shifted_kernels(p.n, p, false) == ShiftedKernels::kAvx512;
+  const Shifted s(p);
+  const int64_t image_size = p.c * p.h * p.w;
+  std::vector<float> packed(static_cast<size_t>(oc * s.k));
+  if (avx512) conv_avx512::pack_forward(w, oc, s.k, packed.data());
+  else conv_avx2::pack_forward(w, oc, s.k, packed.data());
+  for_images<float>(p.n, [&](int64_t i, int64_t) {
+    float* pad = scratch<float>(static_cast<size_t>(s.padded));
+    float* yi = y + i * oc * s.l;
+    shift_image(s, x + i * image_size, pad);
+    if (avx512) return conv_avx512::forward(packed.data(), oc, s.k, pad, s.offs.data(), bias, yi, s.l);
+    conv_avx2::forward(packed.data(), oc, s.k, pad, s.offs.data(), yi, s.l);
+    if (bias != nullptr)
+      for (int64_t o = 0; o < oc; ++o)
+        for (int64_t t = 0; t < s.l; ++t) yi[o * s.l + t] += bias[o];
+  });
+}
+
+// The gradients on the shifted layout (shifted_kernels, and for gx the input gradient must be a
+// convolution: transposed_geometry applies). No position is junk, so non-finite values need no
+// check. gw is summed per block of images (transposed, [k, oc], as the AVX-512 kernel makes it),
+// then the blocks' sums are added in block order into gw [oc, k].
+void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx, float* gw, float* gb, int64_t oc,
+                      const P& p, const P& pt) {
+  const bool avx512 = shifted_kernels(p.n, p, true) == ShiftedKernels::kAvx512;
+  const Shifted s(p);
+  std::optional<Shifted> st;  // the input gradient's convolution
+  if (gx != nullptr) st.emplace(pt);
+  const int64_t k = s.k, l = s.l, image_size = p.c * p.h * p.w;
+  std::vector<float> packed;
+  if (gx != nullptr) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
+    std::vector<float> flipped(static_cast<size_t>(oc * k));
+    const int64_t win = p.kh * p.kw;
+    for (int64_t o = 0; o < oc; ++o)
+      for (int64_t ch = 0; ch < p.c; ++ch)
+        for (int64_t t = 0; t < win; ++t)
+          flipped[static_cast<size_t>((ch * oc + o) * win + t)] = w[(o * p.c + ch) * win + win - 1 - t];
+    packed.resize(static_cast<size_t>(oc * k));
+    if (avx512) conv_avx512::pack_forward(flipped.data(), p.c, oc * win, packed.data());
+    else conv_avx2::pack_forward(flipped.data(), p.c, oc * win, packed.data());
+  }
+  const int64_t blocks = image_blocks(p.n);
+  std::vector<float> sums(static_cast<size_t>(blocks * (oc * k + oc)), 0.f);
+  const size_t gw_scratch = gw != nullptr ? static_cast<size_t>(s.padded + l * oc) : 0;
+  for_images<float>(p.n, [&](int64_t i, int64_t c) {
+    float* buf = scratch<float>(gw_scratch + (st ? static_cast<size_t>(st->padded) : 0));
+    const float* gyi = gy + i * oc * l;
+    float* gwc = sums.data() + c * (oc * k + oc);
+    if (gw != nullptr) {
+      float* pad = buf;
+      float* gyt = pad + s.padded;
+      shift_image(s, x + i * image_size, pad);
+      if (avx512) {
+        conv_avx512::transpose(gyi, oc, l, gyt);
+        conv_avx512::grad_weight(gyt, oc, k, pad, s.offs.data(), l, gwc);
+      } else {
+        conv_avx2::grad_weight(gyi, oc, k, pad, s.offs.data(), l, gwc);  // [oc, k]
+      }
+    }
+    if (gb != nullptr) {
+      float* gbc = gwc + oc * k;
+      for (int64_t o = 0; o < oc; ++o) gbc[o] += row_sum<float>(gyi + o * l, l);
+    }
+    if (gx != nullptr) {
+      float* tpad = buf + gw_scratch;
+      shift_image(*st, gyi, tpad);
+      if (avx512) conv_avx512::forward(packed.data(), p.c, st->k, tpad, st->offs.data(), nullptr, gx + i * image_size, st->l);
+      else conv_avx2::forward(packed.data(), p.c, st->k, tpad, st->offs.data(), gx + i * image_size, st->l);
+    }
+  });
+  // the blocks' sums into block 0's, in block order (sequential, vectorised), then gw transposed
+  float* total = sums.data();
+  const int64_t size = oc * k + oc;
+  for (int64_t c = 1; c < blocks; ++c) {
+    const float* __restrict sc = sums.data() + c * size;
+    for (int64_t t = 0; t < size; ++t) total[t] += sc[t];
+  }
+  if (gw != nullptr) {
+    if (avx512) conv_avx512::transpose(total, k, oc, gw);
+    else std::copy_n(total, oc * k, gw);
+  }
+  if (gb != nullptr) std::copy_n(total + oc * k, oc, gb);
+}
+
 // The gradients of conv_fwd: gx (the input's), gw (the weight's) and gb (the bias's), each
 // computed only when not null. The weight's and bias's are summed over the images per block, then
 // the blocks' sums are added in block order (deterministic, for any thread count).
 template <class T>
 void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t oc, const P& p) {
+  if constexpr (std::is_same_v<T, float>) {
+    const P pt = transposed_geometry(p, oc);
+    if (shifted_kernels(p.n, p, true) != ShiftedKernels::kNone && (gx == nullptr || pt.oh > 0))
+      return conv_bwd_shifted(x, w, gy, gx, gw, gb, oc, p, pt);
+  }
   // the wide layout's junk positions meet the input (for gw) and the weight (for gx)
   const bool finite = (gw == nullptr || all_finite_parallel(x, p.n * p.c * p.h * p.w)) &&
                       (gx == nullptr || all_finite_parallel(w, oc * p.c * p.kh * p.kw));
