@@ -489,14 +489,14 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
       float* pad = buf;
       float* gyt = pad + s.padded;
       shift_image(s, x + i * image_size, pad);
-      if (avx512) {
-        conv_avx512::transpose(gyi, oc, l, gyt);
+      if (avx512) {  // the bias gradient read on the way
+        conv_avx512::transpose(gyi, oc, l, gyt, gb != nullptr ? gwc + oc * k : nullptr);
         conv_avx512::grad_weight(gyt, oc, k, pad, s.offs.data(), l, gwc);
       } else {
         conv_avx2::grad_weight(gyi, oc, k, pad, s.offs.data(), l, gwc);  // [oc, k]
       }
     }
-    if (gb != nullptr) {
+    if (gb != nullptr && !(gw != nullptr && avx512)) {
       float* gbc = gwc + oc * k;
       for (int64_t o = 0; o < oc; ++o) gbc[o] += row_sum<float>(gyi + o * l, l);
     }

@@ -210,7 +210,8 @@ namespace {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 // dst[c * ds + r] = src[r * ss + c] for r, c < 16, in registers (unpack, then 128-bit lane shuffles).
-LOCUS_AVX512 void transpose_tile(const float* src, int64_t ss, float* dst, int64_t ds) {
+// sums, when not null: sums[i] += src row i's 16 values (the stored vectors added up).
+LOCUS_AVX512 void transpose_tile(const float* src, int64_t ss, float* dst, int64_t ds, float* sums) {
   __m512 r[16], t[16];
 #pragma GCC unroll 16
   for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * ss);
@@ -237,26 +238,40 @@ LOCUS_AVX512 void transpose_tile(const float* src, int64_t ss, float* dst, int64
     }
 #pragma GCC unroll 8
   for (int j = 0; j < 8; ++j) {
-    _mm512_storeu_ps(dst + j * ds, _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88));
-    _mm512_storeu_ps(dst + (8 + j) * ds, _mm512_shuffle_f32x4(t[j], t[8 + j], 0xdd));
+    r[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
+    r[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xdd);
+    _mm512_storeu_ps(dst + j * ds, r[j]);
+    _mm512_storeu_ps(dst + (8 + j) * ds, r[8 + j]);
+  }
+  if (sums != nullptr) {  // a fixed tree: the same bits for any thread count
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j) r[j] = _mm512_add_ps(r[j], r[8 + j]);
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) r[j] = _mm512_add_ps(r[j], r[4 + j]);
+    r[0] = _mm512_add_ps(_mm512_add_ps(r[0], r[2]), _mm512_add_ps(r[1], r[3]));
+    _mm512_storeu_ps(sums, _mm512_add_ps(_mm512_loadu_ps(sums), r[0]));
   }
 }
 #pragma GCC diagnostic pop
 }  // namespace
 
-void transpose(const float* src, int64_t rows, int64_t cols, float* dst) {
+void transpose(const float* src, int64_t rows, int64_t cols, float* dst, float* row_sums) {
   // 16 x 16 tiles in registers; the edges element by element
   for (int64_t r0 = 0; r0 < rows; r0 += 16)
     for (int64_t c0 = 0; c0 < cols; c0 += 16) {
       if (r0 + 16 <= rows && c0 + 16 <= cols) {
-        transpose_tile(src + r0 * cols + c0, cols, dst + c0 * rows + r0, rows);
+        transpose_tile(src + r0 * cols + c0, cols, dst + c0 * rows + r0, rows, row_sums ? row_sums + r0 : nullptr);
         continue;
       }
       const int64_t re = std::min<int64_t>(rows, r0 + 16), ce = std::min<int64_t>(cols, c0 + 16);
       for (int64_t c = c0; c < ce; ++c)
-        for (int64_t r = r0; r < re; ++r) dst[c * rows + r] = src[r * cols + c];
+        for (int64_t r = r0; r < re; ++r) {
+          dst[c * rows + r] = src[r * cols + c];
+          if (row_sums) row_sums[r] += src[r * cols + c];
+        }
     }
 }
+void transpose(const float* src, int64_t rows, int64_t cols, float* dst) { transpose(src, rows, cols, dst, nullptr); }
 
 }  // namespace locus::cpu::conv_avx512
 
@@ -269,6 +284,7 @@ void forward(const float*, int64_t, int64_t, const float*, const int64_t*, const
 void grad_weight(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*) {}
 void gather_even(const float*, int64_t, float*, int64_t, int64_t, int64_t) {}
 void transpose(const float*, int64_t, int64_t, float*) {}
+void transpose(const float*, int64_t, int64_t, float*, float*) {}
 }  // namespace locus::cpu::conv_avx512
 
 #endif

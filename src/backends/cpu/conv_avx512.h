@@ -37,5 +37,7 @@ void gather_even(const float* src, int64_t ss, float* dst, int64_t ds, int64_t r
 
 /// dst[t][o] = src[o][t] for o < rows, t < cols.
 void transpose(const float* src, int64_t rows, int64_t cols, float* dst);
+/// The same, and row_sums[r] += sum of src's row r (the bias gradient, read on the way).
+void transpose(const float* src, int64_t rows, int64_t cols, float* dst, float* row_sums);
 
 }  // namespace locus::cpu::conv_avx512
