@@ -2,7 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -32,6 +35,39 @@ TEST(CpuAllocator, AlignedAndWritable) {
     std::memset(x.buf.base, 0x5a, n);
     a->free(x);
   }
+}
+
+// Blocks from 2 MiB on are 2 MiB aligned and advised to use transparent huge pages: the mapping
+// that holds one carries the kernel's "hg" flag (MADV_HUGEPAGE) in /proc/self/smaps. Whether the
+// kernel then finds huge pages is its business, so that is not asserted.
+TEST(CpuAllocator, LargeBlocksAskForHugePages) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer builds take every block from malloc";
+#endif
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) GTEST_SKIP() << "no transparent huge pages";
+  auto a = make_cpu_allocator();
+  const size_t n = 8 * MiB + 12345;
+  Allocation x = a->allocate(n, nullptr);
+  ASSERT_NE(x.buf.base, nullptr);
+  const auto p = reinterpret_cast<uintptr_t>(x.buf.base);
+  EXPECT_EQ(p % (2 * MiB), 0u);
+  std::memset(x.buf.base, 0x5a, n);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line, flags;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+      inside = lo <= p && p + n <= hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      flags = line;
+      break;
+    }
+  }
+  EXPECT_NE(flags.find(" hg"), std::string::npos) << "mapping of the block: " << flags;
+  a->free(x);
+  a->empty_cache();
+  EXPECT_EQ(a->stats().reserved, 0);
 }
 
 TEST(CpuAllocator, CountsEveryAllocation) {
