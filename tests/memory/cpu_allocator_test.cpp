@@ -61,6 +61,10 @@ std::string mapping_flags(const void* ptr, size_t n) {
 TEST(CpuAllocator, LargeBlocksAskForHugePages) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer builds take every block from malloc";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "AddressSanitizer builds take every block from malloc";
+#endif
 #endif
   if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) GTEST_SKIP() << "no transparent huge pages";
   auto a = make_cpu_allocator();
