@@ -2,7 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -32,6 +35,54 @@ TEST(CpuAllocator, AlignedAndWritable) {
     std::memset(x.buf.base, 0x5a, n);
     a->free(x);
   }
+}
+
+// The VmFlags line of the mapping in /proc/self/smaps that holds [p, p + n) ("" if none does).
+std::string mapping_flags(const void* ptr, size_t n) {
+  const auto p = reinterpret_cast<uintptr_t>(ptr);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+      inside = lo <= p && p + n <= hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+// Blocks from 16 MiB on are 2 MiB aligned and advised to use transparent huge pages: the mapping
+// that holds one carries the kernel's "hg" flag (MADV_HUGEPAGE) in /proc/self/smaps; a 4 MiB
+// block's does not. Whether the kernel then finds huge pages is its business, so that is not
+// asserted.
+TEST(CpuAllocator, LargeBlocksAskForHugePages) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer builds take every block from malloc";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "AddressSanitizer builds take every block from malloc";
+#endif
+#endif
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) GTEST_SKIP() << "no transparent huge pages";
+  auto a = make_cpu_allocator();
+  const size_t n = 16 * MiB + 12345, m = 4 * MiB;
+  Allocation x = a->allocate(n, nullptr), y = a->allocate(m, nullptr);
+  ASSERT_NE(x.buf.base, nullptr);
+  ASSERT_NE(y.buf.base, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(x.buf.base) % (2 * MiB), 0u);
+  std::memset(x.buf.base, 0x5a, n);
+  std::memset(y.buf.base, 0x5a, m);
+  std::string fx = mapping_flags(x.buf.base, n), fy = mapping_flags(y.buf.base, m);
+  EXPECT_NE(fx.find(" hg"), std::string::npos) << "mapping of the 16 MiB block: " << fx;
+  EXPECT_NE(fy, "");
+  EXPECT_EQ(fy.find(" hg"), std::string::npos) << "mapping of the 4 MiB block: " << fy;
+  a->free(x);
+  a->free(y);
+  a->empty_cache();
+  EXPECT_EQ(a->stats().reserved, 0);
 }
 
 TEST(CpuAllocator, CountsEveryAllocation) {

@@ -1,19 +1,19 @@
 // Philox 4x32-10 random fills, exactly as src/kernels/philox.h specifies, so a seed gives the
 // same tensors on every backend. Values are computed in float32 (uniform, normal, bernoulli) and
-// then converted to the output dtype; this file is compiled without FP contraction (-std=c++20),
-// so no fused multiply-add changes the float results against the GPU kernels.
+// then converted to the output dtype; this file is compiled without FP contraction (CMakeLists.txt),
+// so no fused multiply-add changes the float results against the GPU kernels. Normal values come
+// from random_normal.h (vectorised, the same bits at every ISA level).
 // Int ranges wider than 2^32 (not covered by philox.h) draw 64 bits from lanes (l, l ^ 1).
 #include <cmath>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/random_normal.h"
 #include "kernels/philox.h"
 
 namespace locus::cpu {
 namespace {
 
 using backend::RandomKind;
-
-constexpr float kTwoPi = 6.28318530717958647692f;
 
 inline float u24(uint32_t x) { return static_cast<float>(x >> 8) * LOCUS_PHILOX_U24_SCALE; }
 
@@ -36,31 +36,23 @@ struct Gen {
   }
 };
 
-// Normal values of one block: Box-Muller over lanes (0, 1) and (2, 3), each pair's radius once,
-// the cos and sin of one angle (random.cl computes the same float operations per lane).
-inline void normal_block(const locus_philox_block& blk, float fa, float fb, float z[4]) {
-  for (int p = 0; p < 4; p += 2) {
-    float u1 = static_cast<float>((blk.x[p] >> 8) + 1u) * LOCUS_PHILOX_U24_SCALE;
-    float u2 = u24(blk.x[p + 1]);
-    float r = std::sqrt(-2.0f * std::log(u1));
-    float angle = kTwoPi * u2;
-    z[p] = fa + fb * (r * std::cos(angle));
-    z[p + 1] = fa + fb * (r * std::sin(angle));
-  }
-}
-
 template <class T>
 void fill_random(T* out, int64_t n, uint64_t seed, uint64_t offset, const Gen& g) {
   const uint64_t c0 = offset / 4;
   const int64_t blocks = (n + 3) / 4;
+  const ConvertLevel level = g.kind == RandomKind::Normal ? convert_level() : ConvertLevel::kPortable;
   parallel_for(0, blocks, kGrainMath / 4, [&](int64_t b, int64_t e) {
     if (g.kind == RandomKind::Normal) {
-      for (int64_t q = b; q < e; ++q) {
-        float z[4];
-        normal_block(locus_philox(c0 + static_cast<uint64_t>(q), seed), g.fa, g.fb, z);
-        const int64_t i0 = q * 4;
-        const int lanes = static_cast<int>(std::min<int64_t>(4, n - i0));
-        for (int l = 0; l < lanes; ++l) out[i0 + l] = convert<T>(z[l]);
+      if constexpr (std::is_same_v<T, float>) {
+        normal_blocks(out + 4 * b, n, seed, c0, g.fa, g.fb, b, e, level);
+      } else {  // float32 values a chunk at a time, then converted
+        constexpr int64_t kChunk = 256;  // blocks
+        float z[4 * kChunk];
+        for (int64_t q = b; q < e; q += kChunk) {
+          const int64_t qe = std::min(e, q + kChunk), i0 = 4 * q, m = std::min(4 * qe, n) - i0;
+          normal_blocks(z, n, seed, c0, g.fa, g.fb, q, qe, level);
+          for (int64_t i = 0; i < m; ++i) out[i0 + i] = convert<T>(z[i]);
+        }
       }
       return;
     }

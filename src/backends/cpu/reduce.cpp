@@ -119,7 +119,11 @@ template <class T, class R>
 typename R::A row_reduce(const T* x, int64_t n) {
   if (n <= kBlock) return row_block<T, R>(x, n);
   int64_t h = (n / 2 + kBlock - 1) / kBlock * kBlock;
-  return R::combine(row_reduce<T, R>(x, h), row_reduce<T, R>(x + h, n - h));
+  // left half first: the order of a call's arguments is unspecified, and GCC evaluated the right
+  // one first, so blocks were read from the end backwards and the hardware prefetchers, which
+  // run ahead, fetched the wrong lines (a float32 sum of 16M: 3.4 -> 2.0 ms on one thread)
+  typename R::A left = row_reduce<T, R>(x, h);
+  return R::combine(left, row_reduce<T, R>(x + h, n - h));
 }
 
 // acc[j] = step(acc[j], row[j]) for a tile of contiguous outputs

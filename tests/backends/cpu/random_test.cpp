@@ -2,6 +2,7 @@
 #include <cmath>
 #include <set>
 
+#include "backends/cpu/random_normal.h"
 #include "cpu_testing.h"
 #include "kernels/philox.h"
 
@@ -9,6 +10,23 @@ namespace cpu_test {
 namespace {
 
 using backend::RandomKind;
+using locus::cpu::convert_level_supported;
+using locus::cpu::convert_path;
+using locus::cpu::ConvertLevel;
+using locus::cpu::normal_fill;
+
+// Value i % 4 of block `ctr` of a normal draw, from philox.h's formula in double precision (u1, u2
+// and the angle 2 pi u2 rounded to float32 first, as philox.h computes them).
+double normal_reference(uint64_t seed, uint64_t ctr, int lane, double mean, double stdv) {
+  locus_philox_block blk = locus_philox(ctr, seed);
+  int p = lane & ~1;
+  float u1 = static_cast<float>((blk.x[p] >> 8) + 1u) * LOCUS_PHILOX_U24_SCALE;
+  float u2 = static_cast<float>(blk.x[p + 1] >> 8) * LOCUS_PHILOX_U24_SCALE;
+  float angle = 6.28318530717958647692f * u2;
+  double r = std::sqrt(-2.0 * std::log(static_cast<double>(u1)));
+  double z = r * (lane & 1 ? std::sin(static_cast<double>(angle)) : std::cos(static_cast<double>(angle)));
+  return mean + stdv * z;
+}
 
 std::vector<double> draw(RandomKind kind, ScalarType dt, int64_t n, uint64_t seed, uint64_t offset, double a, double b) {
   HostTensor t = make(dt, {n});
@@ -37,17 +55,57 @@ TEST(CpuRandom, StreamLayoutFollowsPhiloxH) {
     float u = static_cast<float>(blk.x[i % 4] >> 8) * LOCUS_PHILOX_U24_SCALE;
     EXPECT_EQ(v[static_cast<size_t>(i)], u) << i;
   }
-  // normal: Box-Muller over lanes (0,1) and (2,3)
-  std::vector<double> z = draw(RandomKind::Normal, kFloat, 4, seed, 0, 0.5, 2);
-  locus_philox_block blk = locus_philox(0, seed);
-  for (int p = 0; p < 4; p += 2) {
-    float u1 = static_cast<float>((blk.x[p] >> 8) + 1u) * LOCUS_PHILOX_U24_SCALE;
-    float u2 = static_cast<float>(blk.x[p + 1] >> 8) * LOCUS_PHILOX_U24_SCALE;
-    float r = std::sqrt(-2.0f * std::log(u1));
-    float two_pi = 6.28318530717958647692f;
-    EXPECT_EQ(z[static_cast<size_t>(p)], 0.5f + 2.0f * (r * std::cos(two_pi * u2)));
-    EXPECT_EQ(z[static_cast<size_t>(p + 1)], 0.5f + 2.0f * (r * std::sin(two_pi * u2)));
+  // normal: Box-Muller over lanes (0,1) and (2,3); the float32 log, cos and sin are locus's own
+  // (random_normal.h), so the values are held to the formula in double precision, within a few
+  // float32 roundings
+  const int64_t nz = 4003;
+  std::vector<double> z = draw(RandomKind::Normal, kFloat, nz, seed, 8, 0.5, 2);
+  for (int64_t i = 0; i < nz; ++i) {
+    double want = normal_reference(seed, 2 + static_cast<uint64_t>(i / 4), static_cast<int>(i % 4), 0.5, 2);
+    EXPECT_NEAR(z[static_cast<size_t>(i)], want, 2e-6 * (1 + std::fabs(want))) << i;
   }
+}
+
+// Every vector level gives the portable code's bits: lengths around the group sizes (16 and 8
+// blocks), offsets, counters whose low word wraps inside a group, and a mean and std.
+TEST(CpuRandom, NormalLevelsMatchPortable) {
+  struct Case {
+    int64_t n;
+    uint64_t seed, offset;
+  };
+  const Case cases[] = {{1, 1, 0},         {3, 1, 4},          {4, 2, 0},       {31, 3, 8},     {32, 3, 0},
+                        {63, 4, 12},       {64, 5, 0},         {65, 6, 4},      {1000, 7, 0},   {4099, 8, 40},
+                        {100003, 42, 0},   {257, 9, (uint64_t{1} << 34) - 24},  {999, ~uint64_t{0}, 4 * 0xfffffff9ull}};
+  for (ConvertLevel level : {ConvertLevel::kAvx2, ConvertLevel::kAvx512Bf16}) {
+    if (level > convert_level_supported()) continue;
+    for (const Case& c : cases) {
+      std::vector<float> want(static_cast<size_t>(c.n)), got(static_cast<size_t>(c.n), -1.0f);
+      normal_fill(want.data(), c.n, c.seed, c.offset, 0.25f, 1.5f, ConvertLevel::kPortable);
+      normal_fill(got.data(), c.n, c.seed, c.offset, 0.25f, 1.5f, level);
+      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * sizeof(float)))
+          << convert_path(level) << " n=" << c.n << " offset=" << c.offset;
+    }
+  }
+  // a level this CPU lacks is refused
+  if (convert_level_supported() < ConvertLevel::kAvx512Bf16) {
+    float x;
+    EXPECT_THROW(normal_fill(&x, 1, 0, 0, 0, 1, ConvertLevel::kAvx512Bf16), Error);
+  }
+}
+
+// The portable code over a large sample (every level gives its bits, above): finite, and within a
+// few float32 ulps of the formula in double precision, every octant of the angle included.
+TEST(CpuRandom, NormalIsAccurate) {
+  const int64_t n = 1 << 20;
+  std::vector<float> z(static_cast<size_t>(n));
+  normal_fill(z.data(), n, 123, 0, 0.0f, 1.0f, ConvertLevel::kPortable);
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double want = normal_reference(123, static_cast<uint64_t>(i / 4), static_cast<int>(i % 4), 0, 1);
+    ASSERT_TRUE(std::isfinite(z[static_cast<size_t>(i)])) << i;
+    worst = std::max(worst, std::fabs(z[static_cast<size_t>(i)] - want) / std::max(1.0, std::fabs(want)));
+  }
+  EXPECT_LT(worst, 1.5e-6);  // the angle's own float32 rounding (up to 2.4e-7 x 5.8) included
 }
 
 TEST(CpuRandom, DeterministicAndOffsetsShiftTheStream) {

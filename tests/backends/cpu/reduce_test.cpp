@@ -104,6 +104,52 @@ TEST(CpuReduce, LongFloatSumIsAccurate) {
   EXPECT_NEAR(o.values()[0], 0.1, 1e-6);
 }
 
+// The float32 sum's order, as reduce.cpp describes it: blocks of 4096 elements, each with 64
+// running sums combined as a tree, blocks combined pairwise (left part: the first half rounded up
+// to whole blocks), and on several threads the threads' parts in order. Values whose sum depends
+// on the order: the result has exactly these bits (reading the blocks in another order, which
+// is faster or slower, must not change them).
+float block_sum(const float* x, int64_t n) {
+  float acc[64] = {};
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64)
+    for (int j = 0; j < 64; ++j) acc[j] = acc[j] + x[i + j];
+  for (int w = 32; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) acc[j] = acc[j] + acc[j + w];
+  float r = acc[0];
+  for (; i < n; ++i) r = r + x[i];
+  return r;
+}
+float tree_sum(const float* x, int64_t n) {
+  if (n <= 4096) return block_sum(x, n);
+  int64_t h = (n / 2 + 4095) / 4096 * 4096;
+  float left = tree_sum(x, h);
+  return left + tree_sum(x + h, n - h);
+}
+
+TEST(CpuReduce, FloatSumFollowsTheBlockTree) {
+  const int nt = get_num_threads();
+  for (int64_t n : {int64_t{100}, int64_t{4096}, int64_t{4097}, int64_t{3 * 4096 + 7}, int64_t{1000003}}) {
+    HostTensor x = make(kFloat, {n}), o = make(kFloat, {});
+    float* p = static_cast<float*>(x.ref.buf.base);
+    uint32_t s = 12345;
+    for (int64_t i = 0; i < n; ++i) {
+      s = s * 1664525u + 1013904223u;
+      p[i] = static_cast<float>(s >> 8) * 0x1p-24f * (s & 1 ? 1e3f : 1e-3f) - 0.25f;
+    }
+    for (int threads : {1, 2}) {
+      set_num_threads(threads);
+      be().reduce(0, nullptr, ReduceOp::Sum, o, x);
+      // full reductions split over min(threads, n / 32768) parts (kGrainCheap)
+      const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(threads, n / 32768));
+      float want = tree_sum(p, n * 1 / parts);
+      for (int64_t t = 1; t < parts; ++t) want = want + tree_sum(p + n * t / parts, n * (t + 1) / parts - n * t / parts);
+      EXPECT_EQ(static_cast<float>(o.values()[0]), want) << "n=" << n << " threads=" << threads;
+    }
+  }
+  set_num_threads(nt);
+}
+
 // float16/bfloat16 reduce in float32 (issue 15): a 16-bit accumulator stops at 256 (bfloat16:
 // 256 + 1 rounds back to 256) and at 2048 (float16). Row, column and general paths.
 TEST(CpuReduce, HalfAndBFloat16AccumulateInFloat) {
