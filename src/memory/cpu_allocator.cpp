@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -96,9 +97,23 @@ constexpr bool kHugeBlocks = true;
 constexpr bool kHugeBlocks = true;
 #endif
 constexpr size_t kHugeMin = size_t{16} << 20;
-void* block_alloc(size_t n) { return kHugeBlocks && n >= kHugeMin ? huge_map(n) : aligned_malloc(n); }
+
+// LOCUS_CPU_HUGEPAGES, read once: unset, empty or 1: blocks from kHugeMin on huge pages; 0: never
+// (where the first touch of a huge page may compact memory and that latency matters); anything
+// else: -1, and make_cpu_allocator() throws saying so.
+int huge_setting() noexcept {
+  static const int v = [] {
+    const char* e = std::getenv("LOCUS_CPU_HUGEPAGES");
+    const std::string s = e == nullptr ? "" : e;
+    return s.empty() || s == "1" ? 1 : s == "0" ? 0 : -1;
+  }();
+  return v;
+}
+bool huge_blocks() noexcept { return kHugeBlocks && huge_setting() == 1; }
+
+void* block_alloc(size_t n) { return huge_blocks() && n >= kHugeMin ? huge_map(n) : aligned_malloc(n); }
 void block_free(void* p, size_t n) noexcept {
-  if (kHugeBlocks && n >= kHugeMin) ::munmap(p, page_round(n));
+  if (huge_blocks() && n >= kHugeMin) ::munmap(p, page_round(n));
   else aligned_free(p);
 }
 
@@ -260,6 +275,12 @@ class CpuAllocator final : public DeviceAllocator {
 
 }  // namespace
 
-std::unique_ptr<DeviceAllocator> make_cpu_allocator() { return std::make_unique<CpuAllocator>(); }
+std::unique_ptr<DeviceAllocator> make_cpu_allocator() {
+  if (huge_setting() < 0)
+    throw Error("LOCUS_CPU_HUGEPAGES=" + std::string(std::getenv("LOCUS_CPU_HUGEPAGES")) +
+                " is not a setting locus knows: use 1 (the default: cpu blocks of 16 MiB and more on transparent "
+                "huge pages) or 0 (never), or unset it.");
+  return std::make_unique<CpuAllocator>();
+}
 
 }  // namespace locus::memory

@@ -85,6 +85,44 @@ TEST(CpuAllocator, LargeBlocksAskForHugePages) {
   EXPECT_EQ(a->stats().reserved, 0);
 }
 
+// LOCUS_CPU_HUGEPAGES, read once per process: ctest runs this test again with 0
+// (memory.cpu_hugepages_off) and with a value locus does not know (memory.cpu_hugepages_bad).
+TEST(CpuAllocator, HugePagesFollowLocusCpuHugepages) {
+  const char* e = std::getenv("LOCUS_CPU_HUGEPAGES");
+  const std::string v = e == nullptr ? "" : e;
+  if (!v.empty() && v != "0" && v != "1") {
+    try {
+      make_cpu_allocator();
+      FAIL() << "LOCUS_CPU_HUGEPAGES=" << v << " was accepted";
+    } catch (const Error& err) {
+      const std::string m = err.what();
+      EXPECT_NE(m.find("LOCUS_CPU_HUGEPAGES=" + v), std::string::npos) << m;
+      EXPECT_NE(m.find("use 1"), std::string::npos) << m;
+      EXPECT_NE(m.find("or 0"), std::string::npos) << m;
+    }
+    return;
+  }
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer builds take every block from malloc";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "AddressSanitizer builds take every block from malloc";
+#endif
+#endif
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) GTEST_SKIP() << "no transparent huge pages";
+  auto a = make_cpu_allocator();
+  const size_t n = 16 * MiB;
+  Allocation x = a->allocate(n, nullptr);
+  ASSERT_NE(x.buf.base, nullptr);
+  std::memset(x.buf.base, 0x5a, n);
+  const std::string f = mapping_flags(x.buf.base, n);
+  EXPECT_NE(f, "");
+  if (v == "0") EXPECT_EQ(f.find(" hg"), std::string::npos) << "LOCUS_CPU_HUGEPAGES=0, mapping: " << f;
+  else EXPECT_NE(f.find(" hg"), std::string::npos) << "LOCUS_CPU_HUGEPAGES=" << v << ", mapping: " << f;
+  a->free(x);
+  a->empty_cache();
+}
+
 TEST(CpuAllocator, CountsEveryAllocation) {
   auto a = make_cpu_allocator();
   Allocation x = a->allocate(100, nullptr), y = a->allocate(1000, nullptr);
