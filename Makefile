@@ -40,14 +40,21 @@ test: build
 # slowest tests (minutes under ASan).
 SAN_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DLOCUS_BUILD_BENCH=OFF
 SAN_ENV = POCL_DEVICES="pthread pthread" LOCUS_STRESS_SECONDS=$${LOCUS_STRESS_SECONDS:-2} \
-  ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:allocator_may_return_null=1:use_sigaltstack=0 \
+  ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:allocator_may_return_null=1:use_sigaltstack=0:intercept_tls_get_addr=0 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/sanitizers/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/sanitizers/tsan.supp
-# A failing test runs once more (--repeat until-pass:2): LeakSanitizer's own tracer sometimes dies
-# at exit ("Tracer caught signal 11 ... LeakSanitizer has encountered a fatal error", google/sanitizers
-# #1353, seen once in ~1000 tests under load), which is not a finding. A sanitizer report in any
-# attempt still fails the job (SAN_REPORT, checked in every attempt's output in LastTest.log).
+# intercept_tls_get_addr=0: LeakSanitizer's tracer died at exit ("Tracer caught signal 11: addr=0x1020
+# ... LeakSanitizer has encountered a fatal error") walking the dynamic TLS it had tracked through
+# __tls_get_addr: with verbosity=1 it printed "DTLS 8 at 0x101a-0x80000211c", a stale entry, in a
+# process that had dlopen'd PoCL and some thirty of PoCL's cached kernel libraries. With the PoCL
+# kernel cache a CI run leaves, OpenCLGemm.Float64AndFallbackDtypes did so on every run (10 of 10,
+# and twice in a row in CI, so a retry did not absorb it; before, once or twice per run elsewhere).
+# Without the interception the dynamic TLS of libraries loaded at run time is not a leak root;
+# the static TLS of locus and the libraries linked at start-up still is, and leaks are still found
+# (a malloc'd block lost and one held by an exited thread's thread_local: both reported).
+# A failing test still runs once more (--repeat until-pass:2), and a sanitizer report in any
+# attempt fails the job (SAN_REPORT, checked in every attempt's output in LastTest.log).
 SAN_REPORT = ERROR: AddressSanitizer|ERROR: LeakSanitizer: detected|runtime error:
 ASAN_EXCLUDE ?= ^package\.find_package$$|^fuzz\.parsers$$|TrainTest\.|LocusTrainTool\.SavesResumesAndPlots|example\.device_agnostic
 CONCURRENCY_TESTS = ^AllDevices/(DeviceThreads|RecordStream|DataThreads|GuardThreads)\.
