@@ -54,18 +54,25 @@ std::string mapping_flags(const void* ptr, size_t n) {
   return "";
 }
 
+// AddressSanitizer builds keep malloc for every block (src/memory/cpu_allocator.cpp).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAsanBuild = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAsanBuild = true;
+#else
+constexpr bool kAsanBuild = false;
+#endif
+#else
+constexpr bool kAsanBuild = false;
+#endif
+
 // Blocks from 16 MiB on are 2 MiB aligned and advised to use transparent huge pages: the mapping
 // that holds one carries the kernel's "hg" flag (MADV_HUGEPAGE) in /proc/self/smaps; a 4 MiB
 // block's does not. Whether the kernel then finds huge pages is its business, so that is not
 // asserted.
 TEST(CpuAllocator, LargeBlocksAskForHugePages) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer builds take every block from malloc";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  GTEST_SKIP() << "AddressSanitizer builds take every block from malloc";
-#endif
-#endif
+  if (kAsanBuild) GTEST_SKIP() << "AddressSanitizer builds take every block from malloc";
   if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) GTEST_SKIP() << "no transparent huge pages";
   auto a = make_cpu_allocator();
   const size_t n = 16 * MiB + 12345, m = 4 * MiB;
@@ -102,13 +109,7 @@ TEST(CpuAllocator, HugePagesFollowLocusCpuHugepages) {
     }
     return;
   }
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer builds take every block from malloc";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  GTEST_SKIP() << "AddressSanitizer builds take every block from malloc";
-#endif
-#endif
+  if (kAsanBuild) GTEST_SKIP() << "AddressSanitizer builds take every block from malloc";
   if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) GTEST_SKIP() << "no transparent huge pages";
   auto a = make_cpu_allocator();
   const size_t n = 16 * MiB;

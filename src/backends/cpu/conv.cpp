@@ -455,6 +455,18 @@ void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* 
   });
 }
 
+// w [oc, c, kh, kw] -> [c, oc, kh, kw] with each window reversed: the weight of the input
+// gradient's convolution (the forward kernels then pack it).
+std::vector<float> flipped_weight(const float* w, int64_t oc, const P& p) {
+  const int64_t win = p.kh * p.kw;
+  std::vector<float> f(static_cast<size_t>(oc * p.c * win));
+  for (int64_t o = 0; o < oc; ++o)
+    for (int64_t ch = 0; ch < p.c; ++ch)
+      for (int64_t t = 0; t < win; ++t)
+        f[static_cast<size_t>((ch * oc + o) * win + t)] = w[(o * p.c + ch) * win + win - 1 - t];
+  return f;
+}
+
 // The gradients on the shifted layout (shifted_kernels, and for gx the input gradient must be a
 // convolution: transposed_geometry applies). No position is junk, so non-finite values need no
 // check. gw is summed per block of images (transposed, [k, oc], as the AVX-512 kernel makes it),
@@ -468,12 +480,8 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
   const int64_t k = s.k, l = s.l, image_size = p.c * p.h * p.w;
   std::vector<float> packed;
   if (gx != nullptr) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
-    std::vector<float> flipped(static_cast<size_t>(oc * k));
+    const std::vector<float> flipped = flipped_weight(w, oc, p);
     const int64_t win = p.kh * p.kw;
-    for (int64_t o = 0; o < oc; ++o)
-      for (int64_t ch = 0; ch < p.c; ++ch)
-        for (int64_t t = 0; t < win; ++t)
-          flipped[static_cast<size_t>((ch * oc + o) * win + t)] = w[(o * p.c + ch) * win + win - 1 - t];
     packed.resize(static_cast<size_t>(oc * k));
     if (avx512) conv_avx512::pack_forward(flipped.data(), p.c, oc * win, packed.data());
     else conv_avx2::pack_forward(flipped.data(), p.c, oc * win, packed.data());
@@ -545,12 +553,8 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
   std::vector<float> packed;
   if constexpr (std::is_same_v<T, float>) {
     if (transposed) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
-      std::vector<float> flipped(static_cast<size_t>(oc * k));
+      const std::vector<float> flipped = flipped_weight(w, oc, p);
       const int64_t win = p.kh * p.kw;
-      for (int64_t o = 0; o < oc; ++o)
-        for (int64_t ch = 0; ch < p.c; ++ch)
-          for (int64_t t = 0; t < win; ++t)
-            flipped[static_cast<size_t>((ch * oc + o) * win + t)] = w[(o * p.c + ch) * win + win - 1 - t];
       packed.resize(static_cast<size_t>(oc * k));
       conv_avx2::pack_forward(flipped.data(), p.c, oc * win, packed.data());
     } else if (g.implicit && gx != nullptr) {
