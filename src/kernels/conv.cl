@@ -1,0 +1,182 @@
+/* Direct 2-D convolution (float32/float64, groups 1): the forward with its bias, the input
+ * gradient (the same kernel over grad_out with the weight flipped and transposed), and the weight
+ * and bias gradients; im2col.cl + the vendor GEMM do every other case (src/backends/gpu/conv.cpp
+ * picks). Layouts are contiguous NCHW; weight [oc, c, kh, kw].
+ *
+ * conv2d_tiled: a work-group computes a tile of LSIZE(0) x LSIZE(1) output pixels of one image for
+ * CONV_OC output channels, a work-item per pixel holding its CONV_OC sums in registers. Per step
+ * CONV_IC input channels of the tile's input window (halo included) and their weights are staged in
+ * local memory with coalesced loads (consecutive items, consecutive x); every staged input element
+ * is then used kh*kw*CONV_OC times from local memory. With `flip` it computes the input gradient:
+ * in = grad_out [n, c = oc of the forward, oh, ow], out = grad_in, padding (kh-1)*dh - ph (stride 1
+ * only, so every output reads a plain window of grad_out).
+ *
+ * conv2d_weight_grad: grad_weight[co][r] = sum over images and pixels of grad_out[co][j] * col[r][j],
+ * col being im2col's column matrix, never stored. A work-item per column r holds CW_CO channels'
+ * sums; each step stages CW_P pixels of the group's columns (gathered from the input) and of its
+ * CW_CO channels of grad_out (coalesced) in local memory. The bias's
+ * gradient is one more column, of ones. Work-groups split the images (split-K); with `parts` > 0 each
+ * writes its partial sums and conv2d_weight_grad_sum adds them in a fixed order (deterministic, no
+ * atomics), else the one split writes the gradients. */
+#include "common.cl"
+
+#define CONV_OC 16     /* output channels per work-item (registers) */
+#define CONV_IC 4      /* input channels staged in local memory per step */
+#define CONV_TILE 1024 /* staged input elements per channel; the host keeps the window within it */
+#define CONV_KK 25     /* the largest kh * kw */
+#define CW_R 64        /* conv2d_weight_grad: the most columns per work-group, LSIZE(0) */
+#define CW_CO 16       /* output channels per work-item (registers), and per work-group */
+#define CW_P 32        /* pixels staged per step */
+
+typedef struct {
+  i64 n, c, h, w, oc, oh, ow;
+  i32 kh, kw, sh, sw, ph, pw, dh, dw;
+  i32 flip, bias, ocb, per_split, parts, want_w;
+} ConvArgs;
+
+KERNEL void conv2d_tiled(GLOBAL uchar* inb, i64 ino, GLOBAL uchar* wb, i64 wo, GLOBAL uchar* bb, i64 bo,
+                         GLOBAL uchar* outb, i64 outo, ConvArgs p) {
+  LOCAL A xs[CONV_IC * CONV_TILE];
+  LOCAL A ws[CONV_IC * CONV_KK * CONV_OC];
+  GLOBAL T* in = TYPED(T, inb, ino);
+  GLOBAL T* wt = TYPED(T, wb, wo);
+  GLOBAL T* bias = TYPED(T, bb, bo);
+  GLOBAL T* out = TYPED(T, outb, outo);
+  const int tw = (int)LSIZE(0), th = (int)LSIZE(1), lx = (int)LID(0), ly = (int)LID(1);
+  const int items = tw * th, lid = ly * tw + lx;
+  const int kk = p.kh * p.kw;
+  const int in_tw = (tw - 1) * p.sw + (p.kw - 1) * p.dw + 1, in_th = (th - 1) * p.sh + (p.kh - 1) * p.dh + 1;
+  const int plane = in_tw * in_th;
+  const i64 img = GROUP_ID(2) / p.ocb, oc0 = (GROUP_ID(2) % p.ocb) * CONV_OC;
+  const i64 oy = GROUP_ID(1) * th + ly, ox = GROUP_ID(0) * tw + lx;
+  const i64 y0 = GROUP_ID(1) * th * p.sh - p.ph, x0 = GROUP_ID(0) * tw * p.sw - p.pw;
+  GLOBAL T* src = in + img * p.c * p.h * p.w;
+  A acc[CONV_OC];
+  for (int o = 0; o < CONV_OC; ++o) acc[o] = 0;
+  for (i64 c0 = 0; c0 < p.c; c0 += CONV_IC) {
+    const int nc = p.c - c0 < CONV_IC ? (int)(p.c - c0) : CONV_IC;
+    BARRIER(); /* the previous step's readers are done */
+    for (int i = lid; i < nc * plane; i += items) {
+      const int ci = i / plane, q = i - ci * plane, ty = q / in_tw, tx = q - ty * in_tw;
+      const i64 y = y0 + ty, x = x0 + tx;
+      A v = 0;
+      if (y >= 0 && y < p.h && x >= 0 && x < p.w) v = LD(src, ((c0 + ci) * p.h + y) * p.w + x);
+      xs[i] = v;
+    }
+    for (int i = lid; i < nc * kk * CONV_OC; i += items) { /* ws[ci][r][o] */
+      const int o = i % CONV_OC, q = i / CONV_OC, r = q % kk, ci = q / kk;
+      const i64 co = oc0 + o, cc = c0 + ci;
+      A v = 0;
+      if (co < p.oc) v = p.flip ? LD(wt, (cc * p.oc + co) * kk + (kk - 1 - r)) : LD(wt, (co * p.c + cc) * kk + r);
+      ws[i] = v;
+    }
+    BARRIER();
+    for (int ci = 0; ci < nc; ++ci) {
+      for (int ki = 0; ki < p.kh; ++ki) {
+        const int xrow = ci * plane + (ly * p.sh + ki * p.dh) * in_tw + lx * p.sw;
+        const int wrow = (ci * kk + ki * p.kw) * CONV_OC;
+        for (int kj = 0; kj < p.kw; ++kj) {
+          const A v = xs[xrow + kj * p.dw];
+          for (int o = 0; o < CONV_OC; ++o) acc[o] += v * ws[wrow + kj * CONV_OC + o];
+        }
+      }
+    }
+  }
+  if (oy < p.oh && ox < p.ow) {
+    GLOBAL T* dst = out + ((img * p.oc + oc0) * p.oh + oy) * p.ow + ox;
+    for (int o = 0; o < CONV_OC; ++o) {
+      if (oc0 + o >= p.oc) break;
+      A r = acc[o];
+      if (p.bias) r += LD(bias, oc0 + o);
+      ST(dst, (i64)o * p.oh * p.ow, r);
+    }
+  }
+}
+
+KERNEL void conv2d_weight_grad(GLOBAL uchar* xb, i64 xo, GLOBAL uchar* gyb, i64 gyo, GLOBAL uchar* gwb, i64 gwo,
+                               GLOBAL uchar* gbb, i64 gbo, GLOBAL uchar* partb, i64 parto, ConvArgs p) {
+  LOCAL A cs[CW_P * CW_R]; /* cs[pixel][column] */
+  LOCAL A gs[CW_P * CW_CO]; /* gs[pixel][channel] */
+  GLOBAL T* x = TYPED(T, xb, xo);
+  GLOBAL T* gy = TYPED(T, gyb, gyo);
+  GLOBAL T* gw = TYPED(T, gwb, gwo);
+  GLOBAL T* gb = TYPED(T, gbb, gbo);
+  GLOBAL T* part = TYPED(T, partb, parto);
+  const int lx = (int)LID(0), nr = (int)LSIZE(0);
+  const int kk = p.kh * p.kw;
+  const i64 ckk = p.c * kk, rows = ckk + p.bias; /* the bias's gradient: a column of ones */
+  const i64 r = GROUP_ID(0) * nr + lx, co0 = GROUP_ID(1) * CW_CO;
+  i64 ci = 0;
+  int ki = 0, kj = 0;
+  if (r < ckk) {
+    ci = r / kk;
+    const int q = (int)(r - ci * kk);
+    ki = q / p.kw;
+    kj = q - ki * p.kw;
+  }
+  const int l = (int)(p.oh * p.ow), ow = (int)p.ow;
+  const i64 n0 = GROUP_ID(2) * p.per_split;
+  const i64 n1 = n0 + p.per_split < p.n ? n0 + p.per_split : p.n;
+  A acc[CW_CO];
+  for (int q = 0; q < CW_CO; ++q) acc[q] = 0;
+  /* steps of CW_P pixels over this split's images, (img, pix) the step's first */
+  i64 img = n0;
+  int pix = 0;
+  for (i64 left = (n1 - n0) * l; left > 0; left -= CW_P) {
+    BARRIER();
+    i64 im = img;
+    int px = pix;
+    for (int pp = 0; pp < CW_P; ++pp) { /* this item's column */
+      A v = 0;
+      if (pp < left) {
+        if (r < ckk) {
+          const int oy = px / ow, ox = px - oy * ow;
+          const i64 y = (i64)oy * p.sh - p.ph + ki * p.dh, xx = (i64)ox * p.sw - p.pw + kj * p.dw;
+          if (y >= 0 && y < p.h && xx >= 0 && xx < p.w) v = LD(x, ((im * p.c + ci) * p.h + y) * p.w + xx);
+        } else if (r < rows) {
+          v = 1;
+        }
+      }
+      cs[pp * nr + lx] = v;
+      if (++px == l) px = 0, ++im;
+    }
+    for (int e = lx; e < CW_P * CW_CO; e += nr) { /* grad_out, consecutive items on consecutive pixels */
+      const int pp = e % CW_P, o = e / CW_P;
+      const i64 co = co0 + o;
+      i64 gi = img;
+      int gp = pix + pp;
+      while (gp >= l) gp -= l, ++gi;
+      gs[pp * CW_CO + o] = (pp < left && co < p.oc) ? LD(gy, (gi * p.oc + co) * l + gp) : (A)0;
+    }
+    img = im, pix = px;
+    BARRIER();
+    for (int pp = 0; pp < CW_P; ++pp) {
+      const A v = cs[pp * nr + lx];
+      for (int q = 0; q < CW_CO; ++q) acc[q] += v * gs[pp * CW_CO + q];
+    }
+  }
+  if (r >= rows) return;
+  for (int q = 0; q < CW_CO; ++q) {
+    const i64 co = co0 + q;
+    if (co >= p.oc) break;
+    if (p.parts > 0) ST(part, (GROUP_ID(2) * p.oc + co) * rows + r, acc[q]);
+    else if (r < ckk) { if (p.want_w) ST(gw, co * ckk + r, acc[q]); }
+    else ST(gb, co, acc[q]);
+  }
+}
+
+/* grad_weight and grad_bias from conv2d_weight_grad's `parts` partial sums, added in order */
+KERNEL void conv2d_weight_grad_sum(GLOBAL uchar* partb, i64 parto, GLOBAL uchar* gwb, i64 gwo, GLOBAL uchar* gbb,
+                                   i64 gbo, ConvArgs p) {
+  GLOBAL T* part = TYPED(T, partb, parto);
+  GLOBAL T* gw = TYPED(T, gwb, gwo);
+  GLOBAL T* gb = TYPED(T, gbb, gbo);
+  const i64 ckk = p.c * p.kh * p.kw, rows = ckk + p.bias, total = p.oc * rows;
+  for (i64 i = GID(0); i < total; i += GSIZE(0)) {
+    const i64 co = i / rows, r = i - co * rows;
+    A s = 0;
+    for (int k = 0; k < p.parts; ++k) s += LD(part, k * total + i);
+    if (r < ckk) { if (p.want_w) ST(gw, co * ckk + r, s); }
+    else ST(gb, co, s);
+  }
+}
