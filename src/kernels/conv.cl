@@ -21,12 +21,17 @@
 #include "common.cl"
 
 #define CONV_OC 16     /* output channels per work-item (registers) */
+#define CONV_PX 4      /* output rows per work-item: independent sums, each staged weight used 4 times */
 #define CONV_IC 4      /* input channels staged in local memory per step */
 #define CONV_TILE 1024 /* staged input elements per channel; the host keeps the window within it */
 #define CONV_KK 25     /* the largest kh * kw */
 #define CW_R 64        /* conv2d_weight_grad: the most columns per work-group, LSIZE(0) */
 #define CW_CO 16       /* output channels per work-item (registers), and per work-group */
 #define CW_P 32        /* pixels staged per step */
+#define CW_ILP 4       /* independent sums per channel (pixels pp, pp+1, ...) */
+/* The per-channel loops are unrolled so that the sums become registers: kept as an array they were
+ * a memory operand on PoCL, each step waiting on the previous one's store */
+#define UNROLL _Pragma("unroll")
 
 typedef struct {
   i64 n, c, h, w, oc, oh, ow;
@@ -43,27 +48,30 @@ KERNEL void conv2d_tiled(GLOBAL uchar* inb, i64 ino, GLOBAL uchar* wb, i64 wo, G
   GLOBAL T* bias = TYPED(T, bb, bo);
   GLOBAL T* out = TYPED(T, outb, outo);
   const int tw = (int)LSIZE(0), th = (int)LSIZE(1), lx = (int)LID(0), ly = (int)LID(1);
-  const int items = tw * th, lid = ly * tw + lx;
-  const int kk = p.kh * p.kw;
-  const int in_tw = (tw - 1) * p.sw + (p.kw - 1) * p.dw + 1, in_th = (th - 1) * p.sh + (p.kh - 1) * p.dh + 1;
+  const int kk = p.kh * p.kw, rows = th * CONV_PX; /* output rows per group */
+  const int in_tw = (tw - 1) * p.sw + (p.kw - 1) * p.dw + 1, in_th = (rows - 1) * p.sh + (p.kh - 1) * p.dh + 1;
   const int plane = in_tw * in_th;
   const i64 img = GROUP_ID(2) / p.ocb, oc0 = (GROUP_ID(2) % p.ocb) * CONV_OC;
-  const i64 oy = GROUP_ID(1) * th + ly, ox = GROUP_ID(0) * tw + lx;
-  const i64 y0 = GROUP_ID(1) * th * p.sh - p.ph, x0 = GROUP_ID(0) * tw * p.sw - p.pw;
+  const i64 oy0 = GROUP_ID(1) * rows + ly * CONV_PX, ox = GROUP_ID(0) * tw + lx;
+  const i64 y0 = GROUP_ID(1) * rows * p.sh - p.ph, x0 = GROUP_ID(0) * tw * p.sw - p.pw;
   GLOBAL T* src = in + img * p.c * p.h * p.w;
-  A acc[CONV_OC];
-  for (int o = 0; o < CONV_OC; ++o) acc[o] = 0;
+  A acc[CONV_PX][CONV_OC];
+  UNROLL for (int r = 0; r < CONV_PX; ++r) UNROLL for (int o = 0; o < CONV_OC; ++o) acc[r][o] = 0;
   for (i64 c0 = 0; c0 < p.c; c0 += CONV_IC) {
     const int nc = p.c - c0 < CONV_IC ? (int)(p.c - c0) : CONV_IC;
     BARRIER(); /* the previous step's readers are done */
-    for (int i = lid; i < nc * plane; i += items) {
-      const int ci = i / plane, q = i - ci * plane, ty = q / in_tw, tx = q - ty * in_tw;
-      const i64 y = y0 + ty, x = x0 + tx;
-      A v = 0;
-      if (y >= 0 && y < p.h && x >= 0 && x < p.w) v = LD(src, ((c0 + ci) * p.h + y) * p.w + x);
-      xs[i] = v;
+    for (int row = ly; row < nc * in_th; row += th) { /* xs[ci][ty][tx], items along x */
+      const int ci = row / in_th;
+      const i64 y = y0 + (row - ci * in_th);
+      const int yin = y >= 0 && y < p.h;
+      for (int tx = lx; tx < in_tw; tx += tw) {
+        const i64 x = x0 + tx;
+        A v = 0;
+        if (yin && x >= 0 && x < p.w) v = LD(src, ((c0 + ci) * p.h + y) * p.w + x);
+        xs[row * in_tw + tx] = v;
+      }
     }
-    for (int i = lid; i < nc * kk * CONV_OC; i += items) { /* ws[ci][r][o] */
+    for (int i = ly * tw + lx; i < nc * kk * CONV_OC; i += tw * th) { /* ws[ci][tap][o] */
       const int o = i % CONV_OC, q = i / CONV_OC, r = q % kk, ci = q / kk;
       const i64 co = oc0 + o, cc = c0 + ci;
       A v = 0;
@@ -71,24 +79,36 @@ KERNEL void conv2d_tiled(GLOBAL uchar* inb, i64 ino, GLOBAL uchar* wb, i64 wo, G
       ws[i] = v;
     }
     BARRIER();
+    /* this step's sums in registers between the barriers: a CPU driver (PoCL) keeps `acc`, live
+     * across barriers, in memory, and adding into it directly made each tap wait on a store */
+    A sum[CONV_PX][CONV_OC];
+    UNROLL for (int r = 0; r < CONV_PX; ++r) UNROLL for (int o = 0; o < CONV_OC; ++o) sum[r][o] = 0;
     for (int ci = 0; ci < nc; ++ci) {
       for (int ki = 0; ki < p.kh; ++ki) {
-        const int xrow = ci * plane + (ly * p.sh + ki * p.dh) * in_tw + lx * p.sw;
+        const int xrow = ci * plane + (ly * CONV_PX * p.sh + ki * p.dh) * in_tw + lx * p.sw;
         const int wrow = (ci * kk + ki * p.kw) * CONV_OC;
         for (int kj = 0; kj < p.kw; ++kj) {
-          const A v = xs[xrow + kj * p.dw];
-          for (int o = 0; o < CONV_OC; ++o) acc[o] += v * ws[wrow + kj * CONV_OC + o];
+          A v[CONV_PX];
+          UNROLL for (int r = 0; r < CONV_PX; ++r) v[r] = xs[xrow + r * p.sh * in_tw + kj * p.dw];
+          UNROLL for (int o = 0; o < CONV_OC; ++o) {
+            const A wv = ws[wrow + kj * CONV_OC + o];
+            UNROLL for (int r = 0; r < CONV_PX; ++r) sum[r][o] += v[r] * wv;
+          }
         }
       }
     }
+    UNROLL for (int r = 0; r < CONV_PX; ++r) UNROLL for (int o = 0; o < CONV_OC; ++o) acc[r][o] += sum[r][o];
   }
-  if (oy < p.oh && ox < p.ow) {
+  if (ox >= p.ow) return;
+  UNROLL for (int r = 0; r < CONV_PX; ++r) {
+    const i64 oy = oy0 + r;
+    if (oy >= p.oh) break;
     GLOBAL T* dst = out + ((img * p.oc + oc0) * p.oh + oy) * p.ow + ox;
-    for (int o = 0; o < CONV_OC; ++o) {
+    UNROLL for (int o = 0; o < CONV_OC; ++o) {
       if (oc0 + o >= p.oc) break;
-      A r = acc[o];
-      if (p.bias) r += LD(bias, oc0 + o);
-      ST(dst, (i64)o * p.oh * p.ow, r);
+      A v = acc[r][o];
+      if (p.bias) v += LD(bias, oc0 + o);
+      ST(dst, (i64)o * p.oh * p.ow, v);
     }
   }
 }
@@ -118,7 +138,7 @@ KERNEL void conv2d_weight_grad(GLOBAL uchar* xb, i64 xo, GLOBAL uchar* gyb, i64 
   const i64 n0 = GROUP_ID(2) * p.per_split;
   const i64 n1 = n0 + p.per_split < p.n ? n0 + p.per_split : p.n;
   A acc[CW_CO];
-  for (int q = 0; q < CW_CO; ++q) acc[q] = 0;
+  UNROLL for (int q = 0; q < CW_CO; ++q) acc[q] = 0;
   /* steps of CW_P pixels over this split's images, (img, pix) the step's first */
   i64 img = n0;
   int pix = 0;
@@ -150,13 +170,18 @@ KERNEL void conv2d_weight_grad(GLOBAL uchar* xb, i64 xo, GLOBAL uchar* gyb, i64 
     }
     img = im, pix = px;
     BARRIER();
-    for (int pp = 0; pp < CW_P; ++pp) {
-      const A v = cs[pp * nr + lx];
-      for (int q = 0; q < CW_CO; ++q) acc[q] += v * gs[pp * CW_CO + q];
+    A sum[CW_ILP][CW_CO]; /* as in conv2d_tiled: registers between the barriers, CW_ILP chains */
+    UNROLL for (int k = 0; k < CW_ILP; ++k) UNROLL for (int q = 0; q < CW_CO; ++q) sum[k][q] = 0;
+    for (int pp = 0; pp < CW_P; pp += CW_ILP) {
+      UNROLL for (int k = 0; k < CW_ILP; ++k) {
+        const A v = cs[(pp + k) * nr + lx];
+        UNROLL for (int q = 0; q < CW_CO; ++q) sum[k][q] += v * gs[(pp + k) * CW_CO + q];
+      }
     }
+    UNROLL for (int k = 0; k < CW_ILP; ++k) UNROLL for (int q = 0; q < CW_CO; ++q) acc[q] += sum[k][q];
   }
   if (r >= rows) return;
-  for (int q = 0; q < CW_CO; ++q) {
+  UNROLL for (int q = 0; q < CW_CO; ++q) {
     const i64 co = co0 + q;
     if (co >= p.oc) break;
     if (p.parts > 0) ST(part, (GROUP_ID(2) * p.oc + co) * rows + r, acc[q]);

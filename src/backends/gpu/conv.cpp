@@ -17,24 +17,24 @@ struct ConvArgs {  // conv.cl
   int32_t flip, bias, ocb, per_split, parts, want_w;
 };
 // conv.cl's compile-time sizes
-constexpr int64_t kOcPerItem = 16, kTile = 1024, kMaxTaps = 25, kWgMaxR = 64, kWgCo = 16;
+constexpr int64_t kOcPerItem = 16, kRowsPerItem = 4, kTile = 1024, kMaxTaps = 25, kWgMaxR = 64, kWgCo = 16;
 // The selection, measured on PoCL (docs/benchmarks.md, 2026-11-26 stop 26): the direct kernels win
 // while the reduction of each output (c * kh * kw) and the output channels are small. Larger
 // convolutions keep CLBlast's/cuBLAS's GEMM, which a GPU runs far better than these kernels.
 constexpr int64_t kMaxReduction = 16 * 9, kMaxOutChannels = 64;
 
-// A tile of outputs: at most 32 x (256 / width) pixels, split evenly, whose input window fits
-// CONV_TILE. False when no tile fits.
+// A tile of outputs: at most 32 x (256 / width) work-items, each kRowsPerItem rows, split
+// evenly, whose input window fits CONV_TILE. False when no tile fits. `th` counts work-items.
 bool pick_tile(int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t kh, int64_t kw, int64_t dh, int64_t dw,
                uint32_t max_items, uint32_t& tw, uint32_t& th) {
   const int64_t cols = (ow + 31) / 32;
   tw = static_cast<uint32_t>((ow + cols - 1) / cols);
-  int64_t rows_max = std::max<int64_t>(1, max_items / tw);
-  for (; rows_max >= 1; --rows_max) {
-    const int64_t rows = (oh + rows_max - 1) / rows_max;
-    th = static_cast<uint32_t>((oh + rows - 1) / rows);
-    const int64_t win = ((th - 1) * sh + (kh - 1) * dh + 1) * ((tw - 1) * sw + (kw - 1) * dw + 1);
-    if (win <= kTile && tw * th <= max_items) return true;
+  const int64_t item_rows = (oh + kRowsPerItem - 1) / kRowsPerItem;
+  for (int64_t rows_max = std::min<int64_t>(item_rows, max_items / tw); rows_max >= 1; --rows_max) {
+    const int64_t groups = (item_rows + rows_max - 1) / rows_max;
+    th = static_cast<uint32_t>((item_rows + groups - 1) / groups);
+    const int64_t win = ((th * kRowsPerItem - 1) * sh + (kh - 1) * dh + 1) * ((tw - 1) * sw + (kw - 1) * dw + 1);
+    if (win <= kTile) return true;
   }
   return false;
 }
@@ -77,7 +77,8 @@ void GpuBackend::conv2d_tiled(int index, StreamHandle s, ScalarType dtype, Buffe
   pick_tile(g.p.oh, g.p.ow, g.p.sh, g.p.sw, g.p.kh, g.p.kw, g.p.dh, g.p.dw, caps(index).local, grid.local[0],
             grid.local[1]);
   grid.groups[0] = static_cast<uint64_t>((g.p.ow + grid.local[0] - 1) / grid.local[0]);
-  grid.groups[1] = static_cast<uint64_t>((g.p.oh + grid.local[1] - 1) / grid.local[1]);
+  const int64_t rows = int64_t{grid.local[1]} * kRowsPerItem;
+  grid.groups[1] = static_cast<uint64_t>((g.p.oh + rows - 1) / rows);
   grid.groups[2] = static_cast<uint64_t>(g.p.n * a.ocb);
   Launch(*this, index, s, kernel(index, "conv.cl", dtype, "conv2d_tiled", ""))
       .buf(in)
