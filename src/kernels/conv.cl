@@ -12,9 +12,10 @@
  * only, so every output reads a plain window of grad_out).
  *
  * conv2d_weight_grad: grad_weight[co][r] = sum over images and pixels of grad_out[co][j] * col[r][j],
- * col being im2col's column matrix, never stored. A work-item per column r holds CW_CO channels'
- * sums; each step stages CW_P pixels of the group's columns (gathered from the input) and of its
- * CW_CO channels of grad_out (coalesced) in local memory. The bias's
+ * col being im2col's column matrix, never stored. A work-item per column r = (ci, ki, kj) holds
+ * CW_CO channels' sums; each step stages a block of CW_P output pixels: the input window under it
+ * for the channels of the group's columns, and those pixels of CW_CO channels of grad_out, both
+ * with coalesced loads; a column then reads its values from the window. The bias's
  * gradient is one more column, of ones. Work-groups split the images (split-K); with `parts` > 0 each
  * writes its partial sums and conv2d_weight_grad_sum adds them in a fixed order (deterministic, no
  * atomics), else the one split writes the gradients. */
@@ -29,6 +30,7 @@
 #define CW_CO 16       /* output channels per work-item (registers), and per work-group */
 #define CW_P 32        /* pixels staged per step */
 #define CW_ILP 4       /* independent sums per channel (pixels pp, pp+1, ...) */
+#define CW_XS 4096     /* staged input elements per step; the host keeps the window within it */
 /* The per-channel loops are unrolled so that the sums become registers: kept as an array they were
  * a memory operand on PoCL, each step waiting on the previous one's store */
 #define UNROLL _Pragma("unroll")
@@ -115,8 +117,9 @@ KERNEL void conv2d_tiled(GLOBAL uchar* inb, i64 ino, GLOBAL uchar* wb, i64 wo, G
 
 KERNEL void conv2d_weight_grad(GLOBAL uchar* xb, i64 xo, GLOBAL uchar* gyb, i64 gyo, GLOBAL uchar* gwb, i64 gwo,
                                GLOBAL uchar* gbb, i64 gbo, GLOBAL uchar* partb, i64 parto, ConvArgs p) {
-  LOCAL A cs[CW_P * CW_R]; /* cs[pixel][column] */
-  LOCAL A gs[CW_P * CW_CO]; /* gs[pixel][channel] */
+  LOCAL A xs[CW_XS];        /* the input window of a step, for the channels of the group's columns */
+  LOCAL A gs[CW_P * CW_CO]; /* gs[pixel][channel]: the step's grad_out */
+  LOCAL int poff[CW_P];     /* each pixel's offset in the window */
   GLOBAL T* x = TYPED(T, xb, xo);
   GLOBAL T* gy = TYPED(T, gyb, gyo);
   GLOBAL T* gw = TYPED(T, gwb, gwo);
@@ -125,60 +128,62 @@ KERNEL void conv2d_weight_grad(GLOBAL uchar* xb, i64 xo, GLOBAL uchar* gyb, i64 
   const int lx = (int)LID(0), nr = (int)LSIZE(0);
   const int kk = p.kh * p.kw;
   const i64 ckk = p.c * kk, rows = ckk + p.bias; /* the bias's gradient: a column of ones */
-  const i64 r = GROUP_ID(0) * nr + lx, co0 = GROUP_ID(1) * CW_CO;
-  i64 ci = 0;
-  int ki = 0, kj = 0;
+  const i64 r0 = GROUP_ID(0) * nr, r = r0 + lx, co0 = GROUP_ID(1) * CW_CO;
+  /* a step: sr output rows x scw output columns of one image */
+  const int ow = (int)p.ow, oh = (int)p.oh;
+  const int scw = ow < CW_P ? ow : CW_P, sr = CW_P / scw;
+  const int in_w = (scw - 1) * p.sw + (p.kw - 1) * p.dw + 1, in_h = (sr - 1) * p.sh + (p.kh - 1) * p.dh + 1;
+  const int win = in_w * in_h;
+  /* the channels the group's columns read: c_lo, c_lo + 1, ... (c_n of them) */
+  const i64 c_lo = r0 < ckk ? r0 / kk : 0;
+  const i64 r_end = r0 + nr < ckk ? r0 + nr : ckk;
+  const int c_n = r0 < ckk ? (int)((r_end - 1) / kk - c_lo + 1) : 0;
+  int xoff = 0; /* this column's (ci, ki, kj) in the window */
   if (r < ckk) {
-    ci = r / kk;
-    const int q = (int)(r - ci * kk);
-    ki = q / p.kw;
-    kj = q - ki * p.kw;
+    const i64 ci = r / kk;
+    const int q = (int)(r - ci * kk), ki = q / p.kw, kj = q - ki * p.kw;
+    xoff = (int)(ci - c_lo) * win + ki * p.dh * in_w + kj * p.dw;
   }
-  const int l = (int)(p.oh * p.ow), ow = (int)p.ow;
+  const A other = r < ckk ? (A)0 : (r < rows ? (A)1 : (A)0); /* what a non-input column holds */
+  for (int pp = lx; pp < CW_P; pp += nr) poff[pp] = (pp / scw) * p.sh * in_w + (pp % scw) * p.sw;
   const i64 n0 = GROUP_ID(2) * p.per_split;
   const i64 n1 = n0 + p.per_split < p.n ? n0 + p.per_split : p.n;
   A acc[CW_CO];
   UNROLL for (int q = 0; q < CW_CO; ++q) acc[q] = 0;
-  /* steps of CW_P pixels over this split's images, (img, pix) the step's first */
-  i64 img = n0;
-  int pix = 0;
-  for (i64 left = (n1 - n0) * l; left > 0; left -= CW_P) {
-    BARRIER();
-    i64 im = img;
-    int px = pix;
-    for (int pp = 0; pp < CW_P; ++pp) { /* this item's column */
-      A v = 0;
-      if (pp < left) {
-        if (r < ckk) {
-          const int oy = px / ow, ox = px - oy * ow;
-          const i64 y = (i64)oy * p.sh - p.ph + ki * p.dh, xx = (i64)ox * p.sw - p.pw + kj * p.dw;
-          if (y >= 0 && y < p.h && xx >= 0 && xx < p.w) v = LD(x, ((im * p.c + ci) * p.h + y) * p.w + xx);
-        } else if (r < rows) {
-          v = 1;
+  for (i64 img = n0; img < n1; ++img) {
+    GLOBAL T* xi = x + (img * p.c + c_lo) * p.h * p.w;
+    GLOBAL T* gi = gy + img * p.oc * p.oh * p.ow;
+    for (int yc = 0; yc < oh; yc += sr) {
+      for (int xc = 0; xc < ow; xc += scw) {
+        BARRIER();
+        const i64 y0 = (i64)yc * p.sh - p.ph, x0 = (i64)xc * p.sw - p.pw;
+        for (int e = lx; e < c_n * win; e += nr) {
+          const int ch = e / win, q = e - ch * win, ty = q / in_w, tx = q - ty * in_w;
+          const i64 y = y0 + ty, xx = x0 + tx;
+          A v = 0;
+          if (y >= 0 && y < p.h && xx >= 0 && xx < p.w) v = LD(xi, (ch * p.h + y) * p.w + xx);
+          xs[e] = v;
         }
-      }
-      cs[pp * nr + lx] = v;
-      if (++px == l) px = 0, ++im;
-    }
-    for (int e = lx; e < CW_P * CW_CO; e += nr) { /* grad_out, consecutive items on consecutive pixels */
-      const int pp = e % CW_P, o = e / CW_P;
-      const i64 co = co0 + o;
-      i64 gi = img;
-      int gp = pix + pp;
-      while (gp >= l) gp -= l, ++gi;
-      gs[pp * CW_CO + o] = (pp < left && co < p.oc) ? LD(gy, (gi * p.oc + co) * l + gp) : (A)0;
-    }
-    img = im, pix = px;
-    BARRIER();
-    A sum[CW_ILP][CW_CO]; /* as in conv2d_tiled: registers between the barriers, CW_ILP chains */
-    UNROLL for (int k = 0; k < CW_ILP; ++k) UNROLL for (int q = 0; q < CW_CO; ++q) sum[k][q] = 0;
-    for (int pp = 0; pp < CW_P; pp += CW_ILP) {
-      UNROLL for (int k = 0; k < CW_ILP; ++k) {
-        const A v = cs[(pp + k) * nr + lx];
-        UNROLL for (int q = 0; q < CW_CO; ++q) sum[k][q] += v * gs[(pp + k) * CW_CO + q];
+        for (int e = lx; e < CW_P * CW_CO; e += nr) { /* consecutive items on consecutive pixels */
+          const int pp = e % CW_P, o = e / CW_P, oy = yc + pp / scw, ox = xc + pp % scw;
+          const i64 co = co0 + o;
+          A v = 0;
+          if (pp < sr * scw && oy < oh && ox < ow && co < p.oc) v = LD(gi, (co * p.oh + oy) * p.ow + ox);
+          gs[pp * CW_CO + o] = v;
+        }
+        BARRIER();
+        /* as in conv2d_tiled: this step's sums in registers, CW_ILP independent chains */
+        A sum[CW_ILP][CW_CO];
+        UNROLL for (int k = 0; k < CW_ILP; ++k) UNROLL for (int q = 0; q < CW_CO; ++q) sum[k][q] = 0;
+        for (int pp = 0; pp < CW_P; pp += CW_ILP) {
+          UNROLL for (int k = 0; k < CW_ILP; ++k) {
+            const A v = r < ckk ? xs[xoff + poff[pp + k]] : other;
+            UNROLL for (int q = 0; q < CW_CO; ++q) sum[k][q] += v * gs[(pp + k) * CW_CO + q];
+          }
+        }
+        UNROLL for (int k = 0; k < CW_ILP; ++k) UNROLL for (int q = 0; q < CW_CO; ++q) acc[q] += sum[k][q];
       }
     }
-    UNROLL for (int k = 0; k < CW_ILP; ++k) UNROLL for (int q = 0; q < CW_CO; ++q) acc[q] += sum[k][q];
   }
   if (r >= rows) return;
   UNROLL for (int q = 0; q < CW_CO; ++q) {

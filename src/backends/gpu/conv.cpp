@@ -1,9 +1,8 @@
 // Direct convolution (conv.cl): the forward with its bias, the input gradient and the weight and
 // bias gradients, each one launch (the weight gradient two when its images are split over
-// work-groups). Taken where it measured faster than im2col + the vendor GEMM (+ col2im, + the bias
-// add and its reduction): few channels, where the GEMMs are small and skinny and their launches,
-// the column buffers and the separate bias passes dominate. Everything else returns false, and ops
-// convolves through im2col and a GEMM (docs/benchmarks.md has the measurements).
+// work-groups), instead of im2col + the vendor GEMM + the bias add (forward), and two GEMMs,
+// col2im and the bias's reductions (backward). Taken where it measured faster (the selection
+// below); everything else returns false, and ops convolves through im2col and a GEMM.
 #include <algorithm>
 
 #include "backends/gpu/gpu_backend.h"
@@ -17,11 +16,16 @@ struct ConvArgs {  // conv.cl
   int32_t flip, bias, ocb, per_split, parts, want_w;
 };
 // conv.cl's compile-time sizes
-constexpr int64_t kOcPerItem = 16, kRowsPerItem = 4, kTile = 1024, kMaxTaps = 25, kWgMaxR = 64, kWgCo = 16;
-// The selection, measured on PoCL (docs/benchmarks.md, 2026-11-26 stop 26): the direct kernels win
-// while the reduction of each output (c * kh * kw) and the output channels are small. Larger
-// convolutions keep CLBlast's/cuBLAS's GEMM, which a GPU runs far better than these kernels.
-constexpr int64_t kMaxReduction = 16 * 9, kMaxOutChannels = 64;
+constexpr int64_t kOcPerItem = 16, kRowsPerItem = 4, kTile = 1024, kMaxTaps = 25, kWgMaxR = 64, kWgCo = 16,
+                  kWgPixels = 32, kWgWindow = 4096;
+// The selection. On PoCL (a driver on the host CPU) the direct kernels measured faster than
+// im2col + CLBlast at every stride-1 kernel larger than 1x1 tried, 1 to 512 channels (the demo's
+// two convolutions 2.5-2.9x, 64 -> 64 at 14x14 2.7x, 512 -> 512 at 4x4 1.6x, forward + backward
+// together; docs/benchmarks.md, 2026-11-26 stop 26); a 1x1 convolution is a GEMM (about even), and
+// stays one. On a GPU nothing has been measured yet: there the vendor GEMM is far stronger, so the
+// direct kernels take only convolutions whose GEMM has a short inner dimension (c*kh*kw <= 144, the
+// demo's), where im2col's column buffer and the separate bias passes cost more than the product.
+constexpr int64_t kMaxGpuReduction = 16 * 9;
 
 // A tile of outputs: at most 32 x (256 / width) work-items, each kRowsPerItem rows, split
 // evenly, whose input window fits CONV_TILE. False when no tile fits. `th` counts work-items.
@@ -39,6 +43,20 @@ bool pick_tile(int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t kh, int64
   return false;
 }
 
+// conv2d_weight_grad's columns per work-group (at most 64, split evenly), and whether the input
+// window of its steps fits CW_XS.
+int64_t weight_grad_columns(int64_t rows) {
+  const int64_t tiles = (rows + kWgMaxR - 1) / kWgMaxR;
+  return (rows + tiles - 1) / tiles;
+}
+bool weight_grad_fits(const backend::Backend::Im2Col& p) {
+  const int64_t kk = p.kh * p.kw, nr = weight_grad_columns(p.c * kk + 1);
+  const int64_t scw = std::min(p.ow, kWgPixels), sr = kWgPixels / scw;
+  const int64_t win = ((scw - 1) * p.sw + (p.kw - 1) * p.dw + 1) * ((sr - 1) * p.sh + (p.kh - 1) * p.dh + 1);
+  const int64_t channels = std::min(p.c, (nr - 1) / kk + 2);  // the most one group's columns read
+  return channels * win <= kWgWindow;
+}
+
 ConvArgs conv_args(const backend::Backend::Im2Col& p, int64_t oc) {
   ConvArgs a{};
   a.n = p.n, a.c = p.c, a.h = p.h, a.w = p.w, a.oc = oc, a.oh = p.oh, a.ow = p.ow;
@@ -50,19 +68,22 @@ ConvArgs conv_args(const backend::Backend::Im2Col& p, int64_t oc) {
 }  // namespace
 
 // Whether the direct kernels take this convolution: float32/float64, stride 1 (so the input
-// gradient is a plain convolution of grad_out), small kernels, few channels, tiles that fit.
+// gradient is a plain convolution of grad_out), kernels from 2 to 25 taps, tiles that fit, and the
+// selection above.
 bool GpuBackend::conv2d_takes(int index, ScalarType dtype, int64_t oc, const Im2Col& p) {
   const Caps c = caps(index);
   if (dtype != kFloat && !(dtype == kDouble && c.fp64)) return false;
-  if (p.sh != 1 || p.sw != 1 || p.kh * p.kw > kMaxTaps || p.c * p.kh * p.kw > kMaxReduction || oc > kMaxOutChannels)
-    return false;
+  if (p.sh != 1 || p.sw != 1 || p.kh * p.kw > kMaxTaps || p.kh * p.kw == 1) return false;
+  // a GPU (not yet measured) only where the GEMM's inner dimension is small; see kMaxGpuReduction
+  if (!props(index).runs_on_host_cpu && p.c * p.kh * p.kw > kMaxGpuReduction) return false;
   if (p.n <= 0 || p.oh <= 0 || p.ow <= 0 || c.local < kWgMaxR) return false;
   // the input gradient's padding, (kh - 1) * dh - ph, must fit the kernel's int32 arithmetic
   if (std::max({p.h, p.w, p.oh, p.ow, p.ph, p.pw, p.dh * p.kh, p.dw * p.kw}) > (int64_t{1} << 30)) return false;
   const int64_t ocb = (std::max(oc, p.c) + kOcPerItem - 1) / kOcPerItem;
-  if (c.max_grid_yz > 0 && p.n * ocb > c.max_grid_yz) return false;
+  if (c.max_grid_yz > 0 && (p.n * ocb > c.max_grid_yz || std::max(p.oh, p.h) / kRowsPerItem >= c.max_grid_yz))
+    return false;
   uint32_t tw = 0, th = 0;
-  return pick_tile(p.oh, p.ow, 1, 1, p.kh, p.kw, p.dh, p.dw, c.local, tw, th) &&
+  return weight_grad_fits(p) && pick_tile(p.oh, p.ow, 1, 1, p.kh, p.kw, p.dh, p.dw, c.local, tw, th) &&
          pick_tile(p.h, p.w, 1, 1, p.kh, p.kw, p.dh, p.dw, c.local, tw, th);
 }
 
@@ -114,9 +135,8 @@ bool GpuBackend::conv2d_backward(int index, StreamHandle s, ScalarType dtype, Bu
   const int64_t rows = p.c * p.kh * p.kw + a.bias;
   Grid grid;
   grid.dims = 3;
-  const int64_t row_tiles = (rows + kWgMaxR - 1) / kWgMaxR;  // at most 64 columns each, split evenly
-  grid.local[0] = static_cast<uint32_t>((rows + row_tiles - 1) / row_tiles);
-  grid.groups[0] = static_cast<uint64_t>(row_tiles);
+  grid.local[0] = static_cast<uint32_t>(weight_grad_columns(rows));
+  grid.groups[0] = static_cast<uint64_t>((rows + grid.local[0] - 1) / grid.local[0]);
   grid.groups[1] = static_cast<uint64_t>((oc + kWgCo - 1) / kWgCo);
   // Split the images over enough groups to fill the device (about 256 groups, at least 4 images
   // each), adding the partial sums in a second pass; one split writes the gradients directly.
