@@ -73,12 +73,14 @@ KERNEL void conv2d_tiled(GLOBAL uchar* inb, i64 ino, GLOBAL uchar* wb, i64 wo, G
         xs[row * in_tw + tx] = v;
       }
     }
-    for (int i = ly * tw + lx; i < nc * kk * CONV_OC; i += tw * th) { /* ws[ci][tap][o] */
-      const int o = i % CONV_OC, q = i / CONV_OC, r = q % kk, ci = q / kk;
-      const i64 co = oc0 + o, cc = c0 + ci;
-      A v = 0;
-      if (co < p.oc) v = p.flip ? LD(wt, (cc * p.oc + co) * kk + (kk - 1 - r)) : LD(wt, (co * p.c + cc) * kk + r);
-      ws[i] = v;
+    for (int ci = 0; ci < nc; ++ci) { /* ws[ci][tap][o] */
+      for (int i = ly * tw + lx; i < kk * CONV_OC; i += tw * th) {
+        const int o = i % CONV_OC, r = i / CONV_OC; /* powers of two: no divisions */
+        const i64 co = oc0 + o, cc = c0 + ci;
+        A v = 0;
+        if (co < p.oc) v = p.flip ? LD(wt, (cc * p.oc + co) * kk + (kk - 1 - r)) : LD(wt, (co * p.c + cc) * kk + r);
+        ws[ci * kk * CONV_OC + i] = v;
+      }
     }
     BARRIER();
     /* this step's sums in registers between the barriers: a CPU driver (PoCL) keeps `acc`, live
@@ -90,11 +92,9 @@ KERNEL void conv2d_tiled(GLOBAL uchar* inb, i64 ino, GLOBAL uchar* wb, i64 wo, G
         const int xrow = ci * plane + (ly * CONV_PX * p.sh + ki * p.dh) * in_tw + lx * p.sw;
         const int wrow = (ci * kk + ki * p.kw) * CONV_OC;
         for (int kj = 0; kj < p.kw; ++kj) {
-          A v[CONV_PX];
-          UNROLL for (int r = 0; r < CONV_PX; ++r) v[r] = xs[xrow + r * p.sh * in_tw + kj * p.dw];
-          UNROLL for (int o = 0; o < CONV_OC; ++o) {
-            const A wv = ws[wrow + kj * CONV_OC + o];
-            UNROLL for (int r = 0; r < CONV_PX; ++r) sum[r][o] += v[r] * wv;
+          UNROLL for (int r = 0; r < CONV_PX; ++r) {
+            const A v = xs[xrow + r * p.sh * in_tw + kj * p.dw];
+            UNROLL for (int o = 0; o < CONV_OC; ++o) sum[r][o] += v * ws[wrow + kj * CONV_OC + o];
           }
         }
       }
@@ -120,6 +120,8 @@ KERNEL void conv2d_weight_grad(GLOBAL uchar* xb, i64 xo, GLOBAL uchar* gyb, i64 
   LOCAL A xs[CW_XS];        /* the input window of a step, for the channels of the group's columns */
   LOCAL A gs[CW_P * CW_CO]; /* gs[pixel][channel]: the step's grad_out */
   LOCAL int poff[CW_P];     /* each pixel's offset in the window */
+  LOCAL int py[CW_P];       /* and its row and column in the block */
+  LOCAL int px[CW_P];
   GLOBAL T* x = TYPED(T, xb, xo);
   GLOBAL T* gy = TYPED(T, gyb, gyo);
   GLOBAL T* gw = TYPED(T, gwb, gwo);
@@ -145,7 +147,14 @@ KERNEL void conv2d_weight_grad(GLOBAL uchar* xb, i64 xo, GLOBAL uchar* gyb, i64 
     xoff = (int)(ci - c_lo) * win + ki * p.dh * in_w + kj * p.dw;
   }
   const A other = r < ckk ? (A)0 : (r < rows ? (A)1 : (A)0); /* what a non-input column holds */
-  for (int pp = lx; pp < CW_P; pp += nr) poff[pp] = (pp / scw) * p.sh * in_w + (pp % scw) * p.sw;
+  for (int pp = lx; pp < CW_P; pp += nr) {
+    poff[pp] = (pp / scw) * p.sh * in_w + (pp % scw) * p.sw;
+    py[pp] = pp < sr * scw ? pp / scw : oh; /* pixels past the block: rows that fail oy < oh */
+    px[pp] = pp % scw;
+  }
+  /* the window's elements lx, lx + nr, ... as (channel, row, column), stepped without divisions */
+  const int sx = nr % in_w, sy = nr / in_w;
+  const int tx0 = lx % in_w, ty0 = (lx / in_w) % in_h, ch0 = lx / win;
   const i64 n0 = GROUP_ID(2) * p.per_split;
   const i64 n1 = n0 + p.per_split < p.n ? n0 + p.per_split : p.n;
   A acc[CW_CO];
@@ -157,18 +166,22 @@ KERNEL void conv2d_weight_grad(GLOBAL uchar* xb, i64 xo, GLOBAL uchar* gyb, i64 
       for (int xc = 0; xc < ow; xc += scw) {
         BARRIER();
         const i64 y0 = (i64)yc * p.sh - p.ph, x0 = (i64)xc * p.sw - p.pw;
+        int tx = tx0, ty = ty0, ch = ch0;
         for (int e = lx; e < c_n * win; e += nr) {
-          const int ch = e / win, q = e - ch * win, ty = q / in_w, tx = q - ty * in_w;
           const i64 y = y0 + ty, xx = x0 + tx;
           A v = 0;
           if (y >= 0 && y < p.h && xx >= 0 && xx < p.w) v = LD(xi, (ch * p.h + y) * p.w + xx);
           xs[e] = v;
+          tx += sx;
+          ty += sy;
+          if (tx >= in_w) tx -= in_w, ++ty;
+          while (ty >= in_h) ty -= in_h, ++ch;
         }
         for (int e = lx; e < CW_P * CW_CO; e += nr) { /* consecutive items on consecutive pixels */
-          const int pp = e % CW_P, o = e / CW_P, oy = yc + pp / scw, ox = xc + pp % scw;
+          const int pp = e % CW_P, o = e / CW_P, oy = yc + py[pp], ox = xc + px[pp];
           const i64 co = co0 + o;
           A v = 0;
-          if (pp < sr * scw && oy < oh && ox < ow && co < p.oc) v = LD(gi, (co * p.oh + oy) * p.ow + ox);
+          if (oy < oh && ox < ow && co < p.oc) v = LD(gi, (co * p.oh + oy) * p.ow + ox);
           gs[pp * CW_CO + o] = v;
         }
         BARRIER();
