@@ -26,8 +26,7 @@
 #define CONV_IC 4      /* input channels staged in local memory per step */
 #define CONV_TILE 1024 /* staged input elements per channel; the host keeps the window within it */
 #define CONV_KK 25     /* the largest kh * kw */
-#define CW_R 64        /* conv2d_weight_grad: the most columns per work-group, LSIZE(0) */
-#define CW_CO 16       /* output channels per work-item (registers), and per work-group */
+#define CW_CO 16       /* conv2d_weight_grad: output channels per work-item (registers) and group */
 #define CW_P 32        /* pixels staged per step */
 #define CW_ILP 4       /* independent sums per channel (pixels pp, pp+1, ...) */
 #define CW_XS 4096     /* staged input elements per step; the host keeps the window within it */

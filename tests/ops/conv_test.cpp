@@ -112,7 +112,9 @@ TEST_P(Conv, Float64Gradients) {
   const Device d = GetParam();
   gradcheck([](const Vs& x) { return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().bias(x[2]).padding(1)); },
             {sample({2, 3, 5, 6}), sample({4, 3, 3, 3}, 1.), sample({4}, 2.)}, d);
-  gradcheck([](const Vs& x) { return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().bias(x[2]).dilation({1, 2}).padding({0, 2})); },
+  gradcheck([](const Vs& x) {
+    return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().bias(x[2]).dilation({1, 2}).padding({0, 2}));
+  },
             {sample({3, 1, 4, 7}), sample({2, 1, 2, 3}, 1.), sample({2}, 2.)}, d);
   gradcheck([](const Vs& x) { return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().padding(3)); },
             {sample({1, 2, 3, 3}), sample({3, 2, 2, 2}, 1.)}, d);

@@ -16,7 +16,7 @@ struct ConvArgs {  // conv.cl
   int32_t flip, bias, ocb, per_split, parts, want_w;
 };
 // conv.cl's compile-time sizes
-constexpr int64_t kOcPerItem = 16, kRowsPerItem = 4, kTile = 1024, kMaxTaps = 25, kWgMaxR = 64, kWgCo = 16,
+constexpr int64_t kOcPerItem = 16, kRowsPerItem = 4, kTile = 1024, kMaxTaps = 25, kWgMinR = 64, kWgCo = 16,
                   kWgPixels = 32, kWgWindow = 4096;
 // The selection. On PoCL (a driver on the host CPU) the direct kernels measured faster than
 // im2col + CLBlast at every stride-1 kernel larger than 1x1 tried, 1 to 512 channels (the demo's
@@ -43,14 +43,15 @@ bool pick_tile(int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t kh, int64
   return false;
 }
 
-// conv2d_weight_grad's columns per work-group (at most 64, split evenly), and whether the input
-// window of its steps fits CW_XS.
-int64_t weight_grad_columns(int64_t rows) {
-  const int64_t tiles = (rows + kWgMaxR - 1) / kWgMaxR;
+// conv2d_weight_grad's columns per work-group (a work-item each: at most `max_items`, split
+// evenly; every group stages its own input window and grad_out block, so the more columns share
+// them the better), and whether the input window of its steps fits CW_XS.
+int64_t weight_grad_columns(int64_t rows, int64_t max_items) {
+  const int64_t tiles = (rows + max_items - 1) / max_items;
   return (rows + tiles - 1) / tiles;
 }
-bool weight_grad_fits(const backend::Backend::Im2Col& p) {
-  const int64_t kk = p.kh * p.kw, nr = weight_grad_columns(p.c * kk + 1);
+bool weight_grad_fits(const backend::Backend::Im2Col& p, int64_t max_items) {
+  const int64_t kk = p.kh * p.kw, nr = weight_grad_columns(p.c * kk + 1, max_items);
   const int64_t scw = std::min(p.ow, kWgPixels), sr = kWgPixels / scw;
   const int64_t win = ((scw - 1) * p.sw + (p.kw - 1) * p.dw + 1) * ((sr - 1) * p.sh + (p.kh - 1) * p.dh + 1);
   const int64_t channels = std::min(p.c, (nr - 1) / kk + 2);  // the most one group's columns read
@@ -76,14 +77,14 @@ bool GpuBackend::conv2d_takes(int index, ScalarType dtype, int64_t oc, const Im2
   if (p.sh != 1 || p.sw != 1 || p.kh * p.kw > kMaxTaps || p.kh * p.kw == 1) return false;
   // a GPU (not yet measured) only where the GEMM's inner dimension is small; see kMaxGpuReduction
   if (!props(index).runs_on_host_cpu && p.c * p.kh * p.kw > kMaxGpuReduction) return false;
-  if (p.n <= 0 || p.oh <= 0 || p.ow <= 0 || c.local < kWgMaxR) return false;
+  if (p.n <= 0 || p.oh <= 0 || p.ow <= 0 || c.local < kWgMinR) return false;
   // the input gradient's padding, (kh - 1) * dh - ph, must fit the kernel's int32 arithmetic
   if (std::max({p.h, p.w, p.oh, p.ow, p.ph, p.pw, p.dh * p.kh, p.dw * p.kw}) > (int64_t{1} << 30)) return false;
   const int64_t ocb = (std::max(oc, p.c) + kOcPerItem - 1) / kOcPerItem;
   if (c.max_grid_yz > 0 && (p.n * ocb > c.max_grid_yz || std::max(p.oh, p.h) / kRowsPerItem >= c.max_grid_yz))
     return false;
   uint32_t tw = 0, th = 0;
-  return weight_grad_fits(p) && pick_tile(p.oh, p.ow, 1, 1, p.kh, p.kw, p.dh, p.dw, c.local, tw, th) &&
+  return weight_grad_fits(p, c.local) && pick_tile(p.oh, p.ow, 1, 1, p.kh, p.kw, p.dh, p.dw, c.local, tw, th) &&
          pick_tile(p.h, p.w, 1, 1, p.kh, p.kw, p.dh, p.dw, c.local, tw, th);
 }
 
@@ -135,7 +136,7 @@ bool GpuBackend::conv2d_backward(int index, StreamHandle s, ScalarType dtype, Bu
   const int64_t rows = p.c * p.kh * p.kw + a.bias;
   Grid grid;
   grid.dims = 3;
-  grid.local[0] = static_cast<uint32_t>(weight_grad_columns(rows));
+  grid.local[0] = static_cast<uint32_t>(weight_grad_columns(rows, caps(index).local));
   grid.groups[0] = static_cast<uint64_t>((rows + grid.local[0] - 1) / grid.local[0]);
   grid.groups[1] = static_cast<uint64_t>((oc + kWgCo - 1) / kWgCo);
   // Split the images over enough groups to fill the device (about 256 groups, at least 4 images

@@ -1,6 +1,6 @@
 #pragma once
-// The GPU layer: every compute family (elementwise, reduce, softmax, index, im2col, random and
-// the tiled GEMM fallback) written once for every backend that runs the shared kernel sources
+// The GPU layer: every compute family (elementwise, reduce, softmax, index, im2col, convolution,
+// random and the tiled GEMM fallback) written once for every backend that runs the shared kernel sources
 // (src/kernels/). A GPU backend derives from RuntimeBackend<Runtime> (GpuBackend plus the device
 // queries its DeviceTable answers) and is a runtime adapter only: it implements backend::Backend's
 // memory, device copies, streams and events, plus the runtime hooks below (compile a kernel,

@@ -13,7 +13,8 @@ struct Counted {
   uint64_t kernels = 0, gemms = 0;
 };
 
-// Launches made by conv2d (and, with `backward`, its backward) of x [n, c, hw, hw] with an oc x c/groups x k x k weight.
+// Launches made by conv2d (and, with `backward`, its backward) of x [n, c, hw, hw] with an
+// [oc, c / groups, k, k] weight.
 Counted count(Device d, int64_t n, int64_t c, int64_t oc, int64_t hw, int64_t k, int64_t stride, int64_t groups,
               bool backward, ScalarType dt = kFloat) {
   TensorOptions o = TensorOptions().device(d).dtype(dt);
