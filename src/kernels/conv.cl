@@ -28,11 +28,20 @@
 #define CONV_KK 25     /* the largest kh * kw */
 #define CW_CO 16       /* conv2d_weight_grad: output channels per work-item (registers) and group */
 #define CW_P 32        /* pixels staged per step */
-#define CW_ILP 4       /* independent sums per channel (pixels pp, pp+1, ...) */
+#define CW_ILP 4       /* with CONV_STEP_SUMS: independent sums per channel (pixels pp, pp+1, ...) */
 #define CW_XS 4096     /* staged input elements per step; the host keeps the window within it */
 /* The per-channel loops are unrolled so that the sums become registers: kept as an array they were
  * a memory operand on PoCL, each step waiting on the previous one's store */
 #define UNROLL _Pragma("unroll")
+/* CONV_STEP_SUMS (the host's build option for CPU drivers, Caps::row_items): the kernels add each
+ * step's products into sums private to the step, then those into `acc`. A CPU driver (PoCL) keeps
+ * `acc`, live across barriers, in memory, and adding into it directly made each tap wait on a
+ * store; a GPU keeps `acc` in registers, and a second copy would only cost it registers. */
+#ifdef CONV_STEP_SUMS
+#define CONV_SUM(r, o) sum[r][o]
+#else
+#define CONV_SUM(r, o) acc[r][o]
+#endif
 
 typedef struct {
   i64 n, c, h, w, oc, oh, ow;
@@ -82,10 +91,10 @@ KERNEL void conv2d_tiled(GLOBAL uchar* inb, i64 ino, GLOBAL uchar* wb, i64 wo, G
       }
     }
     BARRIER();
-    /* this step's sums in registers between the barriers: a CPU driver (PoCL) keeps `acc`, live
-     * across barriers, in memory, and adding into it directly made each tap wait on a store */
+#ifdef CONV_STEP_SUMS
     A sum[CONV_PX][CONV_OC];
     UNROLL for (int r = 0; r < CONV_PX; ++r) UNROLL for (int o = 0; o < CONV_OC; ++o) sum[r][o] = 0;
+#endif
     for (int ci = 0; ci < nc; ++ci) {
       for (int ki = 0; ki < p.kh; ++ki) {
         const int xrow = ci * plane + (ly * CONV_PX * p.sh + ki * p.dh) * in_tw + lx * p.sw;
@@ -93,12 +102,14 @@ KERNEL void conv2d_tiled(GLOBAL uchar* inb, i64 ino, GLOBAL uchar* wb, i64 wo, G
         for (int kj = 0; kj < p.kw; ++kj) {
           UNROLL for (int r = 0; r < CONV_PX; ++r) {
             const A v = xs[xrow + r * p.sh * in_tw + kj * p.dw];
-            UNROLL for (int o = 0; o < CONV_OC; ++o) sum[r][o] += v * ws[wrow + kj * CONV_OC + o];
+            UNROLL for (int o = 0; o < CONV_OC; ++o) CONV_SUM(r, o) += v * ws[wrow + kj * CONV_OC + o];
           }
         }
       }
     }
+#ifdef CONV_STEP_SUMS
     UNROLL for (int r = 0; r < CONV_PX; ++r) UNROLL for (int o = 0; o < CONV_OC; ++o) acc[r][o] += sum[r][o];
+#endif
   }
   if (ox >= p.ow) return;
   UNROLL for (int r = 0; r < CONV_PX; ++r) {
@@ -184,7 +195,8 @@ KERNEL void conv2d_weight_grad(GLOBAL uchar* xb, i64 xo, GLOBAL uchar* gyb, i64 
           gs[pp * CW_CO + o] = v;
         }
         BARRIER();
-        /* as in conv2d_tiled: this step's sums in registers, CW_ILP independent chains */
+#ifdef CONV_STEP_SUMS
+        /* this step's sums (see CONV_STEP_SUMS), in CW_ILP independent chains */
         A sum[CW_ILP][CW_CO];
         UNROLL for (int k = 0; k < CW_ILP; ++k) UNROLL for (int q = 0; q < CW_CO; ++q) sum[k][q] = 0;
         for (int pp = 0; pp < CW_P; pp += CW_ILP) {
@@ -194,6 +206,12 @@ KERNEL void conv2d_weight_grad(GLOBAL uchar* xb, i64 xo, GLOBAL uchar* gyb, i64 
           }
         }
         UNROLL for (int k = 0; k < CW_ILP; ++k) UNROLL for (int q = 0; q < CW_CO; ++q) acc[q] += sum[k][q];
+#else
+        for (int pp = 0; pp < CW_P; ++pp) {
+          const A v = r < ckk ? xs[xoff + poff[pp]] : other;
+          UNROLL for (int q = 0; q < CW_CO; ++q) acc[q] += v * gs[pp * CW_CO + q];
+        }
+#endif
       }
     }
   }

@@ -4,6 +4,7 @@
 // col2im and the bias's reductions (backward). Taken where it measured faster (the selection
 // below); everything else returns false, and ops convolves through im2col and a GEMM.
 #include <algorithm>
+#include <string>
 
 #include "backends/gpu/gpu_backend.h"
 
@@ -58,6 +59,9 @@ bool weight_grad_fits(const backend::Backend::Im2Col& p, int64_t max_items) {
   return channels * win <= kWgWindow;
 }
 
+// conv.cl's build options: sums per step on CPU drivers (CONV_STEP_SUMS)
+std::string options(const Caps& c) { return c.row_items ? "-DCONV_STEP_SUMS" : ""; }
+
 ConvArgs conv_args(const backend::Backend::Im2Col& p, int64_t oc) {
   ConvArgs a{};
   a.n = p.n, a.c = p.c, a.h = p.h, a.w = p.w, a.oc = oc, a.oh = p.oh, a.ow = p.ow;
@@ -94,15 +98,15 @@ void GpuBackend::conv2d_tiled(int index, StreamHandle s, ScalarType dtype, Buffe
   a.flip = g.flip;
   a.bias = bias.base != nullptr;
   a.ocb = static_cast<int32_t>((g.oc + kOcPerItem - 1) / kOcPerItem);
+  const Caps c = caps(index);
   Grid grid;
   grid.dims = 3;
-  pick_tile(g.p.oh, g.p.ow, g.p.sh, g.p.sw, g.p.kh, g.p.kw, g.p.dh, g.p.dw, caps(index).local, grid.local[0],
-            grid.local[1]);
+  pick_tile(g.p.oh, g.p.ow, g.p.sh, g.p.sw, g.p.kh, g.p.kw, g.p.dh, g.p.dw, c.local, grid.local[0], grid.local[1]);
   grid.groups[0] = static_cast<uint64_t>((g.p.ow + grid.local[0] - 1) / grid.local[0]);
   const int64_t rows = int64_t{grid.local[1]} * kRowsPerItem;
   grid.groups[1] = static_cast<uint64_t>((g.p.oh + rows - 1) / rows);
   grid.groups[2] = static_cast<uint64_t>(g.p.n * a.ocb);
-  Launch(*this, index, s, kernel(index, "conv.cl", dtype, "conv2d_tiled", ""))
+  Launch(*this, index, s, kernel(index, "conv.cl", dtype, "conv2d_tiled", options(c)))
       .buf(in)
       .buf(weight)
       .buf(a.bias ? bias : out)  // an unused argument still needs a buffer
@@ -159,7 +163,7 @@ bool GpuBackend::conv2d_backward(int index, StreamHandle s, ScalarType dtype, Bu
   const Buffer gw = a.want_w ? grad_weight : grad_bias, gb = a.bias ? grad_bias : grad_weight;
   const Buffer part = tmp ? Buffer{tmp, 0} : gw;
   try {
-    Launch(*this, index, s, kernel(index, "conv.cl", dtype, "conv2d_weight_grad", ""))
+    Launch(*this, index, s, kernel(index, "conv.cl", dtype, "conv2d_weight_grad", options(c)))
         .buf(in)
         .buf(grad_out)
         .buf(gw)
@@ -168,7 +172,7 @@ bool GpuBackend::conv2d_backward(int index, StreamHandle s, ScalarType dtype, Bu
         .arg(a)
         .run(grid);
     if (tmp)
-      Launch(*this, index, s, kernel(index, "conv.cl", dtype, "conv2d_weight_grad_sum", ""))
+      Launch(*this, index, s, kernel(index, "conv.cl", dtype, "conv2d_weight_grad_sum", options(c)))
           .buf(part)
           .buf(gw)
           .buf(gb)
