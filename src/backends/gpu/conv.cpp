@@ -52,7 +52,7 @@ int64_t weight_grad_columns(int64_t rows, int64_t max_items) {
   return (rows + tiles - 1) / tiles;
 }
 bool weight_grad_fits(const backend::Backend::Im2Col& p, int64_t max_items) {
-  const int64_t kk = p.kh * p.kw, nr = weight_grad_columns(p.c * kk + 1, max_items);
+  const int64_t kk = p.kh * p.kw, nr = std::min(max_items, p.c * kk + 1);  // the most columns a group takes
   const int64_t scw = std::min(p.ow, kWgPixels), sr = kWgPixels / scw;
   const int64_t win = ((scw - 1) * p.sw + (p.kw - 1) * p.dw + 1) * ((sr - 1) * p.sh + (p.kh - 1) * p.dh + 1);
   const int64_t channels = std::min(p.c, (nr - 1) / kk + 2);  // the most one group's columns read
