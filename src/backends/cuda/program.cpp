@@ -56,7 +56,8 @@ const std::vector<KernelUse>& kernel_uses() {
       {"im2col.cl", "col2im", false},         {"random.cl", "random_fill", false},
       {"gemm.cl", "gemm_tiled", false},       {"amp.cl", "amp_unscale", true},
       {"pool.cl", "max_pool2d", false},       {"pool.cl", "max_pool2d_backward", false},
-      {"optim.cl", "adam_step", true},
+      {"optim.cl", "adam_step", true},        {"conv.cl", "conv2d_tiled", true},
+      {"conv.cl", "conv2d_weight_grad", true}, {"conv.cl", "conv2d_weight_grad_sum", true},
   };
   return uses;
 }

@@ -1,6 +1,6 @@
 #pragma once
-// The GPU layer: every compute family (elementwise, reduce, softmax, index, im2col, random and
-// the tiled GEMM fallback) written once for every backend that runs the shared kernel sources
+// The GPU layer: every compute family (elementwise, reduce, softmax, index, im2col, convolution,
+// random and the tiled GEMM fallback) written once for every backend that runs the shared kernel sources
 // (src/kernels/). A GPU backend derives from RuntimeBackend<Runtime> (GpuBackend plus the device
 // queries its DeviceTable answers) and is a runtime adapter only: it implements backend::Backend's
 // memory, device copies, streams and events, plus the runtime hooks below (compile a kernel,
@@ -176,6 +176,12 @@ class GpuBackend : public backend::Backend {
                   const Im2Col& p) final;
   bool max_pool2d_backward(int index, StreamHandle s, ScalarType dtype, Buffer grad_out, Buffer indices,
                            Buffer grad_in, int64_t planes, int64_t in_hw, int64_t out_hw) final;
+  /// conv.cl's direct convolution (conv.cpp) where it measured faster than im2col + GEMM (float32
+  /// and float64, stride 1, few channels); false otherwise, and ops convolves through im2col.
+  bool conv2d(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer weight, Buffer bias, Buffer out,
+              int64_t oc, const Im2Col& p) final;
+  bool conv2d_backward(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer weight, Buffer grad_out,
+                       Buffer grad_in, Buffer grad_weight, Buffer grad_bias, int64_t oc, const Im2Col& p) final;
   /// optim.cl: one launch per parameter, float32 and float64 (optim.cpp).
   bool adam_step_into(int index, StreamHandle s, ScalarType dtype, const AdamBuffers& out, const AdamBuffers& in,
                       Buffer grad, int64_t n, const Adam& a) final;
@@ -196,6 +202,18 @@ class GpuBackend : public backend::Backend {
   /// gemm.cl's tiled kernel: the fallback of every runtime's gemm (dtypes and shapes its BLAS
   /// does not take). Expects m, n and batch > 0.
   void gemm_tiled(int index, StreamHandle s, const Gemm& g);
+
+ private:
+  /// conv.cpp: whether conv.cl takes the convolution (forward and backward alike), and one launch
+  /// of its conv2d_tiled: p's geometry, oc outputs, `flip` for the input gradient.
+  struct ConvGeometry {
+    Im2Col p;
+    int64_t oc;
+    int32_t flip;
+  };
+  bool conv2d_takes(int index, ScalarType dtype, int64_t oc, const Im2Col& p);
+  void conv2d_tiled(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer weight, Buffer bias, Buffer out,
+                    const ConvGeometry& g);
 };
 
 /// The adapter's base: GpuBackend with the device queries every runtime answers alike from its
