@@ -336,6 +336,25 @@ struct Shifted {
 // image[c][phase + u*sh - ph][x*sw - pw + j*dw] for x < ow, 0 outside the image.
 void shift_image(const Shifted& s, const float* image, float* pad) {
   const P& p = s.one;
+  static const bool avx512 = conv_avx512::available();
+  if (avx512 && p.sw == 1) {  // every plane written whole, zeros included: no fill first
+    const int64_t planes = p.c * p.kw * p.sh, end = planes * s.hq * p.ow;
+    for (int64_t c = 0; c < p.c; ++c)
+      for (int64_t j = 0; j < p.kw; ++j) {
+        const int64_t shift = j * p.dw - p.pw;  // plane x reads image column x + shift
+        const int64_t x0 = std::max<int64_t>(0, -shift), x1 = std::min<int64_t>(p.ow, p.w - shift);
+        for (int64_t phase = 0; phase < p.sh; ++phase) {
+          const int64_t top = p.ph - phase;  // plane row u reads image row phase + u*sh - ph
+          const int64_t u0 = top <= 0 ? 0 : (top + p.sh - 1) / p.sh;
+          const int64_t u1 = std::min<int64_t>(s.hq, (p.h + p.ph - phase + p.sh - 1) / p.sh);
+          float* plane = pad + ((c * p.kw + j) * p.sh + phase) * s.hq * p.ow;
+          const float* src = image + (c * p.h + phase + u0 * p.sh - p.ph) * p.w;
+          conv_avx512::shift_plane(src, p.sh * p.w, shift, plane, s.hq, p.ow, u0, u1, x0, x1);
+        }
+      }
+    std::fill(pad + end, pad + s.padded, 0.f);
+    return;
+  }
   std::fill(pad, pad + s.padded, 0.f);
   for (int64_t c = 0; c < p.c; ++c)
     for (int64_t j = 0; j < p.kw; ++j) {
