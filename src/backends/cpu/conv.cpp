@@ -12,6 +12,7 @@
 #include "backends/cpu/blas.h"
 #include "backends/cpu/conv_avx2.h"
 #include "backends/cpu/conv_avx512.h"
+#include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/kernels.h"
 
 namespace locus::cpu {
@@ -456,6 +457,7 @@ bool all_finite_parallel(const T* v, int64_t n) {
 
 // The forward on the shifted layout (shifted_kernels): outputs written in place, the bias with them.
 void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p) {
+  if (conv_winograd::applies(p, oc)) return conv_winograd::forward(x, w, bias, y, oc, p);
   const bool avx512 = shifted_kernels(p.n, p, false) == ShiftedKernels::kAvx512;
   const Shifted s(p);
   const int64_t image_size = p.c * p.h * p.w;
@@ -494,11 +496,15 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
                       const P& p, const P& pt) {
   const bool avx512 = shifted_kernels(p.n, p, true) == ShiftedKernels::kAvx512;
   const Shifted s(p);
-  std::optional<Shifted> st;  // the input gradient's convolution
-  if (gx != nullptr) st.emplace(pt);
+  P ptn = pt;  // the input gradient's convolution for every image, by Winograd's method when it applies
+  ptn.n = p.n;
+  const bool winograd = gx != nullptr && conv_winograd::applies(ptn, p.c);
+  std::optional<Shifted> st;  // else that convolution's layout, image by image
+  if (gx != nullptr && !winograd) st.emplace(pt);
   const int64_t k = s.k, l = s.l, image_size = p.c * p.h * p.w;
   std::vector<float> packed;
-  if (gx != nullptr) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
+  if (winograd) conv_winograd::forward(gy, flipped_weight(w, oc, p).data(), nullptr, gx, p.c, ptn);
+  if (st) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
     const std::vector<float> flipped = flipped_weight(w, oc, p);
     const int64_t win = p.kh * p.kw;
     packed.resize(static_cast<size_t>(oc * k));
@@ -527,7 +533,7 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
       float* gbc = gwc + oc * k;
       for (int64_t o = 0; o < oc; ++o) gbc[o] += row_sum<float>(gyi + o * l, l);
     }
-    if (gx != nullptr) {
+    if (st) {
       float* tpad = buf + gw_scratch;
       shift_image(*st, gyi, tpad);
       if (avx512) conv_avx512::forward(packed.data(), p.c, st->k, tpad, st->offs.data(), nullptr, gx + i * image_size, st->l);
