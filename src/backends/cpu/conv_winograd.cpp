@@ -88,6 +88,101 @@ LOCUS_AVX512 void input_transform(const Plan& g, const float* image, float* v, i
   }
 }
 
+// permutex2var indices picking lane 2q + s of the first source for q < tw, lane 2(q - tw) + s of
+// the second for tw <= q < 2 tw (two tile rows' columns side by side), 0 past them.
+LOCUS_AVX512 __m512i pair_columns(int64_t tw, int64_t s) {
+  alignas(64) int32_t idx[16] = {};
+  for (int64_t q = 0; q < 2 * tw && q < 16; ++q) idx[q] = static_cast<int32_t>(q < tw ? 2 * q + s : 16 + 2 * (q - tw) + s);
+  return _mm512_load_si512(idx);
+}
+
+// input_transform for tile rows of at most 7 tiles (an input row's 16 columns in one vector):
+// two tile rows a time, their tiles side by side in one vector (half the vector operations).
+LOCUS_AVX512 void input_transform_pairs(const Plan& g, const float* image, float* v, int64_t ld, int64_t t0) {
+  const P& p = g.p;
+  const __m512i col[4] = {pair_columns(g.tw, 0), pair_columns(g.tw, 1), pair_columns(g.tw, 2), pair_columns(g.tw, 3)};
+  const __mmask16 lo = static_cast<__mmask16>(lanes_below(std::min<int64_t>(2 * g.tw + 2, p.pw + p.w)) & ~lanes_below(p.pw));
+  const int64_t plane = p.c * ld;
+  for (int64_t c = 0; c < p.c; ++c) {
+    const float* ch = image + c * p.h * p.w - p.pw;
+    for (int64_t a = 0; a < g.th; a += 2) {
+      __m512 r[6];
+#pragma GCC unroll 6
+      for (int i = 0; i < 6; ++i) {
+        const int64_t y = 2 * a - p.ph + i;
+        const bool in = y >= 0 && y < p.h;
+        r[i] = _mm512_maskz_loadu_ps(in ? lo : __mmask16(0), in ? ch + y * p.w : ch);
+      }
+      const __mmask16 out = lanes_below((a + 1 < g.th ? 2 : 1) * g.tw);
+      float* dst = v + c * ld + t0 + a * g.tw;
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) {  // row i of B^T d for both tile rows, then its columns times B
+        __m512 e[2];
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; ++h) {
+          const __m512* q = r + 2 * h;
+          switch (i) {
+            case 0: e[h] = _mm512_sub_ps(q[0], q[2]); break;
+            case 1: e[h] = _mm512_add_ps(q[1], q[2]); break;
+            case 2: e[h] = _mm512_sub_ps(q[2], q[1]); break;
+            default: e[h] = _mm512_sub_ps(q[1], q[3]); break;
+          }
+        }
+        const __m512 c0 = _mm512_permutex2var_ps(e[0], col[0], e[1]), c1 = _mm512_permutex2var_ps(e[0], col[1], e[1]),
+                     c2 = _mm512_permutex2var_ps(e[0], col[2], e[1]), c3 = _mm512_permutex2var_ps(e[0], col[3], e[1]);
+        float* d = dst + 4 * i * plane;
+        _mm512_mask_storeu_ps(d, out, _mm512_sub_ps(c0, c2));
+        _mm512_mask_storeu_ps(d + plane, out, _mm512_add_ps(c1, c2));
+        _mm512_mask_storeu_ps(d + 2 * plane, out, _mm512_sub_ps(c2, c1));
+        _mm512_mask_storeu_ps(d + 3 * plane, out, _mm512_sub_ps(c1, c3));
+      }
+    }
+  }
+}
+
+// output_transform for tile rows of at most 7 tiles: two tile rows a time (their tiles are side by
+// side in M's rows), four output rows.
+LOCUS_AVX512 void output_transform_pairs(const Plan& g, const float* m, int64_t ld, int64_t t0, const float* bias,
+                                         float* out) {
+  const P& p = g.p;
+  // output row 2a + 2h, column 2b + j: tile row a + h's column b of y_j
+  alignas(64) int32_t idx[2][16] = {};
+  for (int64_t h = 0; h < 2; ++h)
+    for (int64_t b = 0; b < g.tw; ++b) {
+      idx[h][2 * b] = static_cast<int32_t>(h * g.tw + b);
+      idx[h][2 * b + 1] = static_cast<int32_t>(16 + h * g.tw + b);
+    }
+  const __m512i mix[2] = {_mm512_load_si512(idx[0]), _mm512_load_si512(idx[1])};
+  const __mmask16 row = lanes_below(p.ow);
+  const int64_t plane = g.oc * ld, l = p.oh * p.ow;
+  for (int64_t o = 0; o < g.oc; ++o) {
+    const __m512 b = bias != nullptr ? _mm512_set1_ps(bias[o]) : _mm512_setzero_ps();
+    for (int64_t a = 0; a < g.th; a += 2) {
+      const __mmask16 in = lanes_below((a + 1 < g.th ? 2 : 1) * g.tw);
+      const float* s = m + o * ld + t0 + a * g.tw;
+      __m512 r[2][4];  // rows of A^T M
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        const __m512 m0 = _mm512_maskz_loadu_ps(in, s + j * plane), m1 = _mm512_maskz_loadu_ps(in, s + (4 + j) * plane),
+                     m2 = _mm512_maskz_loadu_ps(in, s + (8 + j) * plane),
+                     m3 = _mm512_maskz_loadu_ps(in, s + (12 + j) * plane);
+        r[0][j] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
+        r[1][j] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
+      }
+#pragma GCC unroll 2
+      for (int i = 0; i < 2; ++i) {
+        const __m512 y0 = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(r[i][0], r[i][1]), r[i][2]), b),
+                     y1 = _mm512_add_ps(_mm512_sub_ps(_mm512_sub_ps(r[i][1], r[i][2]), r[i][3]), b);
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; ++h) {
+          const int64_t y = 2 * (a + h) + i;
+          if (y < p.oh) _mm512_mask_storeu_ps(out + o * l + y * p.ow, row, _mm512_permutex2var_ps(y0, mix[h], y1));
+        }
+      }
+    }
+  }
+}
+
 // One image's outputs from M[xi][o][t0 + a*tw + b] (rows `ld` long, xi's block of rows oc * ld).
 LOCUS_AVX512 void output_transform(const Plan& g, const float* m, int64_t ld, int64_t t0, const float* bias,
                                    float* out) {
@@ -174,13 +269,20 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
     float* v = buf.data();
     float* m = v + 16 * p.c * ld;
     for (int64_t r = 0; r < 16 * p.c; ++r) std::fill(v + r * ld + t, v + (r + 1) * ld, 0.f);  // the runs' last vectors
-    for (int64_t i = 0; i < nb; ++i) input_transform(g, x + (i0 + i) * image_in, v, ld, i * tiles);
+    const bool pairs = g.tw <= 7;  // an input row in one vector
+    for (int64_t i = 0; i < nb; ++i) {
+      if (pairs) input_transform_pairs(g, x + (i0 + i) * image_in, v, ld, i * tiles);
+      else input_transform(g, x + (i0 + i) * image_in, v, ld, i * tiles);
+    }
     std::vector<int64_t> offs(static_cast<size_t>(p.c));
     for (int64_t c = 0; c < p.c; ++c) offs[static_cast<size_t>(c)] = c * ld;
     for (int64_t xi = 0; xi < 16; ++xi)
       conv_avx512::forward(u.data() + xi * oc * p.c, oc, p.c, v + xi * p.c * ld, offs.data(), nullptr,
                            m + xi * oc * t, t);
-    for (int64_t i = 0; i < nb; ++i) output_transform(g, m, t, i * tiles, bias, y + (i0 + i) * image_out);
+    for (int64_t i = 0; i < nb; ++i) {
+      if (pairs) output_transform_pairs(g, m, t, i * tiles, bias, y + (i0 + i) * image_out);
+      else output_transform(g, m, t, i * tiles, bias, y + (i0 + i) * image_out);
+    }
   };
   // blocks handed to the threads as they come free (a shared machine's core taken away for a
   // while holds no one up)
