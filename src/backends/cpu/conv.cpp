@@ -495,6 +495,11 @@ std::vector<float> flipped_weight(const float* w, int64_t oc, const P& p) {
 void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx, float* gw, float* gb, int64_t oc,
                       const P& p, const P& pt) {
   const bool avx512 = shifted_kernels(p.n, p, true) == ShiftedKernels::kAvx512;
+  if (gw != nullptr && conv_winograd::applies(p, oc)) {  // the weight's and bias's gradients by Winograd's method
+    conv_winograd::grad_weight(x, gy, gw, gb, oc, p);
+    gw = gb = nullptr;
+    if (gx == nullptr) return;
+  }
   const Shifted s(p);
   P ptn = pt;  // the input gradient's convolution for every image, by Winograd's method when it applies
   ptn.n = p.n;

@@ -241,6 +241,46 @@ std::vector<float> transformed_weight(const float* w, int64_t oc, int64_t c) {
   return packed;
 }
 
+// dM[xi][t0 + a*tw + b][o] = (A dY A^T)[xi] for one image's tiles, dY its output gradient's 2x2
+// blocks read from gyt [oh*ow, oc] (0 past the outputs); rows of dM oc long, xi's block ld rows.
+LOCUS_AVX512 void grad_output_transform(const Plan& g, const float* gyt, float* dm, int64_t ld, int64_t t0) {
+  const P& p = g.p;
+  const int64_t oc = g.oc, plane = ld * oc;
+  for (int64_t o = 0; o < oc; o += 16) {
+    const __mmask16 lanes = lanes_below(oc - o);
+    for (int64_t a = 0; a < g.th; ++a)
+      for (int64_t b = 0; b < g.tw; ++b) {
+        __m512 y[2][2];
+#pragma GCC unroll 2
+        for (int i = 0; i < 2; ++i)
+#pragma GCC unroll 2
+          for (int j = 0; j < 2; ++j) {
+            const int64_t yy = 2 * a + i, xx = 2 * b + j;
+            y[i][j] = yy < p.oh && xx < p.ow ? _mm512_maskz_loadu_ps(lanes, gyt + (yy * p.ow + xx) * oc + o)
+                                             : _mm512_setzero_ps();
+          }
+        // rows of A dY: dY0, dY0 + dY1, dY0 - dY1, -dY1; then the same on columns
+        __m512 z[4][2];
+#pragma GCC unroll 2
+        for (int j = 0; j < 2; ++j) {
+          z[0][j] = y[0][j];
+          z[1][j] = _mm512_add_ps(y[0][j], y[1][j]);
+          z[2][j] = _mm512_sub_ps(y[0][j], y[1][j]);
+          z[3][j] = _mm512_sub_ps(_mm512_setzero_ps(), y[1][j]);
+        }
+        float* d = dm + (t0 + a * g.tw + b) * oc + o;
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i) {
+          float* r = d + 4 * i * plane;
+          _mm512_mask_storeu_ps(r, lanes, z[i][0]);
+          _mm512_mask_storeu_ps(r + plane, lanes, _mm512_add_ps(z[i][0], z[i][1]));
+          _mm512_mask_storeu_ps(r + 2 * plane, lanes, _mm512_sub_ps(z[i][0], z[i][1]));
+          _mm512_mask_storeu_ps(r + 3 * plane, lanes, _mm512_sub_ps(_mm512_setzero_ps(), z[i][1]));
+        }
+      }
+  }
+}
+
 std::vector<float>& thread_buffer() {
   thread_local std::vector<float> buf;
   return buf;
@@ -294,6 +334,65 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
   });
 }
 
+void grad_weight(const float* x, const float* gy, float* gw, float* gb, int64_t oc, const P& p) {
+  const Plan g{p, oc, (p.oh + 1) / 2, (p.ow + 1) / 2};
+  const int64_t tiles = g.th * g.tw, l = p.oh * p.ow;
+  const int64_t blocks = (p.n + kBlockImages - 1) / kBlockImages;
+  const int64_t image_in = p.c * p.h * p.w, image_out = oc * l;
+  // block b's sums: dU transposed ([xi][c][oc]), then the bias gradient
+  const int64_t size = 16 * p.c * oc + oc;
+  std::vector<float> sums(static_cast<size_t>(blocks * size), 0.f);
+  auto block = [&](int64_t b) {
+    const int64_t i0 = b * kBlockImages, nb = std::min(kBlockImages, p.n - i0);
+    const int64_t t = nb * tiles, ld = (t + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
+    std::vector<float>& buf = thread_buffer();
+    const size_t need = static_cast<size_t>(16 * p.c * ld + 16 * t * oc + l * oc + conv_avx512::kStep);
+    if (buf.size() < need) buf.resize(need);
+    float* v = buf.data();
+    float* dm = v + 16 * p.c * ld;
+    float* gyt = dm + 16 * t * oc;
+    float* sum = sums.data() + b * size;
+    const bool pairs = g.tw <= 7;
+    for (int64_t i = 0; i < nb; ++i) {
+      if (pairs) input_transform_pairs(g, x + (i0 + i) * image_in, v, ld, i * tiles);
+      else input_transform(g, x + (i0 + i) * image_in, v, ld, i * tiles);
+      conv_avx512::transpose(gy + (i0 + i) * image_out, oc, l, gyt, gb != nullptr ? sum + 16 * p.c * oc : nullptr);
+      grad_output_transform(g, gyt, dm, t, i * tiles);
+    }
+    std::vector<int64_t> offs(static_cast<size_t>(p.c));
+    for (int64_t c = 0; c < p.c; ++c) offs[static_cast<size_t>(c)] = c * ld;
+    for (int64_t xi = 0; xi < 16; ++xi)
+      conv_avx512::grad_weight(dm + xi * t * oc, oc, p.c, v + xi * p.c * ld, offs.data(), t, sum + xi * p.c * oc);
+  };
+  std::atomic<int64_t> next{0};
+  const int64_t threads = std::min<int64_t>(blocks, num_threads());
+  parallel_for(0, threads, 1, [&](int64_t, int64_t) {
+    for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) block(b);
+    if (thread_buffer().size() * sizeof(float) > kKeepBuffer) std::vector<float>().swap(thread_buffer());
+  });
+  // the blocks' sums in block order (the same bits for any thread count), then gw = G^T dU G
+  float* total = sums.data();
+  for (int64_t b = 1; b < blocks; ++b)
+    for (int64_t q = 0; q < size; ++q) total[q] += sums[static_cast<size_t>(b * size + q)];
+  for (int64_t o = 0; o < oc; ++o)
+    for (int64_t c = 0; c < p.c; ++c) {
+      float du[4][4], h[4][3];
+      for (int xi = 0; xi < 16; ++xi) du[xi / 4][xi % 4] = total[(xi * p.c + c) * oc + o];
+      for (int i = 0; i < 4; ++i) {  // dU G: columns of G [[1,0,0],[.5,.5,.5],[.5,-.5,.5],[0,0,1]]
+        h[i][0] = du[i][0] + 0.5f * (du[i][1] + du[i][2]);
+        h[i][1] = 0.5f * (du[i][1] - du[i][2]);
+        h[i][2] = 0.5f * (du[i][1] + du[i][2]) + du[i][3];
+      }
+      float* k = gw + (o * p.c + c) * 9;
+      for (int j = 0; j < 3; ++j) {  // G^T (dU G)
+        k[j] = h[0][j] + 0.5f * (h[1][j] + h[2][j]);
+        k[3 + j] = 0.5f * (h[1][j] - h[2][j]);
+        k[6 + j] = 0.5f * (h[1][j] + h[2][j]) + h[3][j];
+      }
+    }
+  if (gb != nullptr) std::copy_n(total + 16 * p.c * oc, oc, gb);
+}
+
 }  // namespace locus::cpu::conv_winograd
 
 #else  // not x86
@@ -301,6 +400,7 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
 namespace locus::cpu::conv_winograd {
 bool applies(const P&, int64_t) { return false; }
 void forward(const float*, const float*, const float*, float*, int64_t, const P&) {}
+void grad_weight(const float*, const float*, float*, float*, int64_t, const P&) {}
 }  // namespace locus::cpu::conv_winograd
 
 #endif

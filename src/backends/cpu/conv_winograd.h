@@ -20,4 +20,9 @@ bool applies(const P& p, int64_t oc);
 /// (none when null). Blocks of images run side by side on the pool threads.
 void forward(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p);
 
+/// The weight gradient gw [oc, c, 3, 3] (written) of that convolution from the output gradient gy
+/// [p.n, oc, oh*ow], and the bias gradient gb [oc] when not null: sums per block of images added
+/// in block order (the same bits for any thread count).
+void grad_weight(const float* x, const float* gy, float* gw, float* gb, int64_t oc, const P& p);
+
 }  // namespace locus::cpu::conv_winograd
