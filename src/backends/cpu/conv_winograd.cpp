@@ -3,7 +3,7 @@
 // multiplications of the direct sum become 16, as 16 matrix products over the channels (one per
 // element xi of the 4x4 transformed tile):
 //   M[xi][o][t] = sum_c U[xi][o][c] * V[xi][c][t],  U = G g G^T (per o, c),  V = B^T d B (per c, t)
-// Images go in blocks of kBlockImages, their tiles side by side (t = image, tile row, tile column),
+// Images go in blocks (up to 4, fewer for large images), their tiles side by side (t = image, tile row, tile column),
 // so each product's rows are long: the products are conv_avx512's forward kernel, reading the rows
 // of V as its runs. The transforms are vectorised over a tile row (up to 15 tiles): input rows are
 // read as two vectors of 16 columns, the 4x4 blocks' columns picked with permutes; outputs are
@@ -24,13 +24,17 @@
 namespace locus::cpu::conv_winograd {
 namespace {
 
-constexpr int64_t kBlockImages = 4;  // images whose tiles go side by side in one product
+constexpr int64_t kBlockImages = 4;   // images whose tiles go side by side in one product, at most
+constexpr int64_t kBlockTiles = 1024;  // and fewer when their tiles would pass this (one at least)
 constexpr int64_t kMaxTileCols = 15;  // a tile row's columns, 2 * 15 + 2 input columns in 2 vectors
 constexpr size_t kKeepBuffer = size_t{16} << 20;  // a thread's buffer kept between calls up to this size
 
 struct Plan {
   const P& p;
   int64_t oc, th, tw;  // output channels; tile rows and columns of an image
+  // images per block: a function of the geometry alone, so the sums per block (the weight
+  // gradient's) are the same for any thread count
+  int64_t images() const { return std::clamp<int64_t>(kBlockTiles / (th * tw), 1, kBlockImages); }
 };
 
 LOCUS_AVX512 inline __mmask16 lanes_below(int64_t n) {
@@ -298,10 +302,10 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
   const Plan g{p, oc, (p.oh + 1) / 2, (p.ow + 1) / 2};
   const int64_t tiles = g.th * g.tw;
   const std::vector<float> u = transformed_weight(w, oc, p.c);
-  const int64_t blocks = (p.n + kBlockImages - 1) / kBlockImages;
+  const int64_t per_block = g.images(), blocks = (p.n + per_block - 1) / per_block;
   const int64_t image_in = p.c * p.h * p.w, image_out = oc * p.oh * p.ow;
   auto block = [&](int64_t b) {
-    const int64_t i0 = b * kBlockImages, nb = std::min(kBlockImages, p.n - i0);
+    const int64_t i0 = b * per_block, nb = std::min(per_block, p.n - i0);
     const int64_t t = nb * tiles, ld = (t + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
     std::vector<float>& buf = thread_buffer();
     const size_t need = static_cast<size_t>(16 * p.c * ld + 16 * oc * t + conv_avx512::kStep);
@@ -337,13 +341,13 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
 void grad_weight(const float* x, const float* gy, float* gw, float* gb, int64_t oc, const P& p) {
   const Plan g{p, oc, (p.oh + 1) / 2, (p.ow + 1) / 2};
   const int64_t tiles = g.th * g.tw, l = p.oh * p.ow;
-  const int64_t blocks = (p.n + kBlockImages - 1) / kBlockImages;
+  const int64_t per_block = g.images(), blocks = (p.n + per_block - 1) / per_block;
   const int64_t image_in = p.c * p.h * p.w, image_out = oc * l;
   // block b's sums: dU transposed ([xi][c][oc]), then the bias gradient
   const int64_t size = 16 * p.c * oc + oc;
   std::vector<float> sums(static_cast<size_t>(blocks * size), 0.f);
   auto block = [&](int64_t b) {
-    const int64_t i0 = b * kBlockImages, nb = std::min(kBlockImages, p.n - i0);
+    const int64_t i0 = b * per_block, nb = std::min(per_block, p.n - i0);
     const int64_t t = nb * tiles, ld = (t + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
     std::vector<float>& buf = thread_buffer();
     const size_t need = static_cast<size_t>(16 * p.c * ld + 16 * t * oc + l * oc + conv_avx512::kStep);

@@ -109,6 +109,7 @@ TEST(CpuConv2d, KernelsMatchDirectLoopsOnOddShapes) {
            Shape{3, 12, 7, 17, 3, 3, 1, 1, 1, 20},   // 17 columns: 9 tiles a row (rows one by one), odd rows
            Shape{2, 8, 6, 30, 3, 3, 1, 1, 1, 31},    // 30 columns: 15 tiles, the most
            Shape{2, 8, 3, 31, 3, 3, 1, 1, 1, 8},     // 31 columns: the direct kernels again
+           Shape{3, 8, 140, 30, 3, 3, 1, 1, 1, 9},   // 1050 tiles an image: one image a block
            Shape{2, 32, 4, 4, 3, 3, 1, 1, 1, 33},    // 33 output channels: the direct kernels, both ways
        }) {
     SCOPED_TRACE(::testing::Message() << "s=" << s.s << " n=" << s.n << " c=" << s.c << " " << s.h << "x" << s.w << " k=" << s.kh
