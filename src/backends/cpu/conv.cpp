@@ -122,7 +122,9 @@ void gemm_t(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T beta, const T* 
 //  - otherwise, im2col rows of width oh * ow.
 // Float on an AVX-512 CPU (any stride), and on an AVX2 one where the runs are whole vectors, takes
 // none of these but the "shifted" layout of conv_avx512.h (Shifted, below): kw*sh shifted copies of
-// each channel, whose runs are exactly the oh*ow output positions, read in place by the kernels.
+// each channel, whose runs are exactly the oh*ow output positions, read in place by the kernels;
+// there a 3x3 stride-1 convolution with 8 to 32 channels both ways goes to Winograd's F(2x2, 3x3)
+// instead (conv_winograd.h: its forward, its input gradient and its weight gradient).
 struct Layout {
   P one;                   // the geometry for one image
   int64_t k = 0, l = 0;    // column rows, output positions
