@@ -12,6 +12,7 @@
 #include "backends/cpu/blas.h"
 #include "backends/cpu/conv_avx2.h"
 #include "backends/cpu/conv_avx512.h"
+#include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/kernels.h"
 
 namespace locus::cpu {
@@ -121,7 +122,9 @@ void gemm_t(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T beta, const T* 
 //  - otherwise, im2col rows of width oh * ow.
 // Float on an AVX-512 CPU (any stride), and on an AVX2 one where the runs are whole vectors, takes
 // none of these but the "shifted" layout of conv_avx512.h (Shifted, below): kw*sh shifted copies of
-// each channel, whose runs are exactly the oh*ow output positions, read in place by the kernels.
+// each channel, whose runs are exactly the oh*ow output positions, read in place by the kernels;
+// there a 3x3 stride-1 convolution with 8 to 32 channels both ways goes to Winograd's F(2x2, 3x3)
+// instead (conv_winograd.h: its forward, its input gradient and its weight gradient).
 struct Layout {
   P one;                   // the geometry for one image
   int64_t k = 0, l = 0;    // column rows, output positions
@@ -336,6 +339,25 @@ struct Shifted {
 // image[c][phase + u*sh - ph][x*sw - pw + j*dw] for x < ow, 0 outside the image.
 void shift_image(const Shifted& s, const float* image, float* pad) {
   const P& p = s.one;
+  static const bool avx512 = conv_avx512::available();
+  if (avx512 && p.sw == 1) {  // every plane written whole, zeros included: no fill first
+    const int64_t planes = p.c * p.kw * p.sh, end = planes * s.hq * p.ow;
+    for (int64_t c = 0; c < p.c; ++c)
+      for (int64_t j = 0; j < p.kw; ++j) {
+        const int64_t shift = j * p.dw - p.pw;  // plane x reads image column x + shift
+        const int64_t x0 = std::max<int64_t>(0, -shift), x1 = std::min<int64_t>(p.ow, p.w - shift);
+        for (int64_t phase = 0; phase < p.sh; ++phase) {
+          const int64_t top = p.ph - phase;  // plane row u reads image row phase + u*sh - ph
+          const int64_t u0 = top <= 0 ? 0 : (top + p.sh - 1) / p.sh;
+          const int64_t u1 = std::min<int64_t>(s.hq, (p.h + p.ph - phase + p.sh - 1) / p.sh);
+          float* plane = pad + ((c * p.kw + j) * p.sh + phase) * s.hq * p.ow;
+          const float* src = image + (c * p.h + phase + u0 * p.sh - p.ph) * p.w;
+          conv_avx512::shift_plane(src, p.sh * p.w, shift, plane, s.hq, p.ow, u0, u1, x0, x1);
+        }
+      }
+    std::fill(pad + end, pad + s.padded, 0.f);
+    return;
+  }
   std::fill(pad, pad + s.padded, 0.f);
   for (int64_t c = 0; c < p.c; ++c)
     for (int64_t j = 0; j < p.kw; ++j) {
@@ -437,6 +459,7 @@ bool all_finite_parallel(const T* v, int64_t n) {
 
 // The forward on the shifted layout (shifted_kernels): outputs written in place, the bias with them.
 void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p) {
+  if (conv_winograd::applies(p, oc)) return conv_winograd::forward(x, w, bias, y, oc, p);
   const bool avx512 = shifted_kernels(p.n, p, false) == ShiftedKernels::kAvx512;
   const Shifted s(p);
   const int64_t image_size = p.c * p.h * p.w;
@@ -474,12 +497,21 @@ std::vector<float> flipped_weight(const float* w, int64_t oc, const P& p) {
 void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx, float* gw, float* gb, int64_t oc,
                       const P& p, const P& pt) {
   const bool avx512 = shifted_kernels(p.n, p, true) == ShiftedKernels::kAvx512;
+  if (gw != nullptr && conv_winograd::applies(p, oc)) {  // the weight's and bias's gradients by Winograd's method
+    conv_winograd::grad_weight(x, gy, gw, gb, oc, p);
+    gw = gb = nullptr;
+    if (gx == nullptr) return;
+  }
   const Shifted s(p);
-  std::optional<Shifted> st;  // the input gradient's convolution
-  if (gx != nullptr) st.emplace(pt);
+  P ptn = pt;  // the input gradient's convolution for every image, by Winograd's method when it applies
+  ptn.n = p.n;
+  const bool winograd = gx != nullptr && conv_winograd::applies(ptn, p.c);
+  std::optional<Shifted> st;  // else that convolution's layout, image by image
+  if (gx != nullptr && !winograd) st.emplace(pt);
   const int64_t k = s.k, l = s.l, image_size = p.c * p.h * p.w;
   std::vector<float> packed;
-  if (gx != nullptr) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
+  if (winograd) conv_winograd::forward(gy, flipped_weight(w, oc, p).data(), nullptr, gx, p.c, ptn);
+  if (st) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
     const std::vector<float> flipped = flipped_weight(w, oc, p);
     const int64_t win = p.kh * p.kw;
     packed.resize(static_cast<size_t>(oc * k));
@@ -508,7 +540,7 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
       float* gbc = gwc + oc * k;
       for (int64_t o = 0; o < oc; ++o) gbc[o] += row_sum<float>(gyi + o * l, l);
     }
-    if (gx != nullptr) {
+    if (st) {
       float* tpad = buf + gw_scratch;
       shift_image(*st, gyi, tpad);
       if (avx512) conv_avx512::forward(packed.data(), p.c, st->k, tpad, st->offs.data(), nullptr, gx + i * image_size, st->l);

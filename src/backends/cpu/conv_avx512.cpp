@@ -189,6 +189,25 @@ void grad_weight(const float* gyt, int64_t oc, int64_t k, const float* pad, cons
   }
 }
 
+LOCUS_AVX512 void shift_plane(const float* src, int64_t ss, int64_t shift, float* plane, int64_t rows, int64_t n,
+                              int64_t u0, int64_t u1, int64_t x0, int64_t x1) {
+  const __m512 zero = _mm512_setzero_ps();
+  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  u1 = std::max(u0, std::min(u1, rows));
+  for (int64_t xc = 0; xc < n; xc += 16) {  // a row's vectors: which lanes are inside the plane, which read src
+    const __mmask16 store = tail_mask(n - xc);
+    const __m512i x = _mm512_add_epi32(lane, _mm512_set1_epi32(static_cast<int>(xc)));
+    const __mmask16 read = store & _mm512_cmpge_epi32_mask(x, _mm512_set1_epi32(static_cast<int>(x0))) &
+                           _mm512_cmplt_epi32_mask(x, _mm512_set1_epi32(static_cast<int>(x1)));
+    float* d = plane + xc;
+    int64_t u = 0;
+    for (; u < std::min(u0, rows); ++u) _mm512_mask_storeu_ps(d + u * n, store, zero);
+    const float* s = src + xc + shift;
+    for (; u < u1; ++u, s += ss) _mm512_mask_storeu_ps(d + u * n, store, _mm512_maskz_loadu_ps(read, s));
+    for (; u < rows; ++u) _mm512_mask_storeu_ps(d + u * n, store, zero);
+  }
+}
+
 LOCUS_AVX512 void gather_even(const float* src, int64_t ss, float* dst, int64_t ds, int64_t rows, int64_t n) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   for (int64_t x = 0; x < n; x += 16) {
@@ -282,6 +301,7 @@ bool available() { return false; }
 void pack_forward(const float*, int64_t, int64_t, float*) {}
 void forward(const float*, int64_t, int64_t, const float*, const int64_t*, const float*, float*, int64_t) {}
 void grad_weight(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*) {}
+void shift_plane(const float*, int64_t, int64_t, float*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t) {}
 void gather_even(const float*, int64_t, float*, int64_t, int64_t, int64_t) {}
 void transpose(const float*, int64_t, int64_t, float*) {}
 void transpose(const float*, int64_t, int64_t, float*, float*) {}

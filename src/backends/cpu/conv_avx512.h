@@ -31,6 +31,12 @@ void forward(const float* packed, int64_t oc, int64_t k, const float* pad, const
 void grad_weight(const float* gyt, int64_t oc, int64_t k, const float* pad, const int64_t* offs, int64_t l,
                  float* gwt);
 
+/// One plane of the shifted copy at stride 1, every element written (no memset first):
+/// plane[u * n + x] = src[(u - u0) * ss + x + shift] for u0 <= u < u1 and x0 <= x < x1, 0 for the
+/// other u < rows, x < n; reads nothing outside those elements of src.
+void shift_plane(const float* src, int64_t ss, int64_t shift, float* plane, int64_t rows, int64_t n, int64_t u0,
+                 int64_t u1, int64_t x0, int64_t x1);
+
 /// dst[r * ds + x] = src[r * ss + 2 * x] for r < rows, x < n (the columns a stride of 2 reads),
 /// reading no further than src[r * ss + 2 * n - 2].
 void gather_even(const float* src, int64_t ss, float* dst, int64_t ds, int64_t rows, int64_t n);

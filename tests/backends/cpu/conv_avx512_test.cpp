@@ -98,6 +98,19 @@ TEST(CpuConv2d, KernelsMatchDirectLoopsOnOddShapes) {
            Shape{3, 5, 11, 10, 3, 3, 1, 1, 1, 17, 2}, Shape{2, 3, 12, 13, 3, 3, 2, 2, 2, 9, 2},
            Shape{2, 4, 11, 10, 3, 3, 1, 1, 1, 6, 3}, Shape{2, 7, 9, 9, 1, 1, 0, 0, 1, 5, 2},
            Shape{1, 16, 32, 32, 3, 3, 1, 1, 1, 30, 2},
+           // the CNN's two convolutions (Cin 1: the direct kernels; 16 -> 32: Winograd's)
+           Shape{2, 1, 28, 28, 3, 3, 1, 1, 1, 16}, Shape{2, 16, 14, 14, 3, 3, 1, 1, 1, 32},
+           // Winograd F(2x2, 3x3) (3x3, stride 1, 8 to 32 channels both ways, output rows up to 30):
+           Shape{5, 8, 6, 6, 3, 3, 1, 1, 1, 9},      // 5 images: a block of 4 and one of 1
+           Shape{1, 8, 5, 5, 3, 3, 1, 1, 1, 8},      // batch 1 (one thread)
+           Shape{2, 8, 1, 1, 3, 3, 1, 1, 1, 8},      // a 1x1 image: one tile, mostly padding
+           Shape{2, 9, 8, 9, 3, 3, 0, 0, 1, 10},     // no padding (the input gradient's is 2)
+           Shape{2, 10, 5, 6, 3, 3, 2, 2, 1, 12},    // padding 2 (the input gradient's is 0)
+           Shape{3, 12, 7, 17, 3, 3, 1, 1, 1, 20},   // 17 columns: 9 tiles a row (rows one by one), odd rows
+           Shape{2, 8, 6, 30, 3, 3, 1, 1, 1, 31},    // 30 columns: 15 tiles, the most
+           Shape{2, 8, 3, 31, 3, 3, 1, 1, 1, 8},     // 31 columns: the direct kernels again
+           Shape{3, 8, 140, 30, 3, 3, 1, 1, 1, 9},   // 1050 tiles an image: one image a block
+           Shape{2, 32, 4, 4, 3, 3, 1, 1, 1, 33},    // 33 output channels: the direct kernels, both ways
        }) {
     SCOPED_TRACE(::testing::Message() << "s=" << s.s << " n=" << s.n << " c=" << s.c << " " << s.h << "x" << s.w << " k=" << s.kh
                                       << "x" << s.kw << " pad=" << s.ph << "," << s.pw << " d=" << s.d

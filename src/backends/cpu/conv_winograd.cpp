@@ -1,0 +1,410 @@
+// Winograd F(2x2, 3x3) for float convolutions with AVX-512F. Each 2x2 block of outputs (a tile)
+// is computed from the 4x4 input block under it as A^T [(G g G^T) . (B^T d B)] A, so the 36
+// multiplications of the direct sum become 16, as 16 matrix products over the channels (one per
+// element xi of the 4x4 transformed tile):
+//   M[xi][o][t] = sum_c U[xi][o][c] * V[xi][c][t],  U = G g G^T (per o, c),  V = B^T d B (per c, t)
+// Images go in blocks (up to 4, fewer for large images), their tiles side by side (t = image, tile row, tile column),
+// so each product's rows are long: the products are conv_avx512's forward kernel, reading the rows
+// of V as its runs. The transforms are vectorised over a tile row (up to 15 tiles): input rows are
+// read as two vectors of 16 columns, the 4x4 blocks' columns picked with permutes; outputs are
+// written a row at a time, the two columns of each tile interleaved with permutes.
+#include "backends/cpu/conv_winograd.h"
+
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
+#include "backends/cpu/conv_avx512.h"
+#include "backends/cpu/parallel_for.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define LOCUS_AVX512 __attribute__((target("avx512f,fma")))
+
+namespace locus::cpu::conv_winograd {
+namespace {
+
+constexpr int64_t kBlockImages = 4;   // images whose tiles go side by side in one product, at most
+constexpr int64_t kBlockTiles = 1024;  // and fewer when their tiles would pass this (one at least)
+constexpr int64_t kMaxTileCols = 15;  // a tile row's columns, 2 * 15 + 2 input columns in 2 vectors
+constexpr size_t kKeepBuffer = size_t{16} << 20;  // a thread's buffer kept between calls up to this size
+
+struct Plan {
+  const P& p;
+  int64_t oc, th, tw;  // output channels; tile rows and columns of an image
+  // images per block: a function of the geometry alone, so the sums per block (the weight
+  // gradient's) are the same for any thread count
+  int64_t images() const { return std::clamp<int64_t>(kBlockTiles / (th * tw), 1, kBlockImages); }
+};
+
+LOCUS_AVX512 inline __mmask16 lanes_below(int64_t n) {
+  return n <= 0 ? __mmask16(0) : n >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << n) - 1);
+}
+
+// V[xi][c][t0 + a*tw + b] of one image's channels (rows of V ld long, xi's block of rows C * ld).
+LOCUS_AVX512 void input_transform(const Plan& g, const float* image, float* v, int64_t ld, int64_t t0) {
+  const P& p = g.p;
+  const __m512i even0 = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd0 = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  const __m512i even1 = _mm512_setr_epi32(2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 0);
+  const __m512i odd1 = _mm512_setr_epi32(3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31, 0);
+  // input column q - pw for lane q of the two vectors: inside the image for pw <= q < pw + w
+  const int64_t span = 2 * g.tw + 2;
+  const __mmask16 lo = static_cast<__mmask16>(lanes_below(std::min(span, p.pw + p.w)) & ~lanes_below(p.pw)),
+                  hi = static_cast<__mmask16>(lanes_below(std::min(span, p.pw + p.w) - 16) &
+                                              ~lanes_below(p.pw - 16));
+  const __mmask16 out = lanes_below(g.tw);
+  const int64_t plane = p.c * ld;  // floats between xi's blocks of rows
+  for (int64_t c = 0; c < p.c; ++c) {
+    const float* ch = image + c * p.h * p.w - p.pw;
+    for (int64_t a = 0; a < g.th; ++a) {
+      __m512 r[4][2];
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) {
+        const int64_t y = 2 * a - p.ph + i;
+        const bool in = y >= 0 && y < p.h;
+        const float* row = ch + y * p.w;
+        r[i][0] = _mm512_maskz_loadu_ps(in ? lo : __mmask16(0), in ? row : ch);
+        r[i][1] = _mm512_maskz_loadu_ps(in ? hi : __mmask16(0), in ? row + 16 : ch);
+      }
+      float* dst = v + c * ld + t0 + a * g.tw;
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) {  // row i of B^T d, then its columns times B
+        __m512 e[2];
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; ++h) {
+          switch (i) {
+            case 0: e[h] = _mm512_sub_ps(r[0][h], r[2][h]); break;
+            case 1: e[h] = _mm512_add_ps(r[1][h], r[2][h]); break;
+            case 2: e[h] = _mm512_sub_ps(r[2][h], r[1][h]); break;
+            default: e[h] = _mm512_sub_ps(r[1][h], r[3][h]); break;
+          }
+        }
+        const __m512 c0 = _mm512_permutex2var_ps(e[0], even0, e[1]), c1 = _mm512_permutex2var_ps(e[0], odd0, e[1]),
+                     c2 = _mm512_permutex2var_ps(e[0], even1, e[1]), c3 = _mm512_permutex2var_ps(e[0], odd1, e[1]);
+        float* d = dst + 4 * i * plane;
+        _mm512_mask_storeu_ps(d, out, _mm512_sub_ps(c0, c2));
+        _mm512_mask_storeu_ps(d + plane, out, _mm512_add_ps(c1, c2));
+        _mm512_mask_storeu_ps(d + 2 * plane, out, _mm512_sub_ps(c2, c1));
+        _mm512_mask_storeu_ps(d + 3 * plane, out, _mm512_sub_ps(c1, c3));
+      }
+    }
+  }
+}
+
+// permutex2var indices picking lane 2q + s of the first source for q < tw, lane 2(q - tw) + s of
+// the second for tw <= q < 2 tw (two tile rows' columns side by side), 0 past them.
+LOCUS_AVX512 __m512i pair_columns(int64_t tw, int64_t s) {
+  alignas(64) int32_t idx[16] = {};
+  for (int64_t q = 0; q < 2 * tw && q < 16; ++q) idx[q] = static_cast<int32_t>(q < tw ? 2 * q + s : 16 + 2 * (q - tw) + s);
+  return _mm512_load_si512(idx);
+}
+
+// input_transform for tile rows of at most 7 tiles (an input row's 16 columns in one vector):
+// two tile rows a time, their tiles side by side in one vector (half the vector operations).
+LOCUS_AVX512 void input_transform_pairs(const Plan& g, const float* image, float* v, int64_t ld, int64_t t0) {
+  const P& p = g.p;
+  const __m512i col[4] = {pair_columns(g.tw, 0), pair_columns(g.tw, 1), pair_columns(g.tw, 2), pair_columns(g.tw, 3)};
+  const __mmask16 lo = static_cast<__mmask16>(lanes_below(std::min<int64_t>(2 * g.tw + 2, p.pw + p.w)) & ~lanes_below(p.pw));
+  const int64_t plane = p.c * ld;
+  for (int64_t c = 0; c < p.c; ++c) {
+    const float* ch = image + c * p.h * p.w - p.pw;
+    for (int64_t a = 0; a < g.th; a += 2) {
+      __m512 r[6];
+#pragma GCC unroll 6
+      for (int i = 0; i < 6; ++i) {
+        const int64_t y = 2 * a - p.ph + i;
+        const bool in = y >= 0 && y < p.h;
+        r[i] = _mm512_maskz_loadu_ps(in ? lo : __mmask16(0), in ? ch + y * p.w : ch);
+      }
+      const __mmask16 out = lanes_below((a + 1 < g.th ? 2 : 1) * g.tw);
+      float* dst = v + c * ld + t0 + a * g.tw;
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) {  // row i of B^T d for both tile rows, then its columns times B
+        __m512 e[2];
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; ++h) {
+          const __m512* q = r + 2 * h;
+          switch (i) {
+            case 0: e[h] = _mm512_sub_ps(q[0], q[2]); break;
+            case 1: e[h] = _mm512_add_ps(q[1], q[2]); break;
+            case 2: e[h] = _mm512_sub_ps(q[2], q[1]); break;
+            default: e[h] = _mm512_sub_ps(q[1], q[3]); break;
+          }
+        }
+        const __m512 c0 = _mm512_permutex2var_ps(e[0], col[0], e[1]), c1 = _mm512_permutex2var_ps(e[0], col[1], e[1]),
+                     c2 = _mm512_permutex2var_ps(e[0], col[2], e[1]), c3 = _mm512_permutex2var_ps(e[0], col[3], e[1]);
+        float* d = dst + 4 * i * plane;
+        _mm512_mask_storeu_ps(d, out, _mm512_sub_ps(c0, c2));
+        _mm512_mask_storeu_ps(d + plane, out, _mm512_add_ps(c1, c2));
+        _mm512_mask_storeu_ps(d + 2 * plane, out, _mm512_sub_ps(c2, c1));
+        _mm512_mask_storeu_ps(d + 3 * plane, out, _mm512_sub_ps(c1, c3));
+      }
+    }
+  }
+}
+
+// output_transform for tile rows of at most 7 tiles: two tile rows a time (their tiles are side by
+// side in M's rows), four output rows.
+LOCUS_AVX512 void output_transform_pairs(const Plan& g, const float* m, int64_t ld, int64_t t0, const float* bias,
+                                         float* out) {
+  const P& p = g.p;
+  // output row 2a + 2h, column 2b + j: tile row a + h's column b of y_j
+  alignas(64) int32_t idx[2][16] = {};
+  for (int64_t h = 0; h < 2; ++h)
+    for (int64_t b = 0; b < g.tw; ++b) {
+      idx[h][2 * b] = static_cast<int32_t>(h * g.tw + b);
+      idx[h][2 * b + 1] = static_cast<int32_t>(16 + h * g.tw + b);
+    }
+  const __m512i mix[2] = {_mm512_load_si512(idx[0]), _mm512_load_si512(idx[1])};
+  const __mmask16 row = lanes_below(p.ow);
+  const int64_t plane = g.oc * ld, l = p.oh * p.ow;
+  for (int64_t o = 0; o < g.oc; ++o) {
+    const __m512 b = bias != nullptr ? _mm512_set1_ps(bias[o]) : _mm512_setzero_ps();
+    for (int64_t a = 0; a < g.th; a += 2) {
+      const __mmask16 in = lanes_below((a + 1 < g.th ? 2 : 1) * g.tw);
+      const float* s = m + o * ld + t0 + a * g.tw;
+      __m512 r[2][4];  // rows of A^T M
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        const __m512 m0 = _mm512_maskz_loadu_ps(in, s + j * plane), m1 = _mm512_maskz_loadu_ps(in, s + (4 + j) * plane),
+                     m2 = _mm512_maskz_loadu_ps(in, s + (8 + j) * plane),
+                     m3 = _mm512_maskz_loadu_ps(in, s + (12 + j) * plane);
+        r[0][j] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
+        r[1][j] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
+      }
+#pragma GCC unroll 2
+      for (int i = 0; i < 2; ++i) {
+        const __m512 y0 = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(r[i][0], r[i][1]), r[i][2]), b),
+                     y1 = _mm512_add_ps(_mm512_sub_ps(_mm512_sub_ps(r[i][1], r[i][2]), r[i][3]), b);
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; ++h) {
+          const int64_t y = 2 * (a + h) + i;
+          if (y < p.oh) _mm512_mask_storeu_ps(out + o * l + y * p.ow, row, _mm512_permutex2var_ps(y0, mix[h], y1));
+        }
+      }
+    }
+  }
+}
+
+// One image's outputs from M[xi][o][t0 + a*tw + b] (rows `ld` long, xi's block of rows oc * ld).
+LOCUS_AVX512 void output_transform(const Plan& g, const float* m, int64_t ld, int64_t t0, const float* bias,
+                                   float* out) {
+  const P& p = g.p;
+  const __m512i mix_lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i mix_hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const __mmask16 in = lanes_below(g.tw), lo = lanes_below(p.ow), hi = lanes_below(p.ow - 16);
+  const int64_t plane = g.oc * ld, l = p.oh * p.ow;
+  for (int64_t o = 0; o < g.oc; ++o) {
+    const __m512 b = bias != nullptr ? _mm512_set1_ps(bias[o]) : _mm512_setzero_ps();
+    for (int64_t a = 0; a < g.th; ++a) {
+      const float* s = m + o * ld + t0 + a * g.tw;
+      __m512 r[2][4];  // rows of A^T M
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        const __m512 m0 = _mm512_maskz_loadu_ps(in, s + j * plane), m1 = _mm512_maskz_loadu_ps(in, s + (4 + j) * plane),
+                     m2 = _mm512_maskz_loadu_ps(in, s + (8 + j) * plane),
+                     m3 = _mm512_maskz_loadu_ps(in, s + (12 + j) * plane);
+        r[0][j] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
+        r[1][j] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
+      }
+#pragma GCC unroll 2
+      for (int i = 0; i < 2; ++i) {
+        const int64_t y = 2 * a + i;
+        if (y >= p.oh) break;
+        const __m512 y0 = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(r[i][0], r[i][1]), r[i][2]), b),
+                     y1 = _mm512_add_ps(_mm512_sub_ps(_mm512_sub_ps(r[i][1], r[i][2]), r[i][3]), b);
+        float* d = out + o * l + y * p.ow;
+        _mm512_mask_storeu_ps(d, lo, _mm512_permutex2var_ps(y0, mix_lo, y1));
+        if (hi != 0) _mm512_mask_storeu_ps(d + 16, hi, _mm512_permutex2var_ps(y0, mix_hi, y1));
+      }
+    }
+  }
+}
+
+// U = G g G^T for every (o, c), packed for conv_avx512::forward: xi's block at xi * oc * c.
+std::vector<float> transformed_weight(const float* w, int64_t oc, int64_t c) {
+  const int64_t n = oc * c;
+  std::vector<float> u(static_cast<size_t>(16 * n)), packed(u.size());
+  for (int64_t q = 0; q < n; ++q) {
+    const float* k = w + 9 * q;
+    float gk[4][3];  // G g
+    for (int j = 0; j < 3; ++j) {
+      gk[0][j] = k[j];
+      gk[1][j] = 0.5f * (k[j] + k[3 + j] + k[6 + j]);
+      gk[2][j] = 0.5f * (k[j] - k[3 + j] + k[6 + j]);
+      gk[3][j] = k[6 + j];
+    }
+    for (int i = 0; i < 4; ++i) {  // (G g) G^T
+      const float* r = gk[i];
+      const float row[4] = {r[0], 0.5f * (r[0] + r[1] + r[2]), 0.5f * (r[0] - r[1] + r[2]), r[2]};
+      for (int j = 0; j < 4; ++j) u[static_cast<size_t>((4 * i + j) * n + q)] = row[j];
+    }
+  }
+  for (int64_t xi = 0; xi < 16; ++xi) conv_avx512::pack_forward(u.data() + xi * n, oc, c, packed.data() + xi * n);
+  return packed;
+}
+
+// dM[xi][t0 + a*tw + b][o] = (A dY A^T)[xi] for one image's tiles, dY its output gradient's 2x2
+// blocks read from gyt [oh*ow, oc] (0 past the outputs); rows of dM oc long, xi's block ld rows.
+LOCUS_AVX512 void grad_output_transform(const Plan& g, const float* gyt, float* dm, int64_t ld, int64_t t0) {
+  const P& p = g.p;
+  const int64_t oc = g.oc, plane = ld * oc;
+  for (int64_t o = 0; o < oc; o += 16) {
+    const __mmask16 lanes = lanes_below(oc - o);
+    for (int64_t a = 0; a < g.th; ++a)
+      for (int64_t b = 0; b < g.tw; ++b) {
+        __m512 y[2][2];
+#pragma GCC unroll 2
+        for (int i = 0; i < 2; ++i)
+#pragma GCC unroll 2
+          for (int j = 0; j < 2; ++j) {
+            const int64_t yy = 2 * a + i, xx = 2 * b + j;
+            y[i][j] = yy < p.oh && xx < p.ow ? _mm512_maskz_loadu_ps(lanes, gyt + (yy * p.ow + xx) * oc + o)
+                                             : _mm512_setzero_ps();
+          }
+        // rows of A dY: dY0, dY0 + dY1, dY0 - dY1, -dY1; then the same on columns
+        __m512 z[4][2];
+#pragma GCC unroll 2
+        for (int j = 0; j < 2; ++j) {
+          z[0][j] = y[0][j];
+          z[1][j] = _mm512_add_ps(y[0][j], y[1][j]);
+          z[2][j] = _mm512_sub_ps(y[0][j], y[1][j]);
+          z[3][j] = _mm512_sub_ps(_mm512_setzero_ps(), y[1][j]);
+        }
+        float* d = dm + (t0 + a * g.tw + b) * oc + o;
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i) {
+          float* r = d + 4 * i * plane;
+          _mm512_mask_storeu_ps(r, lanes, z[i][0]);
+          _mm512_mask_storeu_ps(r + plane, lanes, _mm512_add_ps(z[i][0], z[i][1]));
+          _mm512_mask_storeu_ps(r + 2 * plane, lanes, _mm512_sub_ps(z[i][0], z[i][1]));
+          _mm512_mask_storeu_ps(r + 3 * plane, lanes, _mm512_sub_ps(_mm512_setzero_ps(), z[i][1]));
+        }
+      }
+  }
+}
+
+std::vector<float>& thread_buffer() {
+  thread_local std::vector<float> buf;
+  return buf;
+}
+
+}  // namespace
+
+bool applies(const P& p, int64_t oc) {
+  return conv_avx512::available() && p.kh == 3 && p.kw == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 &&
+         p.dw == 1 && p.ph <= 2 && p.pw <= 2 && p.oh >= 1 && p.ow >= 1 && (p.ow + 1) / 2 <= kMaxTileCols &&
+         p.c >= 8 && p.c <= 32 && oc >= 8 && oc <= 32 && p.n >= num_threads();
+}
+
+void forward(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p) {
+  const Plan g{p, oc, (p.oh + 1) / 2, (p.ow + 1) / 2};
+  const int64_t tiles = g.th * g.tw;
+  const std::vector<float> u = transformed_weight(w, oc, p.c);
+  const int64_t per_block = g.images(), blocks = (p.n + per_block - 1) / per_block;
+  const int64_t image_in = p.c * p.h * p.w, image_out = oc * p.oh * p.ow;
+  auto block = [&](int64_t b) {
+    const int64_t i0 = b * per_block, nb = std::min(per_block, p.n - i0);
+    const int64_t t = nb * tiles, ld = (t + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
+    std::vector<float>& buf = thread_buffer();
+    const size_t need = static_cast<size_t>(16 * p.c * ld + 16 * oc * t + conv_avx512::kStep);
+    if (buf.size() < need) buf.resize(need);
+    float* v = buf.data();
+    float* m = v + 16 * p.c * ld;
+    for (int64_t r = 0; r < 16 * p.c; ++r) std::fill(v + r * ld + t, v + (r + 1) * ld, 0.f);  // the runs' last vectors
+    const bool pairs = g.tw <= 7;  // an input row in one vector
+    for (int64_t i = 0; i < nb; ++i) {
+      if (pairs) input_transform_pairs(g, x + (i0 + i) * image_in, v, ld, i * tiles);
+      else input_transform(g, x + (i0 + i) * image_in, v, ld, i * tiles);
+    }
+    std::vector<int64_t> offs(static_cast<size_t>(p.c));
+    for (int64_t c = 0; c < p.c; ++c) offs[static_cast<size_t>(c)] = c * ld;
+    for (int64_t xi = 0; xi < 16; ++xi)
+      conv_avx512::forward(u.data() + xi * oc * p.c, oc, p.c, v + xi * p.c * ld, offs.data(), nullptr,
+                           m + xi * oc * t, t);
+    for (int64_t i = 0; i < nb; ++i) {
+      if (pairs) output_transform_pairs(g, m, t, i * tiles, bias, y + (i0 + i) * image_out);
+      else output_transform(g, m, t, i * tiles, bias, y + (i0 + i) * image_out);
+    }
+  };
+  // blocks handed to the threads as they come free (a shared machine's core taken away for a
+  // while holds no one up)
+  std::atomic<int64_t> next{0};
+  const int64_t threads = std::min<int64_t>(blocks, num_threads());
+  parallel_for(0, threads, 1, [&](int64_t, int64_t) {
+    for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) block(b);
+    if (thread_buffer().size() * sizeof(float) > kKeepBuffer) std::vector<float>().swap(thread_buffer());
+  });
+}
+
+void grad_weight(const float* x, const float* gy, float* gw, float* gb, int64_t oc, const P& p) {
+  const Plan g{p, oc, (p.oh + 1) / 2, (p.ow + 1) / 2};
+  const int64_t tiles = g.th * g.tw, l = p.oh * p.ow;
+  const int64_t per_block = g.images(), blocks = (p.n + per_block - 1) / per_block;
+  const int64_t image_in = p.c * p.h * p.w, image_out = oc * l;
+  // block b's sums: dU transposed ([xi][c][oc]), then the bias gradient
+  const int64_t size = 16 * p.c * oc + oc;
+  std::vector<float> sums(static_cast<size_t>(blocks * size), 0.f);
+  auto block = [&](int64_t b) {
+    const int64_t i0 = b * per_block, nb = std::min(per_block, p.n - i0);
+    const int64_t t = nb * tiles, ld = (t + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
+    std::vector<float>& buf = thread_buffer();
+    const size_t need = static_cast<size_t>(16 * p.c * ld + 16 * t * oc + l * oc + conv_avx512::kStep);
+    if (buf.size() < need) buf.resize(need);
+    float* v = buf.data();
+    float* dm = v + 16 * p.c * ld;
+    float* gyt = dm + 16 * t * oc;
+    float* sum = sums.data() + b * size;
+    const bool pairs = g.tw <= 7;
+    for (int64_t i = 0; i < nb; ++i) {
+      if (pairs) input_transform_pairs(g, x + (i0 + i) * image_in, v, ld, i * tiles);
+      else input_transform(g, x + (i0 + i) * image_in, v, ld, i * tiles);
+      conv_avx512::transpose(gy + (i0 + i) * image_out, oc, l, gyt, gb != nullptr ? sum + 16 * p.c * oc : nullptr);
+      grad_output_transform(g, gyt, dm, t, i * tiles);
+    }
+    std::vector<int64_t> offs(static_cast<size_t>(p.c));
+    for (int64_t c = 0; c < p.c; ++c) offs[static_cast<size_t>(c)] = c * ld;
+    for (int64_t xi = 0; xi < 16; ++xi)
+      conv_avx512::grad_weight(dm + xi * t * oc, oc, p.c, v + xi * p.c * ld, offs.data(), t, sum + xi * p.c * oc);
+  };
+  std::atomic<int64_t> next{0};
+  const int64_t threads = std::min<int64_t>(blocks, num_threads());
+  parallel_for(0, threads, 1, [&](int64_t, int64_t) {
+    for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) block(b);
+    if (thread_buffer().size() * sizeof(float) > kKeepBuffer) std::vector<float>().swap(thread_buffer());
+  });
+  // the blocks' sums in block order (the same bits for any thread count), then gw = G^T dU G
+  float* total = sums.data();
+  for (int64_t b = 1; b < blocks; ++b)
+    for (int64_t q = 0; q < size; ++q) total[q] += sums[static_cast<size_t>(b * size + q)];
+  for (int64_t o = 0; o < oc; ++o)
+    for (int64_t c = 0; c < p.c; ++c) {
+      float du[4][4], h[4][3];
+      for (int xi = 0; xi < 16; ++xi) du[xi / 4][xi % 4] = total[(xi * p.c + c) * oc + o];
+      for (int i = 0; i < 4; ++i) {  // dU G: columns of G [[1,0,0],[.5,.5,.5],[.5,-.5,.5],[0,0,1]]
+        h[i][0] = du[i][0] + 0.5f * (du[i][1] + du[i][2]);
+        h[i][1] = 0.5f * (du[i][1] - du[i][2]);
+        h[i][2] = 0.5f * (du[i][1] + du[i][2]) + du[i][3];
+      }
+      float* k = gw + (o * p.c + c) * 9;
+      for (int j = 0; j < 3; ++j) {  // G^T (dU G)
+        k[j] = h[0][j] + 0.5f * (h[1][j] + h[2][j]);
+        k[3 + j] = 0.5f * (h[1][j] - h[2][j]);
+        k[6 + j] = 0.5f * (h[1][j] + h[2][j]) + h[3][j];
+      }
+    }
+  if (gb != nullptr) std::copy_n(total + 16 * p.c * oc, oc, gb);
+}
+
+}  // namespace locus::cpu::conv_winograd
+
+#else  // not x86
+
+namespace locus::cpu::conv_winograd {
+bool applies(const P&, int64_t) { return false; }
+void forward(const float*, const float*, const float*, float*, int64_t, const P&) {}
+void grad_weight(const float*, const float*, float*, float*, int64_t, const P&) {}
+}  // namespace locus::cpu::conv_winograd
+
+#endif
