@@ -1,10 +1,25 @@
 // Max pooling (forward with the positions of the maxima, and its backward), plane by plane.
+//
+// The CNN's 2x2 stride-2 pooling has its own paths. Float with AVX-512: one pass per output row
+// that reads both input rows, takes the maxima of the pairs and then of the two rows, and writes
+// the maxima with their positions (16 outputs a step, the row's tail by masks). Otherwise two
+// passes (pool2x2_planes). The backward of windows that do not overlap (stride = kernel, no
+// padding) writes every element of the input gradient once, the output gradient where the index
+// points and zero elsewhere, instead of zeroing the plane and scattering into it.
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
 #include "backends/cpu/conv_avx2.h"
 #include "backends/cpu/convert.h"
 #include "backends/cpu/kernels.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12's AVX-512 headers: `__m512i __Y = __Y;`
+#endif
+#endif
 
 namespace locus::cpu {
 namespace {
@@ -76,14 +91,127 @@ void pool2x2_planes(const T* in, T* o, int64_t* ix, int64_t planes, const P& p, 
   for (int64_t y = 0; y < rows; ++y) pool_rows<T>(h + 2 * y * ow, hp + 2 * y * ow, o + y * ow, ix + y * ow, ow);
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+#define LOCUS_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw")))
+
+// AVX-512F/BW/VL/DQ, and LOCUS_CPU_ISA not capped below AVX-512 (as conv_avx512::available).
+bool avx512_available() {
+  static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+                         conv_avx2::available() &&
+                         parse_convert_level(std::getenv("LOCUS_CPU_ISA")) >= ConvertLevel::kAvx512Bf16;
+  return ok;
+}
+
+// The lanes < n of a 16-lane mask (0 <= n <= 16).
+inline __mmask16 first_lanes(int64_t n) { return static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << n) - 1); }
+
+// 2x2 stride-2 max pooling of the planes [b, e) in one pass (float): for 16 outputs of a row,
+// the 32 inputs of each of its two rows split into even and odd columns; the pairs' maxima (the
+// left one on a tie, a NaN winning), then the rows' (the top one on a tie, a NaN winning): the
+// first maximum in row-major order. Reads no input outside the windows, writes nothing past row ends.
+LOCUS_AVX512 void pool2x2_avx512(const float* in, float* out, int64_t* ix, int64_t b, int64_t e, const P& p) {
+  const int64_t hw = p.h * p.w, l = p.oh * p.ow, ow = p.ow, w = p.w;
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  const __m512i one = _mm512_set1_epi32(1), wv = _mm512_set1_epi32(static_cast<int32_t>(w));
+  for (int64_t q = b; q < e; ++q) {
+    const float* plane = in + q * hw;
+    float* o = out + q * l;
+    int64_t* oi = ix + q * l;
+    for (int64_t y = 0; y < p.oh; ++y, o += ow, oi += ow) {
+      const float* top = plane + 2 * y * w;
+      const float* bot = top + w;
+      for (int64_t x = 0; x < ow; x += 16) {
+        const int64_t n = std::min<int64_t>(16, ow - x);
+        const __mmask16 m0 = first_lanes(2 * n), m1 = first_lanes(2 * n - 16 > 0 ? 2 * n - 16 : 0);
+        const __m512 t0 = _mm512_maskz_loadu_ps(m0, top + 2 * x), t1 = _mm512_maskz_loadu_ps(m1, top + 2 * x + 16);
+        const __m512 b0 = _mm512_maskz_loadu_ps(m0, bot + 2 * x), b1 = _mm512_maskz_loadu_ps(m1, bot + 2 * x + 16);
+        const __m512 tl = _mm512_permutex2var_ps(t0, even, t1), tr = _mm512_permutex2var_ps(t0, odd, t1);
+        const __m512 bl = _mm512_permutex2var_ps(b0, even, b1), br = _mm512_permutex2var_ps(b0, odd, b1);
+        // take the right (bottom) one when the left (top) one is not NaN and the other is not <= it
+        const __mmask16 tk = _kandn_mask16(_mm512_cmp_ps_mask(tr, tl, _CMP_LE_OQ), _mm512_cmp_ps_mask(tl, tl, _CMP_ORD_Q));
+        const __mmask16 bk = _kandn_mask16(_mm512_cmp_ps_mask(br, bl, _CMP_LE_OQ), _mm512_cmp_ps_mask(bl, bl, _CMP_ORD_Q));
+        const __m512 tv = _mm512_mask_blend_ps(tk, tl, tr), bv = _mm512_mask_blend_ps(bk, bl, br);
+        const __mmask16 vk = _kandn_mask16(_mm512_cmp_ps_mask(bv, tv, _CMP_LE_OQ), _mm512_cmp_ps_mask(tv, tv, _CMP_ORD_Q));
+        const __m512i col = _mm512_add_epi32(_mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(x)),
+                                                                                 _mm512_srli_epi32(even, 1)), 1),
+                                             _mm512_set1_epi32(static_cast<int32_t>(2 * y * w)));
+        const __m512i ti = _mm512_mask_add_epi32(col, tk, col, one);
+        const __m512i bc = _mm512_add_epi32(col, wv);
+        const __m512i bi = _mm512_mask_add_epi32(bc, bk, bc, one);
+        const __m512i at = _mm512_mask_blend_epi32(vk, ti, bi);
+        const __mmask16 mn = first_lanes(n);
+        _mm512_mask_storeu_ps(o + x, mn, _mm512_mask_blend_ps(vk, tv, bv));
+        _mm512_mask_storeu_epi64(oi + x, static_cast<__mmask8>(mn), _mm512_cvtepi32_epi64(_mm512_castsi512_si256(at)));
+        _mm512_mask_storeu_epi64(oi + x + 8, static_cast<__mmask8>(mn >> 8),
+                                 _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(at, 1)));
+      }
+    }
+  }
+}
+
+// The backward of pool2x2_avx512 for the planes [b, e): each element of gx written once, g where
+// the window's index points, zero elsewhere (the column and row outside every window too).
+LOCUS_AVX512 void pool2x2_bwd_avx512(const float* gy, const int64_t* ix, float* gx, int64_t b, int64_t e, const P& p) {
+  const int64_t hw = p.h * p.w, l = p.oh * p.ow, ow = p.ow, w = p.w;
+  const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
+  const __m512i twice = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i one = _mm512_set1_epi32(1), wv = _mm512_set1_epi32(static_cast<int32_t>(w)),
+                wv1 = _mm512_set1_epi32(static_cast<int32_t>(w + 1));
+  for (int64_t q = b; q < e; ++q) {
+    float* plane = gx + q * hw;
+    const float* g = gy + q * l;
+    const int64_t* at = ix + q * l;
+    for (int64_t y = 0; y < p.oh; ++y, g += ow, at += ow) {
+      float* top = plane + 2 * y * w;
+      float* bot = top + w;
+      for (int64_t x = 0; x < ow; x += 16) {
+        const int64_t n = std::min<int64_t>(16, ow - x);
+        const __mmask16 mn = first_lanes(n);
+        const __m512 gv = _mm512_maskz_loadu_ps(mn, g + x);
+        const __m256i i0 = _mm512_cvtepi64_epi32(_mm512_maskz_loadu_epi64(static_cast<__mmask8>(mn), at + x));
+        const __m256i i1 = _mm512_cvtepi64_epi32(_mm512_maskz_loadu_epi64(static_cast<__mmask8>(mn >> 8), at + x + 8));
+        const __m512i base = _mm512_add_epi32(twice, _mm512_set1_epi32(static_cast<int32_t>(2 * y * w + 2 * x)));
+        const __m512i rel = _mm512_sub_epi32(_mm512_inserti64x4(_mm512_castsi256_si512(i0), i1, 1), base);
+        const __m512 tl = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, _mm512_setzero_si512()), gv);
+        const __m512 tr = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, one), gv);
+        const __m512 bl = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, wv), gv);
+        const __m512 br = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, wv1), gv);
+        const __mmask16 m0 = first_lanes(2 * n), m1 = first_lanes(2 * n - 16 > 0 ? 2 * n - 16 : 0);
+        _mm512_mask_storeu_ps(top + 2 * x, m0, _mm512_permutex2var_ps(tl, lo, tr));
+        _mm512_mask_storeu_ps(top + 2 * x + 16, m1, _mm512_permutex2var_ps(tl, hi, tr));
+        _mm512_mask_storeu_ps(bot + 2 * x, m0, _mm512_permutex2var_ps(bl, lo, br));
+        _mm512_mask_storeu_ps(bot + 2 * x + 16, m1, _mm512_permutex2var_ps(bl, hi, br));
+      }
+      if (w > 2 * ow) top[w - 1] = bot[w - 1] = 0.0f;  // odd width: the last column is in no window
+    }
+    if (p.h > 2 * p.oh) std::fill(plane + 2 * p.oh * w, plane + hw, 0.0f);  // odd height: the last row
+  }
+}
+#else
+bool avx512_available() { return false; }
+void pool2x2_avx512(const float*, float*, int64_t*, int64_t, int64_t, const P&) {}
+void pool2x2_bwd_avx512(const float*, const int64_t*, float*, int64_t, int64_t, const P&) {}
+#endif
+
+bool is_2x2(const P& p) {
+  return p.kh == 2 && p.kw == 2 && p.sh == 2 && p.sw == 2 && p.ph == 0 && p.pw == 0 && p.dh == 1 && p.dw == 1 &&
+         p.h * p.w < (int64_t{1} << 31);
+}
+
 template <class T>
 void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const P& p) {
   using C = compute_t<T>;
   const int64_t hw = p.h * p.w, l = p.oh * p.ow;
   parallel_for(0, planes, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(l * p.kh * p.kw, 1)),
                [&](int64_t b, int64_t e) {
-    if (p.kh == 2 && p.kw == 2 && p.sh == 2 && p.sw == 2 && p.ph == 0 && p.pw == 0 && p.dh == 1 && p.dw == 1 &&
-        hw < (int64_t{1} << 31)) {
+    if (is_2x2(p)) {
+      if constexpr (std::is_same_v<T, float>) {
+        static const bool avx512 = avx512_available();
+        if (avx512) return pool2x2_avx512(in, out, indices, b, e, p);
+      }
       // the common 2x2 pool: every window inside the plane, no bounds to check; planes in groups
       // whose pair maxima (h, with their positions) stay in the first-level cache
       const int64_t group = std::max<int64_t>(1, 4096 / (2 * l));
@@ -127,14 +255,43 @@ void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const P& p)
   });
 }
 
+// Windows that do not overlap and have no padding: each element of a plane's gradient is written
+// once, in window order (PyTorch's positions are in the plane, so a window's elements are found
+// from its position alone).
 template <class T>
-void max_pool_bwd(const T* gy, const int64_t* ix, T* gx, int64_t planes, int64_t in_hw, int64_t out_hw) {
+LOCUS_CPU_CLONES void bwd_disjoint(const T* __restrict g, const int64_t* __restrict at, T* __restrict plane,
+                                   const P& p) {
+  const int64_t w = p.w, kh = p.kh, kw = p.kw;
+  for (int64_t y = 0; y < p.oh; ++y)
+    for (int64_t i = 0; i < kh; ++i) {
+      T* row = plane + (y * kh + i) * w;
+      const int64_t off = (y * kh + i) * w;
+      for (int64_t x = 0; x < p.ow; ++x)
+        for (int64_t j = 0; j < kw; ++j)
+          row[x * kw + j] = at[y * p.ow + x] == off + x * kw + j ? g[y * p.ow + x] : T(0);
+      std::fill(row + p.ow * kw, row + w, T(0));  // columns in no window
+    }
+  std::fill(plane + p.oh * kh * w, plane + p.h * w, T(0));  // rows in no window
+}
+
+template <class T>
+void max_pool_bwd(const T* gy, const int64_t* ix, T* gx, int64_t planes, const P& p) {
   using C = compute_t<T>;
+  const int64_t in_hw = p.h * p.w, out_hw = p.oh * p.ow;
+  const bool disjoint = p.kh == p.sh && p.kw == p.sw && p.ph == 0 && p.pw == 0 && p.dh == 1 && p.dw == 1;
   parallel_for(0, planes, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(in_hw, 1)), [&](int64_t b, int64_t e) {
+    if constexpr (std::is_same_v<T, float>) {
+      static const bool avx512 = avx512_available();
+      if (avx512 && is_2x2(p)) return pool2x2_bwd_avx512(gy, ix, gx, b, e, p);
+    }
     for (int64_t q = b; q < e; ++q) {
       T* plane = gx + q * in_hw;
       const T* g = gy + q * out_hw;
       const int64_t* at = ix + q * out_hw;
+      if (disjoint) {
+        bwd_disjoint<T>(g, at, plane, p);
+        continue;
+      }
       std::fill(plane, plane + in_hw, T(0));
       for (int64_t t = 0; t < out_hw; ++t)
         plane[at[t]] = static_cast<T>(static_cast<C>(plane[at[t]]) + static_cast<C>(g[t]));
@@ -145,14 +302,13 @@ void max_pool_bwd(const T* gy, const int64_t* ix, T* gx, int64_t planes, int64_t
 }  // namespace
 
 void max_pool2d_backward(ScalarType dtype, Buffer grad_out, Buffer indices, Buffer grad_in, int64_t planes,
-                         int64_t in_hw, int64_t out_hw) {
-  if (planes * in_hw == 0) return;
+                         const P& p) {
+  if (planes * p.h * p.w == 0) return;
   visit_dtype(dtype, "max_pool2d_backward", [&](auto tag) {
     using T = LOCUS_TYPE_OF(tag);
     if constexpr (std::is_same_v<T, bool>) unsupported("max_pool2d_backward", dtype);
     else
-      max_pool_bwd<T>(data_as<const T>(grad_out), data_as<const int64_t>(indices), data_as<T>(grad_in), planes,
-                      in_hw, out_hw);
+      max_pool_bwd<T>(data_as<const T>(grad_out), data_as<const int64_t>(indices), data_as<T>(grad_in), planes, p);
   });
 }
 

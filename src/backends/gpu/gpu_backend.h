@@ -175,7 +175,7 @@ class GpuBackend : public backend::Backend {
   bool max_pool2d(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out, Buffer indices, int64_t planes,
                   const Im2Col& p) final;
   bool max_pool2d_backward(int index, StreamHandle s, ScalarType dtype, Buffer grad_out, Buffer indices,
-                           Buffer grad_in, int64_t planes, int64_t in_hw, int64_t out_hw) final;
+                           Buffer grad_in, int64_t planes, const Im2Col& p) final;
   /// optim.cl: one launch per parameter, float32 and float64 (optim.cpp).
   bool adam_step_into(int index, StreamHandle s, ScalarType dtype, const AdamBuffers& out, const AdamBuffers& in,
                       Buffer grad, int64_t n, const Adam& a) final;
