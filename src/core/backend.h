@@ -78,7 +78,7 @@ enum class BinaryOp : int {
   Add, Sub, Mul, Div, Pow, Maximum, Minimum, Remainder, FloorDivide,
   Eq, Ne, Lt, Le, Gt, Ge,           // out dtype is kBool
   LogicalAnd, LogicalOr,            // out dtype is kBool
-  ThresholdBackward,                // out = a if b > 0 else 0  (relu backward: a=grad, b=input)
+  ThresholdBackward,                // out = 0 if b <= 0 else a  (relu backward: a=grad, b=output; NaN b passes a)
 };
 inline bool binary_is_comparison(BinaryOp op) {
   return op >= BinaryOp::Eq && op <= BinaryOp::LogicalOr;
