@@ -106,86 +106,154 @@ bool avx512_available() {
 // The lanes < n of a 16-lane mask (0 <= n <= 16).
 inline __mmask16 first_lanes(int64_t n) { return static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << n) - 1); }
 
-// 2x2 stride-2 max pooling of the planes [b, e) in one pass (float): for 16 outputs of a row,
-// the 32 inputs of each of its two rows split into even and odd columns; the pairs' maxima (the
-// left one on a tie, a NaN winning), then the rows' (the top one on a tie, a NaN winning): the
-// first maximum in row-major order. Reads no input outside the windows, writes nothing past row ends.
+// The positions 2 * lane + row0 in lanes 0-7 and 2 * (lane - 8) + row1 in lanes 8-15.
+LOCUS_AVX512 inline __m512i pair_columns(int64_t row0, int64_t row1) {
+  const __m512i twice = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14);
+  return _mm512_add_epi32(twice, _mm512_inserti64x4(_mm512_set1_epi32(static_cast<int32_t>(row0)),
+                                                    _mm256_set1_epi32(static_cast<int32_t>(row1)), 1));
+}
+
+// One step of 16 windows: t0, t1 hold the 32 inputs of their top rows (window k: elements 2k and
+// 2k + 1 of t0:t1), b0, b1 those of the bottom rows, `at` the position of each window's top-left
+// element. The larger of each pair (the left one on a tie, a NaN winning), then of the two rows
+// (the top one on a tie, a NaN winning): the first maximum in row-major order, as PyTorch's scan.
+struct Pooled {
+  __m512 v;
+  __m512i at;
+};
+LOCUS_AVX512 inline Pooled pool16(__m512 t0, __m512 t1, __m512 b0, __m512 b1, __m512i at, int64_t w) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1)), one = _mm512_set1_epi32(1);
+  const __m512 tl = _mm512_permutex2var_ps(t0, even, t1), tr = _mm512_permutex2var_ps(t0, odd, t1);
+  const __m512 bl = _mm512_permutex2var_ps(b0, even, b1), br = _mm512_permutex2var_ps(b0, odd, b1);
+  // take the right (bottom) one when the left (top) one is not NaN and the other is not <= it
+  const __mmask16 tk = _kandn_mask16(_mm512_cmp_ps_mask(tr, tl, _CMP_LE_OQ), _mm512_cmp_ps_mask(tl, tl, _CMP_ORD_Q));
+  const __mmask16 bk = _kandn_mask16(_mm512_cmp_ps_mask(br, bl, _CMP_LE_OQ), _mm512_cmp_ps_mask(bl, bl, _CMP_ORD_Q));
+  const __m512 tv = _mm512_mask_blend_ps(tk, tl, tr), bv = _mm512_mask_blend_ps(bk, bl, br);
+  const __mmask16 vk = _kandn_mask16(_mm512_cmp_ps_mask(bv, tv, _CMP_LE_OQ), _mm512_cmp_ps_mask(tv, tv, _CMP_ORD_Q));
+  const __m512i ti = _mm512_mask_add_epi32(at, tk, at, one);
+  const __m512i bc = _mm512_add_epi32(at, _mm512_set1_epi32(static_cast<int32_t>(w)));
+  const __m512i bi = _mm512_mask_add_epi32(bc, bk, bc, one);
+  return {_mm512_mask_blend_ps(vk, tv, bv), _mm512_mask_blend_epi32(vk, ti, bi)};
+}
+
+// Stores lanes < n (n <= 16) of v at o and of the int32 positions `at`, widened, at ix.
+LOCUS_AVX512 inline void store_pooled(const Pooled& r, int64_t n, float* o, int64_t* ix) {
+  const __mmask16 mn = first_lanes(n);
+  _mm512_mask_storeu_ps(o, mn, r.v);
+  _mm512_mask_storeu_epi64(ix, static_cast<__mmask8>(mn), _mm512_cvtepi32_epi64(_mm512_castsi512_si256(r.at)));
+  _mm512_mask_storeu_epi64(ix + 8, static_cast<__mmask8>(mn >> 8), _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(r.at, 1)));
+}
+
+// 2x2 stride-2 max pooling of the planes [b, e) in one pass (float). Rows of 9 outputs and more:
+// 16 outputs of a row a step (the row's tail by masks). Narrower rows (the CNN's 7): two rows a
+// step, one in each half of the vectors, their outputs then packed together. Reads no input
+// outside the windows, writes nothing past the planes' outputs.
 LOCUS_AVX512 void pool2x2_avx512(const float* in, float* out, int64_t* ix, int64_t b, int64_t e, const P& p) {
   const int64_t hw = p.h * p.w, l = p.oh * p.ow, ow = p.ow, w = p.w;
-  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-  const __m512i one = _mm512_set1_epi32(1), wv = _mm512_set1_epi32(static_cast<int32_t>(w));
   for (int64_t q = b; q < e; ++q) {
     const float* plane = in + q * hw;
     float* o = out + q * l;
     int64_t* oi = ix + q * l;
-    for (int64_t y = 0; y < p.oh; ++y, o += ow, oi += ow) {
+    if (ow <= 8) {
+      const __mmask16 m = first_lanes(2 * ow), halves = static_cast<__mmask16>(first_lanes(ow) | first_lanes(ow) << 8);
+      for (int64_t y = 0; y < p.oh; y += 2) {
+        const bool two = y + 1 < p.oh;
+        const float* top = plane + 2 * y * w;
+        const __mmask16 m1 = two ? m : 0;
+        const Pooled r = pool16(_mm512_maskz_loadu_ps(m, top), _mm512_maskz_loadu_ps(m1, top + 2 * w),
+                                _mm512_maskz_loadu_ps(m, top + w), _mm512_maskz_loadu_ps(m1, top + 3 * w),
+                                pair_columns(2 * y * w, 2 * (y + 1) * w), w);
+        store_pooled({_mm512_maskz_compress_ps(halves, r.v), _mm512_maskz_compress_epi32(halves, r.at)},
+                     two ? 2 * ow : ow, o + y * ow, oi + y * ow);
+      }
+      continue;
+    }
+    for (int64_t y = 0; y < p.oh; ++y) {
       const float* top = plane + 2 * y * w;
       const float* bot = top + w;
       for (int64_t x = 0; x < ow; x += 16) {
         const int64_t n = std::min<int64_t>(16, ow - x);
         const __mmask16 m0 = first_lanes(2 * n), m1 = first_lanes(2 * n - 16 > 0 ? 2 * n - 16 : 0);
-        const __m512 t0 = _mm512_maskz_loadu_ps(m0, top + 2 * x), t1 = _mm512_maskz_loadu_ps(m1, top + 2 * x + 16);
-        const __m512 b0 = _mm512_maskz_loadu_ps(m0, bot + 2 * x), b1 = _mm512_maskz_loadu_ps(m1, bot + 2 * x + 16);
-        const __m512 tl = _mm512_permutex2var_ps(t0, even, t1), tr = _mm512_permutex2var_ps(t0, odd, t1);
-        const __m512 bl = _mm512_permutex2var_ps(b0, even, b1), br = _mm512_permutex2var_ps(b0, odd, b1);
-        // take the right (bottom) one when the left (top) one is not NaN and the other is not <= it
-        const __mmask16 tk = _kandn_mask16(_mm512_cmp_ps_mask(tr, tl, _CMP_LE_OQ), _mm512_cmp_ps_mask(tl, tl, _CMP_ORD_Q));
-        const __mmask16 bk = _kandn_mask16(_mm512_cmp_ps_mask(br, bl, _CMP_LE_OQ), _mm512_cmp_ps_mask(bl, bl, _CMP_ORD_Q));
-        const __m512 tv = _mm512_mask_blend_ps(tk, tl, tr), bv = _mm512_mask_blend_ps(bk, bl, br);
-        const __mmask16 vk = _kandn_mask16(_mm512_cmp_ps_mask(bv, tv, _CMP_LE_OQ), _mm512_cmp_ps_mask(tv, tv, _CMP_ORD_Q));
-        const __m512i col = _mm512_add_epi32(_mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(x)),
-                                                                                 _mm512_srli_epi32(even, 1)), 1),
-                                             _mm512_set1_epi32(static_cast<int32_t>(2 * y * w)));
-        const __m512i ti = _mm512_mask_add_epi32(col, tk, col, one);
-        const __m512i bc = _mm512_add_epi32(col, wv);
-        const __m512i bi = _mm512_mask_add_epi32(bc, bk, bc, one);
-        const __m512i at = _mm512_mask_blend_epi32(vk, ti, bi);
-        const __mmask16 mn = first_lanes(n);
-        _mm512_mask_storeu_ps(o + x, mn, _mm512_mask_blend_ps(vk, tv, bv));
-        _mm512_mask_storeu_epi64(oi + x, static_cast<__mmask8>(mn), _mm512_cvtepi32_epi64(_mm512_castsi512_si256(at)));
-        _mm512_mask_storeu_epi64(oi + x + 8, static_cast<__mmask8>(mn >> 8),
-                                 _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(at, 1)));
+        const int64_t at = 2 * y * w + 2 * x;
+        const Pooled r = pool16(_mm512_maskz_loadu_ps(m0, top + 2 * x), _mm512_maskz_loadu_ps(m1, top + 2 * x + 16),
+                                _mm512_maskz_loadu_ps(m0, bot + 2 * x), _mm512_maskz_loadu_ps(m1, bot + 2 * x + 16),
+                                pair_columns(at, at + 16), w);
+        store_pooled(r, n, o + y * ow + x, oi + y * ow + x);
       }
     }
   }
 }
 
-// The backward of pool2x2_avx512 for the planes [b, e): each element of gx written once, g where
-// the window's index points, zero elsewhere (the column and row outside every window too).
-LOCUS_AVX512 void pool2x2_bwd_avx512(const float* gy, const int64_t* ix, float* gx, int64_t b, int64_t e, const P& p) {
-  const int64_t hw = p.h * p.w, l = p.oh * p.ow, ow = p.ow, w = p.w;
+// The four quarters of 16 windows' input gradient, interleaved back into rows: g where the
+// window's position minus its top-left one (rel) is 0, 1 (top row), w, w + 1 (bottom row), zero
+// elsewhere. top[0] holds the top-row elements of windows 0-7, top[1] those of windows 8-15.
+struct Spread {
+  __m512 top[2], bot[2];
+};
+LOCUS_AVX512 inline Spread spread16(__m512 g, __m512i rel, int64_t w) {
   const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
-  const __m512i twice = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i one = _mm512_set1_epi32(1), wv = _mm512_set1_epi32(static_cast<int32_t>(w)),
-                wv1 = _mm512_set1_epi32(static_cast<int32_t>(w + 1));
+  const __m512i wv = _mm512_set1_epi32(static_cast<int32_t>(w));
+  const __m512 tl = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, _mm512_setzero_si512()), g);
+  const __m512 tr = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, _mm512_set1_epi32(1)), g);
+  const __m512 bl = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, wv), g);
+  const __m512 br = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, _mm512_add_epi32(wv, _mm512_set1_epi32(1))), g);
+  return {{_mm512_permutex2var_ps(tl, lo, tr), _mm512_permutex2var_ps(tl, hi, tr)},
+          {_mm512_permutex2var_ps(bl, lo, br), _mm512_permutex2var_ps(bl, hi, br)}};
+}
+
+// Positions ix[0 .. n) (n <= 16), narrowed to int32.
+LOCUS_AVX512 inline __m512i load_positions(const int64_t* ix, int64_t n) {
+  const __mmask16 mn = first_lanes(n);
+  const __m256i i0 = _mm512_cvtepi64_epi32(_mm512_maskz_loadu_epi64(static_cast<__mmask8>(mn), ix));
+  const __m256i i1 = _mm512_cvtepi64_epi32(_mm512_maskz_loadu_epi64(static_cast<__mmask8>(mn >> 8), ix + 8));
+  return _mm512_inserti64x4(_mm512_castsi256_si512(i0), i1, 1);
+}
+
+// The backward of pool2x2_avx512 for the planes [b, e), in the same steps: each element of gx
+// written once, g where the window's position points, zero elsewhere (the column and row in no
+// window too).
+LOCUS_AVX512 void pool2x2_bwd_avx512(const float* gy, const int64_t* ix, float* gx, int64_t b, int64_t e, const P& p) {
+  const int64_t hw = p.h * p.w, l = p.oh * p.ow, ow = p.ow, w = p.w;
   for (int64_t q = b; q < e; ++q) {
     float* plane = gx + q * hw;
     const float* g = gy + q * l;
     const int64_t* at = ix + q * l;
-    for (int64_t y = 0; y < p.oh; ++y, g += ow, at += ow) {
-      float* top = plane + 2 * y * w;
-      float* bot = top + w;
-      for (int64_t x = 0; x < ow; x += 16) {
-        const int64_t n = std::min<int64_t>(16, ow - x);
-        const __mmask16 mn = first_lanes(n);
-        const __m512 gv = _mm512_maskz_loadu_ps(mn, g + x);
-        const __m256i i0 = _mm512_cvtepi64_epi32(_mm512_maskz_loadu_epi64(static_cast<__mmask8>(mn), at + x));
-        const __m256i i1 = _mm512_cvtepi64_epi32(_mm512_maskz_loadu_epi64(static_cast<__mmask8>(mn >> 8), at + x + 8));
-        const __m512i base = _mm512_add_epi32(twice, _mm512_set1_epi32(static_cast<int32_t>(2 * y * w + 2 * x)));
-        const __m512i rel = _mm512_sub_epi32(_mm512_inserti64x4(_mm512_castsi256_si512(i0), i1, 1), base);
-        const __m512 tl = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, _mm512_setzero_si512()), gv);
-        const __m512 tr = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, one), gv);
-        const __m512 bl = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, wv), gv);
-        const __m512 br = _mm512_maskz_mov_ps(_mm512_cmpeq_epi32_mask(rel, wv1), gv);
-        const __mmask16 m0 = first_lanes(2 * n), m1 = first_lanes(2 * n - 16 > 0 ? 2 * n - 16 : 0);
-        _mm512_mask_storeu_ps(top + 2 * x, m0, _mm512_permutex2var_ps(tl, lo, tr));
-        _mm512_mask_storeu_ps(top + 2 * x + 16, m1, _mm512_permutex2var_ps(tl, hi, tr));
-        _mm512_mask_storeu_ps(bot + 2 * x, m0, _mm512_permutex2var_ps(bl, lo, br));
-        _mm512_mask_storeu_ps(bot + 2 * x + 16, m1, _mm512_permutex2var_ps(bl, hi, br));
+    if (ow <= 8) {
+      const __mmask16 m = first_lanes(2 * ow), halves = static_cast<__mmask16>(first_lanes(ow) | first_lanes(ow) << 8);
+      for (int64_t y = 0; y < p.oh; y += 2) {
+        const bool two = y + 1 < p.oh;
+        const int64_t n = two ? 2 * ow : ow;
+        const __m512 gv = _mm512_maskz_expand_ps(halves, _mm512_maskz_loadu_ps(first_lanes(n), g + y * ow));
+        const __m512i pos = _mm512_maskz_expand_epi32(halves, load_positions(at + y * ow, n));
+        const Spread s = spread16(gv, _mm512_sub_epi32(pos, pair_columns(2 * y * w, 2 * (y + 1) * w)), w);
+        float* top = plane + 2 * y * w;
+        _mm512_mask_storeu_ps(top, m, s.top[0]);
+        _mm512_mask_storeu_ps(top + w, m, s.bot[0]);
+        if (two) {
+          _mm512_mask_storeu_ps(top + 2 * w, m, s.top[1]);
+          _mm512_mask_storeu_ps(top + 3 * w, m, s.bot[1]);
+        }
+        if (w > 2 * ow)  // odd width: the last column is in no window
+          for (int64_t r = 0; r < (two ? 4 : 2); ++r) top[r * w + w - 1] = 0.0f;
       }
-      if (w > 2 * ow) top[w - 1] = bot[w - 1] = 0.0f;  // odd width: the last column is in no window
+    } else {
+      for (int64_t y = 0; y < p.oh; ++y) {
+        float* top = plane + 2 * y * w;
+        float* bot = top + w;
+        for (int64_t x = 0; x < ow; x += 16) {
+          const int64_t n = std::min<int64_t>(16, ow - x), base = 2 * y * w + 2 * x;
+          const __m512 gv = _mm512_maskz_loadu_ps(first_lanes(n), g + y * ow + x);
+          const Spread s = spread16(gv, _mm512_sub_epi32(load_positions(at + y * ow + x, n), pair_columns(base, base + 16)), w);
+          const __mmask16 m0 = first_lanes(2 * n), m1 = first_lanes(2 * n - 16 > 0 ? 2 * n - 16 : 0);
+          _mm512_mask_storeu_ps(top + 2 * x, m0, s.top[0]);
+          _mm512_mask_storeu_ps(top + 2 * x + 16, m1, s.top[1]);
+          _mm512_mask_storeu_ps(bot + 2 * x, m0, s.bot[0]);
+          _mm512_mask_storeu_ps(bot + 2 * x + 16, m1, s.bot[1]);
+        }
+        if (w > 2 * ow) top[w - 1] = bot[w - 1] = 0.0f;  // odd width: the last column is in no window
+      }
     }
     if (p.h > 2 * p.oh) std::fill(plane + 2 * p.oh * w, plane + hw, 0.0f);  // odd height: the last row
   }

@@ -273,8 +273,9 @@ TEST(CpuConv2d, OtherDtypesAreLeftToTheCaller) {
 // 2x2 max pooling (the vectorised passes; one AVX-512 pass for float) against a window scan: the
 // first maximum in row-major order, a NaN winning (the first NaN of a window with two), -inf; rows
 // of 13 and 8 outputs (a vector and an overlapping one, exactly one), of 14, 28, 16 and 32 (whole
-// and masked AVX-512 steps) and of 3, odd heights and widths (the last row and column belong to no window), many ties; the 16-bit
-// dtypes through the float kernel and one vector conversion (exact: a maximum is one of the inputs).
+// and masked AVX-512 steps), of 8, 7 and 3 (two rows an AVX-512 step), odd heights and widths
+// (the last row and column belong to no window), many ties; the 16-bit dtypes through the float
+// kernel and one vector conversion (exact: a maximum is one of the inputs).
 TEST(CpuMaxPool, TwoByTwoMatchesTheWindowScan) {
   for (ScalarType dt : {kFloat, kDouble, kBFloat16, kHalf})
     for (int64_t w : {26, 27, 16, 14, 7, 28, 56, 33, 65})
@@ -332,14 +333,14 @@ TEST(CpuMaxPool, BackwardAddsAtTheIndices) {
 
 // The backward of windows that do not overlap writes every element once (no zeroing first): the
 // output gradient at each window's index, zero elsewhere, the row and column outside every
-// window included; against a direct loop, for 2x2 (the AVX-512 path for float: rows of 14, 16,
-// 13 and 3 outputs, odd heights and widths) and 3x3 windows, every floating dtype. The gradient
-// buffer starts full of NaN so an element left unwritten shows.
+// window included; against a direct loop, for 2x2 (the AVX-512 path for float: rows of 14, 16 and
+// 13 outputs a row a step, of 8, 7 and 3 two rows a step, odd heights and widths) and 3x3 windows,
+// every floating dtype. The gradient buffer starts full of NaN so an element left unwritten shows.
 TEST(CpuMaxPool, DisjointBackwardWritesEveryElementOnce) {
   for (ScalarType dt : {kFloat, kDouble, kBFloat16, kHalf})
     for (int64_t k : {2, 3})
       for (int64_t h : {7, 8})
-        for (int64_t w : {28, 33, 32, 27, 7})
+        for (int64_t w : {28, 33, 32, 27, 7, 14, 15, 16})
           for (int64_t planes : {3, 70}) {
             P p = params(1, h, w, k, k, 0, 1);
             const int64_t hw = h * w, l = p.oh * p.ow;
