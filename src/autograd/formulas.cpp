@@ -179,7 +179,7 @@ void on_unary(UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryPara
       record("ReluBackward0", out, {&a}, [o](const Tensor& g) -> variable_list {
         // one fused pass, unless a graph of the backward is being built (it has no derivative)
         if (!should_record(g)) return {ops::threshold_backward(g, o)};
-        return {g * o.gt(0)};
+        return {g * o.le(0).logical_not()};  // a NaN output passes the gradient, as threshold_backward
       });
       return;
     case UnaryOp::Sigmoid:

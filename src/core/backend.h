@@ -78,7 +78,7 @@ enum class BinaryOp : int {
   Add, Sub, Mul, Div, Pow, Maximum, Minimum, Remainder, FloorDivide,
   Eq, Ne, Lt, Le, Gt, Ge,           // out dtype is kBool
   LogicalAnd, LogicalOr,            // out dtype is kBool
-  ThresholdBackward,                // out = a if b > 0 else 0  (relu backward: a=grad, b=input)
+  ThresholdBackward,                // out = 0 if b <= 0 else a  (relu backward: a=grad, b=output; NaN b passes a)
 };
 inline bool binary_is_comparison(BinaryOp op) {
   return op >= BinaryOp::Eq && op <= BinaryOp::LogicalOr;
@@ -228,12 +228,12 @@ class Backend {
                           int64_t planes, const Im2Col& p) {
     return false;
   }
-  /// Optional fast path: max_pool2d's backward. grad_in [planes, in_hw] is set to zero, then
-  /// grad_in[q][indices[q][t]] += grad_out[q][t] for each of the out_hw positions t of plane q
-  /// (indices from max_pool2d, so in range). Returns false when the backend has no such kernel: the
-  /// caller then scatter-adds.
+  /// Optional fast path: max_pool2d's backward, `p` the forward's geometry. grad_in [planes, h*w]
+  /// is set to zero, then grad_in[q][indices[q][t]] += grad_out[q][t] for each of the oh*ow
+  /// positions t of plane q (indices from max_pool2d with `p`, so in range). Returns false when the
+  /// backend has no such kernel: the caller then scatter-adds.
   virtual bool max_pool2d_backward(int index, StreamHandle s, ScalarType dtype, Buffer grad_out, Buffer indices,
-                                   Buffer grad_in, int64_t planes, int64_t in_hw, int64_t out_hw) {
+                                   Buffer grad_in, int64_t planes, const Im2Col& p) {
     return false;
   }
   /// Optional fast path: 2-D convolution with groups 1. in is contiguous [p.n, p.c, p.h, p.w],

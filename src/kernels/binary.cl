@@ -93,7 +93,7 @@ DEVICE_FN A binary_op(int op, A x, A y) {
     case B_GE: return x >= y;
     case B_LOGICAL_AND: return (x != 0) && (y != 0);
     case B_LOGICAL_OR: return (x != 0) || (y != 0);
-    case B_THRESHOLD_BACKWARD: return y > 0 ? x : (A)0;
+    case B_THRESHOLD_BACKWARD: return y <= 0 ? (A)0 : x;  /* a NaN y passes x, as PyTorch */
   }
   return x;
 }

@@ -33,14 +33,14 @@ Tensor max_pool2d_direct(const Tensor& x4, const Window& w) {
     DimVector shape(x.sizes());
     int64_t planes = n * c, hw = p.h * p.w, l = p.oh * p.ow;
     ScalarType dt = x.scalar_type();
-    autograd::record("MaxPool2DWithIndicesBackward0", out, {&x4}, [shape, planes, hw, l, idx, dt](const Tensor& g) -> variable_list {
+    autograd::record("MaxPool2DWithIndicesBackward0", out, {&x4}, [shape, planes, hw, l, idx, dt, p](const Tensor& g) -> variable_list {
       if (!GradMode::is_enabled()) {  // the backend's own kernel, when it has one (not differentiable again)
         Device gd = g.device();
         Tensor gy = g.contiguous();
         Tensor gi = locus::detail::make_empty(shape, dt, gd);
         if (backend_for(gd).max_pool2d_backward(device_index(gd), current_stream(gd), dt,
                                                 ref(gy, "max_pool2d_backward").buf, ref(idx, "max_pool2d_backward").buf,
-                                                ref(gi, "max_pool2d_backward").buf, planes, hw, l))
+                                                ref(gi, "max_pool2d_backward").buf, planes, p))
           return {gi};
       }
       Tensor gi = zeros({planes, hw}, TensorOptions().dtype(dt).device(g.device()));

@@ -431,4 +431,58 @@ TEST_P(Layers, MaxPoolValuesIndicesAndTies) {
   EXPECT_EQ(values(nan.grad()), std::vector<double>({0, 1, 0, 0, 0, 0, 0, 1}));
 }
 
+// 2x2 pooling and relu as the CNN uses them, against direct loops: odd heights and widths (the last
+// row and column in no window), rows of 14 and 33 outputs, a non-contiguous input, NaN (PyTorch:
+// a NaN wins its window and relu passes it; relu's backward passes the gradient at a NaN output),
+// -inf, ties; values and gradients, float and double everywhere, the 16-bit types on cpu.
+TEST_P(Layers, PoolAndReluMatchDirectLoops) {
+  Device d = GetParam();
+  std::vector<ScalarType> dtypes = {kFloat, kDouble};
+  if (d.is_cpu()) dtypes.insert(dtypes.end(), {kBFloat16, kHalf});
+  for (ScalarType dt : dtypes)
+    for (int64_t h : {7, 28})
+      for (int64_t w : {29, 66})
+        for (bool strided : {false, true}) {
+          const int64_t n = 2, c = 3, oh = h / 2, ow = w / 2, hw = h * w;
+          std::vector<double> xv(static_cast<size_t>(n * c * hw)), gv(static_cast<size_t>(n * c * oh * ow));
+          for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<double>((i * 7 + i / 3) % 9) - 4.0;  // ties
+          for (size_t i = 5; i < xv.size(); i += 31) xv[i] = NAN;
+          for (size_t i = 9; i < xv.size(); i += 23) xv[i] = -INFINITY;
+          for (size_t i = 0; i < gv.size(); ++i) gv[i] = static_cast<double>(i % 13) - 6.0;
+          Tensor x = tensor(xv).view({n, c, h, w});
+          if (strided) x = x.transpose(2, 3).contiguous().transpose(2, 3);  // same values, other strides
+          Tensor xd = x.to(d).to(dt).requires_grad_();
+          Tensor r = xd.relu();
+          Tensor y = F::max_pool2d(r, F::MaxPool2dFuncOptions(2));
+          Tensor g = tensor(gv).view({n, c, oh, ow}).to(d).to(dt);
+          y.backward(g);
+          // direct loops
+          std::vector<double> rv(xv.size()), want_y(gv.size()), want_g(xv.size(), 0.0);
+          for (size_t i = 0; i < xv.size(); ++i) rv[i] = xv[i] < 0 ? 0.0 : xv[i];
+          for (int64_t q = 0; q < n * c; ++q)
+            for (int64_t yy = 0; yy < oh; ++yy)
+              for (int64_t xx = 0; xx < ow; ++xx) {
+                int64_t best_at = -1;
+                double best = 0;
+                for (int64_t i = 0; i < 2; ++i)
+                  for (int64_t j = 0; j < 2; ++j) {
+                    const int64_t at = q * hw + (2 * yy + i) * w + 2 * xx + j;
+                    const double v = rv[static_cast<size_t>(at)];
+                    if (best_at < 0 || (!std::isnan(best) && (v > best || std::isnan(v)))) best = v, best_at = at;
+                  }
+                const size_t t = static_cast<size_t>((q * oh + yy) * ow + xx);
+                want_y[t] = best;
+                const double r_at = rv[static_cast<size_t>(best_at)];
+                want_g[static_cast<size_t>(best_at)] = r_at <= 0 ? 0.0 : gv[t];  // relu's backward
+              }
+          const std::string what = std::string(toString(dt)) + " h=" + std::to_string(h) + " w=" + std::to_string(w) +
+                                   (strided ? " strided" : "");
+          std::vector<double> got_y = values(y), got_g = values(xd.grad());
+          ASSERT_EQ(got_y.size(), want_y.size()) << what;
+          for (size_t i = 0; i < want_y.size(); ++i)
+            ASSERT_TRUE(got_y[i] == want_y[i] || (std::isnan(got_y[i]) && std::isnan(want_y[i]))) << what << " y " << i;
+          ASSERT_EQ(got_g, want_g) << what;
+        }
+}
+
 LOCUS_INSTANTIATE_DEVICES(Layers);

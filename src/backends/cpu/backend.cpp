@@ -227,8 +227,8 @@ class CpuBackend final : public Backend {
     return true;
   }
   bool max_pool2d_backward(int, StreamHandle, ScalarType dtype, Buffer grad_out, Buffer indices, Buffer grad_in,
-                           int64_t planes, int64_t in_hw, int64_t out_hw) override {
-    cpu::max_pool2d_backward(dtype, grad_out, indices, grad_in, planes, in_hw, out_hw);
+                           int64_t planes, const Im2Col& p) override {
+    cpu::max_pool2d_backward(dtype, grad_out, indices, grad_in, planes, p);
     return true;
   }
   bool conv2d(int, StreamHandle, ScalarType dtype, Buffer in, Buffer weight, Buffer bias, Buffer out, int64_t oc,

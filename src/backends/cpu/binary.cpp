@@ -184,7 +184,9 @@ struct Gt { template <class C> bool operator()(C a, C b) const { return a > b; }
 struct Ge { template <class C> bool operator()(C a, C b) const { return a >= b; } };
 struct LogicalAnd { template <class C> bool operator()(C a, C b) const { return (a != C(0)) & (b != C(0)); } };
 struct LogicalOr { template <class C> bool operator()(C a, C b) const { return (a != C(0)) | (b != C(0)); } };
-struct ThresholdBackward { template <class C> C operator()(C a, C b) const { return b > C(0) ? a : C(0); } };
+// relu's backward as PyTorch's threshold_backward: zero where the output is <= 0, the gradient elsewhere
+// (a NaN output passes it on)
+struct ThresholdBackward { template <class C> C operator()(C a, C b) const { return b <= C(0) ? C(0) : a; } };
 
 // Calls k.template operator()<T, O>(functor, grain) for op on dtype T.
 template <class T, class K>

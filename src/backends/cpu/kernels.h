@@ -308,7 +308,7 @@ bool conv2d(ScalarType dtype, Buffer in, Buffer weight, Buffer bias, Buffer out,
 bool conv2d_backward(ScalarType dtype, Buffer in, Buffer weight, Buffer grad_out, Buffer grad_in, Buffer grad_weight,
                      Buffer grad_bias, int64_t oc, const backend::Backend::Im2Col& p);
 void max_pool2d_backward(ScalarType dtype, Buffer grad_out, Buffer indices, Buffer grad_in, int64_t planes,
-                         int64_t in_hw, int64_t out_hw);
+                         const backend::Backend::Im2Col& p);
 void max_pool2d(ScalarType dtype, Buffer in, Buffer out, Buffer indices, int64_t planes,
                 const backend::Backend::Im2Col& p);
 

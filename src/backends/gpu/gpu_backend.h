@@ -175,7 +175,7 @@ class GpuBackend : public backend::Backend {
   bool max_pool2d(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer out, Buffer indices, int64_t planes,
                   const Im2Col& p) final;
   bool max_pool2d_backward(int index, StreamHandle s, ScalarType dtype, Buffer grad_out, Buffer indices,
-                           Buffer grad_in, int64_t planes, int64_t in_hw, int64_t out_hw) final;
+                           Buffer grad_in, int64_t planes, const Im2Col& p) final;
   /// conv.cl's direct convolution (conv.cpp) where it measured faster than im2col + GEMM (float32
   /// and float64, stride 1, few channels); false otherwise, and ops convolves through im2col.
   bool conv2d(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer weight, Buffer bias, Buffer out,

@@ -88,7 +88,8 @@ bool GpuBackend::max_pool2d(int index, StreamHandle s, ScalarType dtype, Buffer 
 }
 
 bool GpuBackend::max_pool2d_backward(int index, StreamHandle s, ScalarType dtype, Buffer grad_out, Buffer indices,
-                                     Buffer grad_in, int64_t planes, int64_t in_hw, int64_t out_hw) {
+                                     Buffer grad_in, int64_t planes, const Im2Col& p) {
+  const int64_t in_hw = p.h * p.w, out_hw = p.oh * p.ow;
   // only after max_pool2d above ran the forward: disjoint windows, so no two outputs share an index
   TensorRef gi;
   gi.buf = grad_in;

@@ -121,7 +121,7 @@ TEST(CpuBinary, ComparisonsWriteBool) {
 }
 
 TEST(CpuBinary, ThresholdBackward) {
-  expect_near(run(BinaryOp::ThresholdBackward, kFloat, {10, 20, 30, 40}, {-1, 0, 0.5, kNaN}), {0, 0, 30, 0});
+  expect_near(run(BinaryOp::ThresholdBackward, kFloat, {10, 20, 30, 40}, {-1, 0, 0.5, kNaN}), {0, 0, 30, 40});
 }
 
 TEST(CpuBinary, ScalarBothSides) {

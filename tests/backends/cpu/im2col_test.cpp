@@ -270,19 +270,24 @@ TEST(CpuConv2d, OtherDtypesAreLeftToTheCaller) {
                                     backend::Buffer{}, 1, p));
 }
 
-// 2x2 max pooling (the vectorised passes) against a window scan: the first maximum in row-major
-// order, a NaN winning; rows of 13 and 8 outputs (a vector and an overlapping one, exactly one) and
-// of 3, odd heights and widths (the last row and column belong to no window), many ties; the 16-bit
-// dtypes through the float kernel and one vector conversion (exact: a maximum is one of the inputs).
+// 2x2 max pooling (the vectorised passes; one AVX-512 pass for float) against a window scan: the
+// first maximum in row-major order, a NaN winning (the first NaN of a window with two), -inf; rows
+// of 13 and 8 outputs (a vector and an overlapping one, exactly one), of 14, 28, 16 and 32 (whole
+// and masked AVX-512 steps), of 8, 7 and 3 (two rows an AVX-512 step), odd heights and widths
+// (the last row and column belong to no window), many ties; the 16-bit dtypes through the float
+// kernel and one vector conversion (exact: a maximum is one of the inputs).
 TEST(CpuMaxPool, TwoByTwoMatchesTheWindowScan) {
   for (ScalarType dt : {kFloat, kDouble, kBFloat16, kHalf})
-    for (int64_t w : {26, 27, 16, 14, 7})
+    for (int64_t w : {26, 27, 16, 14, 7, 28, 56, 33, 65})
+    for (int64_t h : {7, 8})
     for (int64_t planes : {3, 300}) {  // 300 planes: several groups and chunks (threads)
-      P p = params(1, 7, w, 2, 2, 0, 1);
+      P p = params(1, h, w, 2, 2, 0, 1);
       const int64_t hw = p.h * p.w, l = p.oh * p.ow;
       std::vector<double> in(static_cast<size_t>(planes * hw));
       for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>((i * 7 + i / 5) % 4);  // ties everywhere
       for (size_t i = 3; i < in.size(); i += 37) in[i] = std::numeric_limits<double>::quiet_NaN();
+      for (size_t i = 4; i < in.size(); i += 41) in[i] = -std::numeric_limits<double>::infinity();
+      for (size_t i = 11; i + 1 < in.size(); i += 97) in[i] = in[i + 1] = std::numeric_limits<double>::quiet_NaN();
       std::vector<double> want(static_cast<size_t>(planes * l)), want_ix(want.size());
       for (int64_t q = 0; q < planes; ++q)
         for (int64_t y = 0; y < p.oh; ++y)
@@ -314,14 +319,51 @@ TEST(CpuMaxPool, TwoByTwoMatchesTheWindowScan) {
     }
 }
 
-// max_pool2d's backward kernel: zero, then each output's gradient added at its index (repeated
-// indices add up, as overlapping windows need).
+// max_pool2d's backward kernel with overlapping windows (1x2, stride 1): zero, then each output's
+// gradient added at its index (repeated indices add up).
 TEST(CpuMaxPool, BackwardAddsAtTheIndices) {
+  P p = params(1, 1, 4, 2, 1, 0, 1);
+  p.kh = 1, p.oh = 1;  // [1, 4] planes, windows of 1x2: ow 3
   HostTensor gy = make(kFloat, {2, 3}, {1, 2, 3, 4, 5, 6});
-  HostTensor idx = make(kLong, {2, 3}, {0, 3, 3, 1, 2, 0});
+  HostTensor idx = make(kLong, {2, 3}, {0, 2, 2, 1, 2, 2});
   HostTensor gx = make(kFloat, {2, 4}, {9});
-  ASSERT_TRUE(be().max_pool2d_backward(0, nullptr, kFloat, gy.ref.buf, idx.ref.buf, gx.ref.buf, 2, 4, 3));
-  EXPECT_EQ(gx.values(), std::vector<double>({1, 0, 0, 5, 6, 4, 5, 0}));
+  ASSERT_TRUE(be().max_pool2d_backward(0, nullptr, kFloat, gy.ref.buf, idx.ref.buf, gx.ref.buf, 2, p));
+  EXPECT_EQ(gx.values(), std::vector<double>({1, 0, 5, 0, 0, 4, 11, 0}));
+}
+
+// The backward of windows that do not overlap writes every element once (no zeroing first): the
+// output gradient at each window's index, zero elsewhere, the row and column outside every
+// window included; against a direct loop, for 2x2 (the AVX-512 path for float: rows of 14, 16 and
+// 13 outputs a row a step, of 8, 7 and 3 two rows a step, odd heights and widths) and 3x3 windows,
+// every floating dtype. The gradient buffer starts full of NaN so an element left unwritten shows.
+TEST(CpuMaxPool, DisjointBackwardWritesEveryElementOnce) {
+  for (ScalarType dt : {kFloat, kDouble, kBFloat16, kHalf})
+    for (int64_t k : {2, 3})
+      for (int64_t h : {7, 8})
+        for (int64_t w : {28, 33, 32, 27, 7, 14, 15, 16})
+          for (int64_t planes : {3, 70}) {
+            P p = params(1, h, w, k, k, 0, 1);
+            const int64_t hw = h * w, l = p.oh * p.ow;
+            std::vector<double> g(static_cast<size_t>(planes * l)), ix(g.size());
+            std::vector<double> want(static_cast<size_t>(planes * hw), 0.0);
+            for (int64_t q = 0; q < planes; ++q)
+              for (int64_t y = 0; y < p.oh; ++y)
+                for (int64_t x = 0; x < p.ow; ++x) {
+                  const size_t t = static_cast<size_t>(q * l + y * p.ow + x);
+                  const int64_t at = (y * k + static_cast<int64_t>(t % 5) % k) * w + x * k + static_cast<int64_t>(t % 3) % k;
+                  g[t] = static_cast<double>(t % 17) - 8.0;
+                  ix[t] = static_cast<double>(at);
+                  want[static_cast<size_t>(q * hw + at)] = g[t];
+                }
+            HostTensor tg = make(dt, {planes * l}, g), tix = make(kLong, {planes * l}, ix),
+                       gx = make(dt, {planes * hw + 8}, {std::numeric_limits<double>::quiet_NaN()});
+            ASSERT_TRUE(be().max_pool2d_backward(0, nullptr, dt, tg.ref.buf, tix.ref.buf, gx.ref.buf, planes, p));
+            std::vector<double> got = gx.values();
+            for (size_t i = static_cast<size_t>(planes * hw); i < got.size(); ++i)
+              ASSERT_TRUE(std::isnan(got[i])) << "written past the end: " << toString(dt) << " w=" << w;
+            got.resize(want.size());
+            ASSERT_EQ(got, want) << toString(dt) << " k=" << k << " h=" << h << " w=" << w << " planes=" << planes;
+          }
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ double host_binary(BinaryOp op, double x, double y, bool integral) {
     case BinaryOp::Ge: return x >= y;
     case BinaryOp::LogicalAnd: return x != 0 && y != 0;
     case BinaryOp::LogicalOr: return x != 0 || y != 0;
-    case BinaryOp::ThresholdBackward: return y > 0 ? x : 0;
+    case BinaryOp::ThresholdBackward: return y <= 0 ? 0 : x;
   }
   return 0;
 }
