@@ -12,6 +12,7 @@
 #include "backends/cpu/blas.h"
 #include "backends/cpu/conv_avx2.h"
 #include "backends/cpu/conv_avx512.h"
+#include "backends/cpu/conv_avx512_lanes.h"
 #include "backends/cpu/kernels.h"
 
 namespace locus::cpu {
@@ -438,6 +439,15 @@ bool all_finite_parallel(const T* v, int64_t n) {
 // The forward on the shifted layout (shifted_kernels): outputs written in place, the bias with them.
 void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p) {
   const bool avx512 = shifted_kernels(p.n, p, false) == ShiftedKernels::kAvx512;
+  if (avx512 && conv_lanes::suits(p, oc)) {  // output channels in the lanes: no taps on the padding
+    std::vector<float> packed(static_cast<size_t>(conv_lanes::packed_size(p, oc)));
+    conv_lanes::pack(w, oc, p, packed.data());
+    const int64_t image_size = p.c * p.h * p.w;
+    return for_images<float>(p.n, [&](int64_t i, int64_t) {
+      float* buf = scratch<float>(static_cast<size_t>(conv_lanes::scratch_size(p, oc)));
+      conv_lanes::forward(packed.data(), oc, p, x + i * image_size, bias, buf, y + i * oc * p.oh * p.ow);
+    });
+  }
   const Shifted s(p);
   const int64_t image_size = p.c * p.h * p.w;
   std::vector<float> packed(static_cast<size_t>(oc * s.k));
@@ -479,18 +489,22 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
   if (gx != nullptr) st.emplace(pt);
   const int64_t k = s.k, l = s.l, image_size = p.c * p.h * p.w;
   std::vector<float> packed;
+  // the input gradient with the output channels in the lanes (conv_avx512_lanes.h) where it suits
+  const bool lanes = avx512 && st && conv_lanes::suits(pt, p.c);
   if (gx != nullptr) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
     const std::vector<float> flipped = flipped_weight(w, oc, p);
     const int64_t win = p.kh * p.kw;
-    packed.resize(static_cast<size_t>(oc * k));
-    if (avx512) conv_avx512::pack_forward(flipped.data(), p.c, oc * win, packed.data());
+    packed.resize(static_cast<size_t>(lanes ? conv_lanes::packed_size(pt, p.c) : oc * k));
+    if (lanes) conv_lanes::pack(flipped.data(), p.c, pt, packed.data());
+    else if (avx512) conv_avx512::pack_forward(flipped.data(), p.c, oc * win, packed.data());
     else conv_avx2::pack_forward(flipped.data(), p.c, oc * win, packed.data());
   }
+  const size_t gx_scratch = !st ? 0 : static_cast<size_t>(lanes ? conv_lanes::scratch_size(pt, p.c) : st->padded);
   const int64_t blocks = image_blocks(p.n);
   std::vector<float> sums(static_cast<size_t>(blocks * (oc * k + oc)), 0.f);
   const size_t gw_scratch = gw != nullptr ? static_cast<size_t>(s.padded + l * oc) : 0;
   for_images<float>(p.n, [&](int64_t i, int64_t c) {
-    float* buf = scratch<float>(gw_scratch + (st ? static_cast<size_t>(st->padded) : 0));
+    float* buf = scratch<float>(gw_scratch + gx_scratch);
     const float* gyi = gy + i * oc * l;
     float* gwc = sums.data() + c * (oc * k + oc);
     if (gw != nullptr) {
@@ -510,6 +524,7 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
     }
     if (gx != nullptr) {
       float* tpad = buf + gw_scratch;
+      if (lanes) return conv_lanes::forward(packed.data(), p.c, pt, gyi, nullptr, tpad, gx + i * image_size);
       shift_image(*st, gyi, tpad);
       if (avx512) conv_avx512::forward(packed.data(), p.c, st->k, tpad, st->offs.data(), nullptr, gx + i * image_size, st->l);
       else conv_avx2::forward(packed.data(), p.c, st->k, tpad, st->offs.data(), gx + i * image_size, st->l);
