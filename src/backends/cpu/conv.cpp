@@ -502,19 +502,25 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
   const size_t gx_scratch = !st ? 0 : static_cast<size_t>(lanes ? conv_lanes::scratch_size(pt, p.c) : st->padded);
   const int64_t blocks = image_blocks(p.n);
   std::vector<float> sums(static_cast<size_t>(blocks * (oc * k + oc)), 0.f);
-  const size_t gw_scratch = gw != nullptr ? static_cast<size_t>(s.padded + l * oc) : 0;
+  const bool gw_lanes = avx512 && conv_lanes::suits(p, oc);  // the weight gradient without the padding's taps
+  const size_t gw_scratch =
+      gw != nullptr ? static_cast<size_t>((gw_lanes ? conv_lanes::grad_weight_scratch_size(p) : s.padded) + l * oc) : 0;
   for_images<float>(p.n, [&](int64_t i, int64_t c) {
     float* buf = scratch<float>(gw_scratch + gx_scratch);
     const float* gyi = gy + i * oc * l;
     float* gwc = sums.data() + c * (oc * k + oc);
     if (gw != nullptr) {
-      float* pad = buf;
-      float* gyt = pad + s.padded;
-      shift_image(s, x + i * image_size, pad);
-      if (avx512) {  // the bias gradient read on the way
+      float* gyt = buf;
+      float* pad = gyt + l * oc;
+      if (gw_lanes) {
+        conv_avx512::transpose(gyi, oc, l, gyt, gb != nullptr ? gwc + oc * k : nullptr);
+        conv_lanes::grad_weight(gyt, oc, p, x + i * image_size, pad, gwc);
+      } else if (avx512) {  // the bias gradient read on the way
+        shift_image(s, x + i * image_size, pad);
         conv_avx512::transpose(gyi, oc, l, gyt, gb != nullptr ? gwc + oc * k : nullptr);
         conv_avx512::grad_weight(gyt, oc, k, pad, s.offs.data(), l, gwc);
       } else {
+        shift_image(s, x + i * image_size, pad);
         conv_avx2::grad_weight(gyi, oc, k, pad, s.offs.data(), l, gwc);  // [oc, k]
       }
     }

@@ -112,6 +112,76 @@ void for_channel_blocks(int64_t oc, F&& f) {
   for (int64_t o0 = 0; o0 < oc; o0 += kVecs * kLanes) f(o0, static_cast<int>(std::min<int64_t>(kVecs, (oc - o0 + 15) / 16)));
 }
 
+constexpr int kGwRows = 6;  // input channels per weight-gradient block (one window tap)
+constexpr int kGwVecs = 4;  // vectors of 16 output channels per weight-gradient block
+
+// gwt[(c + rr) * win + tap][..] += sum over the positions (y, x), y0 <= y < y1, x0 <= x < x1, of
+// img[c + rr][y + dy][x + dx] * gyt[y * ow + x][..] for R channels and V vectors of output channels
+// (the last one's lanes limited by `last`): one window tap's rows, over the positions whose input
+// is inside the image only. img is the padded copy (rows xs apart per channel, wp wide).
+template <int R, int V>
+LOCUS_AVX512 void gw_block(const float* __restrict gyt, int64_t oc, int64_t ow, const float* __restrict img,
+                           int64_t xs, int64_t wp, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
+                           float* __restrict gwt, int64_t ldg, __mmask16 last) {
+  __m512 acc[R][V];
+#pragma GCC unroll 8
+  for (int rr = 0; rr < R; ++rr)
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) acc[rr][v] = _mm512_setzero_ps();
+  for (int64_t y = y0; y < y1; ++y) {
+    const float* g = gyt + (y * ow + x0) * oc;
+    const float* x = img + y * wp + x0;
+    for (int64_t t = 0; t < x1 - x0; ++t, g += oc) {
+      __m512 gv[V];
+#pragma GCC unroll 4
+      for (int v = 0; v < V - 1; ++v) gv[v] = _mm512_loadu_ps(g + 16 * v);
+      gv[V - 1] = _mm512_maskz_loadu_ps(last, g + 16 * (V - 1));
+#pragma GCC unroll 8
+      for (int rr = 0; rr < R; ++rr) {
+        const __m512 s = _mm512_set1_ps(x[rr * xs + t]);
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v) acc[rr][v] = _mm512_fmadd_ps(s, gv[v], acc[rr][v]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int rr = 0; rr < R; ++rr) {
+    float* o = gwt + rr * ldg;
+#pragma GCC unroll 4
+    for (int v = 0; v < V - 1; ++v) _mm512_storeu_ps(o + 16 * v, _mm512_add_ps(_mm512_loadu_ps(o + 16 * v), acc[rr][v]));
+    float* e = o + 16 * (V - 1);
+    _mm512_mask_storeu_ps(e, last, _mm512_add_ps(_mm512_maskz_loadu_ps(last, e), acc[rr][V - 1]));
+  }
+}
+
+using GwBlock = void (*)(const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, float*, int64_t, __mmask16);
+template <int V, int... R>
+GwBlock gw_block_for(int rows, std::integer_sequence<int, R...>) {
+  static constexpr GwBlock table[] = {gw_block<R + 1, V>...};
+  return table[rows - 1];
+}
+GwBlock gw_block_for(int rows, int vecs) {
+  const auto seq = std::make_integer_sequence<int, kGwRows>{};
+  switch (vecs) {
+    case 4: return gw_block_for<4>(rows, seq);
+    case 3: return gw_block_for<3>(rows, seq);
+    case 2: return gw_block_for<2>(rows, seq);
+    default: return gw_block_for<1>(rows, seq);
+  }
+}
+
+// The image with pw zero columns on either side: [c, h, w + 2*pw].
+void pad_columns(const P& p, const float* image, float* img) {
+  const int64_t wp = p.w + 2 * p.pw;
+  for (int64_t r = 0; r < p.c * p.h; ++r) {
+    float* d = img + r * wp;
+    std::fill(d, d + p.pw, 0.f);
+    std::copy_n(image + r * p.w, p.w, d + p.pw);
+    std::fill(d + p.pw + p.w, d + wp, 0.f);
+  }
+}
+
 }  // namespace
 
 bool suits(const P& p, int64_t oc) {
@@ -140,12 +210,7 @@ void forward(const float* packed, int64_t oc, const P& p, const float* image, co
   const int64_t wp = p.w + 2 * p.pw, k = p.c * p.kh * p.kw, l = p.oh * p.ow;
   float* img = scratch;
   float* tile = scratch + p.c * p.h * wp;
-  for (int64_t r = 0; r < p.c * p.h; ++r) {  // the image with pw zero columns on either side
-    float* d = img + r * wp;
-    std::fill(d, d + p.pw, 0.f);
-    std::copy_n(image + r * p.w, p.w, d + p.pw);
-    std::fill(d + p.pw + p.w, d + wp, 0.f);
-  }
+  pad_columns(p, image, img);
   for_channel_blocks(oc, [&](int64_t o0, int vecs) {
     const __mmask16 last = tail_mask(oc - o0 - 16 * (vecs - 1));
     const float* w = packed + o0 * k;
@@ -159,6 +224,35 @@ void forward(const float* packed, int64_t oc, const P& p, const float* image, co
   conv_avx512::transpose(tile, l, oc, out);
 }
 
+int64_t grad_weight_scratch_size(const P& p) { return p.c * p.h * (p.w + 2 * p.pw); }
+
+void grad_weight(const float* gyt, int64_t oc, const P& p, const float* image, float* scratch, float* gwt) {
+  const int64_t wp = p.w + 2 * p.pw, xs = p.h * wp, win = p.kh * p.kw;
+  pad_columns(p, image, scratch);
+  for (int64_t i = 0; i < p.kh; ++i) {
+    // output rows y whose input row y - ph + i*dh is inside the image
+    const int64_t dy = i * p.dh - p.ph;
+    const int64_t y0 = std::max<int64_t>(0, -dy), y1 = std::min<int64_t>(p.oh, p.h - dy);
+    if (y1 <= y0) continue;
+    for (int64_t j = 0; j < p.kw; ++j) {
+      const int64_t dx = j * p.dw - p.pw;
+      const int64_t x0 = std::max<int64_t>(0, -dx), x1 = std::min<int64_t>(p.ow, p.w - dx);
+      if (x1 <= x0) continue;
+      // img rows y + dy, columns x + dx + pw (padded)
+      const float* base = scratch + dy * wp + (dx + p.pw);
+      for (int64_t c0 = 0; c0 < p.c; c0 += kGwRows) {
+        const int rows = static_cast<int>(std::min<int64_t>(kGwRows, p.c - c0));
+        for (int64_t o0 = 0; o0 < oc; o0 += kGwVecs * kLanes) {
+          const int vecs = static_cast<int>(std::min<int64_t>(kGwVecs, (oc - o0 + 15) / 16));
+          gw_block_for(rows, vecs)(gyt + o0, oc, p.ow, base + c0 * xs, xs, wp, y0, y1, x0, x1,
+                                   gwt + (c0 * win + i * p.kw + j) * oc + o0, win * oc,
+                                   tail_mask(oc - o0 - 16 * (vecs - 1)));
+        }
+      }
+    }
+  }
+}
+
 }  // namespace locus::cpu::conv_lanes
 
 #else  // not x86: the other paths serve
@@ -169,6 +263,8 @@ int64_t packed_size(const P&, int64_t) { return 0; }
 void pack(const float*, int64_t, const P&, float*) {}
 int64_t scratch_size(const P&, int64_t) { return 0; }
 void forward(const float*, int64_t, const P&, const float*, const float*, float*, float*) {}
+int64_t grad_weight_scratch_size(const P&) { return 0; }
+void grad_weight(const float*, int64_t, const P&, const float*, float*, float*) {}
 }  // namespace locus::cpu::conv_lanes
 
 #endif
