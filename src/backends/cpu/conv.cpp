@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -491,24 +492,29 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
   std::vector<float> packed;
   // the input gradient with the output channels in the lanes (conv_avx512_lanes.h) where it suits
   const bool lanes = avx512 && st && conv_lanes::suits(pt, p.c);
-  if (gx != nullptr) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
+  if (lanes) {  // flipped as it is packed
+    packed.resize(static_cast<size_t>(conv_lanes::packed_size(pt, p.c)));
+    conv_lanes::pack(w, p.c, pt, packed.data(), true);
+  } else if (gx != nullptr) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
     const std::vector<float> flipped = flipped_weight(w, oc, p);
     const int64_t win = p.kh * p.kw;
-    packed.resize(static_cast<size_t>(lanes ? conv_lanes::packed_size(pt, p.c) : oc * k));
-    if (lanes) conv_lanes::pack(flipped.data(), p.c, pt, packed.data());
-    else if (avx512) conv_avx512::pack_forward(flipped.data(), p.c, oc * win, packed.data());
+    packed.resize(static_cast<size_t>(oc * k));
+    if (avx512) conv_avx512::pack_forward(flipped.data(), p.c, oc * win, packed.data());
     else conv_avx2::pack_forward(flipped.data(), p.c, oc * win, packed.data());
   }
   const size_t gx_scratch = !st ? 0 : static_cast<size_t>(lanes ? conv_lanes::scratch_size(pt, p.c) : st->padded);
-  const int64_t blocks = image_blocks(p.n);
-  std::vector<float> sums(static_cast<size_t>(blocks * (oc * k + oc)), 0.f);
+  const int64_t blocks = image_blocks(p.n), size = oc * k + oc;
+  // block c's sums at sums[c * size], zeroed by the block's first image (on the pool's threads)
+  const bool summed = gw != nullptr || gb != nullptr;
+  const std::unique_ptr<float[]> sums(new float[static_cast<size_t>(summed ? blocks * size : 0)]);
   const bool gw_lanes = avx512 && conv_lanes::suits(p, oc);  // the weight gradient without the padding's taps
   const size_t gw_scratch =
       gw != nullptr ? static_cast<size_t>((gw_lanes ? conv_lanes::grad_weight_scratch_size(p) : s.padded) + l * oc) : 0;
   for_images<float>(p.n, [&](int64_t i, int64_t c) {
     float* buf = scratch<float>(gw_scratch + gx_scratch);
     const float* gyi = gy + i * oc * l;
-    float* gwc = sums.data() + c * (oc * k + oc);
+    float* gwc = sums.get() + c * size;
+    if (summed && i == c * p.n / blocks) std::fill_n(gwc, size, 0.f);
     if (gw != nullptr) {
       float* gyt = buf;
       float* pad = gyt + l * oc;
@@ -537,12 +543,14 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
     }
   });
   // the blocks' sums into block 0's, in block order (sequential, vectorised), then gw transposed
-  float* total = sums.data();
-  const int64_t size = oc * k + oc;
-  for (int64_t c = 1; c < blocks; ++c) {
-    const float* __restrict sc = sums.data() + c * size;
-    for (int64_t t = 0; t < size; ++t) total[t] += sc[t];
-  }
+  if (!summed) return;
+  float* total = sums.get();
+  parallel_for(0, size, kGrainCheap, [&](int64_t b, int64_t e) {  // each element in block order
+    for (int64_t c = 1; c < blocks; ++c) {
+      const float* __restrict sc = sums.get() + c * size;
+      for (int64_t t = b; t < e; ++t) total[t] += sc[t];
+    }
+  });
   if (gw != nullptr) {
     if (avx512) conv_avx512::transpose(total, k, oc, gw);
     else std::copy_n(total, oc * k, gw);

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "backends/cpu/conv_avx512.h"
+#include "backends/cpu/kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -191,15 +192,20 @@ bool suits(const P& p, int64_t oc) {
 
 int64_t packed_size(const P& p, int64_t oc) { return round16(oc) * p.c * p.kh * p.kw; }
 
-void pack(const float* w, int64_t oc, const P& p, float* packed) {
+void pack(const float* w, int64_t oc, const P& p, float* packed, bool flip) {
   const int64_t win = p.kh * p.kw, k = p.c * win;
-  for_channel_blocks(oc, [&](int64_t o0, int vecs) {
-    const int64_t width = 16 * vecs;
-    float* dst = packed + o0 * k;
-    for (int64_t t = 0; t < win; ++t)
-      for (int64_t c = 0; c < p.c; ++c)
-        for (int64_t q = 0; q < width; ++q)
-          dst[(t * p.c + c) * width + q] = o0 + q < oc ? w[((o0 + q) * p.c + c) * win + t] : 0.f;
+  // w's element (output channel o, input channel c, tap t)
+  auto at = [&](int64_t o, int64_t c, int64_t t) {
+    return flip ? w[(c * oc + o) * win + win - 1 - t] : w[(o * p.c + c) * win + t];
+  };
+  parallel_for(0, p.c, std::max<int64_t>(1, kGrainCheap / (round16(oc) * win)), [&](int64_t cb, int64_t ce) {
+    for_channel_blocks(oc, [&](int64_t o0, int vecs) {
+      const int64_t width = 16 * vecs;
+      float* dst = packed + o0 * k;
+      for (int64_t t = 0; t < win; ++t)
+        for (int64_t c = cb; c < ce; ++c)
+          for (int64_t q = 0; q < width; ++q) dst[(t * p.c + c) * width + q] = o0 + q < oc ? at(o0 + q, c, t) : 0.f;
+    });
   });
 }
 
@@ -260,7 +266,7 @@ void grad_weight(const float* gyt, int64_t oc, const P& p, const float* image, f
 namespace locus::cpu::conv_lanes {
 bool suits(const P&, int64_t) { return false; }
 int64_t packed_size(const P&, int64_t) { return 0; }
-void pack(const float*, int64_t, const P&, float*) {}
+void pack(const float*, int64_t, const P&, float*, bool) {}
 int64_t scratch_size(const P&, int64_t) { return 0; }
 void forward(const float*, int64_t, const P&, const float*, const float*, float*, float*) {}
 int64_t grad_weight_scratch_size(const P&) { return 0; }

@@ -20,8 +20,10 @@ bool suits(const P& p, int64_t oc);
 
 /// Floats of the packed weight for oc output channels (a multiple of 16 of them times the window).
 int64_t packed_size(const P& p, int64_t oc);
-/// w [oc, c, kh, kw] rearranged for forward.
-void pack(const float* w, int64_t oc, const P& p, float* packed);
+/// w [oc, c, kh, kw] rearranged for forward (on the pool's threads). With `flip`, w is instead the
+/// weight [c, oc, kh, kw] of the convolution whose input gradient this one is (p its transposed
+/// geometry): each window is read reversed, with the channels swapped.
+void pack(const float* w, int64_t oc, const P& p, float* packed, bool flip = false);
 
 /// Floats of scratch forward needs.
 int64_t scratch_size(const P& p, int64_t oc);
