@@ -514,13 +514,14 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
     float* buf = scratch<float>(gw_scratch + gx_scratch);
     const float* gyi = gy + i * oc * l;
     float* gwc = sums.get() + c * size;
-    if (summed && i == c * p.n / blocks) std::fill_n(gwc, size, 0.f);
+    const bool first = i == c * p.n / blocks;  // the block's first image: its sums start here
+    if (summed && first) std::fill_n(gwc + (gw != nullptr && gw_lanes ? oc * k : 0), gw != nullptr && gw_lanes ? oc : size, 0.f);
     if (gw != nullptr) {
       float* gyt = buf;
       float* pad = gyt + l * oc;
       if (gw_lanes) {
         conv_avx512::transpose(gyi, oc, l, gyt, gb != nullptr ? gwc + oc * k : nullptr);
-        conv_lanes::grad_weight(gyt, oc, p, x + i * image_size, pad, gwc);
+        conv_lanes::grad_weight(gyt, oc, p, x + i * image_size, pad, gwc, first);  // stored by the first
       } else if (avx512) {  // the bias gradient read on the way
         shift_image(s, x + i * image_size, pad);
         conv_avx512::transpose(gyi, oc, l, gyt, gb != nullptr ? gwc + oc * k : nullptr);

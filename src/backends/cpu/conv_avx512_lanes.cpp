@@ -123,7 +123,7 @@ constexpr int kGwVecs = 4;  // vectors of 16 output channels per weight-gradient
 template <int R, int V>
 LOCUS_AVX512 void gw_block(const float* __restrict gyt, int64_t oc, int64_t ow, const float* __restrict img,
                            int64_t xs, int64_t wp, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
-                           float* __restrict gwt, int64_t ldg, __mmask16 last) {
+                           float* __restrict gwt, int64_t ldg, __mmask16 last, bool store) {
   __m512 acc[R][V];
 #pragma GCC unroll 8
   for (int rr = 0; rr < R; ++rr)
@@ -145,6 +145,16 @@ LOCUS_AVX512 void gw_block(const float* __restrict gyt, int64_t oc, int64_t ow, 
       }
     }
   }
+  if (store) {
+#pragma GCC unroll 8
+    for (int rr = 0; rr < R; ++rr) {
+      float* o = gwt + rr * ldg;
+#pragma GCC unroll 4
+      for (int v = 0; v < V - 1; ++v) _mm512_storeu_ps(o + 16 * v, acc[rr][v]);
+      _mm512_mask_storeu_ps(o + 16 * (V - 1), last, acc[rr][V - 1]);
+    }
+    return;
+  }
 #pragma GCC unroll 8
   for (int rr = 0; rr < R; ++rr) {
     float* o = gwt + rr * ldg;
@@ -156,7 +166,7 @@ LOCUS_AVX512 void gw_block(const float* __restrict gyt, int64_t oc, int64_t ow, 
 }
 
 using GwBlock = void (*)(const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, float*, int64_t, __mmask16);
+                         int64_t, float*, int64_t, __mmask16, bool);
 template <int V, int... R>
 GwBlock gw_block_for(int rows, std::integer_sequence<int, R...>) {
   static constexpr GwBlock table[] = {gw_block<R + 1, V>...};
@@ -198,17 +208,19 @@ int64_t packed_size(const P& p, int64_t oc) { return round16(oc) * p.c * p.kh * 
 
 void pack(const float* w, int64_t oc, const P& p, float* packed, bool flip) {
   const int64_t win = p.kh * p.kw, k = p.c * win;
-  // w's element (output channel o, input channel c, tap t)
-  auto at = [&](int64_t o, int64_t c, int64_t t) {
-    return flip ? w[(c * oc + o) * win + win - 1 - t] : w[(o * p.c + c) * win + t];
-  };
+  // w's element (output channel o, input channel c, tap t) is w[o * so + c * sc + t * st + s0]
+  const int64_t so = flip ? win : p.c * win, sc = flip ? oc * win : win, st = flip ? -1 : 1, s0 = flip ? win - 1 : 0;
   parallel_for(0, p.c, std::max<int64_t>(1, kGrainCheap / (round16(oc) * win)), [&](int64_t cb, int64_t ce) {
     for_channel_blocks(oc, [&](int64_t o0, int vecs) {
-      const int64_t width = 16 * vecs;
+      const int64_t width = 16 * vecs, n = std::min<int64_t>(width, oc - o0);
       float* dst = packed + o0 * k;
-      for (int64_t t = 0; t < win; ++t)
-        for (int64_t c = cb; c < ce; ++c)
-          for (int64_t q = 0; q < width; ++q) dst[(t * p.c + c) * width + q] = o0 + q < oc ? at(o0 + q, c, t) : 0.f;
+      for (int64_t c = cb; c < ce; ++c)
+        for (int64_t t = 0; t < win; ++t) {
+          float* d = dst + (t * p.c + c) * width;
+          const float* src = w + o0 * so + c * sc + t * st + s0;
+          for (int64_t q = 0; q < n; ++q) d[q] = src[q * so];
+          std::fill(d + n, d + width, 0.f);
+        }
     });
   });
 }
@@ -236,18 +248,21 @@ void forward(const float* packed, int64_t oc, const P& p, const float* image, co
 
 int64_t grad_weight_scratch_size(const P& p) { return p.c * p.h * (p.w + 2 * p.pw); }
 
-void grad_weight(const float* gyt, int64_t oc, const P& p, const float* image, float* scratch, float* gwt) {
+void grad_weight(const float* gyt, int64_t oc, const P& p, const float* image, float* scratch, float* gwt, bool store) {
   const int64_t wp = p.w + 2 * p.pw, xs = p.h * wp, win = p.kh * p.kw;
   pad_columns(p, image, scratch);
   for (int64_t i = 0; i < p.kh; ++i) {
     // output rows y whose input row y - ph + i*dh is inside the image
     const int64_t dy = i * p.dh - p.ph;
     const int64_t y0 = std::max<int64_t>(0, -dy), y1 = std::min<int64_t>(p.oh, p.h - dy);
-    if (y1 <= y0) continue;
     for (int64_t j = 0; j < p.kw; ++j) {
       const int64_t dx = j * p.dw - p.pw;
       const int64_t x0 = std::max<int64_t>(0, -dx), x1 = std::min<int64_t>(p.ow, p.w - dx);
-      if (x1 <= x0) continue;
+      if (y1 <= y0 || x1 <= x0) {  // a tap that meets only padding: its rows are 0
+        if (store)
+          for (int64_t c = 0; c < p.c; ++c) std::fill_n(gwt + (c * win + i * p.kw + j) * oc, oc, 0.f);
+        continue;
+      }
       // img rows y + dy, columns x + dx + pw (padded)
       const float* base = scratch + dy * wp + (dx + p.pw);
       for (int64_t c0 = 0; c0 < p.c; c0 += kGwRows) {
@@ -256,7 +271,7 @@ void grad_weight(const float* gyt, int64_t oc, const P& p, const float* image, f
           const int vecs = static_cast<int>(std::min<int64_t>(kGwVecs, (oc - o0 + 15) / 16));
           gw_block_for(rows, vecs)(gyt + o0, oc, p.ow, base + c0 * xs, xs, wp, y0, y1, x0, x1,
                                    gwt + (c0 * win + i * p.kw + j) * oc + o0, win * oc,
-                                   tail_mask(oc - o0 - 16 * (vecs - 1)));
+                                   tail_mask(oc - o0 - 16 * (vecs - 1)), store);
         }
       }
     }
@@ -274,7 +289,7 @@ void pack(const float*, int64_t, const P&, float*, bool) {}
 int64_t scratch_size(const P&, int64_t) { return 0; }
 void forward(const float*, int64_t, const P&, const float*, const float*, float*, float*) {}
 int64_t grad_weight_scratch_size(const P&) { return 0; }
-void grad_weight(const float*, int64_t, const P&, const float*, float*, float*) {}
+void grad_weight(const float*, int64_t, const P&, const float*, float*, float*, bool) {}
 }  // namespace locus::cpu::conv_lanes
 
 #endif

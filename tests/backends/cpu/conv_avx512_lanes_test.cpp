@@ -1,8 +1,9 @@
-// CPU backend: the output-channels-in-lanes convolution kernel (conv_avx512_lanes.h) called directly,
-// whatever conv_lanes::suits would pick, on shapes that exercise its edges: tiny images (1x1, 2x3),
-// rows shorter and longer than a block and not a multiple of it, padding 0 to beyond the window,
-// dilation, windows that are not square, channel counts that are not a multiple of 16 (a masked last
-// vector) and one to three vectors per block; against direct loops in double.
+// CPU backend: the output-channels-in-lanes convolution kernels (conv_avx512_lanes.h: forward and
+// weight gradient) called directly, whatever conv_lanes::suits would pick, on shapes that exercise
+// their edges: tiny images (1x1, 2x3: taps that meet only padding), rows shorter and longer than a
+// block and not a multiple of it, padding 0 to beyond the window, dilation, windows that are not
+// square, channel counts that are not a multiple of 16 (a masked last vector) or of the weight
+// gradient's 6 rows, and one to four vectors per block; against direct loops in double.
 #include <cmath>
 #include <vector>
 
@@ -19,7 +20,7 @@ struct LaneShape {
   int64_t c, h, w, kh, kw, ph, pw, d, oc;
 };
 
-TEST(CpuConv2d, LanesKernelMatchesDirectLoops) {
+TEST(CpuConv2d, LanesKernelsMatchDirectLoops) {
   if (!cpu::conv_avx512::available()) GTEST_SKIP() << "no AVX-512F (or LOCUS_CPU_ISA caps it)";
   for (const LaneShape s : {
            LaneShape{3, 1, 1, 3, 3, 1, 1, 1, 5},      // 1x1 image: the centre tap only
@@ -51,6 +52,35 @@ TEST(CpuConv2d, LanesKernelMatchesDirectLoops) {
     std::vector<float> packed(static_cast<size_t>(cpu::conv_lanes::packed_size(p, s.oc))),
         scratch(static_cast<size_t>(cpu::conv_lanes::scratch_size(p, s.oc))), y(static_cast<size_t>(s.oc * l), 123.f);
     cpu::conv_lanes::pack(w.data(), s.oc, p, packed.data());
+    // the weight gradient (transposed, [c*kh*kw, oc]) from gyt [l, oc]: added to 0.5, and stored
+    // over NaN
+    std::vector<float> gyt(static_cast<size_t>(l * s.oc)),
+        gscratch(static_cast<size_t>(cpu::conv_lanes::grad_weight_scratch_size(p)));
+    for (size_t i = 0; i < gyt.size(); ++i) gyt[i] = static_cast<float>(std::sin(0.05 * static_cast<double>(i) + 1));
+    for (const bool store : {false, true}) {
+      std::vector<float> gwt(static_cast<size_t>(s.c * win * s.oc), store ? NAN : 0.5f);
+      cpu::conv_lanes::grad_weight(gyt.data(), s.oc, p, x.data(), gscratch.data(), gwt.data(), store);
+      int bad = 0;
+      for (int64_t c = 0; c < s.c; ++c)
+        for (int64_t t = 0; t < win; ++t)
+          for (int64_t o = 0; o < s.oc && bad < 5; ++o) {
+            const int64_t i = t / s.kw, j = t % s.kw;
+            double want = store ? 0.0 : 0.5, mag = std::fabs(want);
+            for (int64_t oy = 0; oy < p.oh; ++oy)
+              for (int64_t ox = 0; ox < p.ow; ++ox) {
+                const int64_t iy = oy - s.ph + i * s.d, ix = ox - s.pw + j * s.d;
+                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+                const double v = static_cast<double>(x[static_cast<size_t>((c * s.h + iy) * s.w + ix)]) *
+                                 gyt[static_cast<size_t>((oy * p.ow + ox) * s.oc + o)];
+                want += v;
+                mag += std::fabs(v);
+              }
+            const double got = gwt[static_cast<size_t>((c * win + t) * s.oc + o)];
+            if (!(std::fabs(got - want) <= 1e-5 * mag + 1e-6) && bad++ < 5)
+              ADD_FAILURE() << "store=" << store << " gw[" << c << "][" << t << "][" << o << "]: " << got << ", want "
+                            << want;
+          }
+    }
     for (const bool bias : {true, false}) {
       cpu::conv_lanes::forward(packed.data(), s.oc, p, x.data(), bias ? b.data() : nullptr, scratch.data(), y.data());
       int bad = 0;
