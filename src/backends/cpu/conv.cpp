@@ -509,7 +509,7 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
   const std::unique_ptr<float[]> sums(new float[static_cast<size_t>(summed ? blocks * size : 0)]);
   const bool gw_lanes = avx512 && conv_lanes::suits(p, oc);  // the weight gradient without the padding's taps
   const size_t gw_scratch =
-      gw != nullptr ? static_cast<size_t>((gw_lanes ? conv_lanes::grad_weight_scratch_size(p) : s.padded) + l * oc) : 0;
+      gw == nullptr ? 0 : static_cast<size_t>(gw_lanes ? conv_lanes::grad_weight_scratch_size(p, oc) : s.padded + l * oc);
   for_images<float>(p.n, [&](int64_t i, int64_t c) {
     float* buf = scratch<float>(gw_scratch + gx_scratch);
     const float* gyi = gy + i * oc * l;
@@ -520,8 +520,8 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
       float* gyt = buf;
       float* pad = gyt + l * oc;
       if (gw_lanes) {
-        conv_avx512::transpose(gyi, oc, l, gyt, gb != nullptr ? gwc + oc * k : nullptr);
-        conv_lanes::grad_weight(gyt, oc, p, x + i * image_size, pad, gwc, first);  // stored by the first
+        // stored by the block's first image; the bias gradient read on the way
+        conv_lanes::grad_weight(gyi, oc, p, x + i * image_size, buf, gwc, gb != nullptr ? gwc + oc * k : nullptr, first);
       } else if (avx512) {  // the bias gradient read on the way
         shift_image(s, x + i * image_size, pad);
         conv_avx512::transpose(gyi, oc, l, gyt, gb != nullptr ? gwc + oc * k : nullptr);

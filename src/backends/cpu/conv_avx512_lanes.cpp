@@ -246,10 +246,18 @@ void forward(const float* packed, int64_t oc, const P& p, const float* image, co
   conv_avx512::transpose(tile, l, oc, out);
 }
 
-int64_t grad_weight_scratch_size(const P& p) { return p.c * p.h * (p.w + 2 * p.pw); }
+int64_t grad_weight_scratch_size(const P& p, int64_t oc) { return p.oh * p.ow * oc + p.c * p.h * (p.w + 2 * p.pw); }
 
-void grad_weight(const float* gyt, int64_t oc, const P& p, const float* image, float* scratch, float* gwt, bool store) {
-  const int64_t wp = p.w + 2 * p.pw, xs = p.h * wp, win = p.kh * p.kw;
+void grad_weight(const float* gy, int64_t oc, const P& p, const float* image, float* scratch, float* gwt,
+                 float* bias_sums, bool store) {
+  const int64_t wp = p.w + 2 * p.pw, xs = p.h * wp, win = p.kh * p.kw, l = p.oh * p.ow;
+  // gy transposed per block of 64 channels: block o0 is [l, width] at gyt + o0 * l, so a block's
+  // positions are read one after the other
+  float* gyt = scratch;
+  scratch += l * oc;
+  for (int64_t o0 = 0; o0 < oc; o0 += kGwVecs * kLanes)
+    conv_avx512::transpose(gy + o0 * l, std::min<int64_t>(kGwVecs * kLanes, oc - o0), l, gyt + o0 * l,
+                           bias_sums != nullptr ? bias_sums + o0 : nullptr);
   pad_columns(p, image, scratch);
   for (int64_t i = 0; i < p.kh; ++i) {
     // output rows y whose input row y - ph + i*dh is inside the image
@@ -269,7 +277,7 @@ void grad_weight(const float* gyt, int64_t oc, const P& p, const float* image, f
         const int rows = static_cast<int>(std::min<int64_t>(kGwRows, p.c - c0));
         for (int64_t o0 = 0; o0 < oc; o0 += kGwVecs * kLanes) {
           const int vecs = static_cast<int>(std::min<int64_t>(kGwVecs, (oc - o0 + 15) / 16));
-          gw_block_for(rows, vecs)(gyt + o0, oc, p.ow, base + c0 * xs, xs, wp, y0, y1, x0, x1,
+          gw_block_for(rows, vecs)(gyt + o0 * l, std::min<int64_t>(kGwVecs * kLanes, oc - o0), p.ow, base + c0 * xs, xs, wp, y0, y1, x0, x1,
                                    gwt + (c0 * win + i * p.kw + j) * oc + o0, win * oc,
                                    tail_mask(oc - o0 - 16 * (vecs - 1)), store);
         }
@@ -288,8 +296,8 @@ int64_t packed_size(const P&, int64_t) { return 0; }
 void pack(const float*, int64_t, const P&, float*, bool) {}
 int64_t scratch_size(const P&, int64_t) { return 0; }
 void forward(const float*, int64_t, const P&, const float*, const float*, float*, float*) {}
-int64_t grad_weight_scratch_size(const P&) { return 0; }
-void grad_weight(const float*, int64_t, const P&, const float*, float*, float*, bool) {}
+int64_t grad_weight_scratch_size(const P&, int64_t) { return 0; }
+void grad_weight(const float*, int64_t, const P&, const float*, float*, float*, float*, bool) {}
 }  // namespace locus::cpu::conv_lanes
 
 #endif

@@ -32,11 +32,12 @@ void forward(const float* packed, int64_t oc, const P& p, const float* image, co
              float* out);
 
 /// Floats of scratch grad_weight needs.
-int64_t grad_weight_scratch_size(const P& p);
+int64_t grad_weight_scratch_size(const P& p, int64_t oc);
 /// gwt[r][o] += the weight gradient of image [c, h, w] for column row r = (c, i, j) and output
-/// channel o (transposed, [c*kh*kw, oc]), from the output gradient transposed (gyt [oh*ow, oc]);
-/// with `store`, gwt[r][o] = that gradient (gwt need not be initialised).
-void grad_weight(const float* gyt, int64_t oc, const P& p, const float* image, float* scratch, float* gwt,
-                 bool store = false);
+/// channel o (transposed, [c*kh*kw, oc]), from the output gradient gy [oc, oh*ow]; with `store`,
+/// gwt[r][o] = that gradient (gwt need not be initialised). bias_sums (when not null) [o] += the
+/// sum of gy's row o.
+void grad_weight(const float* gy, int64_t oc, const P& p, const float* image, float* scratch, float* gwt,
+                 float* bias_sums, bool store = false);
 
 }  // namespace locus::cpu::conv_lanes

@@ -52,14 +52,20 @@ TEST(CpuConv2d, LanesKernelsMatchDirectLoops) {
     std::vector<float> packed(static_cast<size_t>(cpu::conv_lanes::packed_size(p, s.oc))),
         scratch(static_cast<size_t>(cpu::conv_lanes::scratch_size(p, s.oc))), y(static_cast<size_t>(s.oc * l), 123.f);
     cpu::conv_lanes::pack(w.data(), s.oc, p, packed.data());
-    // the weight gradient (transposed, [c*kh*kw, oc]) from gyt [l, oc]: added to 0.5, and stored
-    // over NaN
-    std::vector<float> gyt(static_cast<size_t>(l * s.oc)),
-        gscratch(static_cast<size_t>(cpu::conv_lanes::grad_weight_scratch_size(p)));
-    for (size_t i = 0; i < gyt.size(); ++i) gyt[i] = static_cast<float>(std::sin(0.05 * static_cast<double>(i) + 1));
+    // the weight gradient (transposed, [c*kh*kw, oc]) from gy [oc, l]: added to 0.5, and stored
+    // over NaN; the bias gradient added to 0.25
+    std::vector<float> gy(static_cast<size_t>(s.oc * l)),
+        gscratch(static_cast<size_t>(cpu::conv_lanes::grad_weight_scratch_size(p, s.oc)));
+    for (size_t i = 0; i < gy.size(); ++i) gy[i] = static_cast<float>(std::sin(0.05 * static_cast<double>(i) + 1));
     for (const bool store : {false, true}) {
-      std::vector<float> gwt(static_cast<size_t>(s.c * win * s.oc), store ? NAN : 0.5f);
-      cpu::conv_lanes::grad_weight(gyt.data(), s.oc, p, x.data(), gscratch.data(), gwt.data(), store);
+      std::vector<float> gwt(static_cast<size_t>(s.c * win * s.oc), store ? NAN : 0.5f),
+          gb(static_cast<size_t>(s.oc), 0.25f);
+      cpu::conv_lanes::grad_weight(gy.data(), s.oc, p, x.data(), gscratch.data(), gwt.data(), gb.data(), store);
+      for (int64_t o = 0; o < s.oc; ++o) {
+        double want = 0.25, mag = 0.25;
+        for (int64_t t = 0; t < l; ++t) want += gy[static_cast<size_t>(o * l + t)], mag += std::fabs(gy[static_cast<size_t>(o * l + t)]);
+        EXPECT_NEAR(gb[static_cast<size_t>(o)], want, 1e-5 * mag + 1e-6) << "gb[" << o << "]";
+      }
       int bad = 0;
       for (int64_t c = 0; c < s.c; ++c)
         for (int64_t t = 0; t < win; ++t)
@@ -71,7 +77,7 @@ TEST(CpuConv2d, LanesKernelsMatchDirectLoops) {
                 const int64_t iy = oy - s.ph + i * s.d, ix = ox - s.pw + j * s.d;
                 if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
                 const double v = static_cast<double>(x[static_cast<size_t>((c * s.h + iy) * s.w + ix)]) *
-                                 gyt[static_cast<size_t>((oy * p.ow + ox) * s.oc + o)];
+                                 gy[static_cast<size_t>(o * l + oy * p.ow + ox)];
                 want += v;
                 mag += std::fabs(v);
               }
