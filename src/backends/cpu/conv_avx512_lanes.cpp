@@ -182,14 +182,19 @@ GwBlock gw_block_for(int rows, int vecs) {
   }
 }
 
-// The image with pw zero columns on either side: [c, h, w + 2*pw].
-void pad_columns(const P& p, const float* image, float* img) {
+// The image with pw zero columns on either side: [c, h, w + 2*pw]; rows in masked vectors (a
+// memmove call per 8-float row cost 1 % of the 8x8 forward).
+LOCUS_AVX512 void pad_columns(const P& p, const float* image, float* img) {
   const int64_t wp = p.w + 2 * p.pw;
+  const __m512 zero = _mm512_setzero_ps();
   for (int64_t r = 0; r < p.c * p.h; ++r) {
     float* d = img + r * wp;
-    std::fill(d, d + p.pw, 0.f);
-    std::copy_n(image + r * p.w, p.w, d + p.pw);
-    std::fill(d + p.pw + p.w, d + wp, 0.f);
+    const float* src = image + r * p.w;
+    for (int64_t x = 0; x < wp; x += 16) _mm512_mask_storeu_ps(d + x, tail_mask(wp - x), zero);
+    for (int64_t x = 0; x < p.w; x += 16) {
+      const __mmask16 m = tail_mask(p.w - x);
+      _mm512_mask_storeu_ps(d + p.pw + x, m, _mm512_maskz_loadu_ps(m, src + x));
+    }
   }
 }
 
