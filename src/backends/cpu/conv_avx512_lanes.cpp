@@ -205,8 +205,9 @@ bool suits(const P& p, int64_t oc) {
   // Measured faster than the shifted layout's kernels (one thread, batch 64, forward and forward +
   // backward) by 3-15 % from 32->64 channels at 8x8 and 16x16 to 128->256 at 8x8, and 3 % at
   // 64->128 on 32x32; 16->32 at 16x16 measured 0-4 % faster too, but the small-channel shapes stay
-  // on the shifted layout (rows of 14, 28 positions are not whole blocks either).
-  return p.c >= 32 && oc >= 32 && p.ow % kPos == 0 && p.oh * p.ow <= 1024;
+  // on the shifted layout (rows of 14, 28 positions are not whole blocks either). Without padding
+  // there is nothing to skip: 256->256 1x1 at 8x8 measured 2-3 % slower here.
+  return p.c >= 32 && oc >= 32 && p.ow % kPos == 0 && p.oh * p.ow <= 1024 && (p.ph > 0 || p.pw > 0);
 }
 
 int64_t packed_size(const P& p, int64_t oc) { return round16(oc) * p.c * p.kh * p.kw; }

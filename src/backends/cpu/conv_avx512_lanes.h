@@ -15,7 +15,7 @@ using P = backend::Backend::Im2Col;
 /// Whether these kernels serve a float convolution of one image with geometry p (c input
 /// channels) into oc output channels: AVX-512F (conv_avx512::available), stride 1, and the shapes
 /// where they measured faster than the shifted layout's (32 channels or more on both sides, rows
-/// of whole 8-position blocks, up to 32x32 outputs).
+/// of whole 8-position blocks, up to 32x32 outputs, padding to skip).
 bool suits(const P& p, int64_t oc);
 
 /// Floats of the packed weight for oc output channels (a multiple of 16 of them times the window).
