@@ -515,7 +515,10 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
     const float* gyi = gy + i * oc * l;
     float* gwc = sums.get() + c * size;
     const bool first = i == c * p.n / blocks;  // the block's first image: its sums start here
-    if (summed && first) std::fill_n(gwc + (gw != nullptr && gw_lanes ? oc * k : 0), gw != nullptr && gw_lanes ? oc : size, 0.f);
+    if (summed && first) {  // (conv_lanes::grad_weight stores its part)
+      const bool stores = gw != nullptr && gw_lanes;
+      std::fill_n(gwc + (stores ? oc * k : 0), stores ? oc : size, 0.f);
+    }
     if (gw != nullptr) {
       float* gyt = buf;
       float* pad = gyt + l * oc;
@@ -543,7 +546,8 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
       else conv_avx2::forward(packed.data(), p.c, st->k, tpad, st->offs.data(), gx + i * image_size, st->l);
     }
   });
-  // the blocks' sums into block 0's, in block order (sequential, vectorised), then gw transposed
+  // the blocks' sums into block 0's, each element in block order (on the pool's threads), then gw
+  // transposed
   if (!summed) return;
   float* total = sums.get();
   parallel_for(0, size, kGrainCheap, [&](int64_t b, int64_t e) {  // each element in block order
