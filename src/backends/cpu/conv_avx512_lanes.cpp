@@ -8,6 +8,10 @@
 // reaching one column over the border, by far the common case) by their own instantiations, any
 // other partial range on the zero columns. Results go to a [positions, oc] tile, bias included,
 // then are transposed to [oc, positions].
+// Weight gradient: 6 input channels of one window tap x 4 vectors of 16 output channels, summed
+// over the positions whose input is inside the image (a rectangle per tap), one broadcast input
+// value per channel and four loads of the transposed output gradient per position. That gradient
+// is transposed per 64-channel block, so a block's positions are read one after the other.
 #include "backends/cpu/conv_avx512_lanes.h"
 
 #include <algorithm>
@@ -116,12 +120,13 @@ void for_channel_blocks(int64_t oc, F&& f) {
 constexpr int kGwRows = 6;  // input channels per weight-gradient block (one window tap)
 constexpr int kGwVecs = 4;  // vectors of 16 output channels per weight-gradient block
 
-// gwt[(c + rr) * win + tap][..] += sum over the positions (y, x), y0 <= y < y1, x0 <= x < x1, of
-// img[c + rr][y + dy][x + dx] * gyt[y * ow + x][..] for R channels and V vectors of output channels
-// (the last one's lanes limited by `last`): one window tap's rows, over the positions whose input
-// is inside the image only. img is the padded copy (rows xs apart per channel, wp wide).
+// gwt[rr * ldg][..] += (= with `store`) the sum over the positions (y, x), y0 <= y < y1,
+// x0 <= x < x1, of img[rr * xs + y * wp + x] * gyt[(y * ow + x) * ld][..] for R channels rr and V
+// vectors of output channels (the last one's lanes limited by `last`): one window tap's rows, over
+// the positions whose input is inside the image only; img points into the padded copy at the
+// tap's shift, gyt at a block of the transposed output gradient (ld channels a position).
 template <int R, int V>
-LOCUS_AVX512 void gw_block(const float* __restrict gyt, int64_t oc, int64_t ow, const float* __restrict img,
+LOCUS_AVX512 void gw_block(const float* __restrict gyt, int64_t ld, int64_t ow, const float* __restrict img,
                            int64_t xs, int64_t wp, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
                            float* __restrict gwt, int64_t ldg, __mmask16 last, bool store) {
   __m512 acc[R][V];
@@ -130,9 +135,9 @@ LOCUS_AVX512 void gw_block(const float* __restrict gyt, int64_t oc, int64_t ow, 
 #pragma GCC unroll 4
     for (int v = 0; v < V; ++v) acc[rr][v] = _mm512_setzero_ps();
   for (int64_t y = y0; y < y1; ++y) {
-    const float* g = gyt + (y * ow + x0) * oc;
+    const float* g = gyt + (y * ow + x0) * ld;
     const float* x = img + y * wp + x0;
-    for (int64_t t = 0; t < x1 - x0; ++t, g += oc) {
+    for (int64_t t = 0; t < x1 - x0; ++t, g += ld) {
       __m512 gv[V];
 #pragma GCC unroll 4
       for (int v = 0; v < V - 1; ++v) gv[v] = _mm512_loadu_ps(g + 16 * v);
