@@ -6,12 +6,14 @@
 #include <atomic>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "backends/cpu/blas.h"
 #include "backends/cpu/conv_avx2.h"
 #include "backends/cpu/conv_avx512.h"
+#include "backends/cpu/conv_avx512_lanes.h"
 #include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/kernels.h"
 
@@ -461,6 +463,15 @@ bool all_finite_parallel(const T* v, int64_t n) {
 void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p) {
   if (conv_winograd::applies(p, oc)) return conv_winograd::forward(x, w, bias, y, oc, p);
   const bool avx512 = shifted_kernels(p.n, p, false) == ShiftedKernels::kAvx512;
+  if (avx512 && conv_lanes::suits(p, oc)) {  // output channels in the lanes: no taps on the padding
+    std::vector<float> packed(static_cast<size_t>(conv_lanes::packed_size(p, oc)));
+    conv_lanes::pack(w, oc, p, packed.data());
+    const int64_t image_size = p.c * p.h * p.w;
+    return for_images<float>(p.n, [&](int64_t i, int64_t) {
+      float* buf = scratch<float>(static_cast<size_t>(conv_lanes::scratch_size(p, oc)));
+      conv_lanes::forward(packed.data(), oc, p, x + i * image_size, bias, buf, y + i * oc * p.oh * p.ow);
+    });
+  }
   const Shifted s(p);
   const int64_t image_size = p.c * p.h * p.w;
   std::vector<float> packed(static_cast<size_t>(oc * s.k));
@@ -511,28 +522,47 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
   const int64_t k = s.k, l = s.l, image_size = p.c * p.h * p.w;
   std::vector<float> packed;
   if (winograd) conv_winograd::forward(gy, flipped_weight(w, oc, p).data(), nullptr, gx, p.c, ptn);
-  if (st) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
+  // else the input gradient with the output channels in the lanes (conv_avx512_lanes.h) where it suits
+  const bool lanes = avx512 && st && conv_lanes::suits(pt, p.c);
+  if (lanes) {  // flipped as it is packed
+    packed.resize(static_cast<size_t>(conv_lanes::packed_size(pt, p.c)));
+    conv_lanes::pack(w, p.c, pt, packed.data(), true);
+  } else if (st) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
     const std::vector<float> flipped = flipped_weight(w, oc, p);
     const int64_t win = p.kh * p.kw;
     packed.resize(static_cast<size_t>(oc * k));
     if (avx512) conv_avx512::pack_forward(flipped.data(), p.c, oc * win, packed.data());
     else conv_avx2::pack_forward(flipped.data(), p.c, oc * win, packed.data());
   }
-  const int64_t blocks = image_blocks(p.n);
-  std::vector<float> sums(static_cast<size_t>(blocks * (oc * k + oc)), 0.f);
-  const size_t gw_scratch = gw != nullptr ? static_cast<size_t>(s.padded + l * oc) : 0;
+  const size_t gx_scratch = !st ? 0 : static_cast<size_t>(lanes ? conv_lanes::scratch_size(pt, p.c) : st->padded);
+  const int64_t blocks = image_blocks(p.n), size = oc * k + oc;
+  // block c's sums at sums[c * size], zeroed by the block's first image (on the pool's threads)
+  const bool summed = gw != nullptr || gb != nullptr;
+  const std::unique_ptr<float[]> sums(new float[static_cast<size_t>(summed ? blocks * size : 0)]);
+  const bool gw_lanes = avx512 && conv_lanes::suits(p, oc);  // the weight gradient without the padding's taps
+  const size_t gw_scratch =
+      gw == nullptr ? 0 : static_cast<size_t>(gw_lanes ? conv_lanes::grad_weight_scratch_size(p, oc) : s.padded + l * oc);
   for_images<float>(p.n, [&](int64_t i, int64_t c) {
-    float* buf = scratch<float>(gw_scratch + (st ? static_cast<size_t>(st->padded) : 0));
+    float* buf = scratch<float>(gw_scratch + gx_scratch);
     const float* gyi = gy + i * oc * l;
-    float* gwc = sums.data() + c * (oc * k + oc);
+    float* gwc = sums.get() + c * size;
+    const bool first = i == c * p.n / blocks;  // the block's first image: its sums start here
+    if (summed && first) {  // (conv_lanes::grad_weight stores its part)
+      const bool stores = gw != nullptr && gw_lanes;
+      std::fill_n(gwc + (stores ? oc * k : 0), stores ? oc : size, 0.f);
+    }
     if (gw != nullptr) {
-      float* pad = buf;
-      float* gyt = pad + s.padded;
-      shift_image(s, x + i * image_size, pad);
-      if (avx512) {  // the bias gradient read on the way
+      float* gyt = buf;
+      float* pad = gyt + l * oc;
+      if (gw_lanes) {
+        // stored by the block's first image; the bias gradient read on the way
+        conv_lanes::grad_weight(gyi, oc, p, x + i * image_size, buf, gwc, gb != nullptr ? gwc + oc * k : nullptr, first);
+      } else if (avx512) {  // the bias gradient read on the way
+        shift_image(s, x + i * image_size, pad);
         conv_avx512::transpose(gyi, oc, l, gyt, gb != nullptr ? gwc + oc * k : nullptr);
         conv_avx512::grad_weight(gyt, oc, k, pad, s.offs.data(), l, gwc);
       } else {
+        shift_image(s, x + i * image_size, pad);
         conv_avx2::grad_weight(gyi, oc, k, pad, s.offs.data(), l, gwc);  // [oc, k]
       }
     }
@@ -542,18 +572,22 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
     }
     if (st) {
       float* tpad = buf + gw_scratch;
+      if (lanes) return conv_lanes::forward(packed.data(), p.c, pt, gyi, nullptr, tpad, gx + i * image_size);
       shift_image(*st, gyi, tpad);
       if (avx512) conv_avx512::forward(packed.data(), p.c, st->k, tpad, st->offs.data(), nullptr, gx + i * image_size, st->l);
       else conv_avx2::forward(packed.data(), p.c, st->k, tpad, st->offs.data(), gx + i * image_size, st->l);
     }
   });
-  // the blocks' sums into block 0's, in block order (sequential, vectorised), then gw transposed
-  float* total = sums.data();
-  const int64_t size = oc * k + oc;
-  for (int64_t c = 1; c < blocks; ++c) {
-    const float* __restrict sc = sums.data() + c * size;
-    for (int64_t t = 0; t < size; ++t) total[t] += sc[t];
-  }
+  // the blocks' sums into block 0's, each element in block order (on the pool's threads), then gw
+  // transposed
+  if (!summed) return;
+  float* total = sums.get();
+  parallel_for(0, size, kGrainCheap, [&](int64_t b, int64_t e) {  // each element in block order
+    for (int64_t c = 1; c < blocks; ++c) {
+      const float* __restrict sc = sums.get() + c * size;
+      for (int64_t t = b; t < e; ++t) total[t] += sc[t];
+    }
+  });
   if (gw != nullptr) {
     if (avx512) conv_avx512::transpose(total, k, oc, gw);
     else std::copy_n(total, oc * k, gw);

@@ -93,6 +93,9 @@ TEST(CpuConv2d, KernelsMatchDirectLoopsOnOddShapes) {
            Shape{4, 130, 4, 4, 3, 3, 1, 1, 1, 7},    // 16 positions; input gradient with 130 output channels
            Shape{2, 3, 9, 7, 3, 2, 1, 0, 1, 18},     // a 3x2 window, padding on one side only
            Shape{2, 32, 16, 16, 3, 3, 1, 1, 1, 64},  // the benchmark shapes' kind, smaller
+           // conv_avx512_lanes.h's shapes (forward and input gradient): 64 -> 70 channels at 8x8,
+           // 70 -> 64 at 16x16 (48 + 22 channels in the lanes, a masked last vector)
+           Shape{2, 64, 8, 8, 3, 3, 1, 1, 1, 70}, Shape{2, 70, 16, 16, 3, 3, 1, 1, 1, 64},
            Shape{2, 6, 7, 8, 1, 1, 0, 0, 1, 20},     // 1x1 without padding
            // strided (the input gradient by other kernels; the weight gradient alone by these)
            Shape{3, 5, 11, 10, 3, 3, 1, 1, 1, 17, 2}, Shape{2, 3, 12, 13, 3, 3, 2, 2, 2, 9, 2},

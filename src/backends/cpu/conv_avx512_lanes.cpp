@@ -1,0 +1,314 @@
+// Float convolution kernels for AVX-512F with the output channels in the lanes (conv_avx512_lanes.h).
+// Register block: kPos consecutive output positions of one output row x up to 3 vectors of 16
+// output channels (24 accumulators); per input channel and window tap, three weight vectors are
+// loaded and each position's input value broadcast. The image is copied once with zero columns
+// left and right (padded width w + 2*pw, no padded rows); for each block, taps whose input row is
+// outside the image are skipped, and within a tap's input row only the positions whose input
+// column is inside it are computed: the first and last position of a row (pad <= 1 and a window
+// reaching one column over the border, by far the common case) by their own instantiations, any
+// other partial range on the zero columns. Results go to a [positions, oc] tile, bias included,
+// then are transposed to [oc, positions].
+// Weight gradient: 6 input channels of one window tap x 4 vectors of 16 output channels, summed
+// over the positions whose input is inside the image (a rectangle per tap), one broadcast input
+// value per channel and four loads of the transposed output gradient per position. That gradient
+// is transposed per 64-channel block, so a block's positions are read one after the other.
+#include "backends/cpu/conv_avx512_lanes.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "backends/cpu/conv_avx512.h"
+#include "backends/cpu/kernels.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define LOCUS_AVX512 __attribute__((target("avx512f,fma")))
+#define LOCUS_AVX512_INLINE __attribute__((target("avx512f,fma"), always_inline)) inline
+
+namespace locus::cpu::conv_lanes {
+namespace {
+
+constexpr int kPos = 8;    // output positions per block (one output row's)
+constexpr int kVecs = 3;   // vectors of 16 output channels per block
+constexpr int64_t kLanes = 16;
+
+int64_t round16(int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
+
+inline __mmask16 tail_mask(int64_t n) {  // the first min(n, 16) lanes
+  return n >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << n) - 1);
+}
+
+// acc[p] += w[c] * x[c * xs + p] for positions LO <= p < HI, over n input channels; w advances by
+// 16 * V floats per channel.
+template <int Pn, int V, int LO, int HI>
+LOCUS_AVX512_INLINE void taps(__m512 (&acc)[Pn][V], const float* __restrict w, const float* __restrict x, int64_t xs,
+                              int64_t n) {
+  for (int64_t c = 0; c < n; ++c, w += 16 * V, x += xs) {
+    __m512 wv[V];
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) wv[v] = _mm512_loadu_ps(w + 16 * v);
+#pragma GCC unroll 8
+    for (int q = LO; q < HI; ++q) {
+      const __m512 b = _mm512_set1_ps(x[q]);
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v) acc[q][v] = _mm512_fmadd_ps(wv[v], b, acc[q][v]);
+    }
+  }
+}
+
+// Output row y, positions [x0, x0 + Pn), channels of one block of V vectors (w: its packed weight,
+// [kh*kw][c][16*V]); `tile` at the block's first position and channel, rows ldt apart; `last`
+// limits the last vector's channels.
+template <int Pn, int V>
+LOCUS_AVX512 void block(const float* __restrict w, const P& p, int64_t wp, const float* __restrict img, int64_t y,
+                        int64_t x0, const float* __restrict bias, float* __restrict tile, int64_t ldt, __mmask16 last) {
+  __m512 acc[Pn][V];
+#pragma GCC unroll 4
+  for (int v = 0; v < V; ++v) {
+    const __m512 b = bias == nullptr ? _mm512_setzero_ps()
+                     : v < V - 1     ? _mm512_loadu_ps(bias + 16 * v)
+                                     : _mm512_maskz_loadu_ps(last, bias + 16 * v);
+#pragma GCC unroll 8
+    for (int q = 0; q < Pn; ++q) acc[q][v] = b;
+  }
+  const int64_t xs = p.h * wp, cw = p.c * 16 * V;
+  for (int64_t i = 0; i < p.kh; ++i) {
+    const int64_t iy = y - p.ph + i * p.dh;
+    if (iy < 0 || iy >= p.h) continue;
+    for (int64_t j = 0; j < p.kw; ++j) {
+      // positions x0 + q whose input column x0 + q - pw + j*dw is inside the image
+      const int64_t shift = j * p.dw - p.pw + x0;
+      const int64_t lo = std::max<int64_t>(0, -shift), hi = std::min<int64_t>(Pn, p.w - shift);
+      if (hi <= lo) continue;
+      const float* wt = w + (i * p.kw + j) * cw;
+      const float* xt = img + iy * wp + x0 + j * p.dw;  // padded column = input column + pw
+      if (lo == 0 && hi == Pn) taps<Pn, V, 0, Pn>(acc, wt, xt, xs, p.c);
+      else if (lo == 1 && hi == Pn) taps<Pn, V, 1, Pn>(acc, wt, xt, xs, p.c);
+      else if (lo == 0 && hi == Pn - 1) taps<Pn, V, 0, Pn - 1>(acc, wt, xt, xs, p.c);
+      else taps<Pn, V, 0, Pn>(acc, wt, xt, xs, p.c);  // the rest on the zero columns
+    }
+  }
+#pragma GCC unroll 8
+  for (int q = 0; q < Pn; ++q) {
+    float* o = tile + q * ldt;
+#pragma GCC unroll 4
+    for (int v = 0; v < V - 1; ++v) _mm512_storeu_ps(o + 16 * v, acc[q][v]);
+    _mm512_mask_storeu_ps(o + 16 * (V - 1), last, acc[q][V - 1]);
+  }
+}
+
+using Block = void (*)(const float*, const P&, int64_t, const float*, int64_t, int64_t, const float*, float*, int64_t,
+                       __mmask16);
+template <int V, int... Q>
+Block block_for(int pos, std::integer_sequence<int, Q...>) {
+  static constexpr Block table[] = {block<Q + 1, V>...};
+  return table[pos - 1];
+}
+Block block_for(int pos, int vecs) {
+  const auto seq = std::make_integer_sequence<int, kPos>{};
+  if (vecs == 3) return block_for<3>(pos, seq);
+  if (vecs == 2) return block_for<2>(pos, seq);
+  return block_for<1>(pos, seq);
+}
+
+// The channel blocks: [o0, o0 + 16 * vecs), 3 vectors each, then the rest.
+template <class F>
+void for_channel_blocks(int64_t oc, F&& f) {
+  for (int64_t o0 = 0; o0 < oc; o0 += kVecs * kLanes) f(o0, static_cast<int>(std::min<int64_t>(kVecs, (oc - o0 + 15) / 16)));
+}
+
+constexpr int kGwRows = 6;  // input channels per weight-gradient block (one window tap)
+constexpr int kGwVecs = 4;  // vectors of 16 output channels per weight-gradient block
+
+// gwt[rr * ldg][..] += (= with `store`) the sum over the positions (y, x), y0 <= y < y1,
+// x0 <= x < x1, of img[rr * xs + y * wp + x] * gyt[(y * ow + x) * ld][..] for R channels rr and V
+// vectors of output channels (the last one's lanes limited by `last`): one window tap's rows, over
+// the positions whose input is inside the image only; img points into the padded copy at the
+// tap's shift, gyt at a block of the transposed output gradient (ld channels a position).
+template <int R, int V>
+LOCUS_AVX512 void gw_block(const float* __restrict gyt, int64_t ld, int64_t ow, const float* __restrict img,
+                           int64_t xs, int64_t wp, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
+                           float* __restrict gwt, int64_t ldg, __mmask16 last, bool store) {
+  __m512 acc[R][V];
+#pragma GCC unroll 8
+  for (int rr = 0; rr < R; ++rr)
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) acc[rr][v] = _mm512_setzero_ps();
+  for (int64_t y = y0; y < y1; ++y) {
+    const float* g = gyt + (y * ow + x0) * ld;
+    const float* x = img + y * wp + x0;
+    for (int64_t t = 0; t < x1 - x0; ++t, g += ld) {
+      __m512 gv[V];
+#pragma GCC unroll 4
+      for (int v = 0; v < V - 1; ++v) gv[v] = _mm512_loadu_ps(g + 16 * v);
+      gv[V - 1] = _mm512_maskz_loadu_ps(last, g + 16 * (V - 1));
+#pragma GCC unroll 8
+      for (int rr = 0; rr < R; ++rr) {
+        const __m512 s = _mm512_set1_ps(x[rr * xs + t]);
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v) acc[rr][v] = _mm512_fmadd_ps(s, gv[v], acc[rr][v]);
+      }
+    }
+  }
+  if (store) {
+#pragma GCC unroll 8
+    for (int rr = 0; rr < R; ++rr) {
+      float* o = gwt + rr * ldg;
+#pragma GCC unroll 4
+      for (int v = 0; v < V - 1; ++v) _mm512_storeu_ps(o + 16 * v, acc[rr][v]);
+      _mm512_mask_storeu_ps(o + 16 * (V - 1), last, acc[rr][V - 1]);
+    }
+    return;
+  }
+#pragma GCC unroll 8
+  for (int rr = 0; rr < R; ++rr) {
+    float* o = gwt + rr * ldg;
+#pragma GCC unroll 4
+    for (int v = 0; v < V - 1; ++v) _mm512_storeu_ps(o + 16 * v, _mm512_add_ps(_mm512_loadu_ps(o + 16 * v), acc[rr][v]));
+    float* e = o + 16 * (V - 1);
+    _mm512_mask_storeu_ps(e, last, _mm512_add_ps(_mm512_maskz_loadu_ps(last, e), acc[rr][V - 1]));
+  }
+}
+
+using GwBlock = void (*)(const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, float*, int64_t, __mmask16, bool);
+template <int V, int... R>
+GwBlock gw_block_for(int rows, std::integer_sequence<int, R...>) {
+  static constexpr GwBlock table[] = {gw_block<R + 1, V>...};
+  return table[rows - 1];
+}
+GwBlock gw_block_for(int rows, int vecs) {
+  const auto seq = std::make_integer_sequence<int, kGwRows>{};
+  switch (vecs) {
+    case 4: return gw_block_for<4>(rows, seq);
+    case 3: return gw_block_for<3>(rows, seq);
+    case 2: return gw_block_for<2>(rows, seq);
+    default: return gw_block_for<1>(rows, seq);
+  }
+}
+
+// The image with pw zero columns on either side: [c, h, w + 2*pw]; rows in masked vectors (a
+// memmove call per 8-float row cost 1 % of the 8x8 forward).
+LOCUS_AVX512 void pad_columns(const P& p, const float* image, float* img) {
+  const int64_t wp = p.w + 2 * p.pw;
+  const __m512 zero = _mm512_setzero_ps();
+  for (int64_t r = 0; r < p.c * p.h; ++r) {
+    float* d = img + r * wp;
+    const float* src = image + r * p.w;
+    for (int64_t x = 0; x < wp; x += 16) _mm512_mask_storeu_ps(d + x, tail_mask(wp - x), zero);
+    for (int64_t x = 0; x < p.w; x += 16) {
+      const __mmask16 m = tail_mask(p.w - x);
+      _mm512_mask_storeu_ps(d + p.pw + x, m, _mm512_maskz_loadu_ps(m, src + x));
+    }
+  }
+}
+
+}  // namespace
+
+bool suits(const P& p, int64_t oc) {
+  if (!conv_avx512::available() || p.sh != 1 || p.sw != 1) return false;
+  // Measured faster than the shifted layout's kernels (one thread, batch 64, forward and forward +
+  // backward) by 3-15 % from 32->64 channels at 8x8 and 16x16 to 128->256 at 8x8, and 3 % at
+  // 64->128 on 32x32; 16->32 at 16x16 measured 0-4 % faster too, but the small-channel shapes stay
+  // on the shifted layout (rows of 14, 28 positions are not whole blocks either). Without padding
+  // there is nothing to skip: 256->256 1x1 at 8x8 measured 2-3 % slower here.
+  return p.c >= 32 && oc >= 32 && p.ow % kPos == 0 && p.oh * p.ow <= 1024 && (p.ph > 0 || p.pw > 0);
+}
+
+int64_t packed_size(const P& p, int64_t oc) { return round16(oc) * p.c * p.kh * p.kw; }
+
+void pack(const float* w, int64_t oc, const P& p, float* packed, bool flip) {
+  const int64_t win = p.kh * p.kw, k = p.c * win;
+  // w's element (output channel o, input channel c, tap t) is w[o * so + c * sc + t * st + s0]
+  const int64_t so = flip ? win : p.c * win, sc = flip ? oc * win : win, st = flip ? -1 : 1, s0 = flip ? win - 1 : 0;
+  parallel_for(0, p.c, std::max<int64_t>(1, kGrainCheap / (round16(oc) * win)), [&](int64_t cb, int64_t ce) {
+    for_channel_blocks(oc, [&](int64_t o0, int vecs) {
+      const int64_t width = 16 * vecs, n = std::min<int64_t>(width, oc - o0);
+      float* dst = packed + o0 * k;
+      for (int64_t c = cb; c < ce; ++c)
+        for (int64_t t = 0; t < win; ++t) {
+          float* d = dst + (t * p.c + c) * width;
+          const float* src = w + o0 * so + c * sc + t * st + s0;
+          for (int64_t q = 0; q < n; ++q) d[q] = src[q * so];
+          std::fill(d + n, d + width, 0.f);
+        }
+    });
+  });
+}
+
+int64_t scratch_size(const P& p, int64_t oc) { return p.c * p.h * (p.w + 2 * p.pw) + p.oh * p.ow * oc; }
+
+void forward(const float* packed, int64_t oc, const P& p, const float* image, const float* bias, float* scratch,
+             float* out) {
+  const int64_t wp = p.w + 2 * p.pw, k = p.c * p.kh * p.kw, l = p.oh * p.ow;
+  float* img = scratch;
+  float* tile = scratch + p.c * p.h * wp;
+  pad_columns(p, image, img);
+  for_channel_blocks(oc, [&](int64_t o0, int vecs) {
+    const __mmask16 last = tail_mask(oc - o0 - 16 * (vecs - 1));
+    const float* w = packed + o0 * k;
+    const float* b = bias != nullptr ? bias + o0 : nullptr;
+    for (int64_t y = 0; y < p.oh; ++y)
+      for (int64_t x0 = 0; x0 < p.ow; x0 += kPos) {
+        const int pos = static_cast<int>(std::min<int64_t>(kPos, p.ow - x0));
+        block_for(pos, vecs)(w, p, wp, img, y, x0, b, tile + (y * p.ow + x0) * oc + o0, oc, last);
+      }
+  });
+  conv_avx512::transpose(tile, l, oc, out);
+}
+
+int64_t grad_weight_scratch_size(const P& p, int64_t oc) { return p.oh * p.ow * oc + p.c * p.h * (p.w + 2 * p.pw); }
+
+void grad_weight(const float* gy, int64_t oc, const P& p, const float* image, float* scratch, float* gwt,
+                 float* bias_sums, bool store) {
+  const int64_t wp = p.w + 2 * p.pw, xs = p.h * wp, win = p.kh * p.kw, l = p.oh * p.ow;
+  // gy transposed per block of 64 channels: block o0 is [l, width] at gyt + o0 * l, so a block's
+  // positions are read one after the other
+  float* gyt = scratch;
+  scratch += l * oc;
+  for (int64_t o0 = 0; o0 < oc; o0 += kGwVecs * kLanes)
+    conv_avx512::transpose(gy + o0 * l, std::min<int64_t>(kGwVecs * kLanes, oc - o0), l, gyt + o0 * l,
+                           bias_sums != nullptr ? bias_sums + o0 : nullptr);
+  pad_columns(p, image, scratch);
+  for (int64_t i = 0; i < p.kh; ++i) {
+    // output rows y whose input row y - ph + i*dh is inside the image
+    const int64_t dy = i * p.dh - p.ph;
+    const int64_t y0 = std::max<int64_t>(0, -dy), y1 = std::min<int64_t>(p.oh, p.h - dy);
+    for (int64_t j = 0; j < p.kw; ++j) {
+      const int64_t dx = j * p.dw - p.pw;
+      const int64_t x0 = std::max<int64_t>(0, -dx), x1 = std::min<int64_t>(p.ow, p.w - dx);
+      if (y1 <= y0 || x1 <= x0) {  // a tap that meets only padding: its rows are 0
+        if (store)
+          for (int64_t c = 0; c < p.c; ++c) std::fill_n(gwt + (c * win + i * p.kw + j) * oc, oc, 0.f);
+        continue;
+      }
+      // img rows y + dy, columns x + dx + pw (padded)
+      const float* base = scratch + dy * wp + (dx + p.pw);
+      for (int64_t c0 = 0; c0 < p.c; c0 += kGwRows) {
+        const int rows = static_cast<int>(std::min<int64_t>(kGwRows, p.c - c0));
+        for (int64_t o0 = 0; o0 < oc; o0 += kGwVecs * kLanes) {
+          const int vecs = static_cast<int>(std::min<int64_t>(kGwVecs, (oc - o0 + 15) / 16));
+          gw_block_for(rows, vecs)(gyt + o0 * l, std::min<int64_t>(kGwVecs * kLanes, oc - o0), p.ow, base + c0 * xs, xs, wp, y0, y1, x0, x1,
+                                   gwt + (c0 * win + i * p.kw + j) * oc + o0, win * oc,
+                                   tail_mask(oc - o0 - 16 * (vecs - 1)), store);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace locus::cpu::conv_lanes
+
+#else  // not x86: the other paths serve
+
+namespace locus::cpu::conv_lanes {
+bool suits(const P&, int64_t) { return false; }
+int64_t packed_size(const P&, int64_t) { return 0; }
+void pack(const float*, int64_t, const P&, float*, bool) {}
+int64_t scratch_size(const P&, int64_t) { return 0; }
+void forward(const float*, int64_t, const P&, const float*, const float*, float*, float*) {}
+int64_t grad_weight_scratch_size(const P&, int64_t) { return 0; }
+void grad_weight(const float*, int64_t, const P&, const float*, float*, float*, float*, bool) {}
+}  // namespace locus::cpu::conv_lanes
+
+#endif

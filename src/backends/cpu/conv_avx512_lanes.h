@@ -1,0 +1,43 @@
+#pragma once
+// Float convolution with AVX-512F, output channels in the vector lanes: src/backends/cpu/conv_avx512_lanes.cpp.
+// Unlike the shifted layout's kernels (conv_avx512.h, positions in the lanes), these compute each
+// output position from the window taps that fall inside the image only: no multiply-add meets the
+// zero padding (16 % of a 3x3 pad-1 convolution's at 8x8, 8 % at 16x16), as oneDNN's do. Stride 1,
+// any window, padding and dilation. One image at a time, on the caller's thread.
+#include <cstdint>
+
+#include "core/backend.h"
+
+namespace locus::cpu::conv_lanes {
+
+using P = backend::Backend::Im2Col;
+
+/// Whether these kernels serve a float convolution of one image with geometry p (c input
+/// channels) into oc output channels: AVX-512F (conv_avx512::available), stride 1, and the shapes
+/// where they measured faster than the shifted layout's (32 channels or more on both sides, rows
+/// of whole 8-position blocks, up to 32x32 outputs, padding to skip).
+bool suits(const P& p, int64_t oc);
+
+/// Floats of the packed weight for oc output channels (a multiple of 16 of them times the window).
+int64_t packed_size(const P& p, int64_t oc);
+/// w [oc, c, kh, kw] rearranged for forward (on the pool's threads). With `flip`, w is instead the
+/// weight [c, oc, kh, kw] of the convolution whose input gradient this one is (p its transposed
+/// geometry): each window is read reversed, with the channels swapped.
+void pack(const float* w, int64_t oc, const P& p, float* packed, bool flip = false);
+
+/// Floats of scratch forward needs.
+int64_t scratch_size(const P& p, int64_t oc);
+/// out [oc, oh*ow] = bias (0 when null) + the convolution of image [c, h, w] with the packed weight.
+void forward(const float* packed, int64_t oc, const P& p, const float* image, const float* bias, float* scratch,
+             float* out);
+
+/// Floats of scratch grad_weight needs.
+int64_t grad_weight_scratch_size(const P& p, int64_t oc);
+/// gwt[r][o] += the weight gradient of image [c, h, w] for column row r = (c, i, j) and output
+/// channel o (transposed, [c*kh*kw, oc]), from the output gradient gy [oc, oh*ow]; with `store`,
+/// gwt[r][o] = that gradient (gwt need not be initialised). bias_sums (when not null) [o] += the
+/// sum of gy's row o.
+void grad_weight(const float* gy, int64_t oc, const P& p, const float* image, float* scratch, float* gwt,
+                 float* bias_sums, bool store = false);
+
+}  // namespace locus::cpu::conv_lanes

@@ -1,0 +1,116 @@
+// CPU backend: the output-channels-in-lanes convolution kernels (conv_avx512_lanes.h: forward and
+// weight gradient) called directly, whatever conv_lanes::suits would pick, on shapes that exercise
+// their edges: tiny images (1x1, 2x3: taps that meet only padding), rows shorter and longer than a
+// block and not a multiple of it, padding 0 to beyond the window, dilation, windows that are not
+// square, channel counts that are not a multiple of 16 (a masked last vector) or of the weight
+// gradient's 6 rows, and one to four vectors per block; against direct loops in double.
+#include <cmath>
+#include <vector>
+
+#include "backends/cpu/conv_avx512.h"
+#include "backends/cpu/conv_avx512_lanes.h"
+#include "cpu_testing.h"
+
+namespace cpu_test {
+namespace {
+
+using P = backend::Backend::Im2Col;
+
+struct LaneShape {
+  int64_t c, h, w, kh, kw, ph, pw, d, oc;
+};
+
+TEST(CpuConv2d, LanesKernelsMatchDirectLoops) {
+  if (!cpu::conv_avx512::available()) GTEST_SKIP() << "no AVX-512F (or LOCUS_CPU_ISA caps it)";
+  for (const LaneShape s : {
+           LaneShape{3, 1, 1, 3, 3, 1, 1, 1, 5},      // 1x1 image: the centre tap only
+           LaneShape{4, 2, 3, 3, 3, 1, 1, 1, 17},     // 2x3: every position on a border; 16 + 1 channels
+           LaneShape{64, 8, 8, 3, 3, 1, 1, 1, 70},    // the benchmark's kind: 48 + 22 channels
+           LaneShape{5, 16, 16, 3, 3, 1, 1, 1, 128},  // two blocks per row, 48 + 48 + 32 channels
+           LaneShape{7, 5, 13, 3, 3, 1, 1, 1, 33},    // 13 = 8 + 5 positions per row
+           LaneShape{6, 9, 7, 5, 5, 2, 2, 1, 20},     // 5x5, pad 2: two columns beyond on each side
+           LaneShape{3, 10, 11, 3, 3, 2, 2, 2, 16},   // dilation 2
+           LaneShape{2, 6, 7, 3, 3, 0, 0, 1, 49},     // no padding
+           LaneShape{2, 5, 5, 3, 3, 3, 3, 1, 3},      // padding beyond the window
+           LaneShape{3, 9, 9, 3, 2, 1, 0, 1, 18},     // a 3x2 window, padding on one side only
+           LaneShape{9, 4, 10, 1, 1, 0, 0, 1, 96},    // 1x1
+           LaneShape{2, 3, 20, 1, 3, 0, 1, 1, 144},   // 1x3; three blocks of 3 vectors
+       }) {
+    SCOPED_TRACE(::testing::Message() << "c=" << s.c << " " << s.h << "x" << s.w << " k=" << s.kh << "x" << s.kw
+                                      << " pad=" << s.ph << "," << s.pw << " d=" << s.d << " oc=" << s.oc);
+    P p;
+    p.c = s.c; p.h = s.h; p.w = s.w; p.kh = s.kh; p.kw = s.kw; p.ph = s.ph; p.pw = s.pw; p.dh = p.dw = s.d;
+    p.oh = s.h + 2 * s.ph - s.d * (s.kh - 1);
+    p.ow = s.w + 2 * s.pw - s.d * (s.kw - 1);
+    const int64_t win = s.kh * s.kw, l = p.oh * p.ow;
+    std::vector<float> x(static_cast<size_t>(s.c * s.h * s.w)), w(static_cast<size_t>(s.oc * s.c * win)),
+        b(static_cast<size_t>(s.oc));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(std::cos(0.11 * static_cast<double>(i)));
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(0.5 - 0.1 * static_cast<double>(i));
+    // exact sizes: AddressSanitizer reports any read or write past them
+    std::vector<float> packed(static_cast<size_t>(cpu::conv_lanes::packed_size(p, s.oc))),
+        scratch(static_cast<size_t>(cpu::conv_lanes::scratch_size(p, s.oc))), y(static_cast<size_t>(s.oc * l), 123.f);
+    cpu::conv_lanes::pack(w.data(), s.oc, p, packed.data());
+    // the weight gradient (transposed, [c*kh*kw, oc]) from gy [oc, l]: added to 0.5, and stored
+    // over NaN; the bias gradient added to 0.25
+    std::vector<float> gy(static_cast<size_t>(s.oc * l)),
+        gscratch(static_cast<size_t>(cpu::conv_lanes::grad_weight_scratch_size(p, s.oc)));
+    for (size_t i = 0; i < gy.size(); ++i) gy[i] = static_cast<float>(std::sin(0.05 * static_cast<double>(i) + 1));
+    for (const bool store : {false, true}) {
+      std::vector<float> gwt(static_cast<size_t>(s.c * win * s.oc), store ? NAN : 0.5f),
+          gb(static_cast<size_t>(s.oc), 0.25f);
+      cpu::conv_lanes::grad_weight(gy.data(), s.oc, p, x.data(), gscratch.data(), gwt.data(), gb.data(), store);
+      for (int64_t o = 0; o < s.oc; ++o) {
+        double want = 0.25, mag = 0.25;
+        for (int64_t t = 0; t < l; ++t) want += gy[static_cast<size_t>(o * l + t)], mag += std::fabs(gy[static_cast<size_t>(o * l + t)]);
+        EXPECT_NEAR(gb[static_cast<size_t>(o)], want, 1e-5 * mag + 1e-6) << "gb[" << o << "]";
+      }
+      int bad = 0;
+      for (int64_t c = 0; c < s.c; ++c)
+        for (int64_t t = 0; t < win; ++t)
+          for (int64_t o = 0; o < s.oc && bad < 5; ++o) {
+            const int64_t i = t / s.kw, j = t % s.kw;
+            double want = store ? 0.0 : 0.5, mag = std::fabs(want);
+            for (int64_t oy = 0; oy < p.oh; ++oy)
+              for (int64_t ox = 0; ox < p.ow; ++ox) {
+                const int64_t iy = oy - s.ph + i * s.d, ix = ox - s.pw + j * s.d;
+                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+                const double v = static_cast<double>(x[static_cast<size_t>((c * s.h + iy) * s.w + ix)]) *
+                                 gy[static_cast<size_t>(o * l + oy * p.ow + ox)];
+                want += v;
+                mag += std::fabs(v);
+              }
+            const double got = gwt[static_cast<size_t>((c * win + t) * s.oc + o)];
+            if (!(std::fabs(got - want) <= 1e-5 * mag + 1e-6) && bad++ < 5)
+              ADD_FAILURE() << "store=" << store << " gw[" << c << "][" << t << "][" << o << "]: " << got << ", want "
+                            << want;
+          }
+    }
+    for (const bool bias : {true, false}) {
+      cpu::conv_lanes::forward(packed.data(), s.oc, p, x.data(), bias ? b.data() : nullptr, scratch.data(), y.data());
+      int bad = 0;
+      for (int64_t o = 0; o < s.oc && bad < 5; ++o)
+        for (int64_t oy = 0; oy < p.oh; ++oy)
+          for (int64_t ox = 0; ox < p.ow; ++ox) {
+            double want = bias ? b[static_cast<size_t>(o)] : 0.0, mag = std::fabs(want);
+            for (int64_t c = 0; c < s.c; ++c)
+              for (int64_t i = 0; i < s.kh; ++i)
+                for (int64_t j = 0; j < s.kw; ++j) {
+                  const int64_t iy = oy - s.ph + i * s.d, ix = ox - s.pw + j * s.d;
+                  if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+                  const double t = static_cast<double>(w[static_cast<size_t>(((o * s.c + c) * s.kh + i) * s.kw + j)]) *
+                                   x[static_cast<size_t>((c * s.h + iy) * s.w + ix)];
+                  want += t;
+                  mag += std::fabs(t);
+                }
+            const double got = y[static_cast<size_t>(o * l + oy * p.ow + ox)];
+            if (!(std::fabs(got - want) <= 1e-5 * mag + 1e-6) && bad++ < 5)
+              ADD_FAILURE() << "bias=" << bias << " y[" << o << "][" << oy << "][" << ox << "]: " << got << ", want " << want;
+          }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cpu_test
