@@ -144,6 +144,18 @@ LOCUS_AVX512 void input_transform_pairs(const Plan& g, const float* image, float
   }
 }
 
+// The two rows of A^T M for the tiles at s: M's 16 planes (`plane` floats apart), lanes `in`.
+LOCUS_AVX512 inline __attribute__((always_inline)) void at_rows(__mmask16 in, const float* s, int64_t plane,
+                                                                __m512 (&r)[2][4]) {
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j) {
+    const __m512 m0 = _mm512_maskz_loadu_ps(in, s + j * plane), m1 = _mm512_maskz_loadu_ps(in, s + (4 + j) * plane),
+                 m2 = _mm512_maskz_loadu_ps(in, s + (8 + j) * plane), m3 = _mm512_maskz_loadu_ps(in, s + (12 + j) * plane);
+    r[0][j] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
+    r[1][j] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
+  }
+}
+
 // output_transform for tile rows of at most 7 tiles: two tile rows a time (their tiles are side by
 // side in M's rows), four output rows.
 LOCUS_AVX512 void output_transform_pairs(const Plan& g, const float* m, int64_t ld, int64_t t0, const float* bias,
@@ -164,15 +176,8 @@ LOCUS_AVX512 void output_transform_pairs(const Plan& g, const float* m, int64_t 
     for (int64_t a = 0; a < g.th; a += 2) {
       const __mmask16 in = lanes_below((a + 1 < g.th ? 2 : 1) * g.tw);
       const float* s = m + o * ld + t0 + a * g.tw;
-      __m512 r[2][4];  // rows of A^T M
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) {
-        const __m512 m0 = _mm512_maskz_loadu_ps(in, s + j * plane), m1 = _mm512_maskz_loadu_ps(in, s + (4 + j) * plane),
-                     m2 = _mm512_maskz_loadu_ps(in, s + (8 + j) * plane),
-                     m3 = _mm512_maskz_loadu_ps(in, s + (12 + j) * plane);
-        r[0][j] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
-        r[1][j] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
-      }
+      __m512 r[2][4];
+      at_rows(in, s, plane, r);
 #pragma GCC unroll 2
       for (int i = 0; i < 2; ++i) {
         const __m512 y0 = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(r[i][0], r[i][1]), r[i][2]), b),
@@ -199,15 +204,8 @@ LOCUS_AVX512 void output_transform(const Plan& g, const float* m, int64_t ld, in
     const __m512 b = bias != nullptr ? _mm512_set1_ps(bias[o]) : _mm512_setzero_ps();
     for (int64_t a = 0; a < g.th; ++a) {
       const float* s = m + o * ld + t0 + a * g.tw;
-      __m512 r[2][4];  // rows of A^T M
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) {
-        const __m512 m0 = _mm512_maskz_loadu_ps(in, s + j * plane), m1 = _mm512_maskz_loadu_ps(in, s + (4 + j) * plane),
-                     m2 = _mm512_maskz_loadu_ps(in, s + (8 + j) * plane),
-                     m3 = _mm512_maskz_loadu_ps(in, s + (12 + j) * plane);
-        r[0][j] = _mm512_add_ps(_mm512_add_ps(m0, m1), m2);
-        r[1][j] = _mm512_sub_ps(_mm512_sub_ps(m1, m2), m3);
-      }
+      __m512 r[2][4];
+      at_rows(in, s, plane, r);
 #pragma GCC unroll 2
       for (int i = 0; i < 2; ++i) {
         const int64_t y = 2 * a + i;
