@@ -142,9 +142,9 @@ Tensor binary_impl(BinaryOp op, const Tensor& a, const Tensor& b, Tensor* out_in
                                   out_inplace->sizes() == a.sizes()))) {
     // the common case (same shape and dtype, dense) without broadcasting, casts or coalescing
     Tensor out = out_inplace != nullptr ? *out_inplace : detail::make_empty(a.sizes(), od, d);
-    if (out.numel() == 0) return out;
-    ops::backend_for(d).binary(backend::device_index(d), ops::current_stream(d), op, ops::ref_flat(out),
-                               ops::ref_flat(a), ops::ref_flat(b));
+    if (out.numel() > 0)  // an empty result is still recorded: its gradients are empty or zeros
+      ops::backend_for(d).binary(backend::device_index(d), ops::current_stream(d), op, ops::ref_flat(out),
+                                 ops::ref_flat(a), ops::ref_flat(b));
     if (out_inplace == nullptr && autograd::should_record(a, b)) autograd::on_binary(op, out, a, b);
     return out;
   }
@@ -155,11 +155,12 @@ Tensor binary_impl(BinaryOp op, const Tensor& a, const Tensor& b, Tensor* out_in
     out = *out_inplace;
   else
     out = detail::make_empty(shape, od, d);
-  if (out.numel() == 0) return out;
-  backend::TensorRef o = ops::ref(out, name), x = ops::ref_broadcast(ac, shape, name), y = ops::ref_broadcast(bc, shape, name);
-  backend::TensorRef* refs[] = {&o, &x, &y};
-  ops::coalesce(refs, 3);
-  ops::backend_for(d).binary(backend::device_index(d), ops::current_stream(d), op, o, x, y);
+  if (out.numel() > 0) {
+    backend::TensorRef o = ops::ref(out, name), x = ops::ref_broadcast(ac, shape, name), y = ops::ref_broadcast(bc, shape, name);
+    backend::TensorRef* refs[] = {&o, &x, &y};
+    ops::coalesce(refs, 3);
+    ops::backend_for(d).binary(backend::device_index(d), ops::current_stream(d), op, o, x, y);
+  }
   if (out_inplace == nullptr && autograd::should_record(ac, bc)) autograd::on_binary(op, out, ac, bc);
   return out;
 }
@@ -179,11 +180,12 @@ Tensor binary_scalar_impl(BinaryOp op, const Tensor& a, const Scalar& s, bool sc
   Tensor out;
   if (out_inplace != nullptr && out_inplace->scalar_type() == od) out = *out_inplace;
   else out = detail::make_empty(a.sizes(), od, d);
-  if (out.numel() == 0) return out;
-  backend::TensorRef o = ops::ref(out, name), x = ops::ref(ac, name);
-  backend::TensorRef* refs[] = {&o, &x};
-  ops::coalesce(refs, 2);
-  ops::backend_for(d).binary_scalar(backend::device_index(d), ops::current_stream(d), op, o, x, s.toDouble(), scalar_first);
+  if (out.numel() > 0) {
+    backend::TensorRef o = ops::ref(out, name), x = ops::ref(ac, name);
+    backend::TensorRef* refs[] = {&o, &x};
+    ops::coalesce(refs, 2);
+    ops::backend_for(d).binary_scalar(backend::device_index(d), ops::current_stream(d), op, o, x, s.toDouble(), scalar_first);
+  }
   if (out_inplace == nullptr && autograd::should_record(ac)) autograd::on_binary_scalar(op, out, ac, s.toDouble(), scalar_first);
   return out;
 }
@@ -225,11 +227,12 @@ Tensor unary_impl(UnaryOp op, const char* name, const Tensor& a, backend::UnaryP
   if (float_only && !locus::is_floating_point(ct)) ct = default_dtype();
   Tensor ac = ops::cast(a, ct);
   Tensor out = detail::make_empty(a.sizes(), ct, d);
-  if (out.numel() == 0) return out;
-  backend::TensorRef o = ops::ref(out, name), x = ops::ref(ac, name);
-  backend::TensorRef* refs[] = {&o, &x};
-  ops::coalesce(refs, 2);
-  ops::backend_for(d).unary(backend::device_index(d), ops::current_stream(d), op, o, x, p);
+  if (out.numel() > 0) {
+    backend::TensorRef o = ops::ref(out, name), x = ops::ref(ac, name);
+    backend::TensorRef* refs[] = {&o, &x};
+    ops::coalesce(refs, 2);
+    ops::backend_for(d).unary(backend::device_index(d), ops::current_stream(d), op, o, x, p);
+  }
   if (autograd::should_record(ac)) autograd::on_unary(op, out, ac, p);
   return out;
 }
@@ -394,12 +397,13 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   auto on_device = [&](const Tensor& t, ScalarType dt) { return ops::cast(t.device() == d ? t : t.to(d), dt); };
   Tensor c = on_device(cond, kBool), ac = on_device(a, ct), bc = on_device(b, ct);
   Tensor out = detail::make_empty(shape, ct, d);
-  if (out.numel() == 0) return out;
-  backend::TensorRef o = ops::ref(out, "where"), rc = ops::ref_broadcast(c, shape, "where"),
-                     ra = ops::ref_broadcast(ac, shape, "where"), rb = ops::ref_broadcast(bc, shape, "where");
-  backend::TensorRef* refs[] = {&o, &rc, &ra, &rb};
-  ops::coalesce(refs, 4);
-  ops::backend_for(d).where(backend::device_index(d), ops::current_stream(d), o, rc, ra, rb);
+  if (out.numel() > 0) {
+    backend::TensorRef o = ops::ref(out, "where"), rc = ops::ref_broadcast(c, shape, "where"),
+                       ra = ops::ref_broadcast(ac, shape, "where"), rb = ops::ref_broadcast(bc, shape, "where");
+    backend::TensorRef* refs[] = {&o, &rc, &ra, &rb};
+    ops::coalesce(refs, 4);
+    ops::backend_for(d).where(backend::device_index(d), ops::current_stream(d), o, rc, ra, rb);
+  }
   if (autograd::should_record(ac, bc)) autograd::on_where(out, c, ac, bc);
   return out;
 }

@@ -29,6 +29,26 @@ TEST_P(Engine, MatchesPyTorch) {
   EXPECT_EQ(x.grad().device(), GetParam());
 }
 
+TEST_P(Engine, EmptyTensorsStayInTheGraph) {
+  // PyTorch 1.13: x = torch.randn(0, 3, requires_grad=True); w = torch.randn(3, requires_grad=True)
+  //   y = ((x * w + 1).relu() - x).sum(); y.requires_grad -> True; y.backward()
+  //   x.grad: zeros of shape (0, 3); w.grad: zeros of shape (3,)
+  Tensor x = randn({0, 3}, opts()).requires_grad_();
+  Tensor w = randn({3}, opts()).requires_grad_();
+  Tensor h = x * w + 1;  // the broadcast, the scalar and the dense same-shape paths of a binary op
+  EXPECT_TRUE(h.requires_grad());
+  EXPECT_TRUE((x * 2).requires_grad());
+  EXPECT_TRUE(h.relu().requires_grad());  // unary
+  EXPECT_TRUE(where(x.gt(0), x, x * 2).requires_grad());
+  Tensor y = (h.relu() - x).sum();
+  ASSERT_TRUE(y.requires_grad());
+  y.backward();
+  ASSERT_TRUE(x.grad().defined());
+  EXPECT_EQ(x.grad().sizes(), IntArrayRef({0, 3}));
+  EXPECT_EQ(values(w.grad()), std::vector<double>({0, 0, 0}));
+  EXPECT_EQ(w.grad().device(), GetParam());
+}
+
 TEST_P(Engine, AccumulatesAndRetains) {
   Tensor x = tensor({1., 2., 3.}, opts()).requires_grad_();
   Tensor y = (x * x).sum();
