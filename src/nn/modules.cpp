@@ -2,6 +2,7 @@
 // libtorch's pretty_print lines.
 #include <cmath>
 #include <ostream>
+#include <typeinfo>
 
 #include "locus/autograd.h"
 #include "locus/error.h"
@@ -302,10 +303,30 @@ void SequentialImpl::pretty_print(std::ostream& stream) const { stream << "locus
 void ModuleListImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::ModuleList"; }
 void ModuleDictImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::ModuleDict"; }
 
+// ReLU then MaxPool2d (the pattern of most CNNs) runs as MaxPool2d then ReLU: relu is monotone and
+// every pooling window is non-empty, so max(relu(window)) == relu(max(window)), NaN included (both
+// keep it), and the gradients are the same (a window whose max is <= 0 gets none either way; the
+// others pass it to the same first maximum). The relu and its backward then touch a quarter of the
+// elements (a 2x2 pool): on the Fashion-MNIST CNN they were 16% of a cpu training step. The one
+// visible difference: a window of -0.0 and negatives pools to -0.0 instead of 0.0 (equal values).
+// Only the exact types, and only an out-of-place ReLU (an in-place one may write into a tensor the
+// caller still holds, which the swapped order would not).
+static bool relu_then_max_pool(const Module& a, const Module& b) {
+  return typeid(a) == typeid(ReLUImpl) && typeid(b) == typeid(MaxPool2dImpl) &&
+         !static_cast<const ReLUImpl&>(a).options.inplace();
+}
+
 Tensor SequentialImpl::forward(const Tensor& input) {
   if (forwards_.empty()) throw Error("[Sequential::forward] cannot call forward() on an empty Sequential.");
-  Tensor x = forwards_[0](*modules_[0], input);
-  for (size_t i = 1; i < forwards_.size(); ++i) x = forwards_[i](*modules_[i], x);
+  Tensor x = input;
+  for (size_t i = 0; i < forwards_.size(); ++i) {
+    if (i + 1 < forwards_.size() && relu_then_max_pool(*modules_[i], *modules_[i + 1])) {
+      x = functional::relu(static_cast<MaxPool2dImpl&>(*modules_[i + 1]).forward(x));
+      ++i;
+    } else {
+      x = forwards_[i](*modules_[i], x);
+    }
+  }
   return x;
 }
 

@@ -354,6 +354,51 @@ TEST_P(Layers, CnnReachesFullTrainingAccuracy) {
   EXPECT_EQ(accuracy(cnn(x), y), 1.0);
 }
 
+TEST_P(Layers, SequentialReluThenMaxPoolMatchesTheOrderWritten) {
+  // Sequential runs ReLU -> MaxPool2d as pool then relu (src/nn/modules.cpp): the output, the
+  // input's gradient and the parameters' gradients must be what relu then pool gives, exactly,
+  // with ties, all-negative windows, overlapping windows (stride 1), padding and NaN.
+  Device d = GetParam();
+  for (auto pool : {nn::MaxPool2dOptions(2), nn::MaxPool2dOptions(3).stride(1).padding(1)}) {
+    manual_seed(3);
+    nn::Sequential seq(nn::Conv2d(nn::Conv2dOptions(1, 3, 3).padding(1)), nn::ReLU(), nn::MaxPool2d(pool),
+                       nn::Flatten());
+    seq->to(d);
+    Tensor x = randn({2, 1, 6, 6});
+    x.data_ptr<float>()[0] = std::nanf("");  // a NaN input reaches the conv outputs around it
+    x = x.to(d).requires_grad_();
+    Tensor y = seq(x);
+    Tensor g = randn(y.sizes()).to(d);
+    (y * g).sum().backward();
+    Tensor gx = x.grad().clone(), gw = seq->parameters()[0].grad().clone();
+    x.mutable_grad() = Tensor();
+    seq->zero_grad();
+
+    auto& conv = seq->at<nn::Conv2dImpl>(0);
+    Tensor ref = F::max_pool2d(F::relu(conv.forward(x)), pool).flatten(1);
+    (ref * g).sum().backward();
+    auto same = [](const Tensor& a, const Tensor& b) {  // equal, NaN where NaN
+      if (a.sizes() != b.sizes()) return false;
+      Tensor ha = a.to(kCPU).contiguous(), hb = b.to(kCPU).contiguous();
+      for (int64_t i = 0; i < ha.numel(); ++i) {
+        float u = ha.data_ptr<float>()[i], v = hb.data_ptr<float>()[i];
+        if (!(u == v || (std::isnan(u) && std::isnan(v)))) return false;
+      }
+      return true;
+    };
+    EXPECT_TRUE(same(y, ref));
+    EXPECT_TRUE((y != y).any().item<bool>());
+    EXPECT_TRUE(same(gx, x.grad()));
+    EXPECT_TRUE(same(gw, seq->parameters()[0].grad()));
+  }
+  // An in-place ReLU keeps its order: the caller's tensor is changed as with no pooling after it.
+  nn::Sequential inplace(nn::ReLU(nn::ReLUOptions().inplace(true)), nn::MaxPool2d(2));
+  Tensor x = tensor({{{{-1.0f, 2.0f}, {-3.0f, -4.0f}}}}).to(d);
+  Tensor y = inplace(x);
+  EXPECT_EQ(x.flatten().to(kCPU).min().item<float>(), 0.0f);
+  EXPECT_EQ(y.item<float>(), 2.0f);
+}
+
 TEST_P(Layers, Messages) {
   Device d = GetParam();
   TensorOptions o = TensorOptions().device(d);
