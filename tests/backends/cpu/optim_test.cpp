@@ -1,0 +1,106 @@
+// The cpu backend's fused Adam (src/backends/cpu/optim.cpp) against the update written out element
+// by element. With AVX-512 (unless LOCUS_CPU_ISA caps it; ctest runs this once more with
+// LOCUS_CPU_ISA=avx2) the float kernel divides by sqrt(bias_correction2) with a corrected
+// reciprocal: it must give the division's result to the bit, extremes included.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "backends/cpu/conv_avx512.h"
+#include "cpu_testing.h"
+
+namespace {
+
+using namespace cpu_test;
+using locus::backend::Backend;
+using locus::backend::Buffer;
+
+struct State {
+  std::vector<float> p, g, m, v, mx;
+};
+
+// Parameters, gradients and moments over many magnitudes, with zeros, infinities and NaN, and
+// moments whose square roots fall outside [2^-100, 2^100] (the corrected reciprocal's range).
+State sample(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::uniform_int_distribution<int> e(-60, 60);
+  State s;
+  for (int64_t i = 0; i < n; ++i) {
+    s.p.push_back(std::ldexp(u(rng), e(rng) / 4));
+    s.g.push_back(std::ldexp(u(rng), e(rng)));
+    s.m.push_back(std::ldexp(u(rng), e(rng)));
+    s.v.push_back(std::ldexp(std::fabs(u(rng)), 2 * e(rng)));
+    s.mx.push_back(std::ldexp(std::fabs(u(rng)), 2 * e(rng)));
+  }
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  const float special_v[] = {0.f, 0x1p-149f, 0x1p-126f, 0x1p-60f, 0x1p120f, 0x1p127f, 3e38f, inf, nan};
+  for (size_t k = 0; k < std::size(special_v) && static_cast<int64_t>(k) < n; ++k) s.v[k * 3 % n] = special_v[k];
+  if (n > 5) s.g[5] = nan, s.g[4] = inf, s.g[3] = 0.f;
+  return s;
+}
+
+// The update as adam_range writes it, with the FMAs the AVX-512 kernel (and the compiler's
+// contraction of adam_range) uses.
+void reference(State& s, const Backend::Adam& a, bool amsgrad) {
+  const float b1 = static_cast<float>(a.beta1), b2 = static_cast<float>(a.beta2), wd = static_cast<float>(a.weight_decay);
+  const float eps = static_cast<float>(a.eps), c1 = 1.f - b1, c2 = 1.f - b2;
+  const float step = static_cast<float>(a.lr / a.bias_correction1);
+  const float root_bc2 = static_cast<float>(std::sqrt(a.bias_correction2));
+  const float decay = static_cast<float>(1 - a.lr * a.weight_decay);
+  const int kind = a.weight_decay == 0 ? 0 : a.decoupled ? 2 : 1;
+  for (size_t i = 0; i < s.p.size(); ++i) {
+    float pi = s.p[i], gi = s.g[i];
+    if (kind == 2) pi = pi * decay;
+    if (kind == 1) gi = std::fma(pi, wd, gi);
+    const float mi = std::fma(gi, c1, s.m[i] * b1);
+    const float vi = std::fma(s.v[i], b2, (gi * gi) * c2);
+    s.m[i] = mi;
+    s.v[i] = vi;
+    float t = vi;
+    if (amsgrad) t = s.mx[i] = s.mx[i] > vi ? s.mx[i] : vi;
+    const float denom = std::sqrt(t) / root_bc2 + eps;
+    s.p[i] = std::fma(-step, mi / denom, pi);
+  }
+}
+
+bool same_bits(float x, float y) { return x == y || (std::isnan(x) && std::isnan(y)); }
+
+TEST(CpuOptim, AdamFloatMatchesTheUpdateToTheBit) {
+  int checked = 0;
+  for (int64_t n : {1, 15, 16, 17, 1000, 40000}) {  // tails, and more than one thread's range
+    for (int t : {1, 2, 10, 938, 100000}) {
+      for (int variant = 0; variant < 4; ++variant) {  // plain, L2 decay, AdamW, AMSGrad
+        Backend::Adam a;
+        a.lr = 1e-3, a.beta1 = 0.9, a.beta2 = 0.999, a.eps = 1e-8;
+        a.bias_correction1 = 1 - std::pow(a.beta1, t), a.bias_correction2 = 1 - std::pow(a.beta2, t);
+        if (variant == 1 || variant == 2) a.weight_decay = 0.01, a.decoupled = variant == 2;
+        const bool amsgrad = variant == 3;
+        const State before = sample(n, static_cast<uint32_t>(n * 7 + t + variant));
+        State got = before, want = before;
+        be().adam_step(0, nullptr, kFloat, Buffer{got.p.data(), 0}, Buffer{got.g.data(), 0}, Buffer{got.m.data(), 0},
+                       Buffer{got.v.data(), 0}, amsgrad ? Buffer{got.mx.data(), 0} : Buffer{}, n, a);
+        reference(want, a, amsgrad);
+        for (int64_t i = 0; i < n; ++i) {
+          const bool ok = same_bits(got.p[i], want.p[i]) && same_bits(got.m[i], want.m[i]) && same_bits(got.v[i], want.v[i]);
+          if (locus::cpu::conv_avx512::available()) {  // the AVX-512 kernel: exactly this arithmetic
+            ASSERT_TRUE(ok) << "n " << n << " step " << t << " variant " << variant << " element " << i << ": p "
+                            << got.p[i] << " want " << want.p[i] << " (v " << want.v[i] << ")";
+          } else if (std::isfinite(want.p[i])) {  // the compiler's loop, with or without FMA contraction:
+            // within a few ulps of the parameter and of the step (which may nearly cancel)
+            const double scale = std::fabs(want.p[i]) + std::fabs(before.p[i]) + std::fabs(want.p[i] - before.p[i]);
+            ASSERT_NEAR(got.p[i], want.p[i], 1e-5 * scale + 1e-30)
+                << "n " << n << " step " << t << " variant " << variant << " element " << i;
+          }
+          if (amsgrad) ASSERT_TRUE(same_bits(got.mx[i], want.mx[i])) << "element " << i;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+}  // namespace
