@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   using namespace locus::cpu;
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 41;
   if (!gemm_avx512::available()) {
-    std::printf("sgemm_route: no AVX-512F/VL here (or LOCUS_CPU_ISA caps it): nothing to compare\n");
+    std::printf("sgemm_route: no AVX-512F here (or LOCUS_CPU_ISA caps it): nothing to compare\n");
     return 0;
   }
   std::printf("%-18s %5s %6s %6s  %9s %9s  %7s %7s  %s\n", "shape", "m", "n", "k", "avx512", "openblas", "best",

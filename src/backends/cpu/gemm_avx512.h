@@ -1,12 +1,12 @@
 #pragma once
-// Float32 GEMM kernels for AVX-512F/VL without packing, for the small and medium products of a
+// Float32 GEMM kernels for AVX-512F without packing B, for the small and medium products of a
 // training step (an MLP's linear layers): src/backends/cpu/gemm_avx512.cpp. blas.cpp's gemm_f32
 // sends a product here when routes() says so, everything else to OpenBLAS (docs/gemm.md).
 #include <cstdint>
 
 namespace locus::cpu::gemm_avx512 {
 
-/// Whether this CPU runs the kernels: AVX-512F and VL, and LOCUS_CPU_ISA unset or avx512 (avx2
+/// Whether this CPU runs the kernels: AVX-512F, and LOCUS_CPU_ISA unset or avx512 (avx2
 /// and generic turn them off; then OpenBLAS serves every product).
 bool available();
 
