@@ -221,11 +221,11 @@ bool routes(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k) {
   if (!available() || (trans_a && trans_b)) return false;
   // measured with bench/sgemm_route (docs/gemm.md): ahead of OpenBLAS up to a few tens of MFLOP
   // (larger ones, as 512 squares, gain from its packing), with at least 16 rows and columns; NT
-  // (A transposed into a buffer) only for short A (m <= 128) and k of 128 to 1024; NN and TN
-  // from k = 16 (below, both are bound by writing C)
+  // (A transposed into a buffer first) only for short A (m <= 128) and k of 512 to 1024 (at k =
+  // 256 it lost on a quiet machine); NN and TN from k = 16 (below, both are bound by writing C)
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   if (m < 16 || n < 16 || flops > 40e6) return false;
-  if (trans_b) return m <= 128 && k >= 128 && k <= 1024;
+  if (trans_b) return m <= 128 && k >= 512 && k <= 1024;
   return k >= 16;
 }
 
