@@ -21,6 +21,7 @@
 // Without OpenBLAS (or for shapes and strides a CBLAS cannot express: 32-bit overflow, zero or
 // overlapping strides) a portable loop computes the same result, single-threaded.
 #include "backends/cpu/blas.h"
+#include "backends/cpu/gemm_avx512.h"
 #include "backends/cpu/parallel_for.h"
 
 #include <dlfcn.h>
@@ -261,6 +262,15 @@ void gemm_impl(Fn Blas::*fn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, 
 
 void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
               const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  // small and medium products on AVX-512: own kernels without packing (gemm_avx512.h); alpha 0
+  // and k 0 stay below (they must not read A or B)
+  if (m > 0 && n > 0 && k > 0 && alpha != 0 && ldc >= n && gemm_avx512::routes(trans_a, trans_b, m, n, k))
+    return gemm_avx512::gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  gemm_f32_blas(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void gemm_f32_blas(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                   int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   gemm_impl(&Blas::sgemm, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
