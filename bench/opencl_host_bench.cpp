@@ -39,6 +39,7 @@
 #include <locus/locus.h>
 
 #include "backends/opencl/runtime.h"
+#include "opencl_bench_util.h"
 
 // ---- counted OpenCL entry points --------------------------------------------------------------
 namespace {
@@ -135,6 +136,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 namespace cl = locus::opencl;
+using namespace locus_bench;  // check, median, ClBuffer (opencl_bench_util.h)
 
 struct Options {
   int device = 0;
@@ -143,10 +145,6 @@ struct Options {
   std::vector<int64_t> sizes = {8, 16};
   std::string only;  // --only SIDE: run just that side, `samples` batches, no table (for perf record)
 } g_opt;
-
-void check(cl_int err, const char* what) {
-  if (err != CL_SUCCESS) throw std::runtime_error(std::string(what) + " failed: OpenCL error " + std::to_string(err));
-}
 
 struct Side {
   std::string name;
@@ -172,12 +170,6 @@ std::string calls_per_op(const std::function<void()>& op, cl_command_queue q, in
   char head[48];
   std::snprintf(head, sizeof head, "%.3g calls: ", double(total) / ops);
   return head + (s.empty() ? "none" : s);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 double thread_cpu_s() {
@@ -239,20 +231,6 @@ void run_row(const std::string& row, const std::vector<Side>& sides, cl_command_
   }
 }
 
-struct ClBuffer {
-  cl_mem m = nullptr;
-  ClBuffer(cl_context ctx, size_t bytes) {
-    cl_int err = CL_SUCCESS;
-    m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &err);
-    check(err, "clCreateBuffer");
-  }
-  ~ClBuffer() {
-    if (m) clReleaseMemObject(m);
-  }
-  ClBuffer(const ClBuffer&) = delete;
-  ClBuffer& operator=(const ClBuffer&) = delete;
-};
-
 void bench_gemm(int64_t n) {
   const int idx = g_opt.device;
   locus::Device dev(locus::kOpenCL, static_cast<locus::DeviceIndex>(idx));
@@ -308,10 +286,7 @@ std::vector<int64_t> parse_sizes(const std::string& s) {
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
+    auto value = [&] { return flag_value(argc, argv, i); };
     try {
       if (a == "--device") g_opt.device = std::stoi(value());
       else if (a == "--samples") g_opt.samples = std::max(1, std::stoi(value()));
