@@ -61,11 +61,16 @@
 #include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/program.h"
 #include "backends/opencl/runtime.h"
+#include "opencl_bench_util.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 namespace cl = locus::opencl;
+using locus_bench::check;
+using locus_bench::ClBuffer;
+using locus_bench::flag_value;
+using locus_bench::median;
 
 struct Options {
   int device = 0;
@@ -76,10 +81,6 @@ struct Options {
 } g_opt;
 int g_rows = 0;             // rows run (the smoke test checks that none was skipped)
 constexpr int kRows = 28;   // 3 launch, 15 copy, 3 sgemm, 4 add, 2 A/A controls, 1 training step
-
-void check(cl_int err, const char* what) {
-  if (err != CL_SUCCESS) throw std::runtime_error(std::string(what) + " failed: OpenCL error " + std::to_string(err));
-}
 
 struct Side {
   std::string name;             // "locus", "direct", "direct-copy", ...
@@ -95,12 +96,6 @@ struct Figure {
 
 double figure_of(const Figure& f, double seconds) {
   return f.per_op == 0 ? seconds * 1e6 : f.per_op / seconds / 1e9;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 double time_batch(const Side& s, long ops) {
@@ -173,18 +168,6 @@ void run_row(const std::string& row, std::vector<Side> sides, const Figure& fig,
 }
 
 // ---- device buffers for the direct side ----------------------------------------------------------
-struct ClBuffer {
-  cl_mem m = nullptr;
-  ClBuffer(cl_context ctx, size_t bytes, cl_mem_flags flags = CL_MEM_READ_WRITE) {
-    cl_int err = CL_SUCCESS;
-    m = clCreateBuffer(ctx, flags, bytes, nullptr, &err);
-    check(err, "clCreateBuffer");
-  }
-  ~ClBuffer() { clReleaseMemObject(m); }
-  ClBuffer(const ClBuffer&) = delete;
-  ClBuffer& operator=(const ClBuffer&) = delete;
-};
-
 // A CL_MEM_ALLOC_HOST_PTR buffer kept mapped: the pinned host memory of the direct side (what
 // locus's pin_memory() does underneath on OpenCL).
 struct Pinned {
@@ -426,10 +409,7 @@ void bench_train_step(const locus::Device& dev) {
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
+    auto value = [&] { return flag_value(argc, argv, i); };
     if (a == "--device") g_opt.device = std::stoi(value());
     else if (a == "--samples") g_opt.samples = std::max(1, std::stoi(value()));
     else if (a == "--sample-ms") g_opt.sample_s = std::stod(value()) / 1e3;

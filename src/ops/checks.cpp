@@ -25,16 +25,22 @@ void check_no_partial_overlap(const char* op, const Tensor& out, const Tensor& i
               "tensor refer to a single memory location. Please clone() the tensor before performing the operation.");
 }
 
-backend::TensorRef ref(const Tensor& t, const char* op) {
+backend::Buffer buffer(const Tensor& t) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
   impl->storage->wait_pending();
-  backend::TensorRef r;
+  backend::Buffer b = impl->storage->alloc.buf;
+  b.offset += static_cast<size_t>(impl->offset) * element_size(impl->dtype);
+  return b;
+}
+
+backend::TensorRef ref(const Tensor& t, const char* op) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
   if (impl->sizes.size() > static_cast<size_t>(backend::kMaxDims))
     throw Error("[" + std::string(op) + "] tensors with more than " + std::to_string(backend::kMaxDims) +
                 " dimensions are not supported by this op, got " + std::to_string(impl->sizes.size()) +
                 ". Reshape to fewer dimensions first.");
-  r.buf = impl->storage->alloc.buf;
-  r.buf.offset += static_cast<size_t>(impl->offset) * element_size(impl->dtype);
+  backend::TensorRef r;
+  r.buf = buffer(t);
   r.dtype = impl->dtype;
   r.ndim = static_cast<int>(impl->sizes.size());
   for (int i = 0; i < r.ndim; ++i) {
@@ -46,14 +52,12 @@ backend::TensorRef ref(const Tensor& t, const char* op) {
 
 backend::TensorRef ref_broadcast(const Tensor& t, IntArrayRef sizes, const char* op) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
-  impl->storage->wait_pending();
-  backend::TensorRef r;
   if (sizes.size() > static_cast<size_t>(backend::kMaxDims))
     throw Error("[" + std::string(op) + "] tensors with more than " + std::to_string(backend::kMaxDims) +
                 " dimensions are not supported by this op, got " + std::to_string(sizes.size()) +
                 ". Reshape to fewer dimensions first.");
-  r.buf = impl->storage->alloc.buf;
-  r.buf.offset += static_cast<size_t>(impl->offset) * element_size(impl->dtype);
+  backend::TensorRef r;
+  r.buf = buffer(t);
   r.dtype = impl->dtype;
   r.ndim = static_cast<int>(sizes.size());
   int64_t lead = r.ndim - static_cast<int64_t>(impl->sizes.size());
@@ -68,10 +72,8 @@ backend::TensorRef ref_broadcast(const Tensor& t, IntArrayRef sizes, const char*
 
 backend::TensorRef ref_flat(const Tensor& t) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
-  impl->storage->wait_pending();
   backend::TensorRef r{backend::TensorRef::Unset{}};  // ndim 1: only dim 0 is read
-  r.buf = impl->storage->alloc.buf;
-  r.buf.offset += static_cast<size_t>(impl->offset) * element_size(impl->dtype);
+  r.buf = buffer(t);
   r.dtype = impl->dtype;
   r.ndim = 1;
   r.sizes[0] = impl->numel;

@@ -29,6 +29,9 @@ void check_no_internal_overlap(const char* op, const Tensor& out);
 /// same_ok false: the very same elements are refused too (ops that read an input out of order
 /// while writing, as scatter_add_).
 void check_no_partial_overlap(const char* op, const Tensor& out, const Tensor& in, bool same_ok = true);
+/// Where `t`'s first element lives (waits for a pending copy into it first): what a caller that
+/// describes the layout itself (a GEMM) needs, without building a whole TensorRef.
+backend::Buffer buffer(const Tensor& t);
 /// The kernel's view of `t` (waits for a pending copy into it first). At most kMaxDims dims.
 backend::TensorRef ref(const Tensor& t, const char* op);
 /// `t`'s view broadcast to `sizes` (stride 0 on broadcast dims), at most kMaxDims dims.

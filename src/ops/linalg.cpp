@@ -16,13 +16,14 @@ struct MatLayout {
   int64_t ld;     // row stride of the stored matrix
 };
 
-// A [.., r, c] operand as GEMM wants it: row-major (stride c, 1) or transposed (1, r).
+// A [r, c] or [B, r, c] operand as GEMM wants it: row-major (stride c, 1) or transposed (1, r).
 MatLayout layout(const Tensor& m) {
-  int64_t nd = m.dim();
-  int64_t r = m.size(nd - 2), c = m.size(nd - 1);
-  int64_t sr = m.stride(nd - 2), sc = m.stride(nd - 1);
+  IntArrayRef sz = m.sizes(), st = m.strides();
+  const size_t nd = sz.size();
+  int64_t r = sz[nd - 2], c = sz[nd - 1];
+  int64_t sr = st[nd - 2], sc = st[nd - 1];
   bool batch_ok = true;
-  if (nd == 3 && m.size(0) > 1 && m.stride(0) < r * c) batch_ok = false;  // broadcast/overlapping batch
+  if (nd == 3 && sz[0] > 1 && st[0] < r * c) batch_ok = false;  // broadcast/overlapping batch
   if (batch_ok && (sc == 1 || c == 1) && sr >= std::max<int64_t>(c, 1)) return {m, false, std::max<int64_t>(sr, 1)};
   if (batch_ok && (sr == 1 || r == 1) && sc >= std::max<int64_t>(r, 1)) return {m, true, std::max<int64_t>(sc, 1)};
   Tensor cm = m.contiguous();
@@ -38,9 +39,13 @@ void check_mat_dtypes(const char* op, const Tensor& a, const Tensor& b) {
     throw Error("[" + std::string(op) + "] not implemented for bool tensors; convert to a numeric dtype first.");
 }
 
-// out[b] = alpha * a[b] @ b[b] + beta * out[b] for 3-D a [B,m,k], b [B,k,n], out [B,m,n] contiguous.
-void run_gemm(const char* op, const Tensor& a, const Tensor& b, Tensor& out, double alpha, double beta) {
-  int64_t batch = a.size(0), m = a.size(1), k = a.size(2), n = b.size(2);
+// out = alpha * a @ b + beta * out for 2-D a [m,k], b [k,n] and contiguous out [m,n], or the same
+// for each b of 3-D a [B,m,k], b [B,k,n], out [B,m,n]. Matrices are not unsqueezed into batches of
+// one: a view per operand was a third of locus's host time in a small GEMM (issue 16).
+void run_gemm(const Tensor& a, const Tensor& b, Tensor& out, double alpha, double beta) {
+  IntArrayRef as = a.sizes();
+  const size_t nd = as.size();
+  int64_t batch = nd == 3 ? as[0] : 1, m = as[nd - 2], k = as[nd - 1], n = b.sizes()[nd - 1];
   if (out.numel() == 0) return;
   Device d = out.device();
   if (k == 0) {
@@ -55,15 +60,32 @@ void run_gemm(const char* op, const Tensor& a, const Tensor& b, Tensor& out, dou
   g.trans_b = lb.trans;
   g.m = m; g.n = n; g.k = k;
   g.alpha = alpha; g.beta = beta;
-  g.a = ops::ref(la.t, op).buf;
-  g.b = ops::ref(lb.t, op).buf;
-  g.c = ops::ref(out, op).buf;
+  g.a = ops::buffer(la.t);
+  g.b = ops::buffer(lb.t);
+  g.c = ops::buffer(out);
   g.lda = la.ld; g.ldb = lb.ld; g.ldc = n;
   g.batch = batch;
-  g.stride_a = batch > 1 ? la.t.stride(0) : m * k;
-  g.stride_b = batch > 1 ? lb.t.stride(0) : k * n;
+  g.stride_a = batch > 1 ? la.t.strides()[0] : m * k;
+  g.stride_b = batch > 1 ? lb.t.strides()[0] : k * n;
   g.stride_c = m * n;
   ops::backend_for(d).gemm(backend::device_index(d), ops::current_stream(d), g);
+}
+
+// mm once autocast and the device check have passed: matmul makes both itself (its autocast
+// list is mm's), so its matrix cases come here rather than through mm and check twice.
+Tensor mm_checked(const Tensor& a, const Tensor& o) {
+  if (a.dim() != 2 || o.dim() != 2)
+    throw Error("[mm] expected 2-D tensors, got " + std::to_string(a.dim()) + "-D 'self' " + ops::shape_str(a.sizes()) +
+                " and " + std::to_string(o.dim()) + "-D 'mat2' " + ops::shape_str(o.sizes()) + ".");
+  if (a.sizes()[1] != o.sizes()[0])
+    throw Error("[mm] mat1 and mat2 shapes cannot be multiplied (" + std::to_string(a.size(0)) + "x" +
+                std::to_string(a.size(1)) + " and " + std::to_string(o.size(0)) + "x" + std::to_string(o.size(1)) +
+                ").");
+  check_mat_dtypes("mm", a, o);
+  Tensor out = detail::make_empty({a.sizes()[0], o.sizes()[1]}, a.scalar_type(), a.device());
+  run_gemm(a, o, out, 1.0, 0.0);
+  if (autograd::should_record(a, o)) autograd::on_mm(out, a, o);
+  return out;
 }
 
 }  // namespace
@@ -72,18 +94,7 @@ Tensor Tensor::mm(const Tensor& o) const {
   if (auto c = ac::policy(ac::Op::Mm, device()); c != ac::Cast::None)
     return ac::rerun(c, [&](auto C) { return C(*this).mm(C(o)); });
   ops::check_same_device("mm", {{"self", this}, {"mat2", &o}});
-  if (dim() != 2 || o.dim() != 2)
-    throw Error("[mm] expected 2-D tensors, got " + std::to_string(dim()) + "-D 'self' " + ops::shape_str(sizes()) +
-                " and " + std::to_string(o.dim()) + "-D 'mat2' " + ops::shape_str(o.sizes()) + ".");
-  if (size(1) != o.size(0))
-    throw Error("[mm] mat1 and mat2 shapes cannot be multiplied (" + std::to_string(size(0)) + "x" +
-                std::to_string(size(1)) + " and " + std::to_string(o.size(0)) + "x" + std::to_string(o.size(1)) + ").");
-  check_mat_dtypes("mm", *this, o);
-  Tensor out = detail::make_empty({size(0), o.size(1)}, scalar_type(), device());
-  Tensor o3 = out.unsqueeze(0);
-  run_gemm("mm", unsqueeze(0), o.unsqueeze(0), o3, 1.0, 0.0);
-  if (autograd::should_record(*this, o)) autograd::on_mm(out, *this, o);
-  return out;
+  return mm_checked(*this, o);
 }
 
 Tensor Tensor::bmm(const Tensor& o) const {
@@ -98,7 +109,7 @@ Tensor Tensor::bmm(const Tensor& o) const {
                 ops::shape_str(o.sizes()) + " (expected [b, n, m] and [b, m, p]).");
   check_mat_dtypes("bmm", *this, o);
   Tensor out = detail::make_empty({size(0), size(1), o.size(2)}, scalar_type(), device());
-  run_gemm("bmm", *this, o, out, 1.0, 0.0);
+  run_gemm(*this, o, out, 1.0, 0.0);
   if (autograd::should_record(*this, o)) autograd::on_bmm(out, *this, o);
   return out;
 }
@@ -114,8 +125,7 @@ Tensor Tensor::addmm(const Tensor& m1, const Tensor& m2, const Scalar& beta, con
   Tensor out = detail::make_empty({m1.size(0), m2.size(1)}, m1.scalar_type(), m1.device());
   double b = beta.toDouble();
   if (b != 0) out.copy_(expand({m1.size(0), m2.size(1)}));
-  Tensor o3 = out.unsqueeze(0);
-  run_gemm("addmm", m1.unsqueeze(0), m2.unsqueeze(0), o3, alpha.toDouble(), b);
+  run_gemm(m1, m2, out, alpha.toDouble(), b);
   if (autograd::should_record(*this, m1, m2)) autograd::on_addmm(out, *this, m1, m2, b, alpha.toDouble());
   return out;
 }
@@ -132,11 +142,11 @@ Tensor Tensor::matmul(const Tensor& o) const {
     if (size(0) != o.size(0))
       throw Error("[matmul] inconsistent tensor size, expected tensor [" + std::to_string(size(0)) +
                   "] and src [" + std::to_string(o.size(0)) + "] to have the same number of elements.");
-    return unsqueeze(0).mm(o.unsqueeze(1)).reshape({});
+    return mm_checked(unsqueeze(0), o.unsqueeze(1)).reshape({});
   }
-  if (da == 2 && db == 1) return mm(o.unsqueeze(1)).squeeze(1);
-  if (da == 1 && db == 2) return unsqueeze(0).mm(o).squeeze(0);
-  if (da == 2 && db == 2) return mm(o);
+  if (da == 2 && db == 1) return mm_checked(*this, o.unsqueeze(1)).squeeze(1);
+  if (da == 1 && db == 2) return mm_checked(unsqueeze(0), o).squeeze(0);
+  if (da == 2 && db == 2) return mm_checked(*this, o);
   // batched: broadcast batch dims
   Tensor a = da == 1 ? unsqueeze(0) : *this;
   Tensor b = db == 1 ? o.unsqueeze(1) : o;

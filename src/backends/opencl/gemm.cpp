@@ -42,44 +42,51 @@ clblast::StatusCode clblast_gemm(const backend::Backend::Gemm& g, T alpha, T bet
 bool OpenCLBackend::blas_gemm([[maybe_unused]] int index, [[maybe_unused]] StreamHandle s,
                               [[maybe_unused]] const Gemm& g) {
 #ifdef LOCUS_HAVE_CLBLAST
-  cl_command_queue q = Runtime::get().queue(index, s);
-  const ClDevice& d = Runtime::get().device(index);
-  size_t es = element_size(g.dtype);
-  bool blas_type = g.dtype == kFloat || (g.dtype == kDouble && d.props.fp64) || (g.dtype == kHalf && d.props.fp16);
-  if (blas_type && g.k > 0 && blas_layout(g, INT64_MAX)) {
-    clblast::StatusCode st;
-    {
-      // CLBlast fills its kernel database without a lock: two threads in a GEMM at once raced in
-      // clblast::Database (TSan: new and delete of one address). The call only enqueues.
-      static std::mutex clblast_mutex;
-      std::lock_guard<std::mutex> lock(clblast_mutex);
-      if (fault::hit(fault::kLaunch))  // injected (core/fault.h): what CLBlast returns for the driver's failure
-        st = clblast::StatusCode::kOpenCLOutOfResources;
-      else if (g.dtype == kFloat)
-        st = clblast_gemm<float>(g, static_cast<float>(g.alpha), static_cast<float>(g.beta), q, es);
-      else if (g.dtype == kDouble)
-        st = clblast_gemm<double>(g, g.alpha, g.beta, q, es);
-      else
-        st = clblast_gemm<cl_half>(g, FloatToHalf(static_cast<float>(g.alpha)),
-                                   FloatToHalf(static_cast<float>(g.beta)), q, es);
-    }
-    if (st != clblast::StatusCode::kSuccess) {
-      int code = static_cast<int>(st);
-      std::string name = code > -1000 ? cl_status_name(code) : "CLBlast status " + std::to_string(code);
-      throw BackendError("[opencl] CLBlast GEMM failed on " + Runtime::get().label(index) + " (" + gemm_label(g) + "): " +
-                         name);
-    }
-    // CLBlast's kernels compile lazily on PoCL too (runtime.h); its choice of kernels depends on
-    // the types, the transposes and the problem's size, so the first call of each class waits.
-    int size_class = 0;
-    for (double v = static_cast<double>(g.m) * g.n * g.k; v > 1; v /= 8) ++size_class;
-    std::string variant = std::string("clblast:") + dtype_name(g.dtype) + (g.trans_a ? "T" : "N") +
-                          (g.trans_b ? "T" : "N") + (g.batch > 1 ? "b" : "") + std::to_string(size_class);
-    if (Runtime::get().first_launch(index, variant)) LOCUS_CL(clFinish(q), index, "CLBlast GEMM");
-    return true;
+  // The host work here is per call and on the critical path of small GEMMs (host-bound on a GPU:
+  // issue 16's sgemm/256 row): no strings, no allocation, no driver call besides CLBlast's own.
+  ClDevice& d = Runtime::get().device(index);
+  const bool blas_type =
+      g.dtype == kFloat || (g.dtype == kDouble && d.props.fp64) || (g.dtype == kHalf && d.props.fp16);
+  if (!blas_type || g.k <= 0 || !blas_layout(g, INT64_MAX)) return false;
+  cl_command_queue q = s ? static_cast<cl_command_queue>(s) : d.queue;
+  const size_t es = element_size(g.dtype);
+  clblast::StatusCode st;
+  {
+    // CLBlast fills its kernel database without a lock: two threads in a GEMM at once raced in
+    // clblast::Database (TSan: new and delete of one address). The call only enqueues.
+    static std::mutex clblast_mutex;
+    std::lock_guard<std::mutex> lock(clblast_mutex);
+    if (fault::hit(fault::kLaunch))  // injected (core/fault.h): what CLBlast returns for the driver's failure
+      st = clblast::StatusCode::kOpenCLOutOfResources;
+    else if (g.dtype == kFloat)
+      st = clblast_gemm<float>(g, static_cast<float>(g.alpha), static_cast<float>(g.beta), q, es);
+    else if (g.dtype == kDouble)
+      st = clblast_gemm<double>(g, g.alpha, g.beta, q, es);
+    else
+      st = clblast_gemm<cl_half>(g, FloatToHalf(static_cast<float>(g.alpha)), FloatToHalf(static_cast<float>(g.beta)),
+                                 q, es);
   }
-#endif
+  if (st != clblast::StatusCode::kSuccess) {
+    int code = static_cast<int>(st);
+    std::string name = code > -1000 ? cl_status_name(code) : "CLBlast status " + std::to_string(code);
+    throw BackendError("[opencl] CLBlast GEMM failed on " + Runtime::get().label(index) + " (" + gemm_label(g) + "): " +
+                       name);
+  }
+  // CLBlast's kernels compile lazily on PoCL too (runtime.h); its choice of kernels depends on
+  // the types, the transposes and the problem's size, so the first call of each class waits.
+  if (d.lazy_compile) {
+    uint32_t size_class = 0;  // ceil(log8(m n k)), at most 31
+    for (double v = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
+         v > 1 && size_class < 31; v *= 0.125)
+      ++size_class;
+    const uint32_t variant = (static_cast<uint32_t>(g.dtype) << 8) | (size_class << 3) | (g.trans_a ? 4u : 0u) |
+                             (g.trans_b ? 2u : 0u) | (g.batch > 1 ? 1u : 0u);
+    if (Runtime::get().first_launch(index, variant)) LOCUS_CL(clFinish(q), index, "CLBlast GEMM");
+  }
+  return true;
+#else
   return false;
+#endif
 }
 
 }  // namespace locus::opencl

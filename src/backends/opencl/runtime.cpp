@@ -71,11 +71,14 @@ void Runtime::untrack_queue(cl_command_queue q) {
   streams_.erase(std::remove(streams_.begin(), streams_.end(), q), streams_.end());
 }
 
-bool Runtime::first_launch(int index, const std::string& variant) {
+bool Runtime::first_launch(int index, uint32_t variant) {
   ClDevice& d = device(index);
   if (!d.lazy_compile) return false;
-  std::lock_guard<std::mutex> lock(d.variants_mu);
-  return d.variants.insert(variant).second;
+  if (variant >= ClDevice::kVariants) return true;
+  std::atomic<uint64_t>& word = d.variants[variant / 64];
+  const uint64_t bit = uint64_t{1} << (variant % 64);
+  if (word.load(std::memory_order_relaxed) & bit) return false;
+  return (word.fetch_or(bit, std::memory_order_relaxed) & bit) == 0;  // one thread wins a race
 }
 
 void Runtime::drain() noexcept {

@@ -10,11 +10,13 @@
 // or no platform means zero devices and a reason.
 #include <CL/cl.h>  // CL_TARGET_OPENCL_VERSION comes from CMake
 
+#include <array>
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "backends/gpu/device_table.h"
@@ -38,8 +40,10 @@ struct ClDevice {
   // exits while such a compile runs crashes inside LLVM (its static objects are torn down under
   // the compile), so on these drivers the first launch of each variant waits for completion.
   bool lazy_compile = false;
-  std::mutex variants_mu;
-  std::unordered_set<std::string> variants;  // CLBlast call classes already run once (lazy_compile only)
+  // CLBlast call classes already run once (lazy_compile only): a bit per Runtime::first_launch
+  // variant, tested without a lock on every GEMM.
+  static constexpr uint32_t kVariants = 4096;
+  std::array<std::atomic<uint64_t>, kVariants / 64> variants{};
 
   // raw allocations, counted here because drivers (PoCL) may allocate lazily
   std::mutex mem_mu;
@@ -65,10 +69,11 @@ class Runtime : public gpu::DeviceTable<ClDevice> {
   /// its own threads (PoCL) would otherwise still be compiling while the process tears down the
   /// compiler's static objects, and crash after main returned.
   void drain() noexcept;
-  /// On a lazily compiling driver, true the first time `variant` (a CLBlast call class) runs on
-  /// `index` (the caller then waits for it); always false elsewhere. Our own kernels keep their
-  /// work-group sizes in Kernel::launched instead (no string per launch).
-  bool first_launch(int index, const std::string& variant);
+  /// On a lazily compiling driver, true the first time `variant` (a CLBlast call class, packed
+  /// by the caller into an integer below ClDevice::kVariants; no string, no lock per call) runs
+  /// on `index` (the caller then waits for it; a variant out of range always waits); always
+  /// false elsewhere. Our own kernels keep their work-group sizes in Kernel::launched instead.
+  bool first_launch(int index, uint32_t variant);
 
  private:
   Runtime();

@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <string>
 #include <numeric>
 #include <thread>
+#include <vector>
 
 #include "backends/opencl/check.h"
 #include "backends/opencl/runtime.h"
@@ -136,6 +138,29 @@ TEST(OpenCLRuntime, BadIndexThrowsNotAvailable) {
   } catch (const NotAvailableError& e) {
     EXPECT_NE(std::string(e.what()).find("opencl:7 does not exist"), std::string::npos) << e.what();
   }
+}
+
+// A CLBlast call class waits for its kernels the first time it runs on a lazily compiling driver
+// (PoCL), then never again on that device: first_launch keeps a bit per variant (no lock, no
+// string per GEMM). Variants from 4000 up are none that gemm.cpp packs.
+TEST(OpenCLRuntime, FirstLaunchOncePerVariantAndDevice) {
+  LOCUS_REQUIRE_OPENCL(1);
+  Runtime& rt = Runtime::get();
+  for (int i = 0; i < rt.count(); ++i) {
+    const bool lazy = rt.device(i).lazy_compile;
+    EXPECT_EQ(rt.first_launch(i, 4000), lazy) << i;
+    EXPECT_FALSE(rt.first_launch(i, 4000)) << i;
+    EXPECT_EQ(rt.first_launch(i, 4001), lazy) << i;  // its neighbour in the same word is a class of its own
+    EXPECT_FALSE(rt.first_launch(i, 4001)) << i;
+    EXPECT_EQ(rt.first_launch(i, ClDevice::kVariants), lazy) << i;  // out of range: waits every time
+    EXPECT_EQ(rt.first_launch(i, ClDevice::kVariants), lazy) << i;
+  }
+  std::atomic<int> firsts{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] { firsts += rt.first_launch(0, 4002) ? 1 : 0; });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(firsts.load(), rt.device(0).lazy_compile ? 1 : 0);  // racing threads: one is first
 }
 
 // Stand-ins for driver calls, so the test needs no OpenCL symbols of its own.
