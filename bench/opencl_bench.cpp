@@ -407,17 +407,22 @@ void bench_train_step(const locus::Device& dev) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const char* usage = "usage: opencl_bench [--device I] [--samples K] [--sample-ms MS] [--filter REGEX] [--smoke]\n";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&] { return flag_value(argc, argv, i); };
-    if (a == "--device") g_opt.device = std::stoi(value());
-    else if (a == "--samples") g_opt.samples = std::max(1, std::stoi(value()));
-    else if (a == "--sample-ms") g_opt.sample_s = std::stod(value()) / 1e3;
-    else if (a == "--filter") g_opt.filter = value();
-    else if (a == "--smoke") g_opt.smoke = true;
-    else {
-      std::fprintf(stderr,
-                   "usage: opencl_bench [--device I] [--samples K] [--sample-ms MS] [--filter REGEX] [--smoke]\n");
+    try {  // a missing or non-numeric value is bad usage, not an uncaught exception
+      if (a == "--device") g_opt.device = std::stoi(value());
+      else if (a == "--samples") g_opt.samples = std::max(1, std::stoi(value()));
+      else if (a == "--sample-ms") g_opt.sample_s = std::stod(value()) / 1e3;
+      else if (a == "--filter") g_opt.filter = value();
+      else if (a == "--smoke") g_opt.smoke = true;
+      else {
+        std::fputs(usage, stderr);
+        return 2;
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "opencl_bench: bad value for %s (%s)\n%s", a.c_str(), e.what(), usage);
       return 2;
     }
   }
