@@ -59,6 +59,8 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
+/// Positions of the non-zero elements, int64 [count, dim] (Tensor::nonzero).
+Tensor nonzero(const Tensor& a);
 /// int64 class indices -> int64 one-hot rows; num_classes = -1 infers max + 1.
 Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);

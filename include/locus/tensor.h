@@ -1,6 +1,7 @@
 #pragma once
 // Tensor: a strided view of a storage that lives on one device. Spelled as libtorch's at::Tensor.
 #include <cstdint>
+#include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -22,6 +23,9 @@ class Stream;
 
 namespace autograd {
 struct Node;
+}
+namespace indexing {
+class TensorIndex;
 }
 
 class Tensor {
@@ -132,6 +136,19 @@ class Tensor {
   Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor contiguous() const;
   Tensor operator[](int64_t index) const { return select(0, index); }
+  /// Python's x[...] (locus/indexing.h): x.index({Slice(0, 2), 1}), x.index({mask}). Views for
+  /// integers, slices, None and Ellipsis; a copy when an index is a tensor.
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  /// Python's x[...] = value, in place: value broadcasts to x.index(indices)'s shape. With
+  /// repeated tensor indices the last write wins. Not recorded by autograd (as copy_: throws on a
+  /// tensor that requires grad while grad mode is on).
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value);
+  /// Positions of the non-zero elements, int64 of shape [count, dim()] (computed on the host).
+  Tensor nonzero() const;
 
   // ---- copies and fills ----------------------------------------------------------------------
   Tensor clone() const;
@@ -297,3 +314,5 @@ Tensor& operator/=(Tensor& a, const Scalar& b);
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 }  // namespace locus
+
+#include "locus/indexing.h"  // Tensor::index's argument type
