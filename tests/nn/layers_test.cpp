@@ -229,6 +229,37 @@ TEST_P(Layers, DropoutTrainEval) {
   EXPECT_THROW_MSG(nn::Dropout(1.5), Error, "dropout probability has to be between 0 and 1");
 }
 
+TEST_P(Layers, Dropout2dZeroesWholeChannels) {
+  Device d = GetParam();
+  nn::Dropout2d drop(0.5);
+  Tensor x = ones({8, 50, 3, 3}, TensorOptions().device(d));
+  Tensor y = drop(x);
+  Tensor per_channel = y.sum({2, 3});  // 0 (dropped) or 9 * 2 (kept, scaled by 1/(1-p))
+  auto v = values(per_channel);
+  int dropped = 0;
+  for (double e : v) {
+    EXPECT_TRUE(e == 0.0 || e == 18.0) << e;
+    dropped += e == 0.0;
+  }
+  EXPECT_GT(dropped, 150);
+  EXPECT_LT(dropped, 250);
+  auto all = values(y);  // within a channel, all or nothing
+  for (double e : all) EXPECT_TRUE(e == 0.0 || e == 2.0);
+  EXPECT_EQ(F::dropout2d(ones({4, 2, 2}, TensorOptions().device(d)), F::Dropout2dFuncOptions().p(1.0)).sum().item<double>(), 0.0);
+  Tensor u = F::dropout3d(ones({40, 2, 2, 2}, TensorOptions().device(d)), F::Dropout3dFuncOptions().p(0.25));
+  for (double e : values(u.sum({1, 2, 3}))) EXPECT_TRUE(e == 0.0 || std::abs(e - 8 / 0.75) < 1e-5) << e;
+  drop->eval();
+  EXPECT_TRUE(drop(x).is_same(x));
+  nn::Dropout3d drop3(nn::Dropout3dOptions(0.2));
+  std::ostringstream s;
+  s << *drop << " " << *drop3;
+  EXPECT_EQ(s.str(), "locus::nn::Dropout2d(p=0.5, inplace=false) locus::nn::Dropout3d(p=0.2, inplace=false)");
+  EXPECT_THROW_MSG(nn::Dropout2d(1.5), Error, "Dropout2d: dropout probability has to be between 0 and 1, but got 1.500000.");
+  EXPECT_THROW_MSG(F::dropout2d(ones({2, 3}, TensorOptions().device(d))), Error,
+                   "[dropout2d] expected a 4-D input [N, C, ...] or a 3-D unbatched input [C, ...], got 2-D [2, 3]; "
+                   "for elementwise dropout use dropout().");
+}
+
 TEST_P(Layers, BatchNormTrainEval) {
   Device d = GetParam();
   nn::BatchNorm1d bn(nn::BatchNormOptions(2).device(d));

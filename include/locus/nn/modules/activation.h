@@ -1,5 +1,5 @@
 #pragma once
-// ReLU, GELU, Sigmoid, Tanh, Dropout (parameter-free layers).
+// ReLU, GELU, Sigmoid, Tanh, Dropout, Dropout2d, Dropout3d (parameter-free layers).
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/module.h"
@@ -68,5 +68,34 @@ class DropoutImpl : public Cloneable<DropoutImpl> {
   DropoutOptions options;
 };
 LOCUS_MODULE(Dropout);
+
+using Dropout2dOptions = DropoutOptions;
+using Dropout3dOptions = DropoutOptions;
+/// Zeroes whole channels ([N, C, H, W] or [C, H, W]) with probability p while training, scaling
+/// the others by 1/(1-p); identity in eval() (functional::dropout2d).
+class Dropout2dImpl : public Cloneable<Dropout2dImpl> {
+ public:
+  void reset() override {}
+  explicit Dropout2dImpl(const Dropout2dOptions& options = {});
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) {
+    return functional::dropout2d(input, functional::Dropout2dFuncOptions().p(options.p()).training(is_training()));
+  }
+  Dropout2dOptions options;
+};
+LOCUS_MODULE(Dropout2d);
+
+/// Dropout2d for volumes: [N, C, D, H, W] or [C, D, H, W] (functional::dropout3d).
+class Dropout3dImpl : public Cloneable<Dropout3dImpl> {
+ public:
+  void reset() override {}
+  explicit Dropout3dImpl(const Dropout3dOptions& options = {});
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) {
+    return functional::dropout3d(input, functional::Dropout3dFuncOptions().p(options.p()).training(is_training()));
+  }
+  Dropout3dOptions options;
+};
+LOCUS_MODULE(Dropout3d);
 
 }  // namespace locus::nn
