@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "core/tensor_impl.h"
+#include "locus/accelerators.h"
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/guard.h"
@@ -300,6 +301,9 @@ void manual_seed(uint64_t seed) {
   g_seed = seed;
   g_offset = 0;
 }
+// libtorch's spellings: one generator serves every device
+void cuda::manual_seed(uint64_t seed) { locus::manual_seed(seed); }
+void cuda::manual_seed_all(uint64_t seed) { locus::manual_seed(seed); }
 uint64_t initial_seed() {
   std::lock_guard<std::mutex> g(g_rng_mutex);
   return g_seed;
