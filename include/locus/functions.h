@@ -44,6 +44,24 @@ Tensor min(const Tensor& a);
 std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor argmax(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor var(const Tensor& a);
+template <typename Bool, std::enable_if_t<std::is_same_v<Bool, bool>, int> = 0>
+Tensor var(const Tensor& a, Bool unbiased) { return a.var(unbiased); }
+Tensor var(const Tensor& a, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
+Tensor var(const Tensor& a, IntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim = false);
+Tensor std(const Tensor& a);
+template <typename Bool, std::enable_if_t<std::is_same_v<Bool, bool>, int> = 0>
+Tensor std(const Tensor& a, Bool unbiased) { return a.std(unbiased); }
+Tensor std(const Tensor& a, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
+Tensor std(const Tensor& a, IntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim = false);
+Tensor trace(const Tensor& a);
+std::tuple<Tensor, Tensor> sort(const Tensor& a, int64_t dim = -1, bool descending = false);
+Tensor argsort(const Tensor& a, int64_t dim = -1, bool descending = false);
+std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
+std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& a, IntArrayRef split_sizes, int64_t dim = 0);
+std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes, int64_t dim = 0);
 Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 

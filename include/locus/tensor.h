@@ -7,8 +7,10 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
+#include "locus/accessor.h"
 #include "locus/device.h"
 #include "locus/dtype.h"
 #include "locus/options.h"
@@ -63,6 +65,8 @@ class Tensor {
   const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
   int64_t use_count() const { return impl_.use_count(); }
   std::string toString() const;
+  /// libtorch's debugging print to stderr: "[CPUFloatType [2, 3]]" ("[UndefinedTensor]").
+  void print() const;
 
   // ---- data access --------------------------------------------------------------------------
   /// Typed host pointer to the first element; on a device the host cannot address (opencl,
@@ -77,6 +81,16 @@ class Tensor {
   const void* const_data_ptr() const { return data_ptr(); }
   template <typename T> T item() const;
   Scalar item() const;
+  /// libtorch's a = t.accessor<float, 2>(); a[i][j]: typed element access on the host
+  /// (locus/accessor.h). Throws when t is not of N dims, not of dtype T, or not in host memory
+  /// (call .cpu() first). Not on a temporary: the accessor points into the tensor.
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() const& {
+    check_accessor_dims(static_cast<int64_t>(N));
+    return TensorAccessor<T, N>(data_ptr<T>(), sizes().data(), strides().data());
+  }
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
 
   // ---- moving --------------------------------------------------------------------------------
   /// libtorch's overloads, plus one per spelling of a device so that none is ambiguous:
@@ -135,6 +149,14 @@ class Tensor {
   Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
   Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor contiguous() const;
+  /// `chunks` views along `dim` of ceil(size / chunks) elements each (the last may be smaller,
+  /// and there may be fewer than `chunks`), as PyTorch's chunk.
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  /// Views of `split_size` elements along `dim` (the last may be smaller).
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  /// Views of the given sizes along `dim`; they must add up to size(dim).
+  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
   /// Python's x[...] (locus/indexing.h): x.index({Slice(0, 2), 1}), x.index({mask}). Views for
   /// integers, slices, None and Ellipsis; a copy when an index is a tensor.
@@ -236,6 +258,31 @@ class Tensor {
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor any() const;
   Tensor all() const;
+  /// Variance over all elements or over `dim`, divided by N - 1 (unbiased) or N; `correction`
+  /// is the libtorch 2.x form (divide by N - correction). Floating point input only. The
+  /// one-argument form takes a bool only: x.var(1) and x.var({1}) mean dim 1 (libtorch reads
+  /// them as unbiased = true).
+  Tensor var() const { return var(IntArrayRef{}, true, false); }
+  template <typename Bool, std::enable_if_t<std::is_same_v<Bool, bool>, int> = 0>
+  Tensor var(Bool unbiased) const { return var(IntArrayRef{}, unbiased, false); }
+  Tensor var(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(IntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim = false) const;
+  /// sqrt of var, with the same arguments.
+  Tensor std() const { return std(IntArrayRef{}, true, false); }
+  template <typename Bool, std::enable_if_t<std::is_same_v<Bool, bool>, int> = 0>
+  Tensor std(Bool unbiased) const { return std(IntArrayRef{}, unbiased, false); }
+  Tensor std(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(IntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim = false) const;
+  /// Sum of the main diagonal of a 2-D tensor.
+  Tensor trace() const;
+  /// (values, int64 indices) sorted along `dim`; equal values keep their order (stable). NaN
+  /// sorts above every number, as PyTorch. On a device the indices are computed on the host
+  /// (one copy of the tensor each way); values are gathered on the device (differentiable).
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  /// The k largest (or smallest) values along `dim` and their int64 indices, sorted (the order
+  /// is the same with sorted = false), as sort.
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
   Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
 
@@ -272,6 +319,7 @@ class Tensor {
 
  private:
   void* host_data(const char* op) const;
+  void check_accessor_dims(int64_t n) const;
   std::shared_ptr<TensorImpl> impl_;
 };
 

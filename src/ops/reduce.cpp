@@ -171,6 +171,35 @@ Tensor Tensor::any() const { return reduce_impl(ReduceOp::Any, *this, {}, true, 
 Tensor Tensor::all() const { return reduce_impl(ReduceOp::All, *this, {}, true, false, kBool, kBool); }
 
 namespace {
+// sum((x - mean)^2) / max(N - correction, 0) over `dims` (all when empty), composed of
+// differentiable ops.
+Tensor var_impl(const char* op, const Tensor& a, IntArrayRef dims, double correction, bool keepdim) {
+  if (!locus::is_floating_point(a.scalar_type()))
+    throw Error("[" + std::string(op) + "] expected a floating point input, got " + dtype_name(a.scalar_type()) +
+                "; convert with .to(locus::kFloat).");
+  int64_t n = 1;
+  if (dims.empty()) n = a.numel();
+  for (int64_t d : dims) n *= a.dim() == 0 ? 1 : a.size(d);
+  Tensor centered = a - a.mean(dims, /*keepdim=*/true);
+  return (centered * centered).sum(dims, keepdim) / std::max(static_cast<double>(n) - correction, 0.0);
+}
+double correction_of(const std::optional<Scalar>& c) { return c ? c->toDouble() : 1.0; }
+}  // namespace
+
+Tensor Tensor::var(IntArrayRef dim, bool unbiased, bool keepdim) const {
+  return var_impl("var", *this, dim, unbiased ? 1 : 0, keepdim);
+}
+Tensor Tensor::var(IntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) const {
+  return var_impl("var", *this, dim, correction_of(correction), keepdim);
+}
+Tensor Tensor::std(IntArrayRef dim, bool unbiased, bool keepdim) const {
+  return var_impl("std", *this, dim, unbiased ? 1 : 0, keepdim).sqrt();
+}
+Tensor Tensor::std(IntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) const {
+  return var_impl("std", *this, dim, correction_of(correction), keepdim).sqrt();
+}
+
+namespace {
 Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dt, bool log) {
   const char* name = log ? "log_softmax" : "softmax";
   ScalarType t = dt.value_or(a.scalar_type());
@@ -214,6 +243,12 @@ Tensor min(const Tensor& a) { return a.min(); }
 std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) { return a.min(dim, keepdim); }
 Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return a.argmax(dim, keepdim); }
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return a.argmin(dim, keepdim); }
+Tensor var(const Tensor& a) { return a.var(); }
+Tensor var(const Tensor& a, IntArrayRef dim, bool unbiased, bool keepdim) { return a.var(dim, unbiased, keepdim); }
+Tensor var(const Tensor& a, IntArrayRef dim, const std::optional<Scalar>& c, bool keepdim) { return a.var(dim, c, keepdim); }
+Tensor std(const Tensor& a) { return a.std(); }
+Tensor std(const Tensor& a, IntArrayRef dim, bool unbiased, bool keepdim) { return a.std(dim, unbiased, keepdim); }
+Tensor std(const Tensor& a, IntArrayRef dim, const std::optional<Scalar>& c, bool keepdim) { return a.std(dim, c, keepdim); }
 Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dt) { return a.softmax(dim, dt); }
 Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dt) { return a.log_softmax(dim, dt); }
 
