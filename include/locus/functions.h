@@ -24,6 +24,15 @@ Tensor relu(const Tensor& a);
 Tensor sigmoid(const Tensor& a);
 Tensor tanh(const Tensor& a);
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor clamp_min(const Tensor& a, const Scalar& min);
+Tensor clamp_max(const Tensor& a, const Scalar& max);
+Tensor isnan(const Tensor& a);
+Tensor all(const Tensor& a);
+Tensor any(const Tensor& a);
+Tensor norm(const Tensor& a, const Scalar& p = 2);
+Tensor logsumexp(const Tensor& a, IntArrayRef dim, bool keepdim = false);
+Tensor flip(const Tensor& a, IntArrayRef dims);
+Tensor masked_select(const Tensor& a, const Tensor& mask);
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b);
@@ -41,6 +50,9 @@ Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim = false, std::option
 Tensor max(const Tensor& a);
 std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor min(const Tensor& a);
+/// Elementwise, as libtorch's torch::max(a, b) / torch::min(a, b) (maximum / minimum).
+Tensor max(const Tensor& a, const Tensor& b);
+Tensor min(const Tensor& a, const Tensor& b);
 std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor argmax(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);

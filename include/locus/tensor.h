@@ -57,6 +57,7 @@ class Tensor {
   bool is_cuda() const { return device().is_cuda(); }
   bool is_opencl() const { return device().is_opencl(); }
   bool is_floating_point() const { return locus::is_floating_point(scalar_type()); }
+  bool is_same_size(const Tensor& other) const { return sizes() == other.sizes(); }
   /// True when both handles refer to the same tensor object.
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
   /// True when both share one storage.
@@ -149,6 +150,10 @@ class Tensor {
   Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
   Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor contiguous() const;
+  /// The elements in reverse order along each of `dims` (a copy, as PyTorch's flip).
+  Tensor flip(IntArrayRef dims) const;
+  /// The tensor tiled `repeats[i]` times along dim i (repeats may add leading dims).
+  Tensor repeat(IntArrayRef repeats) const;
   /// `chunks` views along `dim` of ceil(size / chunks) elements each (the last may be smaller,
   /// and there may be fewer than `chunks`), as PyTorch's chunk.
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
@@ -177,6 +182,9 @@ class Tensor {
   Tensor& copy_(const Tensor& src, bool non_blocking = false);
   Tensor& fill_(const Scalar& value);
   Tensor& zero_() { return fill_(0); }
+  /// In-place random fills (locus's counter-based generator, as rand/randn).
+  Tensor& uniform_(double from = 0, double to = 1);
+  Tensor& normal_(double mean = 0, double std = 1);
   Tensor detach() const;
 
   // ---- arithmetic ----------------------------------------------------------------------------
@@ -239,6 +247,8 @@ class Tensor {
   Tensor ge(const Tensor& other) const;
   Tensor ge(const Scalar& other) const;
   Tensor logical_not() const;
+  /// True where the element is NaN (bool; false for every element of an integer tensor).
+  Tensor isnan() const;
   Tensor logical_and(const Tensor& other) const;
   Tensor logical_or(const Tensor& other) const;
 
@@ -258,6 +268,11 @@ class Tensor {
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor any() const;
   Tensor all() const;
+  /// The p-norm of all elements ((sum |x|^p)^(1/p)), or over `dim`.
+  Tensor norm(const Scalar& p = 2) const;
+  Tensor norm(const Scalar& p, IntArrayRef dim, bool keepdim = false) const;
+  /// log(sum(exp(x))) over `dim`, computed stably (the max is subtracted first).
+  Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
   /// Variance over all elements or over `dim`, divided by N - 1 (unbiased) or N; `correction`
   /// is the libtorch 2.x form (divide by N - correction). Floating point input only. The
   /// one-argument form takes a bool only: x.var(1) and x.var({1}) mean dim 1 (libtorch reads
@@ -296,6 +311,8 @@ class Tensor {
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  /// The elements where `mask` (bool, broadcast to this tensor's shape) is true, as a 1-D copy.
+  Tensor masked_select(const Tensor& mask) const;
   bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
   bool equal(const Tensor& other) const;
 

@@ -77,6 +77,10 @@ Tensor gelu(const Tensor& input, const GELUFuncOptions& options) {
 }
 
 Tensor sigmoid(const Tensor& input) { return input.sigmoid(); }
+Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& o) {
+  return where(input > 0, input, input * o.negative_slope());
+}
+Tensor silu(const Tensor& input) { return input * input.sigmoid(); }
 Tensor tanh(const Tensor& input) { return input.tanh(); }
 Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& o) { return input.softmax(o.dim(), o.dtype()); }
 Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& o) { return input.log_softmax(o.dim(), o.dtype()); }

@@ -110,6 +110,14 @@ void GELUImpl::pretty_print(std::ostream& stream) const {
   stream << ")";
 }
 void SigmoidImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Sigmoid()"; }
+void LeakyReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::LeakyReLU(negative_slope=" << options.negative_slope() << ")";
+}
+void SoftmaxImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Softmax(dim=" << options.dim() << ")"; }
+void LogSoftmaxImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::LogSoftmax(dim=" << options.dim() << ")";
+}
+void IdentityImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Identity()"; }
 void TanhImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Tanh()"; }
 
 namespace {

@@ -295,6 +295,14 @@ Tensor Tensor::nonzero() const {
   return host_long(out, {count, nd}).to(device());
 }
 
+Tensor Tensor::masked_select(const Tensor& mask) const {
+  if (mask.scalar_type() != kBool)
+    throw Error(std::string("[masked_select] expected a bool mask, got ") + dtype_name(mask.scalar_type()) + "; compare first (x > 0).");
+  DimVector shape = ops::broadcast_shapes(sizes(), mask.sizes(), "masked_select");
+  return expand(shape).index({mask.expand(shape)});
+}
+
 Tensor nonzero(const Tensor& a) { return a.nonzero(); }
+Tensor masked_select(const Tensor& a, const Tensor& mask) { return a.masked_select(mask); }
 
 }  // namespace locus

@@ -1,8 +1,10 @@
 // Reductions and softmax: dims are wrapped and checked here; the backend reduces trailing dims.
 #include <algorithm>
+#include <cmath>
 
 #include "core/tensor_impl.h"
 #include "locus/error.h"
+#include "locus/factory.h"
 #include "locus/functions.h"
 #include "autograd/record.h"
 #include "ops/autocast.h"
@@ -199,6 +201,25 @@ Tensor Tensor::std(IntArrayRef dim, const std::optional<Scalar>& correction, boo
   return var_impl("std", *this, dim, correction_of(correction), keepdim).sqrt();
 }
 
+Tensor Tensor::norm(const Scalar& p) const { return norm(p, {}, false); }
+Tensor Tensor::norm(const Scalar& p, IntArrayRef dim, bool keepdim) const {
+  if (!locus::is_floating_point(scalar_type()))
+    throw Error(std::string("[norm] expected a floating point input, got ") + dtype_name(scalar_type()) + "; convert with .to(locus::kFloat).");
+  double q = p.toDouble();
+  if (q == 2) return (*this * *this).sum(dim, keepdim).sqrt();
+  if (q == 1) return abs().sum(dim, keepdim);
+  if (q <= 0 || std::isinf(q))
+    throw Error("[norm] p must be a positive finite number here, got " + std::to_string(q) + "; use amax(abs()) for p = inf.");
+  return abs().pow(q).sum(dim, keepdim).pow(1.0 / q);
+}
+Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {
+  auto finite_max = [&](bool keep) {  // 0 where the max is infinite (a row of -inf stays -inf)
+    Tensor m = amax(dim, keep).detach();
+    return where(m.abs() == INFINITY, zeros_like(m), m);
+  };
+  return (*this - finite_max(true)).exp().sum(dim, keepdim).log() + finite_max(keepdim);
+}
+
 namespace {
 Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dt, bool log) {
   const char* name = log ? "log_softmax" : "softmax";
@@ -249,6 +270,12 @@ Tensor var(const Tensor& a, IntArrayRef dim, const std::optional<Scalar>& c, boo
 Tensor std(const Tensor& a) { return a.std(); }
 Tensor std(const Tensor& a, IntArrayRef dim, bool unbiased, bool keepdim) { return a.std(dim, unbiased, keepdim); }
 Tensor std(const Tensor& a, IntArrayRef dim, const std::optional<Scalar>& c, bool keepdim) { return a.std(dim, c, keepdim); }
+Tensor max(const Tensor& a, const Tensor& b) { return a.maximum(b); }
+Tensor min(const Tensor& a, const Tensor& b) { return a.minimum(b); }
+Tensor all(const Tensor& a) { return a.all(); }
+Tensor any(const Tensor& a) { return a.any(); }
+Tensor norm(const Tensor& a, const Scalar& p) { return a.norm(p); }
+Tensor logsumexp(const Tensor& a, IntArrayRef dim, bool keepdim) { return a.logsumexp(dim, keepdim); }
 Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dt) { return a.softmax(dim, dt); }
 Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dt) { return a.log_softmax(dim, dt); }
 

@@ -260,6 +260,33 @@ TEST_P(Layers, Dropout2dZeroesWholeChannels) {
                    "for elementwise dropout use dropout().");
 }
 
+TEST_P(Layers, LeakyReLUSiluSoftmaxIdentityModules) {
+  // expected values from PyTorch 1.13
+  Device d = GetParam();
+  Tensor x = tensor({{1.0, -2.0, 3.0}, {-4.0, 5.0, -6.0}}).to(d);
+  auto near = [](const Tensor& t, std::vector<double> want) {
+    std::vector<double> got = values(t);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << i;
+  };
+  near(nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.1))(x), {1.0, -0.2, 3.0, -0.4, 5.0, -0.6});
+  near(F::leaky_relu(x), {1.0, -0.02, 3.0, -0.04, 5.0, -0.06});
+  near(F::silu(x), {0.7310585975646973, -0.23840583860874176, 2.857722520828247, -0.07194484025239944,
+                    4.966535568237305, -0.014835738576948643});
+  near(nn::Softmax(nn::SoftmaxOptions(1))(x).sum(1), {1.0, 1.0});
+  near(nn::LogSoftmax(1)(x).exp().sum(1), {1.0, 1.0});
+  EXPECT_TRUE(nn::Identity()(x).is_same(x));
+  nn::Sequential seq(nn::Linear(3, 2), nn::LeakyReLU(), nn::Identity());
+  seq->to(d);
+  Tensor v = nn::utils::parameters_to_vector(seq->parameters());
+  EXPECT_EQ(v.sizes(), IntArrayRef({8}));
+  nn::utils::vector_to_parameters(arange(8, TensorOptions().dtype(kFloat).device(d)), seq->parameters());
+  near(seq->parameters()[1], {6.0, 7.0});
+  std::ostringstream s;
+  s << *nn::LeakyReLU() << " " << *nn::Softmax(1) << " " << *nn::Identity();
+  EXPECT_EQ(s.str(), "locus::nn::LeakyReLU(negative_slope=0.01) locus::nn::Softmax(dim=1) locus::nn::Identity()");
+}
+
 TEST_P(Layers, BatchNormTrainEval) {
   Device d = GetParam();
   nn::BatchNorm1d bn(nn::BatchNormOptions(2).device(d));

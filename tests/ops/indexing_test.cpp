@@ -110,6 +110,13 @@ TEST_P(TensorIndexing, Errors) {
   EXPECT_THROW_MSG(a.index_put_({2}, 0), Error, "[index_put_] index 2 is out of bounds for dimension 0 with size 2.");
 }
 
+TEST_P(TensorIndexing, MaskedSelect) {
+  Tensor a = tensor({{1.0, -2.0, 3.0}, {-4.0, 5.0, -6.0}}, o());
+  EXPECT_EQ(values(a.masked_select(a > 0)), (V{1, 3, 5}));
+  EXPECT_EQ(values(masked_select(a, tensor({true, false, true}, o(kBool)))), (V{1, 3, -4, -6}));  // broadcast
+  EXPECT_THROW_MSG(a.masked_select(a), Error, "[masked_select] expected a bool mask, got float32; compare first (x > 0).");
+}
+
 LOCUS_INSTANTIATE_DEVICES(TensorIndexing);
 
 TEST(TensorIndexing, NonzeroAndPrinting) {

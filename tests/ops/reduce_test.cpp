@@ -204,4 +204,26 @@ TEST_P(Reduce, VarAndStd) {
                    "[var] expected a floating point input, got int64; convert with .to(locus::kFloat).");
 }
 
+TEST_P(Reduce, NormLogsumexpIsnan) {
+  // expected values from PyTorch 1.13
+  Tensor x = tensor({{1.0, -2.0, 3.0}, {-4.0, 5.0, -6.0}}, o());
+  EXPECT_NEAR(x.norm().item<double>(), 9.539392471313477, 1e-5);
+  EXPECT_NEAR(norm(x, 1).item<double>(), 21.0, 1e-5);
+  EXPECT_NEAR(x.norm(3).item<double>(), 7.611662864685059, 1e-5);
+  V n = values(x.norm(2, {1}));
+  EXPECT_NEAR(n[0], 3.7416574954986572, 1e-5);
+  EXPECT_NEAR(n[1], 8.774964332580566, 1e-5);
+  V l = values(logsumexp(x, {1}));
+  EXPECT_NEAR(l[0], 3.132845163345337, 1e-5);
+  EXPECT_NEAR(l[1], 5.000140190124512, 1e-5);
+  EXPECT_EQ(x.logsumexp({1}, true).sizes(), IntArrayRef({2, 1}));
+  double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(values(tensor({{-inf, -inf}}, o()).logsumexp({1})), (V{-inf}));
+  EXPECT_EQ(values(isnan(tensor({1.0, nan, inf}, o()))), (V{0, 1, 0}));
+  EXPECT_EQ(values(ones({2}, o().dtype(kLong)).isnan()), (V{0, 0}));
+  EXPECT_EQ(values(max(x, zeros_like(x))), (V{1, 0, 3, 0, 5, 0}));
+  EXPECT_TRUE(all(x != 0).item<bool>());
+  EXPECT_FALSE(any(x == 0).item<bool>());
+}
+
 LOCUS_INSTANTIATE_DEVICES(Reduce);

@@ -51,6 +51,11 @@ struct SoftmaxFuncOptions {
 };
 using LogSoftmaxFuncOptions = SoftmaxFuncOptions;
 
+struct LeakyReLUFuncOptions {
+  LOCUS_ARG(double, negative_slope) = 1e-2;
+  LOCUS_ARG(bool, inplace) = false;
+};
+
 struct ReLUFuncOptions {
   ReLUFuncOptions(bool inplace = false) : inplace_(inplace) {}
   LOCUS_ARG(bool, inplace);
@@ -147,6 +152,10 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
 Tensor relu(const Tensor& input, const ReLUFuncOptions& options = {});
 Tensor gelu(const Tensor& input, const GELUFuncOptions& options = {});
 Tensor sigmoid(const Tensor& input);
+/// x where x > 0, else negative_slope * x (inplace is accepted and ignored: a new tensor).
+Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& options = {});
+/// x * sigmoid(x).
+Tensor silu(const Tensor& input);
 Tensor tanh(const Tensor& input);
 Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options);
 Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options);

@@ -1,5 +1,6 @@
 #pragma once
-// ReLU, GELU, Sigmoid, Tanh, Dropout, Dropout2d, Dropout3d (parameter-free layers).
+// ReLU, LeakyReLU, GELU, Sigmoid, Tanh, Softmax, LogSoftmax, Identity, Dropout, Dropout2d,
+// Dropout3d (parameter-free layers).
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/module.h"
@@ -19,6 +20,53 @@ class ReLUImpl : public Cloneable<ReLUImpl> {
   ReLUOptions options;
 };
 LOCUS_MODULE(ReLU);
+
+struct LeakyReLUOptions {
+  LOCUS_ARG(double, negative_slope) = 1e-2;
+  LOCUS_ARG(bool, inplace) = false;
+};
+class LeakyReLUImpl : public Cloneable<LeakyReLUImpl> {
+ public:
+  void reset() override {}
+  explicit LeakyReLUImpl(const LeakyReLUOptions& options = {}) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) {
+    return functional::leaky_relu(input, functional::LeakyReLUFuncOptions().negative_slope(options.negative_slope()));
+  }
+  LeakyReLUOptions options;
+};
+LOCUS_MODULE(LeakyReLU);
+
+using SoftmaxOptions = functional::SoftmaxFuncOptions;
+using LogSoftmaxOptions = functional::SoftmaxFuncOptions;
+/// softmax (or log_softmax) over options.dim().
+class SoftmaxImpl : public Cloneable<SoftmaxImpl> {
+ public:
+  void reset() override {}
+  explicit SoftmaxImpl(const SoftmaxOptions& options) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::softmax(input, options); }
+  SoftmaxOptions options;
+};
+LOCUS_MODULE(Softmax);
+class LogSoftmaxImpl : public Cloneable<LogSoftmaxImpl> {
+ public:
+  void reset() override {}
+  explicit LogSoftmaxImpl(const LogSoftmaxOptions& options) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::log_softmax(input, options); }
+  LogSoftmaxOptions options;
+};
+LOCUS_MODULE(LogSoftmax);
+
+/// Returns its input (a placeholder layer).
+class IdentityImpl : public Cloneable<IdentityImpl> {
+ public:
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return input; }
+};
+LOCUS_MODULE(Identity);
 
 struct GELUOptions {
   LOCUS_ARG(std::string, approximate) = "none";
