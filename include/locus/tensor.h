@@ -48,7 +48,8 @@ class Tensor {
   int64_t storage_offset() const;
   bool is_contiguous() const;
   ScalarType scalar_type() const;
-  ScalarType dtype() const { return scalar_type(); }
+  /// The dtype, as a TypeMeta (a ScalarType with libtorch's name() and itemsize()).
+  TypeMeta dtype() const { return scalar_type(); }
   Device device() const;
   TensorOptions options() const;
   size_t element_size() const { return locus::element_size(scalar_type()); }

@@ -158,6 +158,12 @@ TEST(TorchProgram, DatasetArchiveAndHostIdioms) {
   ASSERT_EQ(back.size(), 2u);
   EXPECT_TRUE(torch::allclose(back[1], t.detach() * 2));
   EXPECT_FALSE(torch::cuda::cudnn_is_available());
+  auto x = torch::randn({3}).to(torch::kDouble).to(torch::kCPU, torch::kFloat);
+  EXPECT_STREQ(x.dtype().name(), "float");  // caffe2::TypeMeta's spelling
+  EXPECT_EQ(x.dtype().itemsize(), 4u);
+  EXPECT_EQ(x.dtype(), torch::kFloat);
+  EXPECT_STREQ(torch::toString(x.scalar_type()), "Float");
+  EXPECT_STREQ(torch::ones({1}, torch::kLong).dtype().name(), "long int");
   auto m = torch::arange(0, 10).reshape({2, 5}).to(torch::kFloat);
   EXPECT_EQ((m.accessor<float, 2>()[1][2]), 7.0f);
   testing::internal::CaptureStderr();
