@@ -62,6 +62,22 @@ void set_default_dtype(ScalarType t);
 
 std::ostream& operator<<(std::ostream& os, ScalarType t);
 
+/// What Tensor::dtype() returns: a ScalarType (it converts implicitly, so t.dtype() == kFloat,
+/// switch (t.dtype()) and passing it as a ScalarType work) with the members of libtorch's
+/// caffe2::TypeMeta that programs use.
+class TypeMeta {
+ public:
+  constexpr TypeMeta(ScalarType t = ScalarType::Float) noexcept : t_(t) {}
+  constexpr operator ScalarType() const noexcept { return t_; }
+  constexpr ScalarType toScalarType() const noexcept { return t_; }
+  /// The C++ element type's name as libtorch gives it: "float", "long int", "c10::Half", ...
+  const char* name() const noexcept;
+  size_t itemsize() const { return element_size(t_); }
+
+ private:
+  ScalarType t_;
+};
+
 /// Maps a C++ type to its ScalarType: CppTypeToScalarType<float>::value == kFloat.
 template <typename T> struct CppTypeToScalarType;
 template <> struct CppTypeToScalarType<uint8_t> { static constexpr ScalarType value = kByte; };

@@ -24,6 +24,15 @@ Tensor relu(const Tensor& a);
 Tensor sigmoid(const Tensor& a);
 Tensor tanh(const Tensor& a);
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor clamp_min(const Tensor& a, const Scalar& min);
+Tensor clamp_max(const Tensor& a, const Scalar& max);
+Tensor isnan(const Tensor& a);
+Tensor all(const Tensor& a);
+Tensor any(const Tensor& a);
+Tensor norm(const Tensor& a, const Scalar& p = 2);
+Tensor logsumexp(const Tensor& a, IntArrayRef dim, bool keepdim = false);
+Tensor flip(const Tensor& a, IntArrayRef dims);
+Tensor masked_select(const Tensor& a, const Tensor& mask);
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b);
@@ -41,9 +50,30 @@ Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim = false, std::option
 Tensor max(const Tensor& a);
 std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor min(const Tensor& a);
+/// Elementwise, as libtorch's torch::max(a, b) / torch::min(a, b) (maximum / minimum).
+Tensor max(const Tensor& a, const Tensor& b);
+Tensor min(const Tensor& a, const Tensor& b);
 std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor argmax(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor var(const Tensor& a);
+template <typename Bool, std::enable_if_t<std::is_same_v<Bool, bool>, int> = 0>
+Tensor var(const Tensor& a, Bool unbiased) { return a.var(unbiased); }
+Tensor var(const Tensor& a, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
+Tensor var(const Tensor& a, IntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim = false);
+Tensor std(const Tensor& a);
+template <typename Bool, std::enable_if_t<std::is_same_v<Bool, bool>, int> = 0>
+Tensor std(const Tensor& a, Bool unbiased) { return a.std(unbiased); }
+Tensor std(const Tensor& a, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
+Tensor std(const Tensor& a, IntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim = false);
+Tensor trace(const Tensor& a);
+std::tuple<Tensor, Tensor> sort(const Tensor& a, int64_t dim = -1, bool descending = false);
+Tensor argsort(const Tensor& a, int64_t dim = -1, bool descending = false);
+std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
+std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& a, IntArrayRef split_sizes, int64_t dim = 0);
+std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes, int64_t dim = 0);
 Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 
@@ -59,6 +89,8 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
+/// Positions of the non-zero elements, int64 [count, dim] (Tensor::nonzero).
+Tensor nonzero(const Tensor& a);
 /// int64 class indices -> int64 one-hot rows; num_classes = -1 infers max + 1.
 Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);

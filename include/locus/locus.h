@@ -1,5 +1,6 @@
 #pragma once
 // Everything: #include <locus/locus.h>, then spell things as libtorch with locus:: for torch::.
+#include "locus/archive.h"
 #include "locus/aten.h"
 #include "locus/amp/grad_scaler.h"
 #include "locus/autocast.h"

@@ -1,13 +1,16 @@
 #pragma once
 // Tensor: a strided view of a storage that lives on one device. Spelled as libtorch's at::Tensor.
 #include <cstdint>
+#include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
+#include "locus/accessor.h"
 #include "locus/device.h"
 #include "locus/dtype.h"
 #include "locus/options.h"
@@ -22,6 +25,9 @@ class Stream;
 
 namespace autograd {
 struct Node;
+}
+namespace indexing {
+class TensorIndex;
 }
 
 class Tensor {
@@ -42,7 +48,8 @@ class Tensor {
   int64_t storage_offset() const;
   bool is_contiguous() const;
   ScalarType scalar_type() const;
-  ScalarType dtype() const { return scalar_type(); }
+  /// The dtype, as a TypeMeta (a ScalarType with libtorch's name() and itemsize()).
+  TypeMeta dtype() const { return scalar_type(); }
   Device device() const;
   TensorOptions options() const;
   size_t element_size() const { return locus::element_size(scalar_type()); }
@@ -51,6 +58,7 @@ class Tensor {
   bool is_cuda() const { return device().is_cuda(); }
   bool is_opencl() const { return device().is_opencl(); }
   bool is_floating_point() const { return locus::is_floating_point(scalar_type()); }
+  bool is_same_size(const Tensor& other) const { return sizes() == other.sizes(); }
   /// True when both handles refer to the same tensor object.
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
   /// True when both share one storage.
@@ -59,6 +67,8 @@ class Tensor {
   const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
   int64_t use_count() const { return impl_.use_count(); }
   std::string toString() const;
+  /// libtorch's debugging print to stderr: "[CPUFloatType [2, 3]]" ("[UndefinedTensor]").
+  void print() const;
 
   // ---- data access --------------------------------------------------------------------------
   /// Typed host pointer to the first element; on a device the host cannot address (opencl,
@@ -73,6 +83,16 @@ class Tensor {
   const void* const_data_ptr() const { return data_ptr(); }
   template <typename T> T item() const;
   Scalar item() const;
+  /// libtorch's a = t.accessor<float, 2>(); a[i][j]: typed element access on the host
+  /// (locus/accessor.h). Throws when t is not of N dims, not of dtype T, or not in host memory
+  /// (call .cpu() first). Not on a temporary: the accessor points into the tensor.
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() const& {
+    check_accessor_dims(static_cast<int64_t>(N));
+    return TensorAccessor<T, N>(data_ptr<T>(), sizes().data(), strides().data());
+  }
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
 
   // ---- moving --------------------------------------------------------------------------------
   /// libtorch's overloads, plus one per spelling of a device so that none is ambiguous:
@@ -131,13 +151,41 @@ class Tensor {
   Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
   Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor contiguous() const;
+  /// The elements in reverse order along each of `dims` (a copy, as PyTorch's flip).
+  Tensor flip(IntArrayRef dims) const;
+  /// The tensor tiled `repeats[i]` times along dim i (repeats may add leading dims).
+  Tensor repeat(IntArrayRef repeats) const;
+  /// `chunks` views along `dim` of ceil(size / chunks) elements each (the last may be smaller,
+  /// and there may be fewer than `chunks`), as PyTorch's chunk.
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  /// Views of `split_size` elements along `dim` (the last may be smaller).
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  /// Views of the given sizes along `dim`; they must add up to size(dim).
+  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
+  /// Python's x[...] (locus/indexing.h): x.index({Slice(0, 2), 1}), x.index({mask}). Views for
+  /// integers, slices, None and Ellipsis; a copy when an index is a tensor.
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  /// Python's x[...] = value, in place: value broadcasts to x.index(indices)'s shape. With
+  /// repeated tensor indices the last write wins. Not recorded by autograd (as copy_: throws on a
+  /// tensor that requires grad while grad mode is on).
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value);
+  /// Positions of the non-zero elements, int64 of shape [count, dim()] (computed on the host).
+  Tensor nonzero() const;
 
   // ---- copies and fills ----------------------------------------------------------------------
   Tensor clone() const;
   Tensor& copy_(const Tensor& src, bool non_blocking = false);
   Tensor& fill_(const Scalar& value);
   Tensor& zero_() { return fill_(0); }
+  /// In-place random fills (locus's counter-based generator, as rand/randn).
+  Tensor& uniform_(double from = 0, double to = 1);
+  Tensor& normal_(double mean = 0, double std = 1);
   Tensor detach() const;
 
   // ---- arithmetic ----------------------------------------------------------------------------
@@ -200,6 +248,8 @@ class Tensor {
   Tensor ge(const Tensor& other) const;
   Tensor ge(const Scalar& other) const;
   Tensor logical_not() const;
+  /// True where the element is NaN (bool; false for every element of an integer tensor).
+  Tensor isnan() const;
   Tensor logical_and(const Tensor& other) const;
   Tensor logical_or(const Tensor& other) const;
 
@@ -219,6 +269,36 @@ class Tensor {
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor any() const;
   Tensor all() const;
+  /// The p-norm of all elements ((sum |x|^p)^(1/p)), or over `dim`.
+  Tensor norm(const Scalar& p = 2) const;
+  Tensor norm(const Scalar& p, IntArrayRef dim, bool keepdim = false) const;
+  /// log(sum(exp(x))) over `dim`, computed stably (the max is subtracted first).
+  Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
+  /// Variance over all elements or over `dim`, divided by N - 1 (unbiased) or N; `correction`
+  /// is the libtorch 2.x form (divide by N - correction). Floating point input only. The
+  /// one-argument form takes a bool only: x.var(1) and x.var({1}) mean dim 1 (libtorch reads
+  /// them as unbiased = true).
+  Tensor var() const { return var(IntArrayRef{}, true, false); }
+  template <typename Bool, std::enable_if_t<std::is_same_v<Bool, bool>, int> = 0>
+  Tensor var(Bool unbiased) const { return var(IntArrayRef{}, unbiased, false); }
+  Tensor var(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(IntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim = false) const;
+  /// sqrt of var, with the same arguments.
+  Tensor std() const { return std(IntArrayRef{}, true, false); }
+  template <typename Bool, std::enable_if_t<std::is_same_v<Bool, bool>, int> = 0>
+  Tensor std(Bool unbiased) const { return std(IntArrayRef{}, unbiased, false); }
+  Tensor std(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(IntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim = false) const;
+  /// Sum of the main diagonal of a 2-D tensor.
+  Tensor trace() const;
+  /// (values, int64 indices) sorted along `dim`; equal values keep their order (stable). NaN
+  /// sorts above every number, as PyTorch. On a device the indices are computed on the host
+  /// (one copy of the tensor each way); values are gathered on the device (differentiable).
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  /// The k largest (or smallest) values along `dim` and their int64 indices, sorted (the order
+  /// is the same with sorted = false), as sort.
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
   Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
 
@@ -232,6 +312,8 @@ class Tensor {
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  /// The elements where `mask` (bool, broadcast to this tensor's shape) is true, as a 1-D copy.
+  Tensor masked_select(const Tensor& mask) const;
   bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
   bool equal(const Tensor& other) const;
 
@@ -255,6 +337,7 @@ class Tensor {
 
  private:
   void* host_data(const char* op) const;
+  void check_accessor_dims(int64_t n) const;
   std::shared_ptr<TensorImpl> impl_;
 };
 
@@ -297,3 +380,5 @@ Tensor& operator/=(Tensor& a, const Scalar& b);
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 }  // namespace locus
+
+#include "locus/indexing.h"  // Tensor::index's argument type

@@ -2,11 +2,13 @@
 // Migration header: a libtorch program builds against locus after changing its one include line,
 //   #include <torch/torch.h>   ->   #include <locus/torch.h>
 // torch:: is locus:: (a namespace alias), TORCH_MODULE / TORCH_MODULE_IMPL / TORCH_ARG are
-// locus's macros, and the c10:: and at:: names common programs spell (c10::Device,
+// locus's macros, TORCH_CHECK, TORCH_INTERNAL_ASSERT, AT_ASSERT and TORCH_WARN are defined,
+// torch::optional is std::optional, and the c10:: and at:: names common programs spell (c10::Device,
 // c10::DeviceGuard, c10::cuda::CUDAGuard, at::Tensor, at::kFloat, at::Reduction::Mean, ...) name
 // locus's. What still differs from libtorch is listed in docs/migrating-from-libtorch.md.
 //
 // Do not include this header together with libtorch's own: both define torch::, at:: and c10::.
+#include <iostream>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -26,7 +28,44 @@ namespace torch = locus;
     if (!(cond)) throw ::locus::Error(::locus::detail::torch_check_message(#cond __VA_OPT__(, ) __VA_ARGS__)); \
   } while (0)
 
+/// TORCH_INTERNAL_ASSERT(cond, message parts...) and AT_ASSERT(cond, ...): throws locus::Error
+/// "<cond> INTERNAL ASSERT FAILED at <file>:<line>" followed by the parts, as libtorch's.
+#define TORCH_INTERNAL_ASSERT(cond, ...)                                                         \
+  do {                                                                                           \
+    if (!(cond))                                                                                 \
+      throw ::locus::Error(::locus::detail::torch_assert_message(#cond, __FILE__, __LINE__ __VA_OPT__(, ) __VA_ARGS__)); \
+  } while (0)
+#define AT_ASSERT(cond, ...) TORCH_INTERNAL_ASSERT(cond __VA_OPT__(, ) __VA_ARGS__)
+/// TORCH_WARN(message parts...): writes "[W file:line] Warning: <parts> (function <func>)" to
+/// stderr each time it runs; TORCH_WARN_ONCE only the first time that line runs.
+#define TORCH_WARN(...) ::locus::detail::torch_warn(__FILE__, __LINE__, __func__, ::locus::detail::torch_check_message("" __VA_OPT__(, ) __VA_ARGS__))
+#define TORCH_WARN_ONCE(...)                                                                     \
+  do {                                                                                           \
+    static const bool locus_warned_once_ = (TORCH_WARN(__VA_ARGS__), true);                      \
+    (void)locus_warned_once_;                                                                    \
+  } while (0)
+
+namespace locus {
+/// torch::optional / torch::nullopt (libtorch's aliases of c10::optional, i.e. std::optional).
+template <typename T>
+using optional = std::optional<T>;
+inline constexpr std::nullopt_t nullopt = std::nullopt;
+}  // namespace locus
+
 namespace locus::detail {
+template <typename... Parts>
+std::string torch_assert_message(const char* cond, const char* file, int line, const Parts&... parts) {
+  std::ostringstream s;
+  s << cond << " INTERNAL ASSERT FAILED at " << file << ":" << line;
+  if constexpr (sizeof...(parts) > 0) {
+    s << ": ";
+    (s << ... << parts);
+  }
+  return s.str();
+}
+inline void torch_warn(const char* file, int line, const char* function, const std::string& message) {
+  std::cerr << "[W " << file << ":" << line << "] Warning: " << message << " (function " << function << ")\n";
+}
 inline std::string torch_check_message(const char* cond) {
   return std::string("Expected ") + cond + " to be true, but got false.";
 }

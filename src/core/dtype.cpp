@@ -49,6 +49,22 @@ const char* toString(ScalarType t) {
   }
 }
 
+const char* TypeMeta::name() const noexcept {
+  switch (t_) {  // libtorch's (the demangled C++ type names GCC gives)
+    case kByte: return "unsigned char";
+    case kChar: return "signed char";
+    case kShort: return "short int";
+    case kInt: return "int";
+    case kLong: return "long int";
+    case kHalf: return "c10::Half";
+    case kFloat: return "float";
+    case kDouble: return "double";
+    case kBool: return "bool";
+    case kBFloat16: return "c10::BFloat16";
+    default: return "nullptr (uninitialized)";
+  }
+}
+
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
   if (a == ScalarType::Undefined || b == ScalarType::Undefined)

@@ -168,6 +168,12 @@ bool Tensor::is_alias_of(const Tensor& o) const {
 int64_t Tensor::size(int64_t d) const { return impl_->sizes[detail::wrap_dim(d, dim(), "size")]; }
 int64_t Tensor::stride(int64_t d) const { return impl_->strides[detail::wrap_dim(d, dim(), "stride")]; }
 
+void Tensor::check_accessor_dims(int64_t n) const {
+  if (dim() != n)
+    throw Error("[accessor] expected a tensor of " + std::to_string(n) + " dims, got " + std::to_string(dim()) +
+                " dims " + shape_str(sizes()) + "; use accessor<T, " + std::to_string(dim()) + ">().");
+}
+
 // ---- host data --------------------------------------------------------------------------------
 void* Tensor::host_data(const char* op) const {
   const TensorImpl& t = checked(impl_);

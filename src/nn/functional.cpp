@@ -77,6 +77,10 @@ Tensor gelu(const Tensor& input, const GELUFuncOptions& options) {
 }
 
 Tensor sigmoid(const Tensor& input) { return input.sigmoid(); }
+Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& o) {
+  return where(input > 0, input, input * o.negative_slope());
+}
+Tensor silu(const Tensor& input) { return input * input.sigmoid(); }
 Tensor tanh(const Tensor& input) { return input.tanh(); }
 Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& o) { return input.softmax(o.dim(), o.dtype()); }
 Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& o) { return input.log_softmax(o.dim(), o.dtype()); }
@@ -89,6 +93,33 @@ Tensor dropout(const Tensor& input, const DropoutFuncOptions& options) {
   if (p == 1) return input * zeros_like(input, o);
   Tensor mask = rand(input.sizes(), o).lt(1 - p).to(input.scalar_type()) * (1.0 / (1 - p));
   return input * mask;
+}
+
+namespace {
+// dropout over whole channels of a `spatial`-D feature map (batched or not)
+Tensor feature_dropout(const char* op, const Tensor& input, const DropoutFuncOptions& options, int64_t spatial) {
+  double p = options.p();
+  if (p < 0 || p > 1)
+    throw Error("[" + std::string(op) + "] dropout probability has to be between 0 and 1, but got " + std::to_string(p) + ".");
+  int64_t nd = input.dim();
+  if (nd != spatial + 1 && nd != spatial + 2)
+    throw Error("[" + std::string(op) + "] expected a " + std::to_string(spatial + 2) + "-D input [N, C, ...] or a " +
+                std::to_string(spatial + 1) + "-D unbatched input [C, ...], got " + std::to_string(nd) + "-D " +
+                ops::shape_str(input.sizes()) + "; for elementwise dropout use dropout().");
+  if (!options.training() || p == 0) return input;
+  TensorOptions o = TensorOptions().dtype(input.scalar_type()).device(input.device());
+  if (p == 1) return input * zeros_like(input, o);
+  DimVector mask_sizes(input.sizes());
+  for (int64_t k = nd - spatial; k < nd; ++k) mask_sizes[k] = 1;
+  return input * (rand(mask_sizes, o).lt(1 - p).to(input.scalar_type()) * (1.0 / (1 - p)));
+}
+}  // namespace
+
+Tensor dropout2d(const Tensor& input, const Dropout2dFuncOptions& options) {
+  return feature_dropout("dropout2d", input, options, 2);
+}
+Tensor dropout3d(const Tensor& input, const Dropout3dFuncOptions& options) {
+  return feature_dropout("dropout3d", input, options, 3);
 }
 
 // ---- losses -----------------------------------------------------------------------------------

@@ -111,15 +111,31 @@ void GELUImpl::pretty_print(std::ostream& stream) const {
   stream << ")";
 }
 void SigmoidImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Sigmoid()"; }
+void LeakyReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::LeakyReLU(negative_slope=" << options.negative_slope() << ")";
+}
+void SoftmaxImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Softmax(dim=" << options.dim() << ")"; }
+void LogSoftmaxImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::LogSoftmax(dim=" << options.dim() << ")";
+}
+void IdentityImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Identity()"; }
 void TanhImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Tanh()"; }
 
-DropoutImpl::DropoutImpl(const DropoutOptions& options_) : options(options_) {
-  if (options.p() < 0 || options.p() > 1)
-    throw Error("Dropout: dropout probability has to be between 0 and 1, but got " + std::to_string(options.p()) + ".");
+namespace {
+void check_dropout_p(const char* module, double p) {
+  if (p < 0 || p > 1)
+    throw Error(std::string(module) + ": dropout probability has to be between 0 and 1, but got " + std::to_string(p) + ".");
 }
-void DropoutImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "locus::nn::Dropout(p=" << options.p() << ", inplace=" << options.inplace() << ")";
+void print_dropout(std::ostream& stream, const char* module, const DropoutOptions& o) {
+  stream << std::boolalpha << "locus::nn::" << module << "(p=" << o.p() << ", inplace=" << o.inplace() << ")";
 }
+}  // namespace
+DropoutImpl::DropoutImpl(const DropoutOptions& options_) : options(options_) { check_dropout_p("Dropout", options.p()); }
+void DropoutImpl::pretty_print(std::ostream& stream) const { print_dropout(stream, "Dropout", options); }
+Dropout2dImpl::Dropout2dImpl(const Dropout2dOptions& options_) : options(options_) { check_dropout_p("Dropout2d", options.p()); }
+void Dropout2dImpl::pretty_print(std::ostream& stream) const { print_dropout(stream, "Dropout2d", options); }
+Dropout3dImpl::Dropout3dImpl(const Dropout3dOptions& options_) : options(options_) { check_dropout_p("Dropout3d", options.p()); }
+void Dropout3dImpl::pretty_print(std::ostream& stream) const { print_dropout(stream, "Dropout3d", options); }
 
 // ---- convolution and pooling ----------------------------------------------------------------
 Conv2dImpl::Conv2dImpl(const Conv2dOptions& options_) : options(options_) {

@@ -6,7 +6,9 @@
 #include <limits>
 
 #include "locus/autograd.h"
+#include "core/checks.h"
 #include "locus/error.h"
+#include "locus/functions.h"
 
 namespace locus::nn::utils {
 
@@ -44,6 +46,27 @@ void clip_grad_value_(const std::vector<Tensor>& parameters, double clip_value) 
   NoGradGuard no_grad;
   for (const Tensor& p : parameters)
     if (p.grad().defined()) const_cast<Tensor&>(p.grad()).clamp_(-clip_value, clip_value);
+}
+
+Tensor parameters_to_vector(const std::vector<Tensor>& parameters) {
+  std::vector<Tensor> flat;
+  for (const Tensor& p : parameters) flat.push_back(p.reshape({-1}));
+  if (flat.empty()) throw Error("[parameters_to_vector] expected at least one parameter.");
+  return cat(flat);
+}
+
+void vector_to_parameters(const Tensor& vec, const std::vector<Tensor>& parameters) {
+  int64_t total = 0;
+  for (const Tensor& p : parameters) total += p.numel();
+  if (vec.dim() != 1 || vec.numel() != total)
+    throw Error("[vector_to_parameters] expected a 1-D tensor of " + std::to_string(total) + " elements, got shape " +
+                shape_str(vec.sizes()) + ".");
+  NoGradGuard no_grad;
+  int64_t offset = 0;
+  for (const Tensor& p : parameters) {
+    Tensor(p).copy_(vec.narrow(0, offset, p.numel()).view(p.sizes()));
+    offset += p.numel();
+  }
 }
 
 }  // namespace locus::nn::utils

@@ -432,6 +432,11 @@ Tensor relu(const Tensor& a) { return a.relu(); }
 Tensor sigmoid(const Tensor& a) { return a.sigmoid(); }
 Tensor tanh(const Tensor& a) { return a.tanh(); }
 Tensor clamp(const Tensor& a, std::optional<Scalar> mn, std::optional<Scalar> mx) { return a.clamp(mn, mx); }
+Tensor clamp_min(const Tensor& a, const Scalar& mn) { return a.clamp_min(mn); }
+Tensor clamp_max(const Tensor& a, const Scalar& mx) { return a.clamp_max(mx); }
+// NaN is the one value not equal to itself; integers are never NaN
+Tensor Tensor::isnan() const { return locus::is_floating_point(scalar_type()) ? ne(*this) : ne(*this).logical_and(eq(*this)); }
+Tensor isnan(const Tensor& a) { return a.isnan(); }
 Tensor eq(const Tensor& a, const Tensor& b) { return a.eq(b); }
 Tensor ne(const Tensor& a, const Tensor& b) { return a.ne(b); }
 Tensor lt(const Tensor& a, const Tensor& b) { return a.lt(b); }

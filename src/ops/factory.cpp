@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "core/tensor_impl.h"
+#include "locus/accelerators.h"
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/guard.h"
@@ -288,6 +289,15 @@ Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> delet
   return t;
 }
 
+Tensor& Tensor::uniform_(double from, double to) {
+  if (to < from) throw Error("[uniform_] expects from <= to, got from=" + std::to_string(from) + " > to=" + std::to_string(to) + ".");
+  return copy_(rand(sizes(), options()) * (to - from) + from);
+}
+Tensor& Tensor::normal_(double mean, double std) {
+  if (std < 0) throw Error("[normal_] expects std >= 0.0, got std=" + std::to_string(std) + ".");
+  return copy_(randn(sizes(), options()) * std + mean);
+}
+
 // ---- random state -----------------------------------------------------------------------------
 namespace {
 std::mutex g_rng_mutex;
@@ -300,6 +310,9 @@ void manual_seed(uint64_t seed) {
   g_seed = seed;
   g_offset = 0;
 }
+// libtorch's spellings: one generator serves every device
+void cuda::manual_seed(uint64_t seed) { locus::manual_seed(seed); }
+void cuda::manual_seed_all(uint64_t seed) { locus::manual_seed(seed); }
 uint64_t initial_seed() {
   std::lock_guard<std::mutex> g(g_rng_mutex);
   return g_seed;

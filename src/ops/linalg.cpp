@@ -173,6 +173,13 @@ Tensor Tensor::matmul(const Tensor& o) const {
   return r.view(out);
 }
 
+Tensor Tensor::trace() const {
+  if (dim() != 2) throw Error("[trace] expected a matrix (2-D tensor), got " + std::to_string(dim()) + "-D " + ops::shape_str(sizes()) + ".");
+  // the diagonal is a strided view (stride0 + stride1); as_strided is differentiable
+  return as_strided({std::min(size(0), size(1))}, {stride(0) + stride(1)}).sum();
+}
+
+Tensor trace(const Tensor& a) { return a.trace(); }
 Tensor matmul(const Tensor& a, const Tensor& b) { return a.matmul(b); }
 Tensor mm(const Tensor& a, const Tensor& b) { return a.mm(b); }
 Tensor bmm(const Tensor& a, const Tensor& b) { return a.bmm(b); }

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <iostream>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -181,6 +182,11 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
 }  // namespace locus
 
 namespace locus {
+void Tensor::print() const {
+  if (defined()) std::cerr << "[" << toString() << " " << sizes() << "]" << std::endl;
+  else std::cerr << "[UndefinedTensor]" << std::endl;
+}
+
 std::ostream& operator<<(std::ostream& os, IntArrayRef a) {
   os << "[";
   for (size_t i = 0; i < a.size(); ++i) os << (i ? ", " : "") << a[i];

@@ -1,8 +1,10 @@
 // Reductions and softmax: dims are wrapped and checked here; the backend reduces trailing dims.
 #include <algorithm>
+#include <cmath>
 
 #include "core/tensor_impl.h"
 #include "locus/error.h"
+#include "locus/factory.h"
 #include "locus/functions.h"
 #include "autograd/record.h"
 #include "ops/autocast.h"
@@ -171,6 +173,54 @@ Tensor Tensor::any() const { return reduce_impl(ReduceOp::Any, *this, {}, true, 
 Tensor Tensor::all() const { return reduce_impl(ReduceOp::All, *this, {}, true, false, kBool, kBool); }
 
 namespace {
+// sum((x - mean)^2) / max(N - correction, 0) over `dims` (all when empty), composed of
+// differentiable ops.
+Tensor var_impl(const char* op, const Tensor& a, IntArrayRef dims, double correction, bool keepdim) {
+  if (!locus::is_floating_point(a.scalar_type()))
+    throw Error("[" + std::string(op) + "] expected a floating point input, got " + dtype_name(a.scalar_type()) +
+                "; convert with .to(locus::kFloat).");
+  int64_t n = 1;
+  if (dims.empty()) n = a.numel();
+  for (int64_t d : dims) n *= a.dim() == 0 ? 1 : a.size(d);
+  Tensor centered = a - a.mean(dims, /*keepdim=*/true);
+  return (centered * centered).sum(dims, keepdim) / std::max(static_cast<double>(n) - correction, 0.0);
+}
+double correction_of(const std::optional<Scalar>& c) { return c ? c->toDouble() : 1.0; }
+}  // namespace
+
+Tensor Tensor::var(IntArrayRef dim, bool unbiased, bool keepdim) const {
+  return var_impl("var", *this, dim, unbiased ? 1 : 0, keepdim);
+}
+Tensor Tensor::var(IntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) const {
+  return var_impl("var", *this, dim, correction_of(correction), keepdim);
+}
+Tensor Tensor::std(IntArrayRef dim, bool unbiased, bool keepdim) const {
+  return var_impl("std", *this, dim, unbiased ? 1 : 0, keepdim).sqrt();
+}
+Tensor Tensor::std(IntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) const {
+  return var_impl("std", *this, dim, correction_of(correction), keepdim).sqrt();
+}
+
+Tensor Tensor::norm(const Scalar& p) const { return norm(p, {}, false); }
+Tensor Tensor::norm(const Scalar& p, IntArrayRef dim, bool keepdim) const {
+  if (!locus::is_floating_point(scalar_type()))
+    throw Error(std::string("[norm] expected a floating point input, got ") + dtype_name(scalar_type()) + "; convert with .to(locus::kFloat).");
+  double q = p.toDouble();
+  if (q == 2) return (*this * *this).sum(dim, keepdim).sqrt();
+  if (q == 1) return abs().sum(dim, keepdim);
+  if (q <= 0 || std::isinf(q))
+    throw Error("[norm] p must be a positive finite number here, got " + std::to_string(q) + "; use amax(abs()) for p = inf.");
+  return abs().pow(q).sum(dim, keepdim).pow(1.0 / q);
+}
+Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {
+  auto finite_max = [&](bool keep) {  // 0 where the max is infinite (a row of -inf stays -inf)
+    Tensor m = amax(dim, keep).detach();
+    return where(m.abs() == INFINITY, zeros_like(m), m);
+  };
+  return (*this - finite_max(true)).exp().sum(dim, keepdim).log() + finite_max(keepdim);
+}
+
+namespace {
 Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dt, bool log) {
   const char* name = log ? "log_softmax" : "softmax";
   ScalarType t = dt.value_or(a.scalar_type());
@@ -214,6 +264,18 @@ Tensor min(const Tensor& a) { return a.min(); }
 std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) { return a.min(dim, keepdim); }
 Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return a.argmax(dim, keepdim); }
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return a.argmin(dim, keepdim); }
+Tensor var(const Tensor& a) { return a.var(); }
+Tensor var(const Tensor& a, IntArrayRef dim, bool unbiased, bool keepdim) { return a.var(dim, unbiased, keepdim); }
+Tensor var(const Tensor& a, IntArrayRef dim, const std::optional<Scalar>& c, bool keepdim) { return a.var(dim, c, keepdim); }
+Tensor std(const Tensor& a) { return a.std(); }
+Tensor std(const Tensor& a, IntArrayRef dim, bool unbiased, bool keepdim) { return a.std(dim, unbiased, keepdim); }
+Tensor std(const Tensor& a, IntArrayRef dim, const std::optional<Scalar>& c, bool keepdim) { return a.std(dim, c, keepdim); }
+Tensor max(const Tensor& a, const Tensor& b) { return a.maximum(b); }
+Tensor min(const Tensor& a, const Tensor& b) { return a.minimum(b); }
+Tensor all(const Tensor& a) { return a.all(); }
+Tensor any(const Tensor& a) { return a.any(); }
+Tensor norm(const Tensor& a, const Scalar& p) { return a.norm(p); }
+Tensor logsumexp(const Tensor& a, IntArrayRef dim, bool keepdim) { return a.logsumexp(dim, keepdim); }
 Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dt) { return a.softmax(dim, dt); }
 Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dt) { return a.log_softmax(dim, dt); }
 

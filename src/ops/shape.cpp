@@ -4,6 +4,7 @@
 
 #include "core/tensor_impl.h"
 #include "locus/error.h"
+#include "locus/factory.h"
 #include "locus/functions.h"
 #include "autograd/record.h"
 #include "ops/checks.h"
@@ -259,6 +260,36 @@ Tensor Tensor::as_strided(IntArrayRef sz, IntArrayRef st, std::optional<int64_t>
   return out;
 }
 
+Tensor Tensor::flip(IntArrayRef dims) const {
+  Tensor out = *this;
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(dim(), 1)), false);
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, dim(), "flip");
+    if (seen[w]) throw Error("[flip] dim " + std::to_string(w) + " appears multiple times in the list of dims.");
+    seen[w] = true;
+    int64_t n = size(w);
+    if (n > 1) out = out.index_select(w, arange(n - 1, -1, -1, TensorOptions().dtype(kLong).device(device())));
+  }
+  return out.is_same(*this) ? clone() : out;
+}
+
+Tensor Tensor::repeat(IntArrayRef repeats) const {
+  int64_t nd = static_cast<int64_t>(repeats.size());
+  if (nd < dim())
+    throw Error("[repeat] number of dimensions of repeat dims (" + std::to_string(nd) +
+                ") can not be smaller than number of dimensions of tensor (" + std::to_string(dim()) + ").");
+  // view as [1, s0, 1, s1, ...], expand to [r0, s0, r1, s1, ...], then merge each pair
+  DimVector padded(static_cast<size_t>(nd - dim()), 1), inter, expanded, out_sizes;
+  for (int64_t s : sizes()) padded.push_back(s);
+  for (int64_t i = 0; i < nd; ++i) {
+    if (repeats[i] < 0) throw Error("[repeat] repeats can not be negative, got " + ops::shape_str(repeats) + ".");
+    inter.push_back(1), inter.push_back(padded[i]);
+    expanded.push_back(repeats[i]), expanded.push_back(padded[i]);
+    out_sizes.push_back(repeats[i] * padded[i]);
+  }
+  return reshape(inter).expand(expanded).contiguous().view(out_sizes);
+}
+
 // ---- free-function forms --------------------------------------------------------------------
 Tensor flatten(const Tensor& a, int64_t s, int64_t e) { return a.flatten(s, e); }
 Tensor reshape(const Tensor& a, IntArrayRef sizes) { return a.reshape(sizes); }
@@ -269,5 +300,6 @@ Tensor squeeze(const Tensor& a) { return a.squeeze(); }
 Tensor squeeze(const Tensor& a, int64_t d) { return a.squeeze(d); }
 Tensor narrow(const Tensor& a, int64_t d, int64_t s, int64_t l) { return a.narrow(d, s, l); }
 Tensor select(const Tensor& a, int64_t d, int64_t i) { return a.select(d, i); }
+Tensor flip(const Tensor& a, IntArrayRef dims) { return a.flip(dims); }
 
 }  // namespace locus

@@ -153,6 +153,29 @@ TEST_P(TensorOnDevice, PrintsLikePyTorch) {
             "        1., 1., 1., 1., 1., 1., 1.]" + suffix + ", requires_grad=True)");
 }
 
+TEST_P(TensorOnDevice, AccessorAndPrint) {
+  Device d = GetParam();
+  Tensor t = arange(6, TensorOptions().dtype(kFloat).device(d)).reshape({2, 3});
+  if (d.is_cpu()) {
+    auto a = t.accessor<float, 2>();
+    EXPECT_EQ(a.size(0), 2);
+    EXPECT_EQ(a.stride(0), 3);
+    EXPECT_EQ(a[1][2], 5.0f);
+    a[0][1] = 10.0f;  // writes through
+    EXPECT_EQ(t[0][1].item<float>(), 10.0f);
+    Tensor tt = t.t();  // any strides
+    EXPECT_EQ((tt.accessor<float, 2>()[1][0]), 10.0f);
+    EXPECT_THROW_MSG((t.accessor<float, 3>()), Error, "[accessor] expected a tensor of 3 dims, got 2 dims [2, 3]; use accessor<T, 2>().");
+    EXPECT_THROW_MSG((t.accessor<double, 2>()), Error, "[data_ptr<float64>]");
+  } else {
+    EXPECT_THROW_MSG((t.accessor<float, 2>()), Error, "is not addressable from the host; copy it first with .cpu()");
+  }
+  testing::internal::CaptureStderr();
+  t.print();
+  Tensor().print();
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "[" + t.toString() + " [2, 3]]\n[UndefinedTensor]\n");
+}
+
 LOCUS_INSTANTIATE_DEVICES(TensorOnDevice);
 
 TEST(Tensor, LiteralDtypesFollowLibtorch) {

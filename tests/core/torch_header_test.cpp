@@ -66,3 +66,44 @@ TEST(TorchHeader, GuardsAreLocusGuards) {
     EXPECT_THROW_MSG(c10::cuda::CUDAGuard{0}, locus::NotAvailableError, "cuda:0 is not available");
   }
 }
+
+namespace {
+struct CountDataset : torch::data::datasets::Dataset<CountDataset> {
+  torch::data::Example<> get(size_t i) override { return {torch::full({1}, static_cast<double>(i)), torch::zeros({})}; }
+  torch::optional<size_t> size() const override { return 3; }  // libtorch's spelling of the override
+};
+int warn_twice() {
+  for (int i = 0; i < 2; ++i) TORCH_WARN_ONCE("only once ", i);
+  TORCH_WARN("value is ", 7);
+  return 0;
+}
+}  // namespace
+
+TEST(TorchHeader, AssertsWarningsAndOptional) {
+  static_assert(std::is_same_v<torch::optional<size_t>, std::optional<size_t>>);
+  torch::optional<int> none = torch::nullopt;
+  EXPECT_FALSE(none.has_value());
+  EXPECT_EQ(CountDataset().size().value(), 3u);
+  AT_ASSERT(1 + 1 == 2);
+  TORCH_INTERNAL_ASSERT(true, "never shown");
+  try {
+    TORCH_INTERNAL_ASSERT(1 > 2, "x is ", 3);
+    ADD_FAILURE() << "no throw";
+  } catch (const c10::Error& e) {
+    EXPECT_EQ(std::string(e.what()), std::string("1 > 2 INTERNAL ASSERT FAILED at ") + __FILE__ + ":" +
+                                         std::to_string(__LINE__ - 4) + ": x is 3");
+  }
+  EXPECT_THROW_MSG(AT_ASSERT(false), c10::Error, "false INTERNAL ASSERT FAILED at ");
+  testing::internal::CaptureStderr();
+  warn_twice();
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("] Warning: only once 0 (function warn_twice)\n"), std::string::npos) << err;
+  EXPECT_EQ(err.find("only once 1"), std::string::npos) << err;
+  EXPECT_NE(err.find("] Warning: value is 7 (function warn_twice)\n"), std::string::npos) << err;
+  EXPECT_EQ(err.rfind("[W ", 0), 0u) << err;
+  EXPECT_FALSE(torch::cuda::cudnn_is_available());
+  torch::cuda::manual_seed(5);
+  auto a = torch::rand({3});
+  torch::cuda::manual_seed_all(5);
+  EXPECT_TRUE(torch::equal(a, torch::rand({3})));
+}

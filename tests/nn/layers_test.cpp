@@ -229,6 +229,64 @@ TEST_P(Layers, DropoutTrainEval) {
   EXPECT_THROW_MSG(nn::Dropout(1.5), Error, "dropout probability has to be between 0 and 1");
 }
 
+TEST_P(Layers, Dropout2dZeroesWholeChannels) {
+  Device d = GetParam();
+  nn::Dropout2d drop(0.5);
+  Tensor x = ones({8, 50, 3, 3}, TensorOptions().device(d));
+  Tensor y = drop(x);
+  Tensor per_channel = y.sum({2, 3});  // 0 (dropped) or 9 * 2 (kept, scaled by 1/(1-p))
+  auto v = values(per_channel);
+  int dropped = 0;
+  for (double e : v) {
+    EXPECT_TRUE(e == 0.0 || e == 18.0) << e;
+    dropped += e == 0.0;
+  }
+  EXPECT_GT(dropped, 150);
+  EXPECT_LT(dropped, 250);
+  auto all = values(y);  // within a channel, all or nothing
+  for (double e : all) EXPECT_TRUE(e == 0.0 || e == 2.0);
+  EXPECT_EQ(F::dropout2d(ones({4, 2, 2}, TensorOptions().device(d)), F::Dropout2dFuncOptions().p(1.0)).sum().item<double>(), 0.0);
+  Tensor u = F::dropout3d(ones({40, 2, 2, 2}, TensorOptions().device(d)), F::Dropout3dFuncOptions().p(0.25));
+  for (double e : values(u.sum({1, 2, 3}))) EXPECT_TRUE(e == 0.0 || std::abs(e - 8 / 0.75) < 1e-5) << e;
+  drop->eval();
+  EXPECT_TRUE(drop(x).is_same(x));
+  nn::Dropout3d drop3(nn::Dropout3dOptions(0.2));
+  std::ostringstream s;
+  s << *drop << " " << *drop3;
+  EXPECT_EQ(s.str(), "locus::nn::Dropout2d(p=0.5, inplace=false) locus::nn::Dropout3d(p=0.2, inplace=false)");
+  EXPECT_THROW_MSG(nn::Dropout2d(1.5), Error, "Dropout2d: dropout probability has to be between 0 and 1, but got 1.500000.");
+  EXPECT_THROW_MSG(F::dropout2d(ones({2, 3}, TensorOptions().device(d))), Error,
+                   "[dropout2d] expected a 4-D input [N, C, ...] or a 3-D unbatched input [C, ...], got 2-D [2, 3]; "
+                   "for elementwise dropout use dropout().");
+}
+
+TEST_P(Layers, LeakyReLUSiluSoftmaxIdentityModules) {
+  // expected values from PyTorch 1.13
+  Device d = GetParam();
+  Tensor x = tensor({{1.0, -2.0, 3.0}, {-4.0, 5.0, -6.0}}).to(d);
+  auto near = [](const Tensor& t, std::vector<double> want) {
+    std::vector<double> got = values(t);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << i;
+  };
+  near(nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.1))(x), {1.0, -0.2, 3.0, -0.4, 5.0, -0.6});
+  near(F::leaky_relu(x), {1.0, -0.02, 3.0, -0.04, 5.0, -0.06});
+  near(F::silu(x), {0.7310585975646973, -0.23840583860874176, 2.857722520828247, -0.07194484025239944,
+                    4.966535568237305, -0.014835738576948643});
+  near(nn::Softmax(nn::SoftmaxOptions(1))(x).sum(1), {1.0, 1.0});
+  near(nn::LogSoftmax(1)(x).exp().sum(1), {1.0, 1.0});
+  EXPECT_TRUE(nn::Identity()(x).is_same(x));
+  nn::Sequential seq(nn::Linear(3, 2), nn::LeakyReLU(), nn::Identity());
+  seq->to(d);
+  Tensor v = nn::utils::parameters_to_vector(seq->parameters());
+  EXPECT_EQ(v.sizes(), IntArrayRef({8}));
+  nn::utils::vector_to_parameters(arange(8, TensorOptions().dtype(kFloat).device(d)), seq->parameters());
+  near(seq->parameters()[1], {6.0, 7.0});
+  std::ostringstream s;
+  s << *nn::LeakyReLU() << " " << *nn::Softmax(1) << " " << *nn::Identity();
+  EXPECT_EQ(s.str(), "locus::nn::LeakyReLU(negative_slope=0.01) locus::nn::Softmax(dim=1) locus::nn::Identity()");
+}
+
 TEST_P(Layers, BatchNormTrainEval) {
   Device d = GetParam();
   nn::BatchNorm1d bn(nn::BatchNormOptions(2).device(d));

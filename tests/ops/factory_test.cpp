@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -129,6 +130,24 @@ TEST_P(Factory, RandpermIsAPermutation) {
   V v = values(p);
   std::sort(v.begin(), v.end());
   for (int i = 0; i < 50; ++i) EXPECT_EQ(v[i], i);
+}
+
+TEST_P(Factory, UniformAndNormalInPlace) {
+  Tensor t = zeros({2000}, TensorOptions().device(GetParam()));
+  Tensor alias = t;
+  t.uniform_(-2, 3);
+  std::vector<double> v = values(alias);  // filled in place
+  double lo = *std::min_element(v.begin(), v.end()), hi = *std::max_element(v.begin(), v.end());
+  EXPECT_GE(lo, -2.0);
+  EXPECT_LT(hi, 3.0);
+  EXPECT_NEAR(t.mean().item<double>(), 0.5, 0.15);
+  manual_seed(3);
+  t.normal_(10, 2);
+  EXPECT_NEAR(t.mean().item<double>(), 10.0, 0.2);
+  EXPECT_NEAR(t.std().item<double>(), 2.0, 0.2);
+  manual_seed(3);
+  EXPECT_TRUE(t.allclose(randn({2000}, TensorOptions().device(GetParam())) * 2 + 10));
+  EXPECT_THROW_MSG(t.uniform_(1, 0), Error, "[uniform_] expects from <= to, got from=1.000000 > to=0.000000.");
 }
 
 LOCUS_INSTANTIATE_DEVICES(Factory);

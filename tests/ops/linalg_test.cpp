@@ -70,4 +70,16 @@ TEST_P(Linalg, BatchOfSmallGemmsMatchesOneByOne) {
   }
 }
 
+TEST_P(Linalg, Trace) {
+  EXPECT_EQ(arange(12, o()).reshape({3, 4}).trace().item<double>(), 15.0);
+  Tensor i = trace(arange(6, o(kLong)).reshape({3, 2}));
+  EXPECT_EQ(i.item<int64_t>(), 3);
+  EXPECT_EQ(i.scalar_type(), kLong);
+  EXPECT_EQ(arange(12, o()).reshape({3, 4}).t().trace().item<double>(), 15.0);  // strided
+  Tensor w = arange(6, o()).reshape({2, 3}).requires_grad_();
+  w.trace().backward();
+  EXPECT_EQ(values(w.grad()), (V{1, 0, 0, 0, 1, 0}));
+  EXPECT_THROW_MSG(ones({3}, o()).trace(), Error, "[trace] expected a matrix (2-D tensor), got 1-D [3].");
+}
+
 LOCUS_INSTANTIATE_DEVICES(Linalg);

@@ -176,4 +176,54 @@ TEST_P(Reduce, LongReductionsWithFewOutputs) {
   EXPECT_FALSE(zeros({n}, o().dtype(kBool)).any().item<bool>());
 }
 
+TEST_P(Reduce, VarAndStd) {
+  // expected values from PyTorch 1.13
+  Tensor x = tensor({{1.0, 2.0, 3.0, 4.0}, {2.0, 4.0, 6.0, 9.0}}, o());
+  EXPECT_NEAR(x.var().item<double>(), 6.6964287757873535, 1e-5);
+  EXPECT_NEAR(x.var(false).item<double>(), 5.859375, 1e-5);
+  EXPECT_NEAR(locus::std(x).item<double>(), 2.5877459049224854, 1e-5);
+  auto near = [](const Tensor& t, V want) {
+    V got = values(t);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
+  };
+  near(x.var({1}), {1.6666666269302368, 8.916666984558105});
+  near(x.var(1), {1.6666666269302368, 8.916666984558105});  // a dim, not unbiased
+  near(x.std({0}, false, true), {0.5, 1.0, 1.5, 2.5});
+  EXPECT_EQ(x.std({0}, false, true).sizes(), IntArrayRef({1, 4}));
+  near(var(x, {1}, Scalar(0), false), {1.25, 6.6875});
+  Tensor w = x.clone().requires_grad_();
+  w.var().backward();
+  near(w.grad(), {-0.8214285969734192, -0.535714328289032, -0.25, 0.0357142873108387, -0.535714328289032,
+                  0.0357142873108387, 0.6071428656578064, 1.4642857313156128});
+  Tensor u = x.clone().requires_grad_();
+  u.std({1}).sum().backward();
+  near(u.grad(), {-0.3872983753681183, -0.12909945845603943, 0.12909945845603943, 0.3872983753681183,
+                  -0.3627946376800537, -0.13953639566898346, 0.0837218388915062, 0.4186092019081116});
+  EXPECT_THROW_MSG(ones({3}, o().dtype(kLong)).var(), Error,
+                   "[var] expected a floating point input, got int64; convert with .to(locus::kFloat).");
+}
+
+TEST_P(Reduce, NormLogsumexpIsnan) {
+  // expected values from PyTorch 1.13
+  Tensor x = tensor({{1.0, -2.0, 3.0}, {-4.0, 5.0, -6.0}}, o());
+  EXPECT_NEAR(x.norm().item<double>(), 9.539392471313477, 1e-5);
+  EXPECT_NEAR(norm(x, 1).item<double>(), 21.0, 1e-5);
+  EXPECT_NEAR(x.norm(3).item<double>(), 7.611662864685059, 1e-5);
+  V n = values(x.norm(2, {1}));
+  EXPECT_NEAR(n[0], 3.7416574954986572, 1e-5);
+  EXPECT_NEAR(n[1], 8.774964332580566, 1e-5);
+  V l = values(logsumexp(x, {1}));
+  EXPECT_NEAR(l[0], 3.132845163345337, 1e-5);
+  EXPECT_NEAR(l[1], 5.000140190124512, 1e-5);
+  EXPECT_EQ(x.logsumexp({1}, true).sizes(), IntArrayRef({2, 1}));
+  double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(values(tensor({{-inf, -inf}}, o()).logsumexp({1})), (V{-inf}));
+  EXPECT_EQ(values(isnan(tensor({1.0, nan, inf}, o()))), (V{0, 1, 0}));
+  EXPECT_EQ(values(ones({2}, o().dtype(kLong)).isnan()), (V{0, 0}));
+  EXPECT_EQ(values(max(x, zeros_like(x))), (V{1, 0, 3, 0, 5, 0}));
+  EXPECT_TRUE(all(x != 0).item<bool>());
+  EXPECT_FALSE(any(x == 0).item<bool>());
+}
+
 LOCUS_INSTANTIATE_DEVICES(Reduce);

@@ -51,6 +51,11 @@ struct SoftmaxFuncOptions {
 };
 using LogSoftmaxFuncOptions = SoftmaxFuncOptions;
 
+struct LeakyReLUFuncOptions {
+  LOCUS_ARG(double, negative_slope) = 1e-2;
+  LOCUS_ARG(bool, inplace) = false;
+};
+
 struct ReLUFuncOptions {
   ReLUFuncOptions(bool inplace = false) : inplace_(inplace) {}
   LOCUS_ARG(bool, inplace);
@@ -66,6 +71,9 @@ struct DropoutFuncOptions {
   LOCUS_ARG(bool, training) = true;
   LOCUS_ARG(bool, inplace) = false;
 };
+/// As libtorch: dropout2d/dropout3d take dropout's options.
+using Dropout2dFuncOptions = DropoutFuncOptions;
+using Dropout3dFuncOptions = DropoutFuncOptions;
 
 struct NLLLossFuncOptions {
   LOCUS_ARG(Tensor, weight) = {};
@@ -144,11 +152,20 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
 Tensor relu(const Tensor& input, const ReLUFuncOptions& options = {});
 Tensor gelu(const Tensor& input, const GELUFuncOptions& options = {});
 Tensor sigmoid(const Tensor& input);
+/// x where x > 0, else negative_slope * x (inplace is accepted and ignored: a new tensor).
+Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& options = {});
+/// x * sigmoid(x).
+Tensor silu(const Tensor& input);
 Tensor tanh(const Tensor& input);
 Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options);
 Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options);
 /// Zeroes elements with probability p and scales the rest by 1/(1-p) when training.
 Tensor dropout(const Tensor& input, const DropoutFuncOptions& options = {});
+/// Channel dropout when training: zeroes whole channels (every [H, W] plane of input [N, C, H, W],
+/// or of an unbatched [C, H, W]) with probability p and scales the others by 1/(1-p).
+Tensor dropout2d(const Tensor& input, const Dropout2dFuncOptions& options = {});
+/// The same for volumes: input [N, C, D, H, W] or [C, D, H, W].
+Tensor dropout3d(const Tensor& input, const Dropout3dFuncOptions& options = {});
 /// input [N, C] (or [N, C, d...]) log-probabilities, target int64 [N] class indices.
 Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options = {});
 /// input [N, C] logits, target int64 [N] class indices; optional class weights, ignore_index and

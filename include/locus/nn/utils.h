@@ -1,5 +1,5 @@
 #pragma once
-// nn::utils: gradient clipping.
+// nn::utils: gradient clipping, parameters as one vector.
 #include <vector>
 
 #include "locus/tensor.h"
@@ -15,5 +15,9 @@ double clip_grad_norm_(const Tensor& parameter, double max_norm, double norm_typ
                        bool error_if_nonfinite = false);
 /// Clamps every gradient element to [-clip_value, clip_value].
 void clip_grad_value_(const std::vector<Tensor>& parameters, double clip_value);
+/// The parameters flattened and concatenated into one 1-D tensor (they must share a device).
+Tensor parameters_to_vector(const std::vector<Tensor>& parameters);
+/// Copies consecutive slices of `vec` into the parameters (the inverse of parameters_to_vector).
+void vector_to_parameters(const Tensor& vec, const std::vector<Tensor>& parameters);
 
 }  // namespace locus::nn::utils

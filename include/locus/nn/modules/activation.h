@@ -1,5 +1,6 @@
 #pragma once
-// ReLU, GELU, Sigmoid, Tanh, Dropout (parameter-free layers).
+// ReLU, LeakyReLU, GELU, Sigmoid, Tanh, Softmax, LogSoftmax, Identity, Dropout, Dropout2d,
+// Dropout3d (parameter-free layers).
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/module.h"
@@ -19,6 +20,53 @@ class ReLUImpl : public Cloneable<ReLUImpl> {
   ReLUOptions options;
 };
 LOCUS_MODULE(ReLU);
+
+struct LeakyReLUOptions {
+  LOCUS_ARG(double, negative_slope) = 1e-2;
+  LOCUS_ARG(bool, inplace) = false;
+};
+class LeakyReLUImpl : public Cloneable<LeakyReLUImpl> {
+ public:
+  void reset() override {}
+  explicit LeakyReLUImpl(const LeakyReLUOptions& options = {}) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) {
+    return functional::leaky_relu(input, functional::LeakyReLUFuncOptions().negative_slope(options.negative_slope()));
+  }
+  LeakyReLUOptions options;
+};
+LOCUS_MODULE(LeakyReLU);
+
+using SoftmaxOptions = functional::SoftmaxFuncOptions;
+using LogSoftmaxOptions = functional::SoftmaxFuncOptions;
+/// softmax (or log_softmax) over options.dim().
+class SoftmaxImpl : public Cloneable<SoftmaxImpl> {
+ public:
+  void reset() override {}
+  explicit SoftmaxImpl(const SoftmaxOptions& options) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::softmax(input, options); }
+  SoftmaxOptions options;
+};
+LOCUS_MODULE(Softmax);
+class LogSoftmaxImpl : public Cloneable<LogSoftmaxImpl> {
+ public:
+  void reset() override {}
+  explicit LogSoftmaxImpl(const LogSoftmaxOptions& options) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::log_softmax(input, options); }
+  LogSoftmaxOptions options;
+};
+LOCUS_MODULE(LogSoftmax);
+
+/// Returns its input (a placeholder layer).
+class IdentityImpl : public Cloneable<IdentityImpl> {
+ public:
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return input; }
+};
+LOCUS_MODULE(Identity);
 
 struct GELUOptions {
   LOCUS_ARG(std::string, approximate) = "none";
@@ -68,5 +116,34 @@ class DropoutImpl : public Cloneable<DropoutImpl> {
   DropoutOptions options;
 };
 LOCUS_MODULE(Dropout);
+
+using Dropout2dOptions = DropoutOptions;
+using Dropout3dOptions = DropoutOptions;
+/// Zeroes whole channels ([N, C, H, W] or [C, H, W]) with probability p while training, scaling
+/// the others by 1/(1-p); identity in eval() (functional::dropout2d).
+class Dropout2dImpl : public Cloneable<Dropout2dImpl> {
+ public:
+  void reset() override {}
+  explicit Dropout2dImpl(const Dropout2dOptions& options = {});
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) {
+    return functional::dropout2d(input, functional::Dropout2dFuncOptions().p(options.p()).training(is_training()));
+  }
+  Dropout2dOptions options;
+};
+LOCUS_MODULE(Dropout2d);
+
+/// Dropout2d for volumes: [N, C, D, H, W] or [C, D, H, W] (functional::dropout3d).
+class Dropout3dImpl : public Cloneable<Dropout3dImpl> {
+ public:
+  void reset() override {}
+  explicit Dropout3dImpl(const Dropout3dOptions& options = {});
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) {
+    return functional::dropout3d(input, functional::Dropout3dFuncOptions().p(options.p()).training(is_training()));
+  }
+  Dropout3dOptions options;
+};
+LOCUS_MODULE(Dropout3d);
 
 }  // namespace locus::nn

@@ -1,0 +1,187 @@
+// Everyday libtorch programs, written as libtorch users write them (pytorch/examples' cpp/mnist
+// shape, custom datasets, archives, indexing, sort/topk, ...), built against <locus/torch.h> and
+// run, so that these idioms keep compiling and working. The docs list what still differs
+// (docs/migrating-from-libtorch.md).
+#include "locus/torch.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "test_paths.h"
+#include "testing.h"
+
+namespace {
+
+namespace F = torch::nn::functional;
+using torch::indexing::None;
+using torch::indexing::Slice;
+
+struct Net : torch::nn::Module {
+  Net()
+      : conv1(torch::nn::Conv2dOptions(1, 10, /*kernel_size=*/5)),
+        conv2(torch::nn::Conv2dOptions(10, 20, /*kernel_size=*/5)),
+        fc1(320, 50),
+        fc2(50, 10) {
+    register_module("conv1", conv1);
+    register_module("conv2", conv2);
+    register_module("conv2_drop", conv2_drop);
+    register_module("fc1", fc1);
+    register_module("fc2", fc2);
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::relu(torch::max_pool2d(conv1->forward(x), 2));
+    x = torch::relu(torch::max_pool2d(conv2_drop->forward(conv2->forward(x)), 2));
+    x = x.view({-1, 320});
+    x = torch::relu(fc1->forward(x));
+    x = torch::dropout(x, /*p=*/0.5, /*training=*/is_training());
+    x = fc2->forward(x);
+    return torch::log_softmax(x, /*dim=*/1);
+  }
+  torch::nn::Conv2d conv1;
+  torch::nn::Conv2d conv2;
+  torch::nn::Dropout2d conv2_drop;
+  torch::nn::Linear fc1;
+  torch::nn::Linear fc2;
+};
+
+struct MyDataset : torch::data::datasets::Dataset<MyDataset> {
+  torch::data::Example<> get(size_t i) override {
+    return {torch::full({3}, static_cast<float>(i)), torch::tensor(static_cast<int64_t>(i % 2))};
+  }
+  torch::optional<size_t> size() const override { return 10; }
+};
+
+std::string tmp(const std::string& name) {
+  return std::string(LOCUS_BINARY_DIR) + "/" + std::to_string(::getpid()) + "-torch-program-" + name;
+}
+
+class TorchProgram : public ::testing::TestWithParam<torch::Device> {};
+
+TEST_P(TorchProgram, MnistShapedTrainingLoop) {
+  torch::manual_seed(1);
+  torch::Device device = GetParam();
+  Net model;
+  model.to(device);
+  torch::optim::SGD optimizer(model.parameters(), torch::optim::SGDOptions(0.01).momentum(0.5));
+  auto data = torch::randn({16, 1, 28, 28});
+  auto targets = torch::randint(0, 10, {16}, torch::kLong);
+  model.train();
+  float first = 0, last = 0;
+  for (int i = 0; i < 5; ++i) {
+    auto d = data.to(device), t = targets.to(device);
+    optimizer.zero_grad();
+    auto loss = torch::nll_loss(model.forward(d), t);
+    AT_ASSERT(!std::isnan(loss.template item<float>()));
+    loss.backward();
+    optimizer.step();
+    (i == 0 ? first : last) = loss.template item<float>();
+  }
+  EXPECT_LT(last, first);
+  torch::NoGradGuard no_grad;
+  model.eval();
+  auto output = model.forward(data.to(device));
+  auto pred = output.argmax(1);
+  int64_t correct = pred.eq(targets.to(device)).sum().template item<int64_t>();
+  EXPECT_GE(correct, 0);
+  // checkpoint a module and a tensor, load them back
+  std::string path = tmp("fc1-" + device_test_name({GetParam(), 0}) + ".pt");
+  torch::save(model.fc1, path);
+  torch::nn::Linear fc(320, 50);
+  torch::load(fc, path);
+  EXPECT_TRUE(torch::allclose(fc->weight, model.fc1->weight.cpu()));
+  ::unlink(path.c_str());
+}
+
+TEST_P(TorchProgram, TensorIdioms) {
+  auto o = torch::TensorOptions().device(GetParam());
+  auto e = torch::arange(0, 10, o).reshape({2, 5}).to(torch::kFloat);
+  EXPECT_NEAR(e.std().item<float>(), 3.02765035, 1e-5);  // torch.arange(10.).std()
+  auto idx = e.index({Slice(0, 2), 1});
+  EXPECT_EQ(values(idx), (std::vector<double>{1, 6}));
+  e.index_put_({e > 7}, 0);
+  EXPECT_EQ(values(e.index({1})), (std::vector<double>{5, 6, 7, 0, 0}));
+  EXPECT_EQ(e.index({"...", None}).sizes(), torch::IntArrayRef({2, 5, 1}));
+  auto t = torch::tensor({{3.0, 1.0, 2.0}, {0.0, 5.0, 4.0}}, o);
+  auto [vals, ids] = t.topk(2, -1);
+  EXPECT_EQ(values(ids), (std::vector<double>{0, 2, 1, 2}));
+  auto [sv, si] = torch::sort(t, 0, /*descending=*/true);
+  EXPECT_EQ(values(sv), (std::vector<double>{3, 5, 4, 0, 1, 2}));
+  EXPECT_EQ(t.chunk(3, 1).size(), 3u);
+  EXPECT_EQ(torch::split(t, 2, 1).size(), 2u);
+  EXPECT_NEAR(t.var().item<float>(), 3.5, 1e-5);
+  EXPECT_EQ(torch::eye(3, o).trace().item<float>(), 3.0f);
+  EXPECT_TRUE(t.is_same_size(t.clone()));
+  EXPECT_FALSE(torch::any(torch::isnan(t)).item<bool>());
+  EXPECT_EQ(values(t.flip({1}).index({0})), (std::vector<double>{2, 1, 3}));
+  EXPECT_EQ(t.repeat({2, 1}).size(0), 4);
+  EXPECT_EQ(values(t.masked_select(t > 3)), (std::vector<double>{5, 4}));
+  EXPECT_NEAR(t.norm().item<float>(), std::sqrt(55.0f), 1e-5);
+  auto u = torch::empty({3, 4}, o);
+  u.uniform_(0, 1);
+  u.normal_(0, 1);
+  u.fill_(2);
+  u.zero_();
+  EXPECT_TRUE(torch::all(u == 0).item<bool>());
+  auto w = torch::ones({2, 2}, o).requires_grad_();
+  w.index({Slice(), 0}).sum().backward();
+  EXPECT_EQ(values(w.grad()), (std::vector<double>{1, 0, 1, 0}));
+}
+
+LOCUS_INSTANTIATE_DEVICES(TorchProgram);
+
+TEST(TorchProgram, DatasetArchiveAndHostIdioms) {
+  auto ds = MyDataset().map(torch::data::transforms::Stack<>());
+  auto loader = torch::data::make_data_loader(std::move(ds), torch::data::DataLoaderOptions().batch_size(4));
+  int64_t seen = 0;
+  for (auto& b : *loader) seen += b.data.size(0);
+  EXPECT_EQ(seen, 10);
+  torch::Tensor t = torch::randn({2, 2}, torch::requires_grad());
+  torch::serialize::OutputArchive ar;
+  ar.write("t", t);
+  std::string apath = tmp("a.pt"), tpath = tmp("t.pt"), vpath = tmp("v.pt");
+  ar.save_to(apath);
+  torch::serialize::InputArchive ia;
+  ia.load_from(apath);
+  torch::Tensor r;
+  ia.read("t", r);
+  EXPECT_TRUE(torch::equal(r, t.detach()));
+  torch::save(t, tpath);
+  torch::Tensor u;
+  torch::load(u, tpath);
+  EXPECT_TRUE(torch::equal(u, t.detach()));
+  std::vector<torch::Tensor> vs{t, t * 2};
+  torch::save(vs, vpath);
+  std::vector<torch::Tensor> back;
+  torch::load(back, vpath);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_TRUE(torch::allclose(back[1], t.detach() * 2));
+  EXPECT_FALSE(torch::cuda::cudnn_is_available());
+  auto x = torch::randn({3}).to(torch::kDouble).to(torch::kCPU, torch::kFloat);
+  EXPECT_STREQ(x.dtype().name(), "float");  // caffe2::TypeMeta's spelling
+  EXPECT_EQ(x.dtype().itemsize(), 4u);
+  EXPECT_EQ(x.dtype(), torch::kFloat);
+  EXPECT_STREQ(torch::toString(x.scalar_type()), "Float");
+  EXPECT_STREQ(torch::ones({1}, torch::kLong).dtype().name(), "long int");
+  auto m = torch::arange(0, 10).reshape({2, 5}).to(torch::kFloat);
+  EXPECT_EQ((m.accessor<float, 2>()[1][2]), 7.0f);
+  testing::internal::CaptureStderr();
+  m.print();
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "[" + m.toString() + " [2, 5]]\n");
+  for (const auto& p : {apath, tpath, vpath}) ::unlink(p.c_str());
+}
+
+TEST(TorchProgram, ModuleIdioms) {
+  torch::nn::Sequential seq(torch::nn::Linear(4, 8), torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.1)),
+                            torch::nn::Identity(), torch::nn::Linear(8, 3), torch::nn::LogSoftmax(1));
+  auto out = seq->forward(torch::randn({5, 4}));
+  EXPECT_EQ(out.sizes(), torch::IntArrayRef({5, 3}));
+  torch::nn::CrossEntropyLoss ce;
+  auto loss = ce(torch::randn({2, 5}), torch::tensor({1, 2}));
+  EXPECT_EQ(loss.dim(), 0);
+  EXPECT_EQ(torch::nn::utils::parameters_to_vector(seq->parameters()).numel(), 4 * 8 + 8 + 8 * 3 + 3);
+  EXPECT_EQ(F::silu(torch::zeros({1})).item<float>(), 0.0f);
+}
+
+}  // namespace
