@@ -17,7 +17,15 @@
 #include <memory>
 #include <vector>
 
+#include "backends/cpu/conv_avx512.h"
 #include "backends/cpu/kernels.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define LOCUS_SOFTMAX_AVX512 1
+#pragma GCC diagnostic ignored "-Wuninitialized"  // GCC 12's AVX-512 headers: `__m512 __Y = __Y;`
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace locus::cpu {
 namespace {
@@ -363,13 +371,102 @@ inline void softmax_row_f32(float* y, const float* x, int64_t n, bool log) {
   }
 }
 
+#ifdef LOCUS_SOFTMAX_AVX512
+// exp_f32 on 16 lanes: the same reduction and polynomial (FMAs written out), the power of two by
+// vscalefps; lanes below -87.3 give 0, above 88.4 infinity. A NaN passes through every step (the
+// clamps take it as their second operand, which vmaxps/vminps return when one is NaN).
+__attribute__((target("avx512f"))) inline __m512 exp_f32x16(__m512 x) {
+  const __m512 hi = _mm512_set1_ps(88.3762626647949f), lo = _mm512_set1_ps(-87.3365447505531f);
+  const __m512 xc = _mm512_min_ps(hi, _mm512_max_ps(lo, x));
+  const __m512 fx = _mm512_roundscale_ps(_mm512_mul_ps(xc, _mm512_set1_ps(1.44269504088896341f)),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(0.693359375f), xc);
+  r = _mm512_fmadd_ps(fx, _mm512_set1_ps(2.12194440e-4f), r);
+  const __m512 z = _mm512_mul_ps(r, r);
+  __m512 y = _mm512_fmadd_ps(_mm512_set1_ps(1.9875691500e-4f), r, _mm512_set1_ps(1.3981999507e-3f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(8.3334519073e-3f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(4.1665795894e-2f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.6666665459e-1f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(5.0000001201e-1f));
+  y = _mm512_add_ps(_mm512_fmadd_ps(y, z, r), _mm512_set1_ps(1.0f));
+  y = _mm512_scalef_ps(y, fx);
+  y = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ), y, _mm512_setzero_ps());
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), y, _mm512_set1_ps(__builtin_inff()));
+}
+
+// softmax_row_f32 in three passes instead of four: the max, the exponentials stored and summed in
+// the same pass (four accumulators), then the scaling or (x - max) - log(sum). vmaxps drops a NaN
+// from the max, but the NaN's exponential is NaN, so the sum is, and the whole row comes out NaN
+// as PyTorch's (log_softmax too: its log(sum) is NaN). A row of 1000 floats stays in L1 across the
+// passes; the time is the exponentials' arithmetic.
+__attribute__((target("avx512f"))) void softmax_row_avx512(float* y, const float* x, int64_t n,
+                                                           bool log) {
+  const __m512 ninf = _mm512_set1_ps(-__builtin_inff());
+  __m512 m0 = ninf, m1 = ninf;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+    m0 = _mm512_max_ps(m0, a);
+    m1 = _mm512_max_ps(m1, b);
+  }
+  for (; i < n; i += 16) {
+    const __mmask16 k = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1);
+    const __m512 a = _mm512_mask_loadu_ps(ninf, k, x + i);
+    m0 = _mm512_max_ps(m0, a);
+  }
+  const float mx = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+  const __m512 vmx = _mm512_set1_ps(mx);
+  __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m512 e0 = exp_f32x16(_mm512_sub_ps(_mm512_loadu_ps(x + i), vmx));
+    const __m512 e1 = exp_f32x16(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), vmx));
+    const __m512 e2 = exp_f32x16(_mm512_sub_ps(_mm512_loadu_ps(x + i + 32), vmx));
+    const __m512 e3 = exp_f32x16(_mm512_sub_ps(_mm512_loadu_ps(x + i + 48), vmx));
+    _mm512_storeu_ps(y + i, e0);
+    _mm512_storeu_ps(y + i + 16, e1);
+    _mm512_storeu_ps(y + i + 32, e2);
+    _mm512_storeu_ps(y + i + 48, e3);
+    s0 = _mm512_add_ps(s0, e0);
+    s1 = _mm512_add_ps(s1, e1);
+    s2 = _mm512_add_ps(s2, e2);
+    s3 = _mm512_add_ps(s3, e3);
+  }
+  for (; i < n; i += 16) {
+    const __mmask16 k = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1);
+    const __m512 e = exp_f32x16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), vmx));
+    _mm512_mask_storeu_ps(y + i, k, e);
+    s0 = _mm512_mask_add_ps(s0, k, s0, e);
+  }
+  const float sum = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
+  if (log) {
+    const __m512 ls = _mm512_set1_ps(std::log(sum));
+    for (i = 0; i < n; i += 16) {
+      const __mmask16 k = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1);
+      const __m512 v = _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), vmx), ls);
+      _mm512_mask_storeu_ps(y + i, k, v);
+    }
+  } else {
+    const __m512 inv = _mm512_set1_ps(1.0f / sum);
+    for (i = 0; i < n; i += 16) {
+      const __mmask16 k = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1);
+      _mm512_mask_storeu_ps(y + i, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, y + i), inv));
+    }
+  }
+}
+#endif
+
 template <class T>
 void softmax_typed(T* out, const T* in, int64_t outer, int64_t dim, int64_t inner, bool log) {
   using C = compute_t<T>;
   if constexpr (std::is_same_v<T, float>) {
     if (inner == 1) {  // rows of float: vectorised passes (max, exp into out, sum, scale)
+      void (*row)(float*, const float*, int64_t, bool) = softmax_row_f32;
+#ifdef LOCUS_SOFTMAX_AVX512
+      if (conv_avx512::available()) row = softmax_row_avx512;  // AVX-512F, unless LOCUS_CPU_ISA caps it
+#endif
       parallel_for(0, outer, std::max<int64_t>(1, kGrainMath / std::max<int64_t>(dim, 1)), [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) softmax_row_f32(out + r * dim, in + r * dim, dim, log);
+        for (int64_t r = b; r < e; ++r) row(out + r * dim, in + r * dim, dim, log);
       });
       return;
     }

@@ -1,6 +1,7 @@
 // CPU backend: reductions over trailing dims, and softmax / log_softmax.
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "cpu_testing.h"
 
@@ -239,6 +240,47 @@ TEST(CpuSoftmax, NumericallyStableForLargeInputs) {
   HostTensor h = make(kHalf, {3}, {60000, 60000, -60000}), hout = make(kHalf, {3});
   be().softmax(0, nullptr, hout, h, 1, 3, 1, false);
   expect_near(hout.values(), {0.5, 0.5, 0}, 1e-3);
+}
+
+// Float rows through the row kernel in use (AVX-512 where present; ctest runs this file again with
+// LOCUS_CPU_ISA=portable): every tail length, rows longer than a block, masks (-inf), a row that is
+// all -inf, NaN and +inf (whole rows of NaN, as PyTorch), and logits far from zero.
+TEST(CpuSoftmax, FloatRowsOfEveryLengthAndSpecialValues) {
+  std::mt19937 rng(7);
+  std::normal_distribution<double> nd(0.0, 4.0);
+  std::vector<int64_t> lengths;
+  for (int64_t n = 1; n <= 70; ++n) lengths.push_back(n);
+  for (int64_t n : {127, 128, 129, 1000, 4097}) lengths.push_back(n);
+  int rows_checked = 0;
+  for (int64_t n : lengths) {
+    const int64_t outer = 6;
+    std::vector<double> x(static_cast<size_t>(outer * n));
+    for (double& v : x) v = static_cast<float>(nd(rng));
+    auto at = [&](int64_t r, int64_t i) -> double& { return x[static_cast<size_t>(r * n + i)]; };
+    for (int64_t i = 0; i < n; i += 3) at(1, i) = -kInf;                      // a mask (row 1)
+    for (int64_t i = 0; i < n; ++i) at(2, i) = -kInf;                         // all masked: NaN
+    at(3, n / 2) = kNaN;                                                      // a NaN: NaN row
+    at(4, n - 1) = kInf;                                                      // +inf: NaN row
+    for (int64_t i = 0; i < n; ++i) at(5, i) = 3e4 + static_cast<float>(i % 7);  // far from zero
+    for (bool log : {false, true}) {
+      HostTensor in = make(kFloat, {outer, n}, x), out = make(kFloat, {outer, n});
+      be().softmax(0, nullptr, out, in, outer, n, 1, log);
+      std::vector<double> got = out.values(), want = softmax_ref(in.values(), outer, n, 1, log);
+      for (int64_t i = 0; i < n; ++i) {  // the reference's max drops a NaN; PyTorch's row is NaN
+        want[static_cast<size_t>(3 * n + i)] = kNaN;
+      }
+      expect_near(got, want, 2e-6);
+      if (::testing::Test::HasFailure()) {
+        ADD_FAILURE() << "row length " << n << (log ? " (log_softmax)" : " (softmax)");
+        return;
+      }
+      for (int64_t i = 0; i < n; i += 3) {  // masked positions are exactly 0 (log: -inf); n = 1 is all masked
+        if (n > 1) EXPECT_EQ(got[static_cast<size_t>(n + i)], log ? -kInf : 0.0) << "n " << n << " i " << i;
+      }
+      rows_checked += static_cast<int>(outer);
+    }
+  }
+  EXPECT_EQ(rows_checked, static_cast<int>(lengths.size()) * 6 * 2);
 }
 
 }  // namespace
