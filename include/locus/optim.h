@@ -2,5 +2,6 @@
 // locus::optim: SGD, Adam, AdamW and learning-rate schedulers (libtorch's torch::optim).
 #include "locus/optim/adam.h"
 #include "locus/optim/optimizer.h"
+#include "locus/optim/rmsprop.h"
 #include "locus/optim/schedulers.h"
 #include "locus/optim/sgd.h"

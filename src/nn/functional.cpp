@@ -3,6 +3,7 @@
 // gradient comes out contiguous without a transpose copy.
 #include "locus/nn/functional.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "autograd/record.h"
@@ -81,6 +82,115 @@ Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& o) {
   return where(input > 0, input, input * o.negative_slope());
 }
 Tensor silu(const Tensor& input) { return input * input.sigmoid(); }
+
+Tensor elu(const Tensor& input, const ELUFuncOptions& o) {
+  // exp of min(x, 0): the branch where() drops must stay finite, or its zero gradient times
+  // exp(x) = inf would be NaN for large x
+  Tensor r = where(input > 0, input, (input.clamp_max(0).exp() - 1) * o.alpha());
+  if (o.inplace()) {  // as PyTorch: the result written into input (an error on a leaf that requires grad)
+    Tensor t = input;
+    return t.copy_(r);
+  }
+  return r;
+}
+Tensor selu(const Tensor& input, const SELUFuncOptions& o) {
+  constexpr double kAlpha = 1.6732632423543772848170429916717, kScale = 1.0507009873554804934193349852946;
+  Tensor r = elu(input, ELUFuncOptions().alpha(kAlpha)) * kScale;
+  if (o.inplace()) {
+    Tensor t = input;
+    return t.copy_(r);
+  }
+  return r;
+}
+
+Tensor normalize(const Tensor& input, NormalizeFuncOptions o) {
+  const int64_t nd = std::max<int64_t>(input.dim(), 1);
+  if (o.dim() < -nd || o.dim() >= nd)
+    throw Error("[normalize] dim " + std::to_string(o.dim()) + " is out of range for a tensor of " + std::to_string(input.dim()) +
+                " dims; pass NormalizeFuncOptions().dim(d) with -" + std::to_string(nd) + " <= d < " + std::to_string(nd) + ".");
+  Tensor r = input / input.norm(o.p(), {o.dim()}, /*keepdim=*/true).clamp_min(o.eps());
+  if (o.out()) return o.out()->copy_(r);
+  return r;
+}
+
+namespace {
+std::string pad_text(const std::vector<int64_t>& pad) {
+  std::string t = "{";
+  for (size_t i = 0; i < pad.size(); ++i) t += (i ? ", " : "") + std::to_string(pad[i]);
+  return t + "}";
+}
+const char* pad_mode_name(enumtype::PadMode m) {
+  switch (m) {
+    case enumtype::PadMode::Constant: return "constant";
+    case enumtype::PadMode::Reflect: return "reflect";
+    case enumtype::PadMode::Replicate: return "replicate";
+    default: return "circular";
+  }
+}
+}  // namespace
+
+Tensor pad(const Tensor& input, const PadFuncOptions& o) {
+  const std::vector<int64_t>& pad = o.pad();
+  const int64_t nd = input.dim(), np = static_cast<int64_t>(pad.size()) / 2;
+  if (pad.size() % 2 != 0)
+    throw Error("[pad] the padding " + pad_text(pad) + " has an odd length; give (left, right) pairs, the last dim's first.");
+  if (np > nd)
+    throw Error("[pad] the padding " + pad_text(pad) + " pads " + std::to_string(np) + " dims, but the input has only " +
+                std::to_string(nd) + ".");
+  const auto mode = o.mode();
+  if (mode != enumtype::PadMode::Constant) {
+    if (np < 1 || np > 3 || (nd != np + 1 && nd != np + 2))
+      throw Error(std::string("[pad] ") + pad_mode_name(mode) + " padding of " + std::to_string(np) +
+                  " dims takes an input of " + std::to_string(np + 1) + " or " + std::to_string(np + 2) + " dims (as PyTorch: [C, W] or [N, C, W] for 1-D padding, and so on), got " +
+                  std::to_string(nd) + "; use constant padding for other shapes.");
+  }
+  Tensor r = input;
+  for (int64_t i = 0; i < np; ++i) {
+    const int64_t d = nd - 1 - i, before = pad[static_cast<size_t>(2 * i)], after = pad[static_cast<size_t>(2 * i + 1)];
+    const int64_t n = r.size(d);
+    if (before == 0 && after == 0) continue;
+    if (mode == enumtype::PadMode::Constant) {
+      if (n + before + after < 0 || (before < 0 && -before > n) || (after < 0 && -after > n))
+        throw Error("[pad] the padding " + pad_text(pad) + " crops dim " + std::to_string(d) + " of size " + std::to_string(n) +
+                    " below zero.");
+      if (before < 0) r = r.narrow(d, -before, r.size(d) + before);
+      if (after < 0) r = r.narrow(d, 0, r.size(d) + after);
+      std::vector<Tensor> parts;
+      auto filler = [&](int64_t len) {
+        std::vector<int64_t> sizes(r.sizes().begin(), r.sizes().end());
+        sizes[static_cast<size_t>(d)] = len;
+        return full(sizes, o.value(), r.options());
+      };
+      if (before > 0) parts.push_back(filler(before));
+      parts.push_back(r);
+      if (after > 0) parts.push_back(filler(after));
+      if (parts.size() > 1) r = cat(parts, d);
+      continue;
+    }
+    // reflect, replicate, circular: every output position reads one input position of this dim,
+    // gathered by index_select (its gradient sums into the sources)
+    const bool reflect = mode == enumtype::PadMode::Reflect, circular = mode == enumtype::PadMode::Circular;
+    if (before < 0 || after < 0)
+      throw Error(std::string("[pad] ") + pad_mode_name(mode) + " padding takes no negative amounts, got " + pad_text(pad) + ".");
+    if (n == 0 || (reflect && (before >= n || after >= n)) || (circular && (before > n || after > n)))
+      throw Error(std::string("[pad] ") + pad_mode_name(mode) + " padding (" + std::to_string(before) + ", " + std::to_string(after) +
+                  ") of dim " + std::to_string(d) + " of size " + std::to_string(n) +
+                  (n == 0 ? ": the dim is empty, there is nothing to repeat"
+                          : reflect ? ": each amount must be less than the dim's size" : ": each amount must be at most the dim's size") +
+                  "; pad less or use constant padding.");
+    std::vector<int64_t> idx;
+    idx.reserve(static_cast<size_t>(n + before + after));
+    for (int64_t j = -before; j < n + after; ++j) {
+      int64_t k = j;
+      if (reflect) k = k < 0 ? -k : k >= n ? 2 * (n - 1) - k : k;
+      else if (circular) k = ((k % n) + n) % n;
+      else k = std::clamp<int64_t>(k, 0, n - 1);
+      idx.push_back(k);
+    }
+    r = r.index_select(d, tensor(idx, TensorOptions().dtype(kLong).device(r.device())));
+  }
+  return r.is_same(input) ? input.clone() : r;
+}
 Tensor tanh(const Tensor& input) { return input.tanh(); }
 Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& o) { return input.softmax(o.dim(), o.dtype()); }
 Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& o) { return input.log_softmax(o.dim(), o.dtype()); }

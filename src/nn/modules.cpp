@@ -114,6 +114,8 @@ void SigmoidImpl::pretty_print(std::ostream& stream) const { stream << "locus::n
 void LeakyReLUImpl::pretty_print(std::ostream& stream) const {
   stream << "locus::nn::LeakyReLU(negative_slope=" << options.negative_slope() << ")";
 }
+void ELUImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::ELU(alpha=" << options.alpha() << ")"; }
+void SELUImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::SELU()"; }
 void SoftmaxImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Softmax(dim=" << options.dim() << ")"; }
 void LogSoftmaxImpl::pretty_print(std::ostream& stream) const {
   stream << "locus::nn::LogSoftmax(dim=" << options.dim() << ")";

@@ -206,11 +206,16 @@ Tensor Tensor::norm(const Scalar& p, IntArrayRef dim, bool keepdim) const {
   if (!locus::is_floating_point(scalar_type()))
     throw Error(std::string("[norm] expected a floating point input, got ") + dtype_name(scalar_type()) + "; convert with .to(locus::kFloat).");
   double q = p.toDouble();
-  if (q == 2) return (*this * *this).sum(dim, keepdim).sqrt();
   if (q == 1) return abs().sum(dim, keepdim);
   if (q <= 0 || std::isinf(q))
     throw Error("[norm] p must be a positive finite number here, got " + std::to_string(q) + "; use amax(abs()) for p = inf.");
-  return abs().pow(q).sum(dim, keepdim).pow(1.0 / q);
+  // s^(1/p) has an infinite derivative at s = 0; PyTorch's norm gives a zero slice the gradient 0
+  // (a subgradient), so the root is taken of a stand-in 1 there and the result masked, keeping the
+  // zero slice out of the root's backward (an infinite derivative times a zero gradient is NaN).
+  Tensor s = q == 2 ? (*this * *this).sum(dim, keepdim) : abs().pow(q).sum(dim, keepdim);
+  Tensor zero = s == 0;
+  Tensor safe = where(zero, ones_like(s), s);
+  return where(zero, zeros_like(s), q == 2 ? safe.sqrt() : safe.pow(1.0 / q));
 }
 Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {
   auto finite_max = [&](bool keep) {  // 0 where the max is infinite (a row of -inf stays -inf)

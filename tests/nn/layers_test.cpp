@@ -287,6 +287,81 @@ TEST_P(Layers, LeakyReLUSiluSoftmaxIdentityModules) {
   EXPECT_EQ(s.str(), "locus::nn::LeakyReLU(negative_slope=0.01) locus::nn::Softmax(dim=1) locus::nn::Identity()");
 }
 
+TEST_P(Layers, EluSeluNormalizeAndPadMatchPyTorch) {
+  // expected values and gradients from PyTorch 1.13 (torch.nn.functional)
+  Device d = GetParam();
+  auto near = [](const Tensor& t, std::vector<double> want, double tol = 1e-6) {
+    std::vector<double> got = values(t);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::fabs(want[i]))) << i;
+  };
+  Tensor x = tensor({{-2.0, -0.5, 0.0, 1.5}}).to(d).requires_grad_();
+  Tensor y = F::elu(x, F::ELUFuncOptions().alpha(0.7));
+  y.sum().backward();
+  near(y, {-0.6052653193473816, -0.27542853355407715, 0.0, 1.5});
+  near(x.grad(), {0.09473469853401184, 0.4245714545249939, 0.699999988079071, 1.0});
+  x.mutable_grad() = Tensor();
+  y = nn::SELU()(x);
+  y.sum().backward();
+  near(y, {-1.5201665163040161, -0.6917581558227539, 0.0, 1.5760514736175537});
+  near(x.grad(), {0.23793286085128784, 1.0663411617279053, 1.7580993175506592, 1.0507010221481323});
+  near(nn::ELU(nn::ELUOptions().alpha(0.7))(x), {-0.6052653193473816, -0.27542853355407715, 0.0, 1.5});
+  Tensor big = tensor({100.0}).to(d).requires_grad_();  // exp(100) is inf in the unused branch
+  F::elu(big).sum().backward();
+  near(big.grad(), {1.0});
+
+  Tensor v = tensor({{3.0, 4.0}, {0.0, 0.0}, {1.0, -1.0}}).to(d).requires_grad_();
+  Tensor n = F::normalize(v, F::NormalizeFuncOptions().p(2).dim(1));
+  (n * tensor({{1.0, 2.0}}).to(d)).sum().backward();
+  near(n, {0.6, 0.8, 0.0, 0.0, 0.7071067690849304, -0.7071067690849304});
+  near(v.grad(), {-0.064, 0.048, 1e12, 2e12, 1.0606601238250732, 1.0606601238250732}, 1e-5);  // 1/eps on the zero row
+  near(F::normalize(v.detach(), F::NormalizeFuncOptions().p(1).dim(0)), {0.75, 0.8, 0.0, 0.0, 0.25, -0.2});
+  Tensor z = zeros({3}, TensorOptions().device(d)).requires_grad_();
+  z.norm().backward();  // a zero vector's norm has the gradient 0, not NaN
+  near(z.grad(), {0.0, 0.0, 0.0});
+  EXPECT_THROW_MSG(F::normalize(v, F::NormalizeFuncOptions().dim(2)), Error, "[normalize] dim 2 is out of range");
+
+  Tensor a = arange(1, 7, TensorOptions().dtype(kFloat).device(d)).reshape({1, 2, 3}).requires_grad_();
+  struct Case {
+    enumtype::PadMode mode;
+    std::vector<double> out, grad;
+  };
+  const std::vector<Case> cases = {
+      {kConstant, {-1, -1, 1, 2, 3, -1, -1, -1, 4, 5, 6, -1}, {2, 3, 4, 8, 9, 10}},
+      {kReflect, {3, 2, 1, 2, 3, 2, 6, 5, 4, 5, 6, 5}, {2, 9, 4, 8, 27, 16}},
+      {kReplicate, {1, 1, 1, 2, 3, 3, 4, 4, 4, 5, 6, 6}, {3, 3, 9, 21, 9, 21}},
+      {kCircular, {2, 3, 1, 2, 3, 1, 5, 6, 4, 5, 6, 4}, {7, 3, 5, 19, 15, 17}},
+  };
+  for (const Case& c : cases) {
+    a.mutable_grad() = Tensor();
+    Tensor p = F::pad(a, F::PadFuncOptions({2, 1}).mode(c.mode).value(-1));
+    EXPECT_EQ(p.sizes(), IntArrayRef({1, 2, 6}));
+    EXPECT_EQ(p.device(), d);
+    (p * arange(12, TensorOptions().dtype(kFloat).device(d)).reshape({1, 2, 6})).sum().backward();
+    near(p, c.out);
+    near(a.grad(), c.grad);
+  }
+  Tensor b = arange(1, 10, TensorOptions().dtype(kFloat).device(d)).reshape({1, 1, 3, 3});
+  near(F::pad(b, F::PadFuncOptions({1, 1, 2, 0}).mode(kReflect)),
+       {8, 7, 8, 9, 8, 5, 4, 5, 6, 5, 2, 1, 2, 3, 2, 5, 4, 5, 6, 5, 8, 7, 8, 9, 8});
+  near(F::pad(b, F::PadFuncOptions({-1, 1, 0, 1})), {2, 3, 0, 5, 6, 0, 8, 9, 0, 0, 0, 0});
+  Tensor same = F::pad(b, F::PadFuncOptions({0, 0}));
+  EXPECT_FALSE(same.is_same(b));  // a new tensor, as PyTorch
+  near(same, values(b));
+  EXPECT_THROW_MSG(F::pad(b.reshape({1, 3, 3}), F::PadFuncOptions({3, 0}).mode(kReflect)), Error,
+                   "[pad] reflect padding (3, 0) of dim 2 of size 3: each amount must be less than the dim's size");
+  EXPECT_THROW_MSG(F::pad(b.reshape({1, 3, 3}), F::PadFuncOptions({4, 0}).mode(kCircular)), Error,
+                   "each amount must be at most the dim's size");
+  EXPECT_THROW_MSG(F::pad(b, F::PadFuncOptions({1})), Error, "[pad] the padding {1} has an odd length");
+  EXPECT_THROW_MSG(F::pad(b, F::PadFuncOptions({1, 1, 1, 1, 1, 1, 1, 1, 1, 1})), Error, "pads 5 dims, but the input has only 4");
+  EXPECT_THROW_MSG(F::pad(b, F::PadFuncOptions({1, 1}).mode(kReplicate)), Error,
+                   "replicate padding of 1 dims takes an input of 2 or 3 dims");
+  EXPECT_THROW_MSG(F::pad(b, F::PadFuncOptions({-4, 0})), Error, "crops dim 3 of size 3 below zero");
+  std::ostringstream s;
+  s << *nn::ELU() << " " << *nn::SELU();
+  EXPECT_EQ(s.str(), "locus::nn::ELU(alpha=1) locus::nn::SELU()");
+}
+
 TEST_P(Layers, BatchNormTrainEval) {
   Device d = GetParam();
   nn::BatchNorm1d bn(nn::BatchNormOptions(2).device(d));

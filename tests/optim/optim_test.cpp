@@ -115,6 +115,29 @@ TEST_P(Optim, FollowsAModuleMovedAfterItWasBuilt) {
   EXPECT_FALSE(model->weight.cpu().equal(before));  // the moved parameter was updated
 }
 
+TEST_P(Optim, RMSprop) {  // expected values from PyTorch 1.13, as SGD's above
+  Device d = GetParam();
+  expect_near(run<optim::RMSprop>(d, optim::RMSpropOptions(0.01)), {0.7768515, -1.775988, 2.7737374});
+  expect_near(run<optim::RMSprop>(d, optim::RMSpropOptions(0.01).momentum(0.9).weight_decay(0.1)),
+              {0.5471343, -1.5452915, 2.5411406});
+  expect_near(run<optim::RMSprop>(d, optim::RMSpropOptions(0.01).alpha(0.9).centered(true).eps(1e-6)),
+              {0.9193519, -1.9192537, 2.918993});
+  expect_near(run<optim::RMSprop>(d, optim::RMSpropOptions(0.01).centered(true).momentum(0.5)),
+              {0.666442, -1.6651348, 2.6617496});
+  // its state: one step each, on the parameter's device, and back through state_dict
+  Tensor p = tensor({1.0, -2.0}, TensorOptions().device(d)).requires_grad_();
+  optim::RMSprop opt(std::vector<Tensor>{p}, optim::RMSpropOptions(0.01).centered(true).momentum(0.5));
+  (p * p).sum().backward();
+  opt.step();
+  auto sd = opt.state_dict();
+  ASSERT_NE(sd.find("state.0.square_avg"), nullptr);
+  EXPECT_EQ(sd.find("state.0.square_avg")->device(), d);
+  EXPECT_NEAR(values(*sd.find("state.0.square_avg"))[1], 0.01 * 16, 1e-6);  // (1 - alpha) g^2, g = 2p = -4
+  EXPECT_NEAR(values(*sd.find("state.0.grad_avg"))[1], 0.01 * -4, 1e-6);
+  ASSERT_NE(sd.find("state.0.momentum_buffer"), nullptr);
+  EXPECT_EQ(values(*sd.find("state.0.step"))[0], 1);
+}
+
 TEST(OptimMessages, Validation) {
   Tensor p = ones({2}).requires_grad_();
   EXPECT_THROW_MSG(optim::SGD(std::vector<Tensor>{p}, optim::SGDOptions(0.1).nesterov(true)), Error,
@@ -127,6 +150,11 @@ TEST(OptimMessages, Validation) {
 TEST(OptimMessages, EveryCheck) {
   std::vector<Tensor> p{ones({2}).requires_grad_()};
   EXPECT_THROW_MSG(optim::SGD(p, optim::SGDOptions(-0.1)), Error, "SGD: Invalid learning rate: -0.100000");
+  EXPECT_THROW_MSG(optim::RMSprop(p, optim::RMSpropOptions(-0.1)), Error, "RMSprop: Invalid learning rate: -0.100000");
+  EXPECT_THROW_MSG(optim::RMSprop(p, optim::RMSpropOptions().alpha(-1)), Error, "RMSprop: Invalid alpha value: -1.000000");
+  EXPECT_THROW_MSG(optim::RMSprop(p, optim::RMSpropOptions().momentum(-1)), Error, "RMSprop: Invalid momentum value");
+  EXPECT_THROW_MSG(optim::RMSprop(p, optim::RMSpropOptions().eps(-1)), Error, "RMSprop: Invalid epsilon value");
+  EXPECT_THROW_MSG(optim::RMSprop(p, optim::RMSpropOptions().weight_decay(-1)), Error, "RMSprop: Invalid weight_decay value");
   EXPECT_THROW_MSG(optim::Adam(p, optim::AdamOptions(0.1).eps(-1)), Error, "Adam: Invalid epsilon value: -1.000000");
   EXPECT_THROW_MSG(optim::Adam(p, optim::AdamOptions(0.1).betas(std::make_tuple(1.0, 0.999))), Error,
                    "Adam: Invalid beta parameter at index 0: 1.000000");

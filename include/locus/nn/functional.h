@@ -21,6 +21,15 @@ inline constexpr enumtype::Reduction kNone = enumtype::Reduction::None;
 inline constexpr enumtype::Reduction kMean = enumtype::Reduction::Mean;
 inline constexpr enumtype::Reduction kSum = enumtype::Reduction::Sum;
 
+/// F::pad's modes: locus::kConstant, kReflect, kReplicate, kCircular (libtorch's enum types).
+namespace enumtype {
+enum class PadMode { Constant, Reflect, Replicate, Circular };
+}
+inline constexpr enumtype::PadMode kConstant = enumtype::PadMode::Constant;
+inline constexpr enumtype::PadMode kReflect = enumtype::PadMode::Reflect;
+inline constexpr enumtype::PadMode kReplicate = enumtype::PadMode::Replicate;
+inline constexpr enumtype::PadMode kCircular = enumtype::PadMode::Circular;
+
 /// Two integers given as one (`3`) or two (`{3, 5}`), as libtorch's ExpandingArray<2>.
 template <size_t N>
 class ExpandingArray {
@@ -141,6 +150,32 @@ struct LayerNormFuncOptions {
   LOCUS_ARG(double, eps) = 1e-5;
 };
 
+struct ELUFuncOptions {
+  LOCUS_ARG(double, alpha) = 1.0;
+  LOCUS_ARG(bool, inplace) = false;
+};
+
+struct SELUFuncOptions {
+  SELUFuncOptions(bool inplace = false) : inplace_(inplace) {}
+  LOCUS_ARG(bool, inplace);
+};
+
+struct NormalizeFuncOptions {
+  LOCUS_ARG(double, p) = 2.0;
+  LOCUS_ARG(int64_t, dim) = 1;
+  LOCUS_ARG(double, eps) = 1e-12;
+  LOCUS_ARG(std::optional<Tensor>, out) = std::nullopt;
+};
+
+struct PadFuncOptions {
+  /// (left, right) of the last dim first, then of the dim before it, ...: {1, 1, 2, 0} pads the
+  /// last dim by 1 on each side and the one before it by 2 at the start.
+  PadFuncOptions(std::vector<int64_t> pad) : pad_(std::move(pad)) {}
+  LOCUS_ARG(std::vector<int64_t>, pad);
+  LOCUS_ARG(enumtype::PadMode, mode) = enumtype::PadMode::Constant;
+  LOCUS_ARG(double, value) = 0;
+};
+
 struct EmbeddingFuncOptions {
   /// Rows looked up at this index get no gradient (negative counts from the end).
   LOCUS_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
@@ -156,6 +191,16 @@ Tensor sigmoid(const Tensor& input);
 Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& options = {});
 /// x * sigmoid(x).
 Tensor silu(const Tensor& input);
+/// x where x > 0, else alpha * (exp(x) - 1).
+Tensor elu(const Tensor& input, const ELUFuncOptions& options = {});
+/// scale * elu(x, alpha) with PyTorch's constants (alpha 1.6732632423543772, scale 1.0507009873554805).
+Tensor selu(const Tensor& input, const SELUFuncOptions& options = {});
+/// input / max(||input||_p over dim, eps), as torch.nn.functional.normalize (a zero slice stays 0).
+Tensor normalize(const Tensor& input, NormalizeFuncOptions options = {});
+/// Pads (or, with negative amounts in constant mode, crops) the trailing dims. Constant mode any
+/// input; reflect, replicate and circular pad the last 1, 2 or 3 dims of an input with one or two
+/// dims more (as PyTorch: [N, C, W] or [C, W] for 1-D padding, and so on). Differentiable.
+Tensor pad(const Tensor& input, const PadFuncOptions& options);
 Tensor tanh(const Tensor& input);
 Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options);
 Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options);

@@ -1,5 +1,5 @@
 #pragma once
-// ReLU, LeakyReLU, GELU, Sigmoid, Tanh, Softmax, LogSoftmax, Identity, Dropout, Dropout2d,
+// ReLU, LeakyReLU, ELU, SELU, GELU, Sigmoid, Tanh, Softmax, LogSoftmax, Identity, Dropout, Dropout2d,
 // Dropout3d (parameter-free layers).
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
@@ -36,6 +36,30 @@ class LeakyReLUImpl : public Cloneable<LeakyReLUImpl> {
   LeakyReLUOptions options;
 };
 LOCUS_MODULE(LeakyReLU);
+
+using ELUOptions = functional::ELUFuncOptions;
+/// x where x > 0, else alpha * (exp(x) - 1).
+class ELUImpl : public Cloneable<ELUImpl> {
+ public:
+  void reset() override {}
+  explicit ELUImpl(const ELUOptions& options = {}) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::elu(input, options); }
+  ELUOptions options;
+};
+LOCUS_MODULE(ELU);
+
+using SELUOptions = functional::SELUFuncOptions;
+/// Scaled ELU with PyTorch's constants.
+class SELUImpl : public Cloneable<SELUImpl> {
+ public:
+  void reset() override {}
+  explicit SELUImpl(const SELUOptions& options = {}) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::selu(input, options); }
+  SELUOptions options;
+};
+LOCUS_MODULE(SELU);
 
 using SoftmaxOptions = functional::SoftmaxFuncOptions;
 using LogSoftmaxOptions = functional::SoftmaxFuncOptions;
