@@ -87,8 +87,8 @@ Tensor elu(const Tensor& input, const ELUFuncOptions& o) {
   // exp of min(x, 0): the branch where() drops must stay finite, or its zero gradient times
   // exp(x) = inf would be NaN for large x
   Tensor r = where(input > 0, input, (input.clamp_max(0).exp() - 1) * o.alpha());
-  if (o.inplace()) {  // as PyTorch: the result written into input (an error on a leaf that requires grad)
-    Tensor t = input;
+  if (o.inplace() && !autograd::should_record(input)) {  // as relu: in place only outside the graph,
+    Tensor t = input;                                     // where nothing saved input for backward
     return t.copy_(r);
   }
   return r;
@@ -96,7 +96,7 @@ Tensor elu(const Tensor& input, const ELUFuncOptions& o) {
 Tensor selu(const Tensor& input, const SELUFuncOptions& o) {
   constexpr double kAlpha = 1.6732632423543772848170429916717, kScale = 1.0507009873554804934193349852946;
   Tensor r = elu(input, ELUFuncOptions().alpha(kAlpha)) * kScale;
-  if (o.inplace()) {
+  if (o.inplace() && !autograd::should_record(input)) {
     Tensor t = input;
     return t.copy_(r);
   }

@@ -306,6 +306,12 @@ TEST_P(Layers, EluSeluNormalizeAndPadMatchPyTorch) {
   near(y, {-1.5201665163040161, -0.6917581558227539, 0.0, 1.5760514736175537});
   near(x.grad(), {0.23793286085128784, 1.0663411617279053, 1.7580993175506592, 1.0507010221481323});
   near(nn::ELU(nn::ELUOptions().alpha(0.7))(x), {-0.6052653193473816, -0.27542853355407715, 0.0, 1.5});
+  {  // inplace outside the graph writes into the input
+    Tensor w = tensor({-1.0, 2.0}).to(d);
+    Tensor r = F::elu(w, F::ELUFuncOptions().inplace(true));
+    EXPECT_TRUE(r.is_same(w));
+    near(w, {std::expm1(-1.0), 2.0});
+  }
   Tensor big = tensor({100.0}).to(d).requires_grad_();  // exp(100) is inf in the unused branch
   F::elu(big).sum().backward();
   near(big.grad(), {1.0});

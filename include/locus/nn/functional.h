@@ -191,7 +191,8 @@ Tensor sigmoid(const Tensor& input);
 Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& options = {});
 /// x * sigmoid(x).
 Tensor silu(const Tensor& input);
-/// x where x > 0, else alpha * (exp(x) - 1).
+/// x where x > 0, else alpha * (exp(x) - 1). inplace writes into input when no graph is being
+/// recorded through it (as relu); otherwise the result is a new tensor.
 Tensor elu(const Tensor& input, const ELUFuncOptions& options = {});
 /// scale * elu(x, alpha) with PyTorch's constants (alpha 1.6732632423543772, scale 1.0507009873554805).
 Tensor selu(const Tensor& input, const SELUFuncOptions& options = {});
