@@ -98,30 +98,34 @@ FwdAt fwd_table(int n, std::integer_sequence<int, N...>) {
   return table[n - 1];
 }
 
-// gwt[rr][..] += sum_t pad[offs[rr] + t] * gyt[t][..] for R rows rr and V vectors of output
-// channels, the last one's lanes limited by `last`.
+// gwt[rr][..] += sum_{m < ni} sum_t pad[m * ps + offs[rr] + t] * gyt[m * l * oc + t * oc][..] for R
+// rows rr and V vectors of output channels, the last one's lanes limited by `last`: ni images
+// summed in registers before gwt is read and written back.
 template <int R, int V>
 LOCUS_AVX512 void gw_block(const float* __restrict gyt, int64_t oc, const float* __restrict pad,
-                           const int64_t* __restrict offs, int64_t l, float* __restrict gwt, __mmask16 last) {
+                           const int64_t* __restrict offs, int64_t l, float* __restrict gwt, __mmask16 last,
+                           int64_t ni, int64_t ps) {
   __m512 acc[R][V];
 #pragma GCC unroll 8
   for (int rr = 0; rr < R; ++rr)
 #pragma GCC unroll 4
     for (int v = 0; v < V; ++v) acc[rr][v] = _mm512_setzero_ps();
-  const float* x[R];
-#pragma GCC unroll 8
-  for (int rr = 0; rr < R; ++rr) x[rr] = pad + offs[rr];
   const float* g = gyt;
-  for (int64_t t = 0; t < l; ++t, g += oc) {
-    __m512 gv[V];
-#pragma GCC unroll 4
-    for (int v = 0; v < V - 1; ++v) gv[v] = _mm512_loadu_ps(g + 16 * v);
-    gv[V - 1] = _mm512_maskz_loadu_ps(last, g + 16 * (V - 1));
+  for (int64_t m = 0; m < ni; ++m) {
+    const float* x[R];
 #pragma GCC unroll 8
-    for (int rr = 0; rr < R; ++rr) {
-      const __m512 s = _mm512_set1_ps(x[rr][t]);
+    for (int rr = 0; rr < R; ++rr) x[rr] = pad + m * ps + offs[rr];
+    for (int64_t t = 0; t < l; ++t, g += oc) {
+      __m512 gv[V];
 #pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) acc[rr][v] = _mm512_fmadd_ps(s, gv[v], acc[rr][v]);
+      for (int v = 0; v < V - 1; ++v) gv[v] = _mm512_loadu_ps(g + 16 * v);
+      gv[V - 1] = _mm512_maskz_loadu_ps(last, g + 16 * (V - 1));
+#pragma GCC unroll 8
+      for (int rr = 0; rr < R; ++rr) {
+        const __m512 s = _mm512_set1_ps(x[rr][t]);
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v) acc[rr][v] = _mm512_fmadd_ps(s, gv[v], acc[rr][v]);
+      }
     }
   }
 #pragma GCC unroll 8
@@ -137,17 +141,18 @@ LOCUS_AVX512 void gw_block(const float* __restrict gyt, int64_t oc, const float*
 // One block of R rows over every output channel: V-vector blocks, then the rest in one block of
 // 1 to V vectors.
 template <int R>
-void gw_rows(const float* gyt, int64_t oc, const float* pad, const int64_t* offs, int64_t l, float* gwt) {
+void gw_rows(const float* gyt, int64_t oc, const float* pad, const int64_t* offs, int64_t l, float* gwt, int64_t ni,
+             int64_t ps) {
   int64_t o = 0;
   for (; o + kGwVecs * 16 <= oc; o += kGwVecs * 16)
-    gw_block<R, kGwVecs>(gyt + o, oc, pad, offs, l, gwt + o, 0xffff);
+    gw_block<R, kGwVecs>(gyt + o, oc, pad, offs, l, gwt + o, 0xffff, ni, ps);
   const int64_t rest = oc - o;
   if (rest == 0) return;
   const __mmask16 last = tail_mask(rest - (rest - 1) / 16 * 16);
   switch ((rest + 15) / 16) {
-    case 3: return gw_block<R, 3>(gyt + o, oc, pad, offs, l, gwt + o, last);
-    case 2: return gw_block<R, 2>(gyt + o, oc, pad, offs, l, gwt + o, last);
-    default: return gw_block<R, 1>(gyt + o, oc, pad, offs, l, gwt + o, last);
+    case 3: return gw_block<R, 3>(gyt + o, oc, pad, offs, l, gwt + o, last, ni, ps);
+    case 2: return gw_block<R, 2>(gyt + o, oc, pad, offs, l, gwt + o, last, ni, ps);
+    default: return gw_block<R, 1>(gyt + o, oc, pad, offs, l, gwt + o, last, ni, ps);
   }
 }
 
@@ -174,17 +179,17 @@ void forward(const float* packed, int64_t oc, int64_t k, const float* pad, const
 }
 
 void grad_weight(const float* gyt, int64_t oc, int64_t k, const float* pad, const int64_t* offs, int64_t l,
-                 float* gwt) {
+                 float* gwt, int64_t images, int64_t pad_stride) {
   for (int64_t r0 = 0; r0 < k; r0 += kGwRows) {
     float* dst = gwt + r0 * oc;
     const int64_t* o = offs + r0;
     switch (std::min<int64_t>(kGwRows, k - r0)) {
-      case 6: gw_rows<6>(gyt, oc, pad, o, l, dst); break;
-      case 5: gw_rows<5>(gyt, oc, pad, o, l, dst); break;
-      case 4: gw_rows<4>(gyt, oc, pad, o, l, dst); break;
-      case 3: gw_rows<3>(gyt, oc, pad, o, l, dst); break;
-      case 2: gw_rows<2>(gyt, oc, pad, o, l, dst); break;
-      default: gw_rows<1>(gyt, oc, pad, o, l, dst); break;
+      case 6: gw_rows<6>(gyt, oc, pad, o, l, dst, images, pad_stride); break;
+      case 5: gw_rows<5>(gyt, oc, pad, o, l, dst, images, pad_stride); break;
+      case 4: gw_rows<4>(gyt, oc, pad, o, l, dst, images, pad_stride); break;
+      case 3: gw_rows<3>(gyt, oc, pad, o, l, dst, images, pad_stride); break;
+      case 2: gw_rows<2>(gyt, oc, pad, o, l, dst, images, pad_stride); break;
+      default: gw_rows<1>(gyt, oc, pad, o, l, dst, images, pad_stride); break;
     }
   }
 }
@@ -300,7 +305,7 @@ namespace locus::cpu::conv_avx512 {
 bool available() { return false; }
 void pack_forward(const float*, int64_t, int64_t, float*) {}
 void forward(const float*, int64_t, int64_t, const float*, const int64_t*, const float*, float*, int64_t) {}
-void grad_weight(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*) {}
+void grad_weight(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*, int64_t, int64_t) {}
 void shift_plane(const float*, int64_t, int64_t, float*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t) {}
 void gather_even(const float*, int64_t, float*, int64_t, int64_t, int64_t) {}
 void transpose(const float*, int64_t, int64_t, float*) {}

@@ -27,9 +27,10 @@ void forward(const float* packed, int64_t oc, int64_t k, const float* pad, const
              float* out, int64_t l);
 
 /// gwt[r][o] += sum_{t < l} pad[offs[r] + t] * gyt[t][o]: the weight gradient transposed ([k, oc]),
-/// from the output gradient transposed (gyt [l, oc]).
+/// from the output gradient transposed (gyt [l, oc]). With images > 1, summed over that many
+/// images: image m's output gradient at gyt + m * l * oc, its shifted copy at pad + m * pad_stride.
 void grad_weight(const float* gyt, int64_t oc, int64_t k, const float* pad, const int64_t* offs, int64_t l,
-                 float* gwt);
+                 float* gwt, int64_t images = 1, int64_t pad_stride = 0);
 
 /// One plane of the shifted copy at stride 1, every element written (no memset first):
 /// plane[u * n + x] = src[(u - u0) * ss + x + shift] for u0 <= u < u1 and x0 <= x < x1, 0 for the

@@ -31,13 +31,13 @@ int64_t scratch_size(const P& p, int64_t oc);
 void forward(const float* packed, int64_t oc, const P& p, const float* image, const float* bias, float* scratch,
              float* out);
 
-/// Floats of scratch grad_weight needs.
-int64_t grad_weight_scratch_size(const P& p, int64_t oc);
-/// gwt[r][o] += the weight gradient of image [c, h, w] for column row r = (c, i, j) and output
-/// channel o (transposed, [c*kh*kw, oc]), from the output gradient gy [oc, oh*ow]; with `store`,
-/// gwt[r][o] = that gradient (gwt need not be initialised). bias_sums (when not null) [o] += the
-/// sum of gy's row o.
+/// Floats of scratch grad_weight needs for `images` images.
+int64_t grad_weight_scratch_size(const P& p, int64_t oc, int64_t images = 1);
+/// gwt[r][o] += the weight gradient of `images` consecutive images [images, c, h, w] for column
+/// row r = (c, i, j) and output channel o (transposed, [c*kh*kw, oc]), from their output gradient
+/// gy [images, oc, oh*ow]; with `store`, gwt[r][o] = that gradient (gwt need not be initialised).
+/// bias_sums (when not null) [o] += the sum of gy's rows o.
 void grad_weight(const float* gy, int64_t oc, const P& p, const float* image, float* scratch, float* gwt,
-                 float* bias_sums, bool store = false);
+                 float* bias_sums, bool store = false, int64_t images = 1);
 
 }  // namespace locus::cpu::conv_lanes

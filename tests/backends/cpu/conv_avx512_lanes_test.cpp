@@ -3,7 +3,8 @@
 // their edges: tiny images (1x1, 2x3: taps that meet only padding), rows shorter and longer than a
 // block and not a multiple of it, padding 0 to beyond the window, dilation, windows that are not
 // square, channel counts that are not a multiple of 16 (a masked last vector) or of the weight
-// gradient's 6 rows, and one to four vectors per block; against direct loops in double.
+// gradient's 6 rows, and one to four vectors per block; the weight gradient of one image and of
+// three summed in one call; against direct loops in double.
 #include <cmath>
 #include <vector>
 
@@ -42,8 +43,9 @@ TEST(CpuConv2d, LanesKernelsMatchDirectLoops) {
     p.c = s.c; p.h = s.h; p.w = s.w; p.kh = s.kh; p.kw = s.kw; p.ph = s.ph; p.pw = s.pw; p.dh = p.dw = s.d;
     p.oh = s.h + 2 * s.ph - s.d * (s.kh - 1);
     p.ow = s.w + 2 * s.pw - s.d * (s.kw - 1);
-    const int64_t win = s.kh * s.kw, l = p.oh * p.ow;
-    std::vector<float> x(static_cast<size_t>(s.c * s.h * s.w)), w(static_cast<size_t>(s.oc * s.c * win)),
+    const int64_t win = s.kh * s.kw, l = p.oh * p.ow, image_size = s.c * s.h * s.w;
+    constexpr int64_t kImages = 3;  // the weight gradient's images in one call, at most
+    std::vector<float> x(static_cast<size_t>(kImages * image_size)), w(static_cast<size_t>(s.oc * s.c * win)),
         b(static_cast<size_t>(s.oc));
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)));
     for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(std::cos(0.11 * static_cast<double>(i)));
@@ -52,18 +54,24 @@ TEST(CpuConv2d, LanesKernelsMatchDirectLoops) {
     std::vector<float> packed(static_cast<size_t>(cpu::conv_lanes::packed_size(p, s.oc))),
         scratch(static_cast<size_t>(cpu::conv_lanes::scratch_size(p, s.oc))), y(static_cast<size_t>(s.oc * l), 123.f);
     cpu::conv_lanes::pack(w.data(), s.oc, p, packed.data());
-    // the weight gradient (transposed, [c*kh*kw, oc]) from gy [oc, l]: added to 0.5, and stored
-    // over NaN; the bias gradient added to 0.25
-    std::vector<float> gy(static_cast<size_t>(s.oc * l)),
-        gscratch(static_cast<size_t>(cpu::conv_lanes::grad_weight_scratch_size(p, s.oc)));
+    // the weight gradient (transposed, [c*kh*kw, oc]) of 1 or kImages images from gy [images, oc,
+    // l]: added to 0.5, and stored over NaN; the bias gradient added to 0.25
+    std::vector<float> gy(static_cast<size_t>(kImages * s.oc * l));
     for (size_t i = 0; i < gy.size(); ++i) gy[i] = static_cast<float>(std::sin(0.05 * static_cast<double>(i) + 1));
+    for (const int64_t images : {int64_t(1), kImages})
     for (const bool store : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "images=" << images);
       std::vector<float> gwt(static_cast<size_t>(s.c * win * s.oc), store ? NAN : 0.5f),
-          gb(static_cast<size_t>(s.oc), 0.25f);
-      cpu::conv_lanes::grad_weight(gy.data(), s.oc, p, x.data(), gscratch.data(), gwt.data(), gb.data(), store);
+          gb(static_cast<size_t>(s.oc), 0.25f),
+          gscratch(static_cast<size_t>(cpu::conv_lanes::grad_weight_scratch_size(p, s.oc, images)));
+      cpu::conv_lanes::grad_weight(gy.data(), s.oc, p, x.data(), gscratch.data(), gwt.data(), gb.data(), store, images);
       for (int64_t o = 0; o < s.oc; ++o) {
         double want = 0.25, mag = 0.25;
-        for (int64_t t = 0; t < l; ++t) want += gy[static_cast<size_t>(o * l + t)], mag += std::fabs(gy[static_cast<size_t>(o * l + t)]);
+        for (int64_t m = 0; m < images; ++m)
+          for (int64_t t = 0; t < l; ++t) {
+            const double g = gy[static_cast<size_t>((m * s.oc + o) * l + t)];
+            want += g, mag += std::fabs(g);
+          }
         EXPECT_NEAR(gb[static_cast<size_t>(o)], want, 1e-5 * mag + 1e-6) << "gb[" << o << "]";
       }
       int bad = 0;
@@ -72,12 +80,13 @@ TEST(CpuConv2d, LanesKernelsMatchDirectLoops) {
           for (int64_t o = 0; o < s.oc && bad < 5; ++o) {
             const int64_t i = t / s.kw, j = t % s.kw;
             double want = store ? 0.0 : 0.5, mag = std::fabs(want);
+            for (int64_t m = 0; m < images; ++m)
             for (int64_t oy = 0; oy < p.oh; ++oy)
               for (int64_t ox = 0; ox < p.ow; ++ox) {
                 const int64_t iy = oy - s.ph + i * s.d, ix = ox - s.pw + j * s.d;
                 if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
-                const double v = static_cast<double>(x[static_cast<size_t>((c * s.h + iy) * s.w + ix)]) *
-                                 gy[static_cast<size_t>(o * l + oy * p.ow + ox)];
+                const double v = static_cast<double>(x[static_cast<size_t>(m * image_size + (c * s.h + iy) * s.w + ix)]) *
+                                 gy[static_cast<size_t>((m * s.oc + o) * l + oy * p.ow + ox)];
                 want += v;
                 mag += std::fabs(v);
               }

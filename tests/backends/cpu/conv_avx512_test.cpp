@@ -97,6 +97,13 @@ TEST(CpuConv2d, KernelsMatchDirectLoopsOnOddShapes) {
            // 70 -> 64 at 16x16 (48 + 22 channels in the lanes, a masked last vector)
            Shape{2, 64, 8, 8, 3, 3, 1, 1, 1, 70}, Shape{2, 70, 16, 16, 3, 3, 1, 1, 1, 64},
            Shape{2, 6, 7, 8, 1, 1, 0, 0, 1, 20},     // 1x1 without padding
+           // the weight gradient over groups of images within a block (16 blocks; a group of up
+           // to 256 / positions images, at most 8): 1x1 without padding on whole vectors of
+           // positions (the image is its own shifted copy), groups of 8 and of 4; 3x3 at 4x4
+           // (groups of up to 8 on the shifted layout: blocks of 4 and 5 images); the lanes
+           // kernels at 8x8 (groups of 4: blocks of 2 and 3 images)
+           Shape{37, 6, 4, 8, 1, 1, 0, 0, 1, 20}, Shape{20, 5, 8, 8, 1, 1, 0, 0, 1, 7},
+           Shape{70, 6, 4, 4, 3, 3, 1, 1, 1, 9}, Shape{40, 33, 8, 8, 3, 3, 1, 1, 1, 40},
            // strided (the input gradient by other kernels; the weight gradient alone by these)
            Shape{3, 5, 11, 10, 3, 3, 1, 1, 1, 17, 2}, Shape{2, 3, 12, 13, 3, 3, 2, 2, 2, 9, 2},
            Shape{2, 4, 11, 10, 3, 3, 1, 1, 1, 6, 3}, Shape{2, 7, 9, 9, 1, 1, 0, 0, 1, 5, 2},
