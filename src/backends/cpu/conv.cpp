@@ -476,7 +476,7 @@ bool all_finite_parallel(const T* v, int64_t n) {
 void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p) {
   if (conv_winograd::applies(p, oc)) return conv_winograd::forward(x, w, bias, y, oc, p);
   const bool avx512 = shifted_kernels(p.n, p, false) == ShiftedKernels::kAvx512;
-  if (avx512 && conv_lanes::suits(p, oc)) {  // output channels in the lanes: no taps on the padding
+  if (avx512 && conv_lanes::forward_suits(p, oc)) {  // output channels in the lanes: no taps on the padding
     std::vector<float> packed(static_cast<size_t>(conv_lanes::packed_size(p, oc)));
     conv_lanes::pack(w, oc, p, packed.data());
     const int64_t image_size = p.c * p.h * p.w;

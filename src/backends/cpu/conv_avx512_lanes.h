@@ -2,8 +2,8 @@
 // Float convolution with AVX-512F, output channels in the vector lanes: src/backends/cpu/conv_avx512_lanes.cpp.
 // Unlike the shifted layout's kernels (conv_avx512.h, positions in the lanes), these compute each
 // output position from the window taps that fall inside the image only: no multiply-add meets the
-// zero padding (16 % of a 3x3 pad-1 convolution's at 8x8, 8 % at 16x16), as oneDNN's do. Stride 1,
-// any window, padding and dilation. One image at a time, on the caller's thread.
+// zero padding (16 % of a 3x3 pad-1 convolution's at 8x8, 8 % at 16x16), as oneDNN's do. Stride 1
+// (the forward also stride 2), any window, padding and dilation. One image at a time, on the caller's thread.
 #include <cstdint>
 
 #include "core/backend.h"
@@ -17,6 +17,9 @@ using P = backend::Backend::Im2Col;
 /// where they measured faster than the shifted layout's (32 channels or more on both sides, rows
 /// of whole 8-position blocks, up to 32x32 outputs, padding to skip).
 bool suits(const P& p, int64_t oc);
+/// Whether forward serves it: as suits, or the same shapes at stride 2 (forward only; the
+/// weight gradient needs stride 1).
+bool forward_suits(const P& p, int64_t oc);
 
 /// Floats of the packed weight for oc output channels (a multiple of 16 of them times the window).
 int64_t packed_size(const P& p, int64_t oc);

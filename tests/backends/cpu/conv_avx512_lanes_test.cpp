@@ -18,7 +18,7 @@ namespace {
 using P = backend::Backend::Im2Col;
 
 struct LaneShape {
-  int64_t c, h, w, kh, kw, ph, pw, d, oc;
+  int64_t c, h, w, kh, kw, ph, pw, d, oc, s = 1;  // s: the stride (the forward only at 2)
 };
 
 TEST(CpuConv2d, LanesKernelsMatchDirectLoops) {
@@ -36,13 +36,19 @@ TEST(CpuConv2d, LanesKernelsMatchDirectLoops) {
            LaneShape{3, 9, 9, 3, 2, 1, 0, 1, 18},     // a 3x2 window, padding on one side only
            LaneShape{9, 4, 10, 1, 1, 0, 0, 1, 96},    // 1x1
            LaneShape{2, 3, 20, 1, 3, 0, 1, 1, 144},   // 1x3; three blocks of 3 vectors
+           LaneShape{4, 32, 32, 3, 3, 1, 1, 1, 40, 2},  // stride 2: 16x16 outputs from 32x32
+           LaneShape{3, 15, 31, 3, 3, 1, 1, 1, 35, 2},  // stride 2, odd sizes: 8x16 outputs
+           LaneShape{2, 12, 16, 3, 3, 2, 2, 2, 17, 2},  // stride 2, dilation 2, padding 2
+           LaneShape{2, 3, 7, 3, 3, 1, 1, 1, 5, 2},     // stride 2 on a tiny image: 2x4 outputs
        }) {
     SCOPED_TRACE(::testing::Message() << "c=" << s.c << " " << s.h << "x" << s.w << " k=" << s.kh << "x" << s.kw
-                                      << " pad=" << s.ph << "," << s.pw << " d=" << s.d << " oc=" << s.oc);
+                                      << " pad=" << s.ph << "," << s.pw << " d=" << s.d << " oc=" << s.oc
+                                      << " stride=" << s.s);
     P p;
     p.c = s.c; p.h = s.h; p.w = s.w; p.kh = s.kh; p.kw = s.kw; p.ph = s.ph; p.pw = s.pw; p.dh = p.dw = s.d;
-    p.oh = s.h + 2 * s.ph - s.d * (s.kh - 1);
-    p.ow = s.w + 2 * s.pw - s.d * (s.kw - 1);
+    p.sh = p.sw = s.s;
+    p.oh = (s.h + 2 * s.ph - s.d * (s.kh - 1) - 1) / s.s + 1;
+    p.ow = (s.w + 2 * s.pw - s.d * (s.kw - 1) - 1) / s.s + 1;
     const int64_t win = s.kh * s.kw, l = p.oh * p.ow, image_size = s.c * s.h * s.w;
     constexpr int64_t kImages = 3;  // the weight gradient's images in one call, at most
     std::vector<float> x(static_cast<size_t>(kImages * image_size)), w(static_cast<size_t>(s.oc * s.c * win)),
@@ -59,6 +65,7 @@ TEST(CpuConv2d, LanesKernelsMatchDirectLoops) {
     std::vector<float> gy(static_cast<size_t>(kImages * s.oc * l));
     for (size_t i = 0; i < gy.size(); ++i) gy[i] = static_cast<float>(std::sin(0.05 * static_cast<double>(i) + 1));
     for (const int64_t images : {int64_t(1), kImages})
+    if (s.s == 1)  // (the weight gradient: stride 1 only)
     for (const bool store : {false, true}) {
       SCOPED_TRACE(::testing::Message() << "images=" << images);
       std::vector<float> gwt(static_cast<size_t>(s.c * win * s.oc), store ? NAN : 0.5f),
@@ -106,7 +113,7 @@ TEST(CpuConv2d, LanesKernelsMatchDirectLoops) {
             for (int64_t c = 0; c < s.c; ++c)
               for (int64_t i = 0; i < s.kh; ++i)
                 for (int64_t j = 0; j < s.kw; ++j) {
-                  const int64_t iy = oy - s.ph + i * s.d, ix = ox - s.pw + j * s.d;
+                  const int64_t iy = oy * s.s - s.ph + i * s.d, ix = ox * s.s - s.pw + j * s.d;
                   if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
                   const double t = static_cast<double>(w[static_cast<size_t>(((o * s.c + c) * s.kh + i) * s.kw + j)]) *
                                    x[static_cast<size_t>((c * s.h + iy) * s.w + ix)];
