@@ -3,7 +3,9 @@
 // them all and nothing is linked that could pick a kernel before the environment is set.
 //
 // Build (from the repository root):
-//   g++ -O2 -std=c++20 -march=x86-64 -Isrc bench/gemm_candidates.cpp src/backends/cpu/blas.cpp -o /tmp/gemm_candidates -ldl -lpthread
+//   g++ -O2 -std=c++20 -march=x86-64 -Isrc -Iinclude -Ibuild/generated bench/gemm_candidates.cpp
+//       -o /tmp/gemm_candidates -Lbuild -llocus -Wl,-rpath,$PWD/build -ldl -lpthread      (one line)
+// (the locus candidate calls liblocus's gemm_f32; a configured and built `build` folder)
 //
 // Run:  /tmp/gemm_candidates CANDIDATE THREADS [REPEATS] [SIZE...]      (default sizes 256 512 1024 2048)
 //   peak            FMA throughput loop (AVX2 ymm and, where the CPU has it, AVX-512 zmm): the FP32 peak

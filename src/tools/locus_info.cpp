@@ -58,6 +58,9 @@ Json blas_info() {
   j["kernel"] = kernel == std::string::npos ? Json(nullptr) : Json(s.substr(open + 2, kernel - open - 2));
   size_t comma = s.rfind(", ");
   j["threads"] = comma == std::string::npos ? 1 : std::atoi(s.c_str() + comma + 2);
+  // what serves the large float32 products instead, when anything does (oneDNN on AVX-512)
+  const std::string large = locus::cpu::gemm_f32_large_name();
+  j["large_sgemm"] = large.empty() ? Json(nullptr) : Json(large);
   return j;
 }
 
@@ -175,6 +178,7 @@ std::string str(const Json& j, const char* key) { return j.contains(key) ? j[key
 std::string text_report(const Json& r) {
   std::string o = "\nlibraries and settings:\n";
   o += "  BLAS:          " + str(r["blas"], "description") + "\n";
+  if (r["blas"]["large_sgemm"].is_string()) o += "  large sgemm:   " + str(r["blas"], "large_sgemm") + "\n";
   if (r["opencl"].is_null()) {
     o += "  OpenCL:        no OpenCL library loaded\n";
   } else {

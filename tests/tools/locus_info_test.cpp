@@ -68,6 +68,10 @@ TEST(LocusInfoTool, JsonParsesAndHasEveryField) {
     ASSERT_TRUE(blas["kernel"].is_string()) << blas;
     EXPECT_FALSE(blas["kernel"].get<std::string>().empty());
   }
+  // what serves the large float32 products instead: oneDNN on AVX-512 where libdnnl.so.2 loads
+  const std::string large = cpu::gemm_f32_large_name();
+  if (large.empty()) EXPECT_TRUE(blas["large_sgemm"].is_null()) << blas;
+  else EXPECT_EQ(blas["large_sgemm"], large);
   EXPECT_TRUE(j["settings"].is_object());
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -59,12 +60,13 @@ struct Problem {
   T A(int64_t i, int64_t p) const { return ta ? a[size_t(p * lda + i)] : a[size_t(i * lda + p)]; }
   T B(int64_t p, int64_t j) const { return tb ? b[size_t(j * ldb + p)] : b[size_t(p * ldb + j)]; }
 
-  // Runs the GEMM and checks every element of C (and that the padding of C is untouched).
-  void run_and_check(T alpha, T beta) {
+  // Runs the GEMM and checks every element of C (of every row_step-th row: large products), and
+  // that the padding of C is untouched.
+  void run_and_check(T alpha, T beta, int64_t row_step = 1) {
     std::vector<T> c0 = c;
     gemm_any<T>(ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
     const double eps = std::is_same_v<T, float> ? 1e-5 : 1e-13;
-    for (int64_t i = 0; i < m; ++i) {
+    for (int64_t i = 0; i < m; i += row_step) {
       for (int64_t j = 0; j < n; ++j) {
         double acc = 0, mag = 0;
         for (int64_t p = 0; p < k; ++p) {
@@ -253,15 +255,37 @@ TYPED_TEST(GemmTest, MidSizedProductsSplitAtBlockEdges) {
   locus::set_num_threads(n0);
 }
 
+TEST(Blas, LargeFloatProducts) {
+  // From 0.25 GFLOP a float product goes to oneDNN on AVX-512 CPUs where libdnnl.so.2 loads
+  // (gemm_f32_large_name says which), else to OpenBLAS: every transpose, padded strides, alpha and
+  // beta, beta 0 over a C of NaN, and the thread count changed between calls; every 7th row checked.
+  std::printf("[large sgemm] %s\n", *locus::cpu::gemm_f32_large_name() ? locus::cpu::gemm_f32_large_name() : "(the BLAS)");
+  const int n0 = locus::get_num_threads();
+  uint32_t seed = 2000;
+  for (int threads : {2, 1})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        locus::set_num_threads(threads);
+        Problem<float> p(ta, tb, 67, 1031, 2050, 5, seed++);  // 2 * 67 * 1031 * 2050 = 0.28 GFLOP
+        p.run_and_check(1.25f, -0.5f, 7);
+        if (::testing::Test::HasFatalFailure()) break;
+        Problem<float> q(ta, tb, 67, 1031, 2050, 5, seed++);
+        std::fill(q.c.begin(), q.c.end(), std::numeric_limits<float>::quiet_NaN());
+        q.run_and_check(0.75f, 0.f, 7);
+        if (::testing::Test::HasFatalFailure()) break;
+      }
+  locus::set_num_threads(n0);
+}
+
 TEST(Blas, LeavesTheEnvironmentAsItWas) {
-  // The library is loaded with OPENBLAS_* defaults set only around the dlopen.
-  const char* names[] = {"OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OPENBLAS_THREAD_TIMEOUT"};
+  // The libraries are loaded with OPENBLAS_* (and GOMP_SPINCOUNT) defaults set only around the dlopen.
+  const char* names[] = {"OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OPENBLAS_THREAD_TIMEOUT", "GOMP_SPINCOUNT"};
   std::vector<std::string> before;
   for (const char* n : names) before.push_back(std::getenv(n) ? std::getenv(n) : "<unset>");
   float a = 2, b = 3, c = 0;
   gemm_f32(false, false, 1, 1, 1, 1.f, &a, 1, &b, 1, 0.f, &c, 1);
   EXPECT_EQ(c, 6.f);
-  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(std::getenv(names[i]) ? std::getenv(names[i]) : "<unset>", before[i]);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(std::getenv(names[i]) ? std::getenv(names[i]) : "<unset>", before[i]);
 }
 
 TEST(Blas, NameAndThreadCount) {
