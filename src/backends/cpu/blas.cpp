@@ -21,8 +21,8 @@
 // Without OpenBLAS (or for shapes and strides a CBLAS cannot express: 32-bit overflow, zero or
 // overlapping strides) a portable loop computes the same result, single-threaded.
 //
-// Large float32 products on AVX-512 CPUs (from kDnnlMin flops, on all threads) go to oneDNN's
-// dnnl_sgemm instead (Debian's libdnnl2, loaded at run time the same way; absent, OpenBLAS serves):
+// Large float32 products on AVX-512 CPUs (from kDnnlMin flops, on all threads; not A B^T) go to
+// oneDNN's dnnl_sgemm instead (Debian's libdnnl2, loaded at run time the same way; absent, OpenBLAS serves):
 // on an Intel Xeon (Sapphire/Emerald Rapids class, 2 vCPUs) it measured 10-25 % faster than
 // OpenBLAS's SkylakeX kernel from 512 to 4096 (docs/gemm.md). Its OpenMP threads are told to
 // spin only briefly after a call (GOMP_SPINCOUNT, unless the user set it or OpenMP was already
@@ -298,6 +298,9 @@ void gemm_impl(Fn Blas::*fn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, 
 bool gemm_f32_dnnl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                    const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0 || k <= 0 || alpha == 0) return false;
+  // not A B^T (Linear's forward): with a large B^T OpenBLAS was faster (64 x 4096 x 4096: oneDNN
+  // 1.2-1.27x OpenBLAS's time, 512 x 4096 x 4096: 1.07x; only squares to 1024 won, 0.82-0.9x)
+  if (tb && !ta) return false;
   if (2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < kDnnlMin) return false;
   if (t_side_by_side || in_parallel_region()) return false;
   blas();  // loads oneDNN too
@@ -332,7 +335,7 @@ void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float
 const char* gemm_f32_large_name() {
   blas();
   static const std::string name =
-      g_dnnl.sgemm ? g_dnnl.name + " dnnl_sgemm (float32 products from 0.25 GFLOP)" : std::string();
+      g_dnnl.sgemm ? g_dnnl.name + " dnnl_sgemm (float32 products from 0.25 GFLOP, not A B^T)" : std::string();
   return name.c_str();
 }
 

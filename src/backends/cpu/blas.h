@@ -26,7 +26,8 @@ void gemm_f32_batch(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
 bool blas_side_by_side(int64_t chunks, const std::function<void(int64_t)>& fn);
 const char* blas_name();          // e.g. "OpenBLAS 0.3.21 (SkylakeX kernel, 2 threads)"
 // What serves gemm_f32's large products instead of the BLAS above, e.g. "oneDNN 2.6.3 dnnl_sgemm
-// (float32 products from 0.25 GFLOP)"; empty when nothing does (no AVX-512, or no libdnnl.so.2).
+// (float32 products from 0.25 GFLOP, not A B^T)"; empty when nothing does (no AVX-512, or no
+// libdnnl.so.2).
 const char* gemm_f32_large_name();
 void blas_set_num_threads(int n); // called by locus::set_num_threads
 }  // namespace locus::cpu
