@@ -26,12 +26,14 @@
 // on an Intel Xeon (Sapphire/Emerald Rapids class, 2 vCPUs) it measured 10-25 % faster than
 // OpenBLAS's SkylakeX kernel from 512 to 4096 (docs/gemm.md). Its OpenMP threads are told to
 // spin only briefly after a call (GOMP_SPINCOUNT, unless the user set it or OpenMP was already
-// loaded), as OpenBLAS's are, so they do not hold the cores the pool needs next.
+// loaded), as OpenBLAS's are, so they do not hold the cores the pool needs next. A forked child
+// uses OpenBLAS only (GNU OpenMP hangs in a child whose parent ran a parallel region).
 #include "backends/cpu/blas.h"
 #include "backends/cpu/gemm_avx512.h"
 #include "backends/cpu/parallel_for.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -85,6 +87,11 @@ struct Dnnl {
 };
 Dnnl g_dnnl;  // written once, inside blas()'s load
 constexpr double kDnnlMin = 2.5e8;  // flops (a 500^3 product); measured from 512^3 (docs/gemm.md)
+// Set in the child of a fork(): GNU OpenMP does not survive one (a child's first parallel region
+// waits forever for its parent's team), so a forked child leaves oneDNN alone and OpenBLAS, which
+// re-makes its threads after a fork, serves its large products.
+std::atomic<bool> g_forked_child{false};
+[[maybe_unused]] const bool g_fork_watch = (pthread_atfork(nullptr, nullptr, [] { g_forked_child.store(true); }), true);
 
 // ---- which OpenBLAS kernel this CPU can run ------------------------------------------------------
 const char* coretype_for_this_cpu() {
@@ -302,7 +309,7 @@ bool gemm_f32_dnnl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alph
   // 1.2-1.27x OpenBLAS's time, 512 x 4096 x 4096: 1.07x; only squares to 1024 won, 0.82-0.9x)
   if (tb && !ta) return false;
   if (2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < kDnnlMin) return false;
-  if (t_side_by_side || in_parallel_region()) return false;
+  if (t_side_by_side || in_parallel_region() || g_forked_child.load(std::memory_order_relaxed)) return false;
   blas();  // loads oneDNN too
   if (!g_dnnl.sgemm) return false;
   // row-major leading dimensions at least the stored widths (raised where a single row makes the

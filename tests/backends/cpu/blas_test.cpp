@@ -15,6 +15,9 @@
 #include <thread>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace {
 
 using locus::cpu::gemm_f32;
@@ -275,6 +278,27 @@ TEST(Blas, LargeFloatProducts) {
         if (::testing::Test::HasFatalFailure()) break;
       }
   locus::set_num_threads(n0);
+}
+
+TEST(Blas, LargeProductsInAForkedChild) {
+  // A large product before fork() (oneDNN's OpenMP threads, where it serves) and in the child:
+  // GNU OpenMP hangs in a child whose parent ran a parallel region, so the child must not use it.
+  // The child checks its result and exits; alarm() turns a hang into a failure.
+  Problem<float> p(false, false, 512, 512, 512, 0, 2100);
+  p.run_and_check(1.f, 0.f, 64);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(60);
+    Problem<float> q(false, false, 512, 512, 512, 0, 2101);
+    q.run_and_check(1.f, 0.f, 64);
+    _exit(::testing::Test::HasFailure() ? 1 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status)) << "the child did not exit (signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+                                 << ": SIGALRM 14 means it hung)";
+  if (WIFEXITED(status)) EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST(Blas, LeavesTheEnvironmentAsItWas) {
