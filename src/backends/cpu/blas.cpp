@@ -233,15 +233,19 @@ void gemm_portable(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, c
   }
 }
 
-// Whether a row-major CBLAS call accepts this problem: 32-bit sizes and strides, and each leading
-// dimension at least the stored width (a stride that does not matter, for a single row, is raised to it).
+// Whether a row-major leading dimension fits a stored rows x cols matrix: at least its width (a
+// stride that does not matter, for a single row, is raised to it).
+bool fix_ld(int64_t& ld, int64_t rows, int64_t cols) {
+  const int64_t need = std::max<int64_t>(1, cols);
+  if (rows <= 1) ld = std::max(ld, need);
+  return ld >= need;
+}
+
+// Whether a row-major CBLAS call accepts this problem: 32-bit sizes and strides, each leading
+// dimension fixed by fix_ld.
 bool cblas_can(int64_t m, int64_t n, int64_t k, int64_t& lda, int64_t a_rows, int64_t a_cols, int64_t& ldb,
                int64_t b_rows, int64_t b_cols, int64_t& ldc) {
-  auto fix = [](int64_t& ld, int64_t rows, int64_t cols) {
-    const int64_t need = std::max<int64_t>(1, cols);
-    if (rows <= 1) ld = std::max(ld, need);
-    return ld >= need && ld <= INT_MAX;
-  };
+  auto fix = [](int64_t& ld, int64_t rows, int64_t cols) { return fix_ld(ld, rows, cols) && ld <= INT_MAX; };
   return m <= INT_MAX && n <= INT_MAX && k <= INT_MAX && fix(lda, a_rows, a_cols) && fix(ldb, b_rows, b_cols) &&
          fix(ldc, m, n);
 }
@@ -312,14 +316,8 @@ bool gemm_f32_dnnl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alph
   if (t_side_by_side || in_parallel_region() || g_forked_child.load(std::memory_order_relaxed)) return false;
   blas();  // loads oneDNN too
   if (!g_dnnl.sgemm) return false;
-  // row-major leading dimensions at least the stored widths (raised where a single row makes the
-  // stride irrelevant), as for CBLAS
-  auto fix = [](int64_t& ld, int64_t rows, int64_t cols) {
-    const int64_t need = std::max<int64_t>(1, cols);
-    if (rows <= 1) ld = std::max(ld, need);
-    return ld >= need;
-  };
-  if (!fix(lda, ta ? k : m, ta ? m : k) || !fix(ldb, tb ? n : k, tb ? k : n) || !fix(ldc, m, n)) return false;
+  // (64-bit sizes and strides: dnnl_dim_t)
+  if (!fix_ld(lda, ta ? k : m, ta ? m : k) || !fix_ld(ldb, tb ? n : k, tb ? k : n) || !fix_ld(ldc, m, n)) return false;
   std::shared_lock lock(g_mu);
   const int threads = g_threads.load(std::memory_order_relaxed);
   if (threads > 1) detail::park_workers();  // oneDNN's threads take the cores for the call

@@ -142,20 +142,21 @@ LOCUS_AVX512 void gw_block(const float* __restrict gyt, int64_t ld, int64_t ow, 
   for (int rr = 0; rr < R; ++rr)
 #pragma GCC unroll 4
     for (int v = 0; v < V; ++v) acc[rr][v] = _mm512_setzero_ps();
-  for (int64_t m = 0; m < ni; ++m)
-  for (int64_t y = y0; y < y1; ++y) {
-    const float* g = gyt + m * gs + (y * ow + x0) * ld;
-    const float* x = img + m * is + y * wp + x0;
-    for (int64_t t = 0; t < x1 - x0; ++t, g += ld) {
-      __m512 gv[V];
+  for (int64_t m = 0; m < ni; ++m) {
+    for (int64_t y = y0; y < y1; ++y) {
+      const float* g = gyt + m * gs + (y * ow + x0) * ld;
+      const float* x = img + m * is + y * wp + x0;
+      for (int64_t t = 0; t < x1 - x0; ++t, g += ld) {
+        __m512 gv[V];
 #pragma GCC unroll 4
-      for (int v = 0; v < V - 1; ++v) gv[v] = _mm512_loadu_ps(g + 16 * v);
-      gv[V - 1] = _mm512_maskz_loadu_ps(last, g + 16 * (V - 1));
+        for (int v = 0; v < V - 1; ++v) gv[v] = _mm512_loadu_ps(g + 16 * v);
+        gv[V - 1] = _mm512_maskz_loadu_ps(last, g + 16 * (V - 1));
 #pragma GCC unroll 8
-      for (int rr = 0; rr < R; ++rr) {
-        const __m512 s = _mm512_set1_ps(x[rr * xs + t]);
+        for (int rr = 0; rr < R; ++rr) {
+          const __m512 s = _mm512_set1_ps(x[rr * xs + t]);
 #pragma GCC unroll 4
-        for (int v = 0; v < V; ++v) acc[rr][v] = _mm512_fmadd_ps(s, gv[v], acc[rr][v]);
+          for (int v = 0; v < V; ++v) acc[rr][v] = _mm512_fmadd_ps(s, gv[v], acc[rr][v]);
+        }
       }
     }
   }
