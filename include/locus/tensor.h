@@ -187,6 +187,9 @@ class Tensor {
   Tensor& uniform_(double from = 0, double to = 1);
   Tensor& normal_(double mean = 0, double std = 1);
   Tensor detach() const;
+  /// Detaches this tensor from the graph in place: it becomes a leaf that does not require grad
+  /// (its grad, if any, is kept), for every handle to it.
+  Tensor& detach_();
 
   // ---- arithmetic ----------------------------------------------------------------------------
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
@@ -259,6 +262,9 @@ class Tensor {
   Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor mean(IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor prod(std::optional<ScalarType> dtype = std::nullopt) const;
+  /// Running sums along `dim`: out[..., i, ...] = sum of [..., 0..i, ...]. Integer and bool inputs
+  /// give int64 (as PyTorch), unless `dtype` says otherwise; differentiable.
+  Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor max() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor min() const;

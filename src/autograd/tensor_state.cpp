@@ -20,6 +20,18 @@ Tensor& Tensor::requires_grad_(bool b) {
   return *this;
 }
 
+Tensor& Tensor::detach_() {
+  if (!impl_) throw Error("Tensor: the tensor is undefined (default-constructed); create it with a factory first.");
+  if (autograd::AutogradMeta* m = impl_->autograd.get()) {
+    m->requires_grad = false;
+    m->grad_fn.reset();
+    m->output_nr = 0;
+    m->retains_grad = false;
+    m->grad_accumulator.reset();
+  }
+  return *this;
+}
+
 const Tensor& Tensor::grad() const {
   static const Tensor undefined;
   if (!impl_ || !impl_->autograd) return undefined;

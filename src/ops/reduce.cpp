@@ -93,6 +93,33 @@ ScalarType sum_dtype(const Tensor& a, std::optional<ScalarType> dt) {
   return is_floating_point(a.scalar_type()) ? a.scalar_type() : kLong;
 }
 
+namespace {
+// Running sums of a contiguous host tensor [outer, n, inner] along n, accumulated in A (double for
+// float, as PyTorch's CPU kernel does), each output rounded once.
+template <class T, class A>
+void cumsum_host(const T* x, T* y, int64_t outer, int64_t n, int64_t inner) {
+  std::vector<A> acc(static_cast<size_t>(inner));
+  for (int64_t o = 0; o < outer; ++o) {
+    std::fill(acc.begin(), acc.end(), A(0));
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t r = (o * n + i) * inner;
+      for (int64_t j = 0; j < inner; ++j) {
+        acc[static_cast<size_t>(j)] += static_cast<A>(x[r + j]);
+        y[r + j] = static_cast<T>(acc[static_cast<size_t>(j)]);
+      }
+    }
+  }
+}
+
+// Running sums along d on any device, from existing ops: ceil(log2 n) steps of y[k:] += y[:-k]
+// (Hillis and Steele's scan), each a few whole-tensor ops rather than n small ones.
+Tensor cumsum_scan(Tensor y, int64_t d) {
+  const int64_t n = y.size(d);
+  for (int64_t k = 1; k < n; k *= 2) y = cat({y.narrow(d, 0, k), y.narrow(d, k, n - k) + y.narrow(d, 0, n - k)}, d);
+  return y;
+}
+}  // namespace
+
 ScalarType mean_dtype(const Tensor& a, std::optional<ScalarType> dt, const char* op) {
   ScalarType t = dt.value_or(a.scalar_type());
   if (!locus::is_floating_point(t))
@@ -131,6 +158,38 @@ Tensor Tensor::mean(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt
   ScalarType o = mean_dtype(*this, dt, "mean");
   return reduce_impl(ReduceOp::Mean, *this, dims, dims.empty(), keepdim, o, o);
 }
+Tensor Tensor::cumsum(int64_t dim, std::optional<ScalarType> dt) const {
+  const int64_t d = detail::wrap_dim(dim, this->dim(), "cumsum");
+  const ScalarType o = sum_dtype(*this, dt);
+  Tensor out;
+  {
+    AutoGradMode off(false);
+    Tensor x = to(o).contiguous();
+    if (x.dim() == 0 || x.numel() == 0) {
+      out = x;
+    } else if (x.device().is_cpu() && (o == kFloat || o == kDouble || o == kLong)) {
+      int64_t outer = 1, inner = 1;
+      for (int64_t i = 0; i < d; ++i) outer *= x.size(i);
+      for (int64_t i = d + 1; i < x.dim(); ++i) inner *= x.size(i);
+      out = empty(x.sizes(), x.options());
+      if (o == kFloat) cumsum_host<float, double>(x.data_ptr<float>(), out.data_ptr<float>(), outer, x.size(d), inner);
+      else if (o == kDouble) cumsum_host<double, double>(x.data_ptr<double>(), out.data_ptr<double>(), outer, x.size(d), inner);
+      else cumsum_host<int64_t, int64_t>(x.data_ptr<int64_t>(), out.data_ptr<int64_t>(), outer, x.size(d), inner);
+    } else {
+      out = cumsum_scan(x, d);
+    }
+    if (out.is_same(*this)) out = clone();  // a new tensor, never the input
+  }
+  if (autograd::should_record(*this)) {
+    const ScalarType in = scalar_type();
+    // the gradient of running sums: running sums of the gradient from the other end
+    autograd::record("CumsumBackward0", out, {this}, [d, in](const Tensor& g) -> autograd::variable_list {
+      return {g.flip({d}).cumsum(d).flip({d}).to(in)};
+    });
+  }
+  return out;
+}
+
 Tensor Tensor::prod(std::optional<ScalarType> dt) const {
   if (auto c = float32_unless(ac::Op::Prod, *this, dt); c != ac::Cast::None)
     return ac::rerun(c, [&](auto C) { return C(*this).prod(dt); });
@@ -260,6 +319,7 @@ Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dt) const {
 }
 
 Tensor sum(const Tensor& a, std::optional<ScalarType> dt) { return a.sum(dt); }
+Tensor cumsum(const Tensor& a, int64_t dim, std::optional<ScalarType> dt) { return a.cumsum(dim, dt); }
 Tensor sum(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt) { return a.sum(dims, keepdim, dt); }
 Tensor mean(const Tensor& a, std::optional<ScalarType> dt) { return a.mean(dt); }
 Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt) { return a.mean(dims, keepdim, dt); }

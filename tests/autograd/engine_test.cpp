@@ -123,6 +123,32 @@ TEST_P(Engine, GradModeAndDetach) {
   EXPECT_THROW_MSG(i.requires_grad_(), Error, "only tensors of floating point dtype can require gradients");
 }
 
+TEST_P(Engine, DetachInPlace) {
+  // a non-leaf becomes a leaf that does not require grad, for every handle to it; the graph that
+  // made it still runs backward from its other outputs
+  Tensor x = tensor({1., 2.}, opts()).requires_grad_();
+  Tensor h = x * 3;
+  Tensor same = h;
+  Tensor z = (h * 2).sum();
+  EXPECT_FALSE(h.is_leaf());
+  EXPECT_TRUE(&h.detach_() == &h);
+  EXPECT_TRUE(h.is_leaf());
+  EXPECT_FALSE(h.requires_grad());
+  EXPECT_FALSE(same.requires_grad());
+  EXPECT_FALSE(same.grad_fn());
+  EXPECT_FALSE((h * x.detach()).requires_grad());  // nothing recorded from it any more
+  z.backward();                                     // recorded before: still flows to x
+  EXPECT_EQ(values(x.grad()), std::vector<double>({6, 6}));
+  // a leaf that required grad stops requiring it, keeping the gradient it has
+  x.detach_();
+  EXPECT_FALSE(x.requires_grad());
+  EXPECT_EQ(values(x.grad()), std::vector<double>({6, 6}));
+  EXPECT_FALSE((x * 2).requires_grad());
+  Tensor plain = tensor({1., 2.}, opts());
+  EXPECT_FALSE(plain.detach_().requires_grad());  // no autograd state: nothing to do
+  EXPECT_THROW_MSG(Tensor().detach_(), Error, "the tensor is undefined");
+}
+
 TEST_P(Engine, Messages) {
   Tensor x = tensor({1., 2.}, opts());
   EXPECT_THROW_MSG(x.sum().backward(), Error, "element 0 of tensors does not require grad and does not have a grad_fn");

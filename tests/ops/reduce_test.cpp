@@ -226,4 +226,66 @@ TEST_P(Reduce, NormLogsumexpIsnan) {
   EXPECT_FALSE(any(x == 0).item<bool>());
 }
 
+TEST_P(Reduce, CumsumIsRunningSums) {
+  Tensor a = tensor({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, o());
+  EXPECT_EQ(values(a.cumsum(1)), (V{1, 3, 6, 4, 9, 15}));
+  EXPECT_EQ(values(a.cumsum(-1)), (V{1, 3, 6, 4, 9, 15}));
+  EXPECT_EQ(values(cumsum(a, 0)), (V{1, 2, 3, 5, 7, 9}));
+  EXPECT_EQ(values(a.t().cumsum(1)), (V{1, 5, 2, 7, 3, 9}));  // non-contiguous input
+  EXPECT_EQ(a.cumsum(1).sizes(), a.sizes());
+  EXPECT_EQ(a.cumsum(1).device(), GetParam());
+  // integers and bools sum to int64 (as PyTorch); dtype picks the result's
+  Tensor i = tensor({3, 1, 4, 1, 5}, o().dtype(kInt));
+  EXPECT_EQ(i.cumsum(0).dtype(), kLong);
+  EXPECT_EQ(values(i.cumsum(0)), (V{3, 4, 8, 9, 14}));
+  Tensor b = tensor({1.0, 0.0, 1.0}, o()) > 0.5;
+  EXPECT_EQ(b.cumsum(0).dtype(), kLong);
+  EXPECT_EQ(values(b.cumsum(0)), (V{1, 1, 2}));
+  EXPECT_EQ(i.cumsum(0, kDouble).dtype(), kDouble);
+  EXPECT_EQ(a.cumsum(0, kDouble).dtype(), kDouble);
+  // lengths that are not powers of two, along each dim of a 3-D tensor, against a loop
+  Tensor r = randn({3, 37, 5}, o().dtype(kDouble));
+  std::vector<double> rv = values(r);
+  for (int64_t d = 0; d < 3; ++d) {
+    std::vector<double> got = values(r.cumsum(d)), want(rv.size());
+    const int64_t sizes[3] = {3, 37, 5}, strides[3] = {185, 5, 1};
+    for (size_t e = 0; e < rv.size(); ++e) {
+      const int64_t at = static_cast<int64_t>(e), k = at / strides[d] % sizes[d];
+      double s = 0;
+      for (int64_t j = 0; j <= k; ++j) s += rv[static_cast<size_t>(at - (k - j) * strides[d])];
+      want[e] = s;
+    }
+    for (size_t e = 0; e < rv.size(); ++e) EXPECT_NEAR(got[e], want[e], 1e-12) << "dim " << d << " element " << e;
+  }
+  // float: every prefix of 1..1000 is exact (PyTorch accumulates in double on the CPU)
+  Tensor n = arange(1, 1001, o());
+  std::vector<double> sums = values(n.cumsum(0));
+  for (size_t k = 0; k < sums.size(); ++k) ASSERT_EQ(sums[k], double(k + 1) * double(k + 2) / 2) << k;
+  // edge cases: 0-d, empty, a length of one (a new tensor, not the input)
+  EXPECT_EQ(tensor(5.0, o()).cumsum(0).item<double>(), 5);
+  EXPECT_EQ(tensor(5.0, o()).cumsum(-1).dim(), 0);
+  EXPECT_EQ(zeros({2, 0}, o()).cumsum(1).sizes(), IntArrayRef({2, 0}));
+  Tensor one = tensor({{7.0}}, o());
+  Tensor c = one.cumsum(1);
+  EXPECT_FALSE(c.is_same(one));
+  c.fill_(1);
+  EXPECT_EQ(one.item<double>(), 7);
+  EXPECT_THROW_MSG(a.cumsum(2), Error, "[cumsum] dimension out of range (expected to be in range of [-2, 1], but got 2)");
+}
+
+TEST_P(Reduce, CumsumGradient) {
+  // d/dx_j of sum_i w_i * cumsum(x)_i = sum_{i >= j} w_i
+  Tensor x = tensor({{1.0, 2.0, 3.0, 4.0}, {5.0, 6.0, 7.0, 8.0}}, o().dtype(kDouble)).requires_grad_();
+  Tensor w = tensor({{1.0, 10.0, 100.0, 1000.0}, {2.0, 20.0, 200.0, 2000.0}}, o().dtype(kDouble));
+  Tensor y = x.cumsum(1);
+  EXPECT_EQ(y.grad_fn()->name(), "CumsumBackward0");
+  (y * w).sum().backward();
+  EXPECT_EQ(values(x.grad()), (V{1111, 1110, 1100, 1000, 2222, 2220, 2200, 2000}));
+  // into another dtype: the gradient comes back in the input's
+  Tensor f = tensor({1.0, 2.0, 3.0}, o()).requires_grad_();
+  f.cumsum(0, kDouble).sum().backward();
+  EXPECT_EQ(f.grad().dtype(), kFloat);
+  EXPECT_EQ(values(f.grad()), (V{3, 2, 1}));
+}
+
 LOCUS_INSTANTIATE_DEVICES(Reduce);
