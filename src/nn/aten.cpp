@@ -32,6 +32,13 @@ ExpandingArray<2> pair(IntArrayRef a, const char* op, const char* name) {
               ops::shape_str(a) + ").");
 }
 
+// conv1d's: exactly one value.
+ExpandingArray<1> single(IntArrayRef a, const char* op, const char* name) {
+  if (a.size() == 1) return ExpandingArray<1>(a[0]);
+  throw Error("[" + std::string(op) + "] " + name + " must have 1 value, got " + std::to_string(a.size()) + " (" +
+              ops::shape_str(a) + ").");
+}
+
 Tensor value(const std::optional<Tensor>& t) { return t ? *t : Tensor(); }
 
 }  // namespace
@@ -56,6 +63,17 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
                        .stride(pair(stride, "conv2d", "stride"))
                        .padding(pair(padding, "conv2d", "padding"))
                        .dilation(pair(dilation, "conv2d", "dilation"))
+                       .groups(groups));
+}
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return F::conv1d(input, weight,
+                   F::Conv1dFuncOptions()
+                       .bias(value(bias))
+                       .stride(single(stride, "conv1d", "stride"))
+                       .padding(single(padding, "conv1d", "padding"))
+                       .dilation(single(dilation, "conv1d", "dilation"))
                        .groups(groups));
 }
 

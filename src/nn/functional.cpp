@@ -346,6 +346,18 @@ namespace {
 ops::Window window(ExpandingArray<2> k, ExpandingArray<2> dil, ExpandingArray<2> pad, ExpandingArray<2> stride) {
   return {k[0], k[1], dil[0], dil[1], pad[0], pad[1], stride[0], stride[1]};
 }
+
+// A convolution's groups against its weight's output channels and the input's channels (batched).
+void check_conv_channels(const char* op, const Tensor& input, const Tensor& weight, int64_t g) {
+  const int64_t oc = weight.size(0), cg = weight.size(1), c = input.size(1);
+  if (g <= 0 || oc % g != 0)
+    throw Error("[" + std::string(op) + "] groups (" + std::to_string(g) + ") must be positive and divide out_channels (" +
+                std::to_string(oc) + ").");
+  if (c != cg * g)
+    throw Error("[" + std::string(op) + "] Given groups=" + std::to_string(g) + ", weight of size " +
+                ops::shape_str(weight.sizes()) + ", expected input" + ops::shape_str(input.sizes()) + " to have " +
+                std::to_string(cg * g) + " channels, but got " + std::to_string(c) + " channels instead.");
+}
 }  // namespace
 
 Tensor im2col(const Tensor& input, ExpandingArray<2> k, ExpandingArray<2> dil, ExpandingArray<2> pad,
@@ -362,15 +374,29 @@ Tensor conv2d(const Tensor& input_in, const Tensor& weight, const Conv2dFuncOpti
   if (!batched && input_in.dim() != 3)
     throw Error("[conv2d] expected a 3-D (unbatched) or 4-D (batched) input, got " + ops::shape_str(input_in.sizes()) + ".");
   Tensor input = batched ? input_in : input_in.unsqueeze(0);
-  int64_t g = o.groups(), oc = weight.size(0), cg = weight.size(1);
-  int64_t c = input.size(1);
-  if (g <= 0 || oc % g != 0)
-    throw Error("[conv2d] groups (" + std::to_string(g) + ") must be positive and divide out_channels (" + std::to_string(oc) + ").");
-  if (c != cg * g)
-    throw Error("[conv2d] Given groups=" + std::to_string(g) + ", weight of size " + ops::shape_str(weight.sizes()) +
-                ", expected input" + ops::shape_str(input.sizes()) + " to have " + std::to_string(cg * g) +
-                " channels, but got " + std::to_string(c) + " channels instead.");
+  const int64_t g = o.groups();
+  check_conv_channels("conv2d", input, weight, g);
   Tensor out = ops::conv2d(input, weight, bias, window({weight.size(2), weight.size(3)}, o.dilation(), o.padding(), o.stride()), g);
+  return batched ? out : out.squeeze(0);
+}
+
+Tensor conv1d(const Tensor& input_in, const Tensor& weight, const Conv1dFuncOptions& o) {
+  const Tensor& bias = o.bias();
+  ops::check_same_device("conv1d", {{"input", &input_in}, {"weight", &weight}, {"bias", &bias}});
+  if (weight.dim() != 3)
+    throw Error("[conv1d] expected a 3-D weight [out_channels, in_channels/groups, kernel_size], got " +
+                ops::shape_str(weight.sizes()) + ".");
+  const bool batched = input_in.dim() == 3;
+  if (!batched && input_in.dim() != 2)
+    throw Error("[conv1d] expected a 2-D (unbatched) or 3-D (batched) input [N, C, L], got " +
+                ops::shape_str(input_in.sizes()) + ".");
+  Tensor input = batched ? input_in : input_in.unsqueeze(0);
+  const int64_t g = o.groups();
+  check_conv_channels("conv1d", input, weight, g);
+  // [N, C, L] as [N, C, 1, L]: a height of 1, window height 1, no padding or stride there
+  Tensor out = ops::conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias,
+                           window({1, weight.size(2)}, {1, o.dilation()[0]}, {0, o.padding()[0]}, {1, o.stride()[0]}), g)
+                   .squeeze(2);
   return batched ? out : out.squeeze(0);
 }
 

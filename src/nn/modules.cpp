@@ -22,6 +22,7 @@ TensorOptions placement(const std::optional<Device>& device, const std::optional
 
 namespace {
 std::ostream& operator<<(std::ostream& os, const ExpandingArray<2>& a) { return os << "[" << a[0] << ", " << a[1] << "]"; }
+std::ostream& operator<<(std::ostream& os, const ExpandingArray<1>& a) { return os << "[" << a[0] << "]"; }
 }  // namespace
 
 // ---- Linear ---------------------------------------------------------------------------------
@@ -140,12 +141,27 @@ Dropout3dImpl::Dropout3dImpl(const Dropout3dOptions& options_) : options(options
 void Dropout3dImpl::pretty_print(std::ostream& stream) const { print_dropout(stream, "Dropout3d", options); }
 
 // ---- convolution and pooling ----------------------------------------------------------------
+namespace {
+// The convolutions' shared parts: the groups check of their constructors, and PyTorch's
+// initialisation (Kaiming-uniform weight, bias uniform in +-1/sqrt(fan_in)).
+void check_groups(const char* module, int64_t in, int64_t out, int64_t groups) {
+  if (groups <= 0 || in % groups != 0 || out % groups != 0)
+    throw Error(std::string(module) + ": in_channels (" + std::to_string(in) + ") and out_channels (" +
+                std::to_string(out) + ") must be divisible by groups (" + std::to_string(groups) + ").");
+}
+
+void reset_conv_parameters(Tensor& weight, Tensor& bias) {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    auto [fan_in, fan_out] = init::calculate_fan_in_and_fan_out(weight);
+    double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
+    init::uniform_(bias, -bound, bound);
+  }
+}
+}  // namespace
+
 Conv2dImpl::Conv2dImpl(const Conv2dOptions& options_) : options(options_) {
-  if (options.groups() <= 0 || options.in_channels() % options.groups() != 0 ||
-      options.out_channels() % options.groups() != 0)
-    throw Error("Conv2d: in_channels (" + std::to_string(options.in_channels()) + ") and out_channels (" +
-                std::to_string(options.out_channels()) + ") must be divisible by groups (" +
-                std::to_string(options.groups()) + ").");
+  check_groups("Conv2d", options.in_channels(), options.out_channels(), options.groups());
   reset();
 }
 
@@ -158,14 +174,7 @@ void Conv2dImpl::reset() {
   reset_parameters();
 }
 
-void Conv2dImpl::reset_parameters() {
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    auto [fan_in, fan_out] = init::calculate_fan_in_and_fan_out(weight);
-    double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
-    init::uniform_(bias, -bound, bound);
-  }
-}
+void Conv2dImpl::reset_parameters() { reset_conv_parameters(weight, bias); }
 
 void Conv2dImpl::pretty_print(std::ostream& stream) const {
   stream << "locus::nn::Conv2d(" << options.in_channels() << ", " << options.out_channels()
@@ -186,6 +195,48 @@ Tensor Conv2dImpl::forward(const Tensor& input) {
   check_input_device(input, "weight", weight);
   return functional::conv2d(input, weight,
                             functional::Conv2dFuncOptions()
+                                .bias(bias)
+                                .stride(options.stride())
+                                .padding(options.padding())
+                                .dilation(options.dilation())
+                                .groups(options.groups()));
+}
+
+Conv1dImpl::Conv1dImpl(const Conv1dOptions& options_) : options(options_) {
+  check_groups("Conv1d", options.in_channels(), options.out_channels(), options.groups());
+  reset();
+}
+
+void Conv1dImpl::reset() {
+  TensorOptions o = detail::placement(options.device(), options.dtype());
+  weight = register_parameter(
+      "weight", empty({options.out_channels(), options.in_channels() / options.groups(), options.kernel_size()[0]}, o));
+  if (options.bias()) bias = register_parameter("bias", empty({options.out_channels()}, o));
+  else bias = register_parameter("bias", Tensor(), false);
+  reset_parameters();
+}
+
+void Conv1dImpl::reset_parameters() { reset_conv_parameters(weight, bias); }
+
+void Conv1dImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::Conv1d(" << options.in_channels() << ", " << options.out_channels()
+         << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride();
+  if (!(options.padding() == ExpandingArray<1>(0))) stream << ", padding=" << options.padding();
+  if (!(options.dilation() == ExpandingArray<1>(1))) stream << ", dilation=" << options.dilation();
+  if (options.groups() != 1) stream << ", groups=" << options.groups();
+  if (!options.bias()) stream << ", bias=false";
+  stream << ")";
+}
+
+std::string Conv1dImpl::brief() const {
+  return "Conv1d " + std::to_string(options.in_channels()) + "->" + std::to_string(options.out_channels()) + " " +
+         std::to_string(options.kernel_size()[0]);
+}
+
+Tensor Conv1dImpl::forward(const Tensor& input) {
+  check_input_device(input, "weight", weight);
+  return functional::conv1d(input, weight,
+                            functional::Conv1dFuncOptions()
                                 .bias(bias)
                                 .stride(options.stride())
                                 .padding(options.padding())

@@ -27,6 +27,8 @@ TEST_P(Aten, LayersMatchFunctional) {
               F::conv2d(x, w, F::Conv2dFuncOptions().stride({1, 2}).padding({0, 1}).dilation({2, 1})));
   Tensor wg = randn({4, 2, 3, 3}, o);
   expect_same(conv2d(x, wg, {}, 1, 1, 1, /*groups=*/2), F::conv2d(x, wg, F::Conv2dFuncOptions().padding(1).groups(2)));
+  Tensor s = randn({2, 4, 9}, o), w1 = randn({6, 2, 3}, o), b1 = randn({6}, o);
+  expect_same(conv1d(s, w1, b1, 2, 1, 1, 2), F::conv1d(s, w1, F::Conv1dFuncOptions().bias(b1).stride(2).padding(1).groups(2)));
   expect_same(max_pool2d(x, 2), F::max_pool2d(x, F::MaxPool2dFuncOptions(2)));
   expect_same(max_pool2d(x, {3, 2}, {1, 2}, 1), F::max_pool2d(x, F::MaxPool2dFuncOptions({3, 2}).stride({1, 2}).padding(1)));
   expect_same(avg_pool2d(x, 2), F::avg_pool2d(x, F::AvgPool2dFuncOptions(2)));
@@ -112,6 +114,8 @@ TEST(AtenMessages, BadArgumentsNameTheFunction) {
   Tensor x = randn({1, 1, 4, 4}), w = randn({1, 1, 2, 2}), p = rand({3}), t = rand({3});
   EXPECT_THROW_MSG(conv2d(x, w, {}, {1, 1, 1}), Error, "[conv2d] stride must have 1 or 2 values, got 3 ([1, 1, 1])");
   EXPECT_THROW_MSG(conv2d(x, w, {}, 1, IntArrayRef()), Error, "[conv2d] padding must have 1 or 2 values, got 0");
+  EXPECT_THROW_MSG(conv1d(randn({1, 1, 4}), randn({1, 1, 2}), {}, {1, 1}), Error,
+                   "[conv1d] stride must have 1 value, got 2 ([1, 1])");
   EXPECT_THROW_MSG(max_pool2d(x, {2, 2, 2}), Error, "[max_pool2d] kernel_size must have 1 or 2 values, got 3");
   EXPECT_THROW_MSG(avg_pool2d(x, 2, {}, 0, false, true, 0), Error,
                    "[avg_pool2d] divisor_override must not be zero; leave it unset to divide by the window size.");

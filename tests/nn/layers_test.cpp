@@ -1,6 +1,7 @@
 // Layers and functional: gradients against finite differences (float64), values against
 // PyTorch, train/eval behaviour, and small models reaching 100% training accuracy, on every device.
 #include <cmath>
+#include <sstream>
 
 #include "autograd/gradcheck.h"
 
@@ -42,6 +43,49 @@ TEST_P(Layers, FunctionalGradients) {
     Tensor rv = ones({3}, TensorOptions().dtype(kDouble).device(x[0].device()));
     return F::batch_norm(x[0], rm, rv, F::BatchNormFuncOptions().weight(x[1]).bias(x[2]).training(true));
   }, {sample({4, 3, 2}), sample({3}, 1.), sample({3}, 2.)}, d);
+}
+
+TEST_P(Layers, Conv1dIsConv2dOverAHeightOfOne) {
+  Device d = GetParam();
+  manual_seed(3);
+  nn::Conv1d conv(nn::Conv1dOptions(4, 6, 3).stride(2).padding(2).dilation(2).groups(2).device(d));
+  EXPECT_EQ(conv->weight.sizes(), IntArrayRef({6, 2, 3}));
+  EXPECT_EQ(conv->bias.sizes(), IntArrayRef({6}));
+  EXPECT_EQ(conv->named_parameters().keys(), (std::vector<std::string>{"weight", "bias"}));
+  const double bound = 1.0 / std::sqrt(2.0 * 3.0);  // PyTorch's init: fan_in = in/groups * k
+  EXPECT_LE(conv->bias.abs().max().item<double>(), bound);
+  Tensor x = randn({3, 4, 11}, device(d));
+  Tensor y = conv(x);
+  EXPECT_EQ(y.sizes(), IntArrayRef({3, 6, 6}));  // (11 + 4 - 2*2 - 1) / 2 + 1
+  Tensor want = F::conv2d(x.unsqueeze(2), conv->weight.unsqueeze(2),
+                          F::Conv2dFuncOptions().bias(conv->bias).stride({1, 2}).padding({0, 2}).dilation({1, 2}).groups(2))
+                    .squeeze(2);
+  EXPECT_TRUE(y.allclose(want, 1e-5, 1e-6));
+  // against a loop: out[n][o][t] = b[o] + sum_c,j w[o][c][j] * x[n][g*2 + c][2t - 2 + 2j]
+  std::vector<double> xv = values(x), wv = values(conv->weight), bv = values(conv->bias), yv = values(y);
+  for (int64_t n = 0; n < 3; ++n)
+    for (int64_t o = 0; o < 6; ++o)
+      for (int64_t t = 0; t < 6; ++t) {
+        double s = bv[static_cast<size_t>(o)];
+        for (int64_t c = 0; c < 2; ++c)
+          for (int64_t j = 0; j < 3; ++j) {
+            const int64_t at = 2 * t - 2 + 2 * j, ch = (o / 3) * 2 + c;
+            if (at >= 0 && at < 11) s += wv[static_cast<size_t>((o * 2 + c) * 3 + j)] * xv[static_cast<size_t>((n * 4 + ch) * 11 + at)];
+          }
+        EXPECT_NEAR(yv[static_cast<size_t>((n * 6 + o) * 6 + t)], s, 1e-4) << n << " " << o << " " << t;
+      }
+  // unbatched input [C, L]
+  EXPECT_TRUE(conv(x[1]).allclose(y[1], 1e-5, 1e-6));
+  std::ostringstream printed;
+  printed << *conv;
+  EXPECT_EQ(printed.str(), "locus::nn::Conv1d(4, 6, kernel_size=[3], stride=[2], padding=[2], dilation=[2], groups=2)");
+  // messages
+  EXPECT_THROW_MSG(conv(randn({4, 11, 1, 1}, device(d))), Error, "[conv1d] expected a 2-D (unbatched) or 3-D (batched) input");
+  EXPECT_THROW_MSG(conv(randn({3, 5, 11}, device(d))), Error,
+                   "[conv1d] Given groups=2, weight of size [6, 2, 3], expected input[3, 5, 11] to have 4 channels, but got 5");
+  EXPECT_THROW_MSG(F::conv1d(x, randn({6, 2, 3, 1}, device(d))), Error, "[conv1d] expected a 3-D weight");
+  EXPECT_THROW_MSG(nn::Conv1d(nn::Conv1dOptions(3, 6, 3).groups(2)), Error,
+                   "Conv1d: in_channels (3) and out_channels (6) must be divisible by groups (2).");
 }
 
 TEST_P(Layers, ConvAndPoolGradients) {
@@ -137,6 +181,9 @@ TEST_P(Layers, ModuleGradients) {
   nn::Conv2d dil(nn::Conv2dOptions(1, 2, {2, 3}).dilation({2, 1}).padding({0, 1}).bias(false).device(d).dtype(kDouble));
   x = input_on(d, {1, 1, 4, 4});
   gradcheck_leaves([&] { return dil(x); }, leaves(*dil, x));
+  nn::Conv1d c1(nn::Conv1dOptions(2, 4, 3).stride(2).padding(1).groups(2).device(d).dtype(kDouble));
+  x = input_on(d, {2, 2, 7});
+  gradcheck_leaves([&] { return c1(x); }, leaves(*c1, x));
   nn::BatchNorm2d bn2(nn::BatchNormOptions(2).device(d).dtype(kDouble));
   x = input_on(d, {3, 2, 2, 2});
   gradcheck_leaves([&] { return bn2(x); }, leaves(*bn2, x));

@@ -116,6 +116,15 @@ struct Conv2dFuncOptions {
   LOCUS_ARG(int64_t, groups) = 1;
 };
 
+/// conv1d's options (libtorch's F::Conv1dFuncOptions): one value each for the length dim.
+struct Conv1dFuncOptions {
+  LOCUS_ARG(Tensor, bias) = {};
+  LOCUS_ARG(ExpandingArray<1>, stride) = 1;
+  LOCUS_ARG(ExpandingArray<1>, padding) = 0;
+  LOCUS_ARG(ExpandingArray<1>, dilation) = 1;
+  LOCUS_ARG(int64_t, groups) = 1;
+};
+
 struct MaxPool2dFuncOptions {
   MaxPool2dFuncOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
   LOCUS_ARG(ExpandingArray<2>, kernel_size);
@@ -222,6 +231,9 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                                         const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
 /// input [N, C, H, W], weight [O, C/groups, kh, kw]: im2col + GEMM on the input's device.
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options = {});
+/// input [N, C, L] (or unbatched [C, L]), weight [out_channels, C/groups, k] -> [N, out_channels, L'];
+/// computed as conv2d over a height of 1.
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options = {});
 Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options);
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options);
 Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size);

@@ -1,5 +1,5 @@
 #pragma once
-// Conv2d (im2col + GEMM on the parameters' device), MaxPool2d, AvgPool2d, AdaptiveAvgPool2d.
+// Conv2d (im2col + GEMM on the parameters' device), Conv1d (Conv2d over a height of 1), MaxPool2d, AvgPool2d, AdaptiveAvgPool2d.
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/module.h"
@@ -37,6 +37,37 @@ class Conv2dImpl : public Cloneable<Conv2dImpl> {
   Tensor bias;
 };
 LOCUS_MODULE(Conv2d);
+
+struct Conv1dOptions {
+  Conv1dOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<1> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  LOCUS_ARG(int64_t, in_channels);
+  LOCUS_ARG(int64_t, out_channels);
+  LOCUS_ARG(ExpandingArray<1>, kernel_size);
+  LOCUS_ARG(ExpandingArray<1>, stride) = 1;
+  LOCUS_ARG(ExpandingArray<1>, padding) = 0;
+  LOCUS_ARG(ExpandingArray<1>, dilation) = 1;
+  LOCUS_ARG(int64_t, groups) = 1;
+  LOCUS_ARG(bool, bias) = true;
+  LOCUS_PLACEMENT_ARGS;
+};
+
+/// weight [out, in/groups, k] and bias [out], Kaiming-uniform as PyTorch; input [N, in, L] or [in, L].
+class Conv1dImpl : public Cloneable<Conv1dImpl> {
+ public:
+  Conv1dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<1> kernel_size)
+      : Conv1dImpl(Conv1dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit Conv1dImpl(const Conv1dOptions& options);
+  void reset() override;
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  std::string brief() const override;
+  Tensor forward(const Tensor& input);
+  Conv1dOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+LOCUS_MODULE(Conv1d);
 
 using MaxPool2dOptions = functional::MaxPool2dFuncOptions;
 class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
