@@ -34,6 +34,10 @@
 #include "locus/nn/module.h"
 #include "locus/tensor.h"
 
+namespace locus::optim {
+class Optimizer;
+}
+
 namespace locus {
 
 /// Parameters and buffers by name ("fc1.weight"), as Module::state_dict returns them.
@@ -128,6 +132,13 @@ template <typename M, typename = std::enable_if_t<std::is_base_of_v<nn::Module, 
 void save(const std::shared_ptr<M>& module, const std::string& path, CheckpointFormat format, const Metadata& metadata = {}) {
   save(static_cast<const nn::Module&>(*module), path, format, metadata);
 }
+
+/// An optimizer's state (Optimizer::state_dict: each parameter's step and moments, each group's
+/// learning rate), as libtorch's torch::save(optimizer, path); the formats are save()'s.
+void save(const optim::Optimizer& optimizer, const std::string& path, const Metadata& metadata = {});
+/// Loads a state saved from an optimizer over the same parameters (in the same order) into
+/// `optimizer` (Optimizer::load_state_dict). State tensors go to their parameters' devices.
+void load(optim::Optimizer& optimizer, const std::string& path, const MapLocation& map_location = {});
 
 /// What a checkpoint holds, read from its header without loading any tensor.
 struct TensorInfo {

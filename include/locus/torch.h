@@ -50,6 +50,14 @@ namespace locus {
 template <typename T>
 using optional = std::optional<T>;
 inline constexpr std::nullopt_t nullopt = std::nullopt;
+/// torch::str (c10::str): its arguments written one after the other to a string, as operator<<
+/// writes them: torch::str("sample-", 3, ".pt") is "sample-3.pt".
+template <typename... Parts>
+std::string str(const Parts&... parts) {
+  std::ostringstream s;
+  (s << ... << parts);
+  return s.str();
+}
 }  // namespace locus
 
 namespace locus::detail {

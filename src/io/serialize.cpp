@@ -23,6 +23,7 @@
 #include "locus/factory.h"
 #include "locus/guard.h"
 #include "locus/npy.h"
+#include "locus/optim/optimizer.h"
 
 namespace locus {
 namespace {
@@ -324,6 +325,14 @@ void save(const nn::Module& module, const std::string& path, CheckpointFormat fo
 
 void save(const nn::Module& module, const std::string& path, const Metadata& metadata) {
   save(module.state_dict(), path, metadata);
+}
+
+void save(const optim::Optimizer& optimizer, const std::string& path, const Metadata& metadata) {
+  save(optimizer.state_dict(), path, metadata);
+}
+
+void load(optim::Optimizer& optimizer, const std::string& path, const MapLocation& map_location) {
+  optimizer.load_state_dict(load(path, map_location));
 }
 
 CheckpointInfo inspect(const std::string& path) {

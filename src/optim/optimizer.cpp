@@ -1,6 +1,7 @@
 // Optimizer base: groups, state that follows its parameter, zero_grad, state_dict.
 #include "locus/optim/optimizer.h"
 
+#include "core/checks.h"
 #include "core/tensor_impl.h"
 #include "locus/autograd.h"
 #include "locus/error.h"
@@ -81,27 +82,74 @@ OrderedDict<std::string, Tensor> Optimizer::state_dict() const {
   return out;
 }
 
+namespace {
+// The decimal index that starts `key` at `at` (up to the next '.' or the end), or -1.
+int64_t index_at(const std::string& key, size_t at, size_t* end) {
+  size_t e = key.find('.', at);
+  if (e == std::string::npos) e = key.size();
+  *end = e;
+  if (e == at || e - at > 9) return -1;
+  int64_t v = 0;
+  for (size_t k = at; k < e; ++k) {
+    if (key[k] < '0' || key[k] > '9') return -1;
+    v = v * 10 + (key[k] - '0');
+  }
+  return v;
+}
+}  // namespace
+
 void Optimizer::load_state_dict(const OrderedDict<std::string, Tensor>& sd) {
   NoGradGuard no_grad;
   std::vector<Tensor> params = parameters();
+  // everything is checked before anything changes: a bad state leaves the optimizer as it was
+  struct Entry {
+    int64_t index;     // the param group (lr) or the parameter
+    std::string name;  // "lr", "step" or a state tensor's name
+    Tensor value;
+  };
+  std::vector<Entry> groups, states;
   for (const auto& item : sd) {
     const std::string& key = item.key();
-    if (key.rfind("param_groups.", 0) == 0) {
-      size_t g = std::stoul(key.substr(13, key.find('.', 13) - 13));
-      if (g >= param_groups_.size()) throw Error("[load_state_dict] '" + key + "' names a missing param group.");
-      param_groups_[g].options().set_lr(item.value().item<double>());
+    const Tensor& v = item.value();
+    const bool group = key.rfind("param_groups.", 0) == 0;
+    if (!group && key.rfind("state.", 0) != 0)
+      throw Error("[load_state_dict] unexpected key '" + key +
+                  "'. An optimizer's state has only 'state.<i>.<name>' and 'param_groups.<g>.lr' entries.");
+    size_t end = 0;
+    const int64_t i = index_at(key, group ? 13 : 6, &end);
+    const std::string name = end < key.size() ? key.substr(end + 1) : "";
+    if (i < 0 || name.empty())
+      throw Error("[load_state_dict] malformed key '" + key + "': expected '" +
+                  (group ? "param_groups.<g>.lr" : "state.<i>.<name>") + "' with a decimal index.");
+    if (!v.defined()) throw Error("[load_state_dict] '" + key + "' holds no tensor.");
+    if (group) {
+      if (static_cast<size_t>(i) >= param_groups_.size())
+        throw Error("[load_state_dict] '" + key + "' names a missing param group. The optimizer has " +
+                    std::to_string(param_groups_.size()) + ".");
+      if (name != "lr") throw Error("[load_state_dict] unexpected key '" + key + "': a param group stores only its lr.");
+      if (v.numel() != 1)
+        throw Error("[load_state_dict] '" + key + "' must hold one number, got a tensor of shape " +
+                    shape_str(v.sizes()) + ".");
+      groups.push_back({i, name, v});
       continue;
     }
-    if (key.rfind("state.", 0) != 0) throw Error("[load_state_dict] unexpected key '" + key + "'.");
-    size_t dot = key.find('.', 6);
-    size_t i = std::stoul(key.substr(6, dot - 6));
-    if (i >= params.size())
+    if (static_cast<size_t>(i) >= params.size())
       throw Error("[load_state_dict] '" + key + "' names parameter " + std::to_string(i) + " but the optimizer has " +
                   std::to_string(params.size()) + ".");
-    std::string name = key.substr(dot + 1);
-    ParamState& s = state_[params[i].unsafeGetTensorImpl()];
-    if (name == "step") s.step = item.value().item<int64_t>();
-    else s.tensors.insert_or_assign(name, item.value().to(params[i].device(), params[i].scalar_type(), false, true));
+    const Tensor& p = params[static_cast<size_t>(i)];
+    if (name == "step" ? v.numel() != 1 : v.sizes() != p.sizes())
+      throw Error("[load_state_dict] '" + key + "' has shape " + shape_str(v.sizes()) + " but " +
+                  (name == "step" ? std::string("a step is one number")
+                                  : "parameter " + std::to_string(i) + " has shape " + shape_str(p.sizes())) +
+                  "; was the state saved from an optimizer over other parameters, or in another order?");
+    states.push_back({i, name, v});
+  }
+  for (const Entry& e : groups) param_groups_[static_cast<size_t>(e.index)].options().set_lr(e.value.item<double>());
+  for (const Entry& e : states) {
+    const Tensor& p = params[static_cast<size_t>(e.index)];
+    ParamState& s = state_[p.unsafeGetTensorImpl()];
+    if (e.name == "step") s.step = e.value.item<int64_t>();
+    else s.tensors.insert_or_assign(e.name, e.value.to(p.device(), p.scalar_type(), false, true));
   }
 }
 

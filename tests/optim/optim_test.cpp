@@ -1,9 +1,13 @@
 // Optimizers against PyTorch 1.13, on every device; state follows moved parameters.
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 
 #include "testing.h"
 
 using namespace locus;
+namespace F = locus::nn::functional;
 
 class Optim : public testing::TestWithParam<Device> {};
 
@@ -177,6 +181,26 @@ TEST(OptimMessages, EveryCheck) {
   sd3.insert("state.4.momentum_buffer", ones({2}));
   EXPECT_THROW_MSG(opt.load_state_dict(sd3), Error,
                    "[load_state_dict] 'state.4.momentum_buffer' names parameter 4 but the optimizer has 1.");
+  // a state that does not fit is refused whole, naming the entry; the optimizer keeps its state
+  OrderedDict<std::string, Tensor> bad;
+  bad.insert("param_groups.0.lr", tensor(0.7));
+  bad.insert("state.0.momentum_buffer", ones({3}));
+  EXPECT_THROW_MSG(opt.load_state_dict(bad), Error,
+                   "[load_state_dict] 'state.0.momentum_buffer' has shape [3] but parameter 0 has shape [2]; was the "
+                   "state saved from an optimizer over other parameters, or in another order?");
+  EXPECT_DOUBLE_EQ(opt.param_groups()[0].options().get_lr(), 0.1);
+  EXPECT_EQ(opt.state_dict().size(), 1u);  // still only its lr
+  for (const char* key : {"state.x.step", "state.0", "state..step", "param_groups.0", "state.99999999999.step"}) {
+    OrderedDict<std::string, Tensor> m;
+    m.insert(key, tensor(1.0));
+    EXPECT_THROW_MSG(opt.load_state_dict(m), Error, "[load_state_dict] malformed key '" + std::string(key) + "'");
+  }
+  OrderedDict<std::string, Tensor> lr;
+  lr.insert("param_groups.0.lr", ones({2}));
+  EXPECT_THROW_MSG(opt.load_state_dict(lr), Error, "[load_state_dict] 'param_groups.0.lr' must hold one number, got a tensor of shape [2].");
+  OrderedDict<std::string, Tensor> step;
+  step.insert("state.0.step", ones({2}));
+  EXPECT_THROW_MSG(opt.load_state_dict(step), Error, "[load_state_dict] 'state.0.step' has shape [2] but a step is one number");
   EXPECT_THROW_MSG(optim::StepLR(opt, 0), Error, "StepLR: step_size must be positive.");
   EXPECT_THROW_MSG(optim::CosineAnnealingLR(opt, 0), Error, "CosineAnnealingLR: T_max must be positive.");
 }
@@ -204,6 +228,44 @@ TEST_P(Optim, StateDictRoundTrip) {
   EXPECT_EQ(values(a), values(b));
   EXPECT_EQ(ob.state_dict()["state.0.step"].item<int64_t>(), 2);
   EXPECT_EQ(ob.state_dict()["state.0.exp_avg"].device(), d);
+}
+
+TEST_P(Optim, SaveAndLoadThroughAFile) {
+  // libtorch's torch::save(optimizer, path) / torch::load(optimizer, path): a model and its
+  // optimizer restored from checkpoints continue exactly as the originals
+  Device d = GetParam();
+  manual_seed(5);
+  nn::Sequential a(nn::Linear(3, 4), nn::ReLU(), nn::Linear(4, 1)), b(nn::Linear(3, 4), nn::ReLU(), nn::Linear(4, 1));
+  a->to(d);
+  b->to(d);
+  optim::Adam oa(a->parameters(), optim::AdamOptions(0.05)), ob(b->parameters(), optim::AdamOptions(0.5));
+  Tensor x = randn({8, 3}, device(d)), y = randn({8, 1}, device(d));
+  auto step = [&](nn::Sequential& m, optim::Optimizer& o) {
+    o.zero_grad();
+    F::mse_loss(m->forward(x), y).backward();
+    o.step();
+  };
+  for (int i = 0; i < 3; ++i) step(a, oa);
+  const std::string dir = std::filesystem::temp_directory_path().string() + "/locus-optim-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  for (const char* ext : {".pt", ".safetensors"}) {
+    save(a, dir + "/model" + ext);
+    save(oa, dir + "/optimizer" + ext);
+    load(b, dir + "/model" + ext);
+    load(ob, dir + "/optimizer" + ext);
+    EXPECT_DOUBLE_EQ(ob.param_groups()[0].options().get_lr(), 0.05);
+    EXPECT_EQ(ob.state_dict()["state.0.step"].item<int64_t>(), 3 + (ext[1] == 's' ? 1 : 0));
+    EXPECT_EQ(ob.state_dict()["state.0.exp_avg"].device(), d);
+    step(a, oa);
+    step(b, ob);
+    for (size_t k = 0; k < a->parameters().size(); ++k)
+      EXPECT_EQ(values(a->parameters()[k]), values(b->parameters()[k])) << ext << " parameter " << k;
+  }
+  // an optimizer over other parameters refuses the file, keeping its own state
+  optim::Adam other(std::vector<Tensor>{ones({2}, device(d)).requires_grad_()}, optim::AdamOptions(0.1));
+  EXPECT_THROW_MSG(load(other, dir + "/optimizer.pt"), Error, "[load_state_dict] 'state.0.exp_avg' has shape [4, 3] but parameter 0 has shape [2]");
+  EXPECT_DOUBLE_EQ(other.param_groups()[0].options().get_lr(), 0.1);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Schedulers, StepAndCosine) {
