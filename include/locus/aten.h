@@ -29,6 +29,9 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
               IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef dilation = 1, int64_t groups = 1);
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},
               IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef dilation = 1, int64_t groups = 1);
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},
+                        IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef output_padding = 0,
+                        int64_t groups = 1, IntArrayRef dilation = 1);
 /// An empty stride means the kernel size.
 Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
                   IntArrayRef dilation = 1, bool ceil_mode = false);

@@ -77,6 +77,19 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Ten
                        .groups(groups));
 }
 
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return F::conv_transpose2d(input, weight,
+                             F::ConvTranspose2dFuncOptions()
+                                 .bias(value(bias))
+                                 .stride(pair(stride, "conv_transpose2d", "stride"))
+                                 .padding(pair(padding, "conv_transpose2d", "padding"))
+                                 .output_padding(pair(output_padding, "conv_transpose2d", "output_padding"))
+                                 .groups(groups)
+                                 .dilation(pair(dilation, "conv_transpose2d", "dilation")));
+}
+
 Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation, bool ceil_mode) {
   ExpandingArray<2> k = pair(kernel_size, "max_pool2d", "kernel_size");

@@ -400,6 +400,61 @@ Tensor conv1d(const Tensor& input_in, const Tensor& weight, const Conv1dFuncOpti
   return batched ? out : out.squeeze(0);
 }
 
+Tensor conv_transpose2d(const Tensor& input_in, const Tensor& weight, const ConvTranspose2dFuncOptions& o) {
+  const Tensor& bias = o.bias();
+  ops::check_same_device("conv_transpose2d", {{"input", &input_in}, {"weight", &weight}, {"bias", &bias}});
+  if (weight.dim() != 4)
+    throw Error("[conv_transpose2d] expected a 4-D weight [in_channels, out_channels/groups, kh, kw], got " +
+                ops::shape_str(weight.sizes()) + ".");
+  const bool batched = input_in.dim() == 4;
+  if (!batched && input_in.dim() != 3)
+    throw Error("[conv_transpose2d] expected a 3-D (unbatched) or 4-D (batched) input, got " +
+                ops::shape_str(input_in.sizes()) + ".");
+  Tensor x = batched ? input_in : input_in.unsqueeze(0);
+  const int64_t g = o.groups(), cin = weight.size(0), cog = weight.size(1), kh = weight.size(2), kw = weight.size(3);
+  if (g <= 0 || cin % g != 0)
+    throw Error("[conv_transpose2d] groups (" + std::to_string(g) + ") must be positive and divide in_channels (" +
+                std::to_string(cin) + ").");
+  if (x.size(1) != cin)
+    throw Error("[conv_transpose2d] Given transposed=1, weight of size " + ops::shape_str(weight.sizes()) +
+                ", expected input" + ops::shape_str(x.sizes()) + " to have " + std::to_string(cin) +
+                " channels, but got " + std::to_string(x.size(1)) + " channels instead.");
+  const int64_t cout = cog * g;
+  if (bias.defined() && (bias.dim() != 1 || bias.size(0) != cout))
+    throw Error("[conv_transpose2d] expected a bias of " + std::to_string(cout) + " elements (out_channels), got " +
+                ops::shape_str(bias.sizes()) + ".");
+  const ExpandingArray<2> s = o.stride(), p = o.padding(), op = o.output_padding(), dil = o.dilation();
+  for (int i = 0; i < 2; ++i) {
+    if (s[i] <= 0 || dil[i] <= 0 || p[i] < 0 || op[i] < 0)
+      throw Error("[conv_transpose2d] stride and dilation must be positive, padding and output_padding non-negative.");
+    if (op[i] >= s[i] && op[i] >= dil[i])
+      throw Error("[conv_transpose2d] output padding must be smaller than either stride or dilation, but got "
+                  "output_padding_height: " + std::to_string(op[0]) + " output_padding_width: " + std::to_string(op[1]) +
+                  " stride_height: " + std::to_string(s[0]) + " stride_width: " + std::to_string(s[1]) +
+                  " dilation_height: " + std::to_string(dil[0]) + " dilation_width: " + std::to_string(dil[1]) + ".");
+  }
+  const int64_t n = x.size(0), h = x.size(2), w = x.size(3);
+  const int64_t oh = (h - 1) * s[0] - 2 * p[0] + dil[0] * (kh - 1) + op[0] + 1;
+  const int64_t ow = (w - 1) * s[1] - 2 * p[1] + dil[1] * (kw - 1) + op[1] + 1;
+  if (oh <= 0 || ow <= 0)
+    throw Error("[conv_transpose2d] the output would be " + std::to_string(oh) + "x" + std::to_string(ow) +
+                " for input " + ops::shape_str(x.sizes()) + " and weight " + ops::shape_str(weight.sizes()) +
+                "; use less padding.");
+  // Each input position spreads weight-times-value over its window of the output: the columns
+  // W^T x ([N, out*kh*kw, H*W], a GEMM per group) summed into the output by col2im. The window over
+  // the output has exactly H x W positions, more when output_padding reaches the stride (the
+  // extra positions then take zero inputs).
+  const ops::Window win{kh, kw, dil[0], dil[1], p[0], p[1], s[0], s[1]};
+  const int64_t rh = (oh + 2 * p[0] - dil[0] * (kh - 1) - 1) / s[0] + 1;
+  const int64_t rw = (ow + 2 * p[1] - dil[1] * (kw - 1) - 1) / s[1] + 1;
+  if (rh > h || rw > w) x = pad(x, PadFuncOptions({0, rw - w, 0, rh - h}));
+  Tensor wt = weight.reshape({g, cin / g, cog * kh * kw}).transpose(1, 2);  // [g, out/g*kh*kw, in/g]
+  Tensor cols = wt.matmul(x.reshape({n, g, cin / g, rh * rw})).reshape({n, cout * kh * kw, rh * rw});
+  Tensor out = ops::col2im(cols, oh, ow, win);
+  if (bias.defined()) out = out + bias.view({1, cout, 1, 1});
+  return batched ? out : out.squeeze(0);
+}
+
 namespace {
 // PyTorch's rule for pooling: padding at most half the window in each dim, so no window lies
 // entirely in the padding (a max pool would have nothing to take there, an average nothing to count).

@@ -151,6 +151,7 @@ void Module::zero_grad(bool set_to_none) {
   NoGradGuard no_grad;
   for (auto& c : children_) c.value()->zero_grad(set_to_none);
   for (auto& p : parameters_) {
+    if (!p.value().defined()) continue;  // a parameter registered empty (a layer built with bias(false))
     Tensor& g = p.value().mutable_grad();
     if (!g.defined()) continue;
     if (set_to_none) g = Tensor();

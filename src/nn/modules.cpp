@@ -8,6 +8,7 @@
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/nn.h"
+#include "ops/checks.h"
 
 namespace locus::nn {
 
@@ -242,6 +243,71 @@ Tensor Conv1dImpl::forward(const Tensor& input) {
                                 .padding(options.padding())
                                 .dilation(options.dilation())
                                 .groups(options.groups()));
+}
+
+ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions& options_) : options(options_) {
+  check_groups("ConvTranspose2d", options.in_channels(), options.out_channels(), options.groups());
+  reset();
+}
+
+void ConvTranspose2dImpl::reset() {
+  TensorOptions o = detail::placement(options.device(), options.dtype());
+  weight = register_parameter("weight", empty({options.in_channels(), options.out_channels() / options.groups(),
+                                               options.kernel_size()[0], options.kernel_size()[1]}, o));
+  if (options.bias()) bias = register_parameter("bias", empty({options.out_channels()}, o));
+  else bias = register_parameter("bias", Tensor(), false);
+  reset_parameters();
+}
+
+void ConvTranspose2dImpl::reset_parameters() { reset_conv_parameters(weight, bias); }
+
+void ConvTranspose2dImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::ConvTranspose2d(" << options.in_channels() << ", " << options.out_channels()
+         << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride();
+  if (!(options.padding() == ExpandingArray<2>(0))) stream << ", padding=" << options.padding();
+  if (!(options.output_padding() == ExpandingArray<2>(0))) stream << ", output_padding=" << options.output_padding();
+  if (!(options.dilation() == ExpandingArray<2>(1))) stream << ", dilation=" << options.dilation();
+  if (options.groups() != 1) stream << ", groups=" << options.groups();
+  if (!options.bias()) stream << ", bias=false";
+  stream << ")";
+}
+
+std::string ConvTranspose2dImpl::brief() const {
+  return "ConvTranspose2d " + std::to_string(options.in_channels()) + "->" + std::to_string(options.out_channels()) +
+         " " + std::to_string(options.kernel_size()[0]) + "x" + std::to_string(options.kernel_size()[1]);
+}
+
+Tensor ConvTranspose2dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
+  check_input_device(input, "weight", weight);
+  ExpandingArray<2> output_padding = options.output_padding();
+  if (output_size) {
+    // the output_padding that gives the requested size: PyTorch's _output_padding
+    const IntArrayRef want = *output_size;
+    if (want.size() < 2 || input.dim() < 3)
+      throw Error("ConvTranspose2d: output_size must hold at least the output's height and width, got " +
+                  std::to_string(want.size()) + " values for an input of " + std::to_string(input.dim()) + " dims.");
+    int64_t pad[2];
+    for (int i = 0; i < 2; ++i) {
+      const int64_t in = input.size(input.dim() - 2 + i), k = options.kernel_size()[i], s = options.stride()[i];
+      const int64_t least = (in - 1) * s - 2 * options.padding()[i] + options.dilation()[i] * (k - 1) + 1;
+      const int64_t most = least + s - 1, got = want[want.size() - 2 + i];
+      if (got < least || got > most)
+        throw Error("ConvTranspose2d: requested an output size of " + std::to_string(want[want.size() - 2]) + "x" +
+                    std::to_string(want[want.size() - 1]) + ", but valid sizes range from " + std::to_string(least) +
+                    " to " + std::to_string(most) + " in dim " + std::to_string(i) + " (for an input of " +
+                    ops::shape_str(input.sizes()) + ").");
+      pad[i] = got - least;
+    }
+    output_padding = ExpandingArray<2>({pad[0], pad[1]});
+  }
+  return functional::conv_transpose2d(input, weight,
+                                      functional::ConvTranspose2dFuncOptions()
+                                          .bias(bias)
+                                          .stride(options.stride())
+                                          .padding(options.padding())
+                                          .output_padding(output_padding)
+                                          .groups(options.groups())
+                                          .dilation(options.dilation()));
 }
 
 void MaxPool2dImpl::pretty_print(std::ostream& stream) const {

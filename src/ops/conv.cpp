@@ -62,6 +62,31 @@ Tensor im2col(const Tensor& input, const Window& w) {
   return cols;
 }
 
+Tensor col2im(const Tensor& columns, int64_t h, int64_t w, const Window& win) {
+  if (columns.dim() != 3)
+    throw Error("[col2im] expected 3-D columns [N, C*kh*kw, L], got " + shape_str(columns.sizes()) + ".");
+  const int64_t n = columns.size(0), kk = columns.size(1), k = win.kh * win.kw;
+  if (k <= 0 || kk % k != 0)
+    throw Error("[col2im] the columns' second dim (" + std::to_string(kk) + ") must be a multiple of the window's " +
+                std::to_string(k) + " taps.");
+  const Device d = columns.device();
+  const ScalarType dt = columns.scalar_type();
+  Tensor image = zeros({n, kk / k, h, w}, TensorOptions().dtype(dt).device(d));
+  backend::Backend::Im2Col p = window_geometry(image, win);
+  if (p.oh <= 0 || p.ow <= 0 || columns.size(2) != p.oh * p.ow)
+    throw Error("[col2im] " + std::to_string(columns.size(2)) + " column positions do not match the window over a " +
+                std::to_string(h) + "x" + std::to_string(w) + " image (" + std::to_string(std::max<int64_t>(p.oh, 0)) +
+                "x" + std::to_string(std::max<int64_t>(p.ow, 0)) + " positions).");
+  p.n = n;
+  Tensor cols = columns.contiguous();
+  if (image.numel() > 0 && cols.numel() > 0)
+    backend_for(d).im2col(device_index(d), current_stream(d), dt, ref(image, "col2im").buf, ref(cols, "col2im").buf, p,
+                          true);
+  if (autograd::should_record(cols))
+    autograd::record("Col2ImBackward0", image, {&cols}, [win](const Tensor& g) -> variable_list { return {im2col(g, win)}; });
+  return image;
+}
+
 namespace {
 // conv2d as im2col + GEMM, differentiable through both: any device, dtype and groups.
 Tensor conv2d_composite(const Tensor& input, const Tensor& weight, const Tensor& bias, const Window& win, int64_t g) {

@@ -18,6 +18,9 @@ struct Window {
 backend::Backend::Im2Col window_geometry(const Tensor& x, const Window& w);
 /// im2col of a 4-D input [N, C, H, W] into [N, C*kh*kw, oh*ow]; its backward is col2im.
 Tensor im2col(const Tensor& input, const Window& w);
+/// col2im (fold): columns [N, C*kh*kw, oh*ow] summed into an image [N, C, h, w] (zeros where no
+/// column lands), oh and ow being what `w` gives over h x w; its backward is im2col.
+Tensor col2im(const Tensor& columns, int64_t h, int64_t w, const Window& win);
 /// conv2d of a 4-D input by a 4-D weight [O, C/groups, kh, kw] (+ bias [O] when defined): the
 /// backend's direct kernel when it has one (groups 1), else im2col and a GEMM. Shapes checked above.
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Window& w, int64_t groups);

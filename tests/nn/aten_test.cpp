@@ -28,6 +28,8 @@ TEST_P(Aten, LayersMatchFunctional) {
   Tensor wg = randn({4, 2, 3, 3}, o);
   expect_same(conv2d(x, wg, {}, 1, 1, 1, /*groups=*/2), F::conv2d(x, wg, F::Conv2dFuncOptions().padding(1).groups(2)));
   Tensor s = randn({2, 4, 9}, o), w1 = randn({6, 2, 3}, o), b1 = randn({6}, o);
+  Tensor wt = randn({4, 3, 3, 3}, o);
+  expect_same(conv_transpose2d(x, wt, b, 2, 1, 1), F::conv_transpose2d(x, wt, F::ConvTranspose2dFuncOptions().bias(b).stride(2).padding(1).output_padding(1)));
   expect_same(conv1d(s, w1, b1, 2, 1, 1, 2), F::conv1d(s, w1, F::Conv1dFuncOptions().bias(b1).stride(2).padding(1).groups(2)));
   expect_same(max_pool2d(x, 2), F::max_pool2d(x, F::MaxPool2dFuncOptions(2)));
   expect_same(max_pool2d(x, {3, 2}, {1, 2}, 1), F::max_pool2d(x, F::MaxPool2dFuncOptions({3, 2}).stride({1, 2}).padding(1)));

@@ -88,6 +88,77 @@ TEST_P(Layers, Conv1dIsConv2dOverAHeightOfOne) {
                    "Conv1d: in_channels (3) and out_channels (6) must be divisible by groups (2).");
 }
 
+TEST_P(Layers, ConvTranspose2dMatchesADirectLoop) {
+  Device d = GetParam();
+  manual_seed(4);
+  struct Case {
+    int64_t cin, cout, kh, kw, sh, sw, ph, pw, oph, opw, dh, dw, groups, h, w;
+  };
+  for (const Case c : {Case{3, 4, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, 5, 4},    // plain
+                       Case{4, 2, 4, 4, 2, 2, 1, 1, 0, 0, 1, 1, 1, 3, 3},    // DCGAN's: 3x3 -> 6x6
+                       Case{4, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2, 4, 3},    // output_padding, groups
+                       Case{2, 2, 3, 2, 3, 2, 2, 0, 2, 1, 1, 2, 1, 3, 4},    // uneven stride, dilation
+                       Case{2, 3, 2, 2, 1, 1, 0, 0, 1, 0, 2, 1, 1, 3, 3}}) { // output_padding >= stride (dilation 2)
+    Tensor x = randn({2, c.cin, c.h, c.w}, device(d).dtype(kDouble));
+    nn::ConvTranspose2d m(nn::ConvTranspose2dOptions(c.cin, c.cout, {c.kh, c.kw})
+                              .stride({c.sh, c.sw}).padding({c.ph, c.pw}).output_padding({c.oph, c.opw})
+                              .dilation({c.dh, c.dw}).groups(c.groups).device(d).dtype(kDouble));
+    EXPECT_EQ(m->weight.sizes(), IntArrayRef({c.cin, c.cout / c.groups, c.kh, c.kw}));
+    Tensor y = m(x);
+    const int64_t oh = (c.h - 1) * c.sh - 2 * c.ph + c.dh * (c.kh - 1) + c.oph + 1;
+    const int64_t ow = (c.w - 1) * c.sw - 2 * c.pw + c.dw * (c.kw - 1) + c.opw + 1;
+    ASSERT_EQ(y.sizes(), IntArrayRef({2, c.cout, oh, ow}));
+    // out[n][o][i*sh - ph + a*dh][j*sw - pw + b*dw] += x[n][ci][i][j] * w[ci][o % (cout/g)][a][b] for ci in o's group
+    std::vector<double> xv = values(x), wv = values(m->weight), bv = values(m->bias), want(static_cast<size_t>(2 * c.cout * oh * ow));
+    const int64_t cog = c.cout / c.groups, cig = c.cin / c.groups;
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t o = 0; o < c.cout; ++o) {
+        for (int64_t t = 0; t < oh * ow; ++t) want[static_cast<size_t>((n * c.cout + o) * oh * ow + t)] = bv[static_cast<size_t>(o)];
+        for (int64_t ci = (o / cog) * cig; ci < (o / cog + 1) * cig; ++ci)
+          for (int64_t i = 0; i < c.h; ++i)
+            for (int64_t j = 0; j < c.w; ++j)
+              for (int64_t a = 0; a < c.kh; ++a)
+                for (int64_t b = 0; b < c.kw; ++b) {
+                  const int64_t r = i * c.sh - c.ph + a * c.dh, q = j * c.sw - c.pw + b * c.dw;
+                  if (r < 0 || r >= oh || q < 0 || q >= ow) continue;
+                  want[static_cast<size_t>(((n * c.cout + o) * oh + r) * ow + q)] +=
+                      xv[static_cast<size_t>(((n * c.cin + ci) * c.h + i) * c.w + j)] *
+                      wv[static_cast<size_t>(((ci * cog + o % cog) * c.kh + a) * c.kw + b)];
+                }
+      }
+    std::vector<double> got = values(y);
+    for (size_t e = 0; e < want.size(); ++e) ASSERT_NEAR(got[e], want[e], 1e-9) << "case " << c.cin << "->" << c.cout << " element " << e;
+    // unbatched input
+    EXPECT_TRUE(m(x[1]).allclose(y[1], 1e-9, 1e-12));
+  }
+  // it is conv2d's input gradient: d/dz sum(conv2d(z, w) * g) = conv_transpose2d(g, w)
+  Tensor w = randn({3, 2, 3, 3}, device(d).dtype(kDouble)), z = randn({1, 2, 7, 7}, device(d).dtype(kDouble)).requires_grad_();
+  Tensor g = randn({1, 3, 4, 4}, device(d).dtype(kDouble));
+  (F::conv2d(z, w, F::Conv2dFuncOptions().stride(2).padding(1)) * g).sum().backward();
+  EXPECT_TRUE(z.grad().allclose(
+      F::conv_transpose2d(g, w, F::ConvTranspose2dFuncOptions().stride(2).padding(1).output_padding(0)), 1e-9, 1e-12));
+  // output_size picks the output_padding
+  nn::ConvTranspose2d up(nn::ConvTranspose2dOptions(2, 1, 3).stride(2).padding(1).device(d));
+  Tensor s = randn({1, 2, 4, 4}, device(d));
+  EXPECT_EQ(up(s).sizes(), IntArrayRef({1, 1, 7, 7}));
+  EXPECT_EQ(up(s, IntArrayRef({8, 7})).sizes(), IntArrayRef({1, 1, 8, 7}));
+  EXPECT_EQ(up(s, IntArrayRef({1, 1, 8, 8})).sizes(), IntArrayRef({1, 1, 8, 8}));
+  EXPECT_THROW_MSG(up(s, IntArrayRef({9, 7})), Error,
+                   "ConvTranspose2d: requested an output size of 9x7, but valid sizes range from 7 to 8 in dim 0");
+  std::ostringstream printed;
+  printed << *up;
+  EXPECT_EQ(printed.str(), "locus::nn::ConvTranspose2d(2, 1, kernel_size=[3, 3], stride=[2, 2], padding=[1, 1])");
+  EXPECT_THROW_MSG(up(randn({1, 3, 4, 4}, device(d))), Error,
+                   "[conv_transpose2d] Given transposed=1, weight of size [2, 1, 3, 3], expected input[1, 3, 4, 4] to have 2 channels, but got 3 channels instead.");
+  EXPECT_THROW_MSG(up(randn({2, 4, 4}, device(d)).view({1, 2, 2, 2, 4})), Error, "[conv_transpose2d] expected a 3-D (unbatched) or 4-D (batched) input");
+  EXPECT_THROW_MSG(F::conv_transpose2d(s, up->weight, F::ConvTranspose2dFuncOptions().stride(2).output_padding(2)), Error,
+                   "[conv_transpose2d] output padding must be smaller than either stride or dilation, but got output_padding_height: 2");
+  EXPECT_THROW_MSG(F::conv_transpose2d(s, up->weight, F::ConvTranspose2dFuncOptions().padding(3)), Error,
+                   "[conv_transpose2d] the output would be 0x0 for input [1, 2, 4, 4] and weight [2, 1, 3, 3]; use less padding.");
+  EXPECT_THROW_MSG(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(4, 3, 3).groups(2)), Error,
+                   "ConvTranspose2d: in_channels (4) and out_channels (3) must be divisible by groups (2).");
+}
+
 TEST_P(Layers, ConvAndPoolGradients) {
   Device d = GetParam();
   gradcheck([](const V& x) { return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().bias(x[2])); },
@@ -181,6 +252,10 @@ TEST_P(Layers, ModuleGradients) {
   nn::Conv2d dil(nn::Conv2dOptions(1, 2, {2, 3}).dilation({2, 1}).padding({0, 1}).bias(false).device(d).dtype(kDouble));
   x = input_on(d, {1, 1, 4, 4});
   gradcheck_leaves([&] { return dil(x); }, leaves(*dil, x));
+  nn::ConvTranspose2d ct(nn::ConvTranspose2dOptions(4, 2, {3, 2}).stride({2, 1}).padding({1, 0}).output_padding({1, 0})
+                             .groups(2).dilation({1, 2}).device(d).dtype(kDouble));
+  x = input_on(d, {2, 4, 3, 3});
+  gradcheck_leaves([&] { return ct(x); }, leaves(*ct, x));
   nn::Conv1d c1(nn::Conv1dOptions(2, 4, 3).stride(2).padding(1).groups(2).device(d).dtype(kDouble));
   x = input_on(d, {2, 2, 7});
   gradcheck_leaves([&] { return c1(x); }, leaves(*c1, x));

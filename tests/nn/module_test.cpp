@@ -158,6 +158,15 @@ TEST(Module, ZeroGrad) {
   EXPECT_EQ(values(fc->weight.grad()), std::vector<double>({0, 0}));
   fc->zero_grad();
   EXPECT_FALSE(fc->weight.grad().defined());
+  // layers without a bias register it empty: zero_grad passes over it (it threw "the tensor is
+  // undefined" from every model with a bias(false) layer)
+  nn::Conv2d conv(nn::Conv2dOptions(1, 2, 1).bias(false));
+  nn::Sequential net(conv, nn::ConvTranspose2d(nn::ConvTranspose2dOptions(2, 1, 2).bias(false)));
+  net->forward(ones({1, 1, 2, 2})).sum().backward();
+  net->zero_grad(/*set_to_none=*/false);
+  EXPECT_EQ(values(conv->weight.grad()), std::vector<double>({0, 0}));
+  net->zero_grad();
+  EXPECT_FALSE(conv->weight.grad().defined());
 }
 
 class ModuleDevices : public testing::TestWithParam<Device> {};

@@ -125,6 +125,16 @@ struct Conv1dFuncOptions {
   LOCUS_ARG(int64_t, groups) = 1;
 };
 
+/// conv_transpose2d's options (libtorch's F::ConvTranspose2dFuncOptions).
+struct ConvTranspose2dFuncOptions {
+  LOCUS_ARG(Tensor, bias) = {};
+  LOCUS_ARG(ExpandingArray<2>, stride) = 1;
+  LOCUS_ARG(ExpandingArray<2>, padding) = 0;
+  LOCUS_ARG(ExpandingArray<2>, output_padding) = 0;
+  LOCUS_ARG(int64_t, groups) = 1;
+  LOCUS_ARG(ExpandingArray<2>, dilation) = 1;
+};
+
 struct MaxPool2dFuncOptions {
   MaxPool2dFuncOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
   LOCUS_ARG(ExpandingArray<2>, kernel_size);
@@ -234,6 +244,10 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions
 /// input [N, C, L] (or unbatched [C, L]), weight [out_channels, C/groups, k] -> [N, out_channels, L'];
 /// computed as conv2d over a height of 1.
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options = {});
+/// The transposed convolution (conv2d's input gradient as a layer): input [N, in, H, W] (or
+/// unbatched), weight [in, out/groups, kh, kw] -> [N, out, (H-1)*stride - 2*padding +
+/// dilation*(kh-1) + output_padding + 1, ...]; computed as a GEMM and col2im.
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const ConvTranspose2dFuncOptions& options = {});
 Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options);
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options);
 Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size);

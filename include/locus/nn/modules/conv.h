@@ -1,5 +1,6 @@
 #pragma once
-// Conv2d (im2col + GEMM on the parameters' device), Conv1d (Conv2d over a height of 1), MaxPool2d, AvgPool2d, AdaptiveAvgPool2d.
+// Conv2d (im2col + GEMM on the parameters' device), Conv1d (Conv2d over a height of 1),
+// ConvTranspose2d (GEMM + col2im), MaxPool2d, AvgPool2d, AdaptiveAvgPool2d.
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/module.h"
@@ -68,6 +69,41 @@ class Conv1dImpl : public Cloneable<Conv1dImpl> {
   Tensor bias;
 };
 LOCUS_MODULE(Conv1d);
+
+struct ConvTranspose2dOptions {
+  ConvTranspose2dOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  LOCUS_ARG(int64_t, in_channels);
+  LOCUS_ARG(int64_t, out_channels);
+  LOCUS_ARG(ExpandingArray<2>, kernel_size);
+  LOCUS_ARG(ExpandingArray<2>, stride) = 1;
+  LOCUS_ARG(ExpandingArray<2>, padding) = 0;
+  LOCUS_ARG(ExpandingArray<2>, output_padding) = 0;
+  LOCUS_ARG(int64_t, groups) = 1;
+  LOCUS_ARG(bool, bias) = true;
+  LOCUS_ARG(ExpandingArray<2>, dilation) = 1;
+  LOCUS_PLACEMENT_ARGS;
+};
+
+/// The transposed convolution (F::conv_transpose2d): weight [in, out/groups, kh, kw] and bias
+/// [out], initialised as PyTorch does.
+class ConvTranspose2dImpl : public Cloneable<ConvTranspose2dImpl> {
+ public:
+  ConvTranspose2dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<2> kernel_size)
+      : ConvTranspose2dImpl(ConvTranspose2dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit ConvTranspose2dImpl(const ConvTranspose2dOptions& options);
+  void reset() override;
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  std::string brief() const override;
+  /// output_size (the last two values are used) picks among the sizes a strided layer can give
+  /// in place of options.output_padding, as in libtorch.
+  Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
+  ConvTranspose2dOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+LOCUS_MODULE(ConvTranspose2d);
 
 using MaxPool2dOptions = functional::MaxPool2dFuncOptions;
 class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
