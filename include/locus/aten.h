@@ -67,5 +67,15 @@ Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target
                                         const std::optional<Tensor>& weight = {},
                                         const std::optional<Tensor>& pos_weight = {},
                                         int64_t reduction = Reduction::Mean);
+Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction = Reduction::Mean);
+Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction = Reduction::Mean, double beta = 1.0);
+Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction = Reduction::Mean, double delta = 1.0);
+
+// ---- more activations ------------------------------------------------------------------------
+Tensor silu(const Tensor& self);
+Tensor mish(const Tensor& self);
+Tensor softplus(const Tensor& self, double beta = 1.0, double threshold = 20.0);
+Tensor hardtanh(const Tensor& self, double min_val = -1.0, double max_val = 1.0);
+Tensor prelu(const Tensor& self, const Tensor& weight);
 
 }  // namespace locus

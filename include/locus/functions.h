@@ -72,6 +72,7 @@ std::tuple<Tensor, Tensor> sort(const Tensor& a, int64_t dim = -1, bool descendi
 Tensor argsort(const Tensor& a, int64_t dim = -1, bool descending = false);
 std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
 std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim = 0);
+std::vector<Tensor> unbind(const Tensor& a, int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& a, IntArrayRef split_sizes, int64_t dim = 0);
 std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes, int64_t dim = 0);

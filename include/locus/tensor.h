@@ -158,6 +158,8 @@ class Tensor {
   /// `chunks` views along `dim` of ceil(size / chunks) elements each (the last may be smaller,
   /// and there may be fewer than `chunks`), as PyTorch's chunk.
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  /// The size(dim) views select(dim, i), as PyTorch's unbind.
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
   /// Views of `split_size` elements along `dim` (the last may be smaller).
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
   /// Views of the given sizes along `dim`; they must add up to size(dim).
@@ -318,6 +320,8 @@ class Tensor {
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  /// In place: value where mask (bool, broadcastable to this tensor) is true.
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
   /// The elements where `mask` (bool, broadcast to this tensor's shape) is true, as a 1-D copy.
   Tensor masked_select(const Tensor& mask) const;
   bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;

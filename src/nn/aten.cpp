@@ -173,16 +173,32 @@ Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
 
 Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                             int64_t reduction) {
-  enumtype::Reduction r = reduction_of(reduction, "binary_cross_entropy");
-  if (self.sizes() != target.sizes())
-    throw Error("[binary_cross_entropy] target size " + ops::shape_str(target.sizes()) + " differs from input size " +
-                ops::shape_str(self.sizes()) + "; give both the same shape.");
-  // PyTorch clamps each log at -100 so that a probability of exactly 0 or 1 gives a finite loss.
-  Tensor loss = -(target * self.log().clamp_min(-100) + (1 - target) * (1 - self).log().clamp_min(-100));
-  if (weight && weight->defined()) loss = loss * *weight;
-  if (r == kNone) return loss;
-  return r == kSum ? loss.sum() : loss.mean();
+  return F::binary_cross_entropy(
+      self, target,
+      F::BinaryCrossEntropyFuncOptions().weight(value(weight)).reduction(reduction_of(reduction, "binary_cross_entropy")));
 }
+
+Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return F::l1_loss(self, target, F::L1LossFuncOptions(reduction_of(reduction, "l1_loss")));
+}
+
+Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  return F::smooth_l1_loss(self, target, F::SmoothL1LossFuncOptions(reduction_of(reduction, "smooth_l1_loss")).beta(beta));
+}
+
+Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  return F::huber_loss(self, target, F::HuberLossFuncOptions(reduction_of(reduction, "huber_loss")).delta(delta));
+}
+
+Tensor silu(const Tensor& self) { return F::silu(self); }
+Tensor mish(const Tensor& self) { return F::mish(self); }
+Tensor softplus(const Tensor& self, double beta, double threshold) {
+  return F::softplus(self, F::SoftplusFuncOptions().beta(beta).threshold(threshold));
+}
+Tensor hardtanh(const Tensor& self, double min_val, double max_val) {
+  return F::hardtanh(self, F::HardtanhFuncOptions().min_val(min_val).max_val(max_val));
+}
+Tensor prelu(const Tensor& self, const Tensor& weight) { return F::prelu(self, weight); }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                                         const std::optional<Tensor>& pos_weight, int64_t reduction) {

@@ -93,6 +93,43 @@ Tensor elu(const Tensor& input, const ELUFuncOptions& o) {
   }
   return r;
 }
+Tensor softplus(const Tensor& input, const SoftplusFuncOptions& o) {
+  if (o.beta() == 0) throw Error("[softplus] beta must not be zero.");
+  Tensor z = input * o.beta();
+  // exp of min(z, threshold): the branch where() drops stays finite (its zero gradient times an
+  // infinite derivative would be NaN)
+  return where(z > o.threshold(), input, (z.clamp_max(o.threshold()).exp() + 1).log() / o.beta());
+}
+
+Tensor mish(const Tensor& input) { return input * softplus(input).tanh(); }
+
+Tensor hardtanh(const Tensor& input, const HardtanhFuncOptions& o) {
+  if (o.min_val() > o.max_val())
+    throw Error("[hardtanh] min_val (" + std::to_string(o.min_val()) + ") must not be above max_val (" +
+                std::to_string(o.max_val()) + ").");
+  Tensor r = input.clamp(o.min_val(), o.max_val());
+  if (o.inplace() && !autograd::should_record(input)) {
+    Tensor t = input;
+    return t.copy_(r);
+  }
+  return r;
+}
+
+Tensor prelu(const Tensor& input, const Tensor& weight) {
+  ops::check_same_device("prelu", {{"input", &input}, {"weight", &weight}});
+  const int64_t n = weight.numel(), channels = input.dim() >= 2 ? input.size(1) : 1;
+  if (weight.dim() > 1 || (n != 1 && n != channels))
+    throw Error("[prelu] weight must hold 1 value or one per channel (input.size(1) = " + std::to_string(channels) +
+                "), got a weight of shape " + ops::shape_str(weight.sizes()) + ".");
+  Tensor w = weight.reshape({n});
+  if (n != 1) {  // one per channel: [C, 1, ...] against dim 1
+    std::vector<int64_t> shape(static_cast<size_t>(input.dim() - 1), 1);
+    shape[0] = n;
+    w = w.view(shape);
+  }
+  return where(input > 0, input, w * input);  // at 0 the slope is the weight's, as PyTorch's gradient
+}
+
 Tensor selu(const Tensor& input, const SELUFuncOptions& o) {
   constexpr double kAlpha = 1.6732632423543772848170429916717, kScale = 1.0507009873554804934193349852946;
   Tensor r = elu(input, ELUFuncOptions().alpha(kAlpha)) * kScale;
@@ -316,6 +353,45 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOpti
     return ac::rerun(c, [&](auto C) { return mse_loss(C(input), C(target), options); });
   Tensor d = input - target;
   return reduce(d * d, options.reduction());
+}
+
+namespace {
+// The elementwise losses take an input and a target of one shape (PyTorch broadcasts with a
+// warning; a shape mistake is nearly always a bug, so locus refuses it).
+void check_same_shape(const char* op, const Tensor& input, const Tensor& target) {
+  ops::check_same_device(op, {{"input", &input}, {"target", &target}});
+  if (input.sizes() != target.sizes())
+    throw Error("[" + std::string(op) + "] target size " + ops::shape_str(target.sizes()) + " differs from input size " +
+                ops::shape_str(input.sizes()) + "; give both the same shape.");
+}
+}  // namespace
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const BinaryCrossEntropyFuncOptions& o) {
+  check_same_shape("binary_cross_entropy", input, target);
+  // PyTorch clamps each log at -100 so that a probability of exactly 0 or 1 gives a finite loss.
+  Tensor loss = -(target * input.log().clamp_min(-100) + (1 - target) * (1 - input).log().clamp_min(-100));
+  if (o.weight().defined()) loss = loss * o.weight();
+  return reduce(loss, o.reduction());
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& o) {
+  check_same_shape("l1_loss", input, target);
+  return reduce((input - target).abs(), o.reduction());
+}
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& o) {
+  check_same_shape("smooth_l1_loss", input, target);
+  if (o.beta() < 0) throw Error("[smooth_l1_loss] beta must not be negative, got " + std::to_string(o.beta()) + ".");
+  Tensor a = (input - target).abs();
+  if (o.beta() == 0) return reduce(a, o.reduction());
+  return reduce(where(a < o.beta(), a * a * (0.5 / o.beta()), a - 0.5 * o.beta()), o.reduction());
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& o) {
+  check_same_shape("huber_loss", input, target);
+  if (o.delta() <= 0) throw Error("[huber_loss] delta must be positive, got " + std::to_string(o.delta()) + ".");
+  Tensor a = (input - target).abs();
+  return reduce(where(a <= o.delta(), a * a * 0.5, (a - 0.5 * o.delta()) * o.delta()), o.reduction());
 }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,

@@ -118,6 +118,31 @@ void LeakyReLUImpl::pretty_print(std::ostream& stream) const {
 }
 void ELUImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::ELU(alpha=" << options.alpha() << ")"; }
 void SELUImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::SELU()"; }
+void SiLUImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::SiLU()"; }
+void MishImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Mish()"; }
+void SoftplusImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::Softplus(beta=" << options.beta() << ", threshold=" << options.threshold() << ")";
+}
+void HardtanhImpl::reset() {
+  if (options.min_val() > options.max_val())
+    throw Error("Hardtanh: min_val (" + std::to_string(options.min_val()) + ") must not be above max_val (" +
+                std::to_string(options.max_val()) + ").");
+}
+void HardtanhImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::Hardtanh(min_val=" << options.min_val() << ", max_val=" << options.max_val() << ")";
+}
+PReLUImpl::PReLUImpl(const PReLUOptions& options_) : options(options_) {
+  if (options.num_parameters() < 1)
+    throw Error("PReLU: num_parameters must be at least 1, got " + std::to_string(options.num_parameters()) + ".");
+  reset();
+}
+void PReLUImpl::reset() {
+  weight = register_parameter(
+      "weight", full({options.num_parameters()}, options.init(), detail::placement(options.device(), options.dtype())));
+}
+void PReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::PReLU(num_parameters=" << options.num_parameters() << ")";
+}
 void SoftmaxImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Softmax(dim=" << options.dim() << ")"; }
 void LogSoftmaxImpl::pretty_print(std::ostream& stream) const {
   stream << "locus::nn::LogSoftmax(dim=" << options.dim() << ")";
@@ -431,6 +456,10 @@ void CrossEntropyLossImpl::pretty_print(std::ostream& stream) const { stream << 
 void NLLLossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::NLLLoss()"; }
 void MSELossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::MSELoss()"; }
 void BCEWithLogitsLossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::BCEWithLogitsLoss()"; }
+void BCELossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::BCELoss()"; }
+void L1LossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::L1Loss()"; }
+void SmoothL1LossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::SmoothL1Loss(beta=" << options.beta() << ")"; }
+void HuberLossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::HuberLoss(delta=" << options.delta() << ")"; }
 
 // ---- containers -----------------------------------------------------------------------------
 void FunctionalImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Functional()"; }

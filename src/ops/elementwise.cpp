@@ -378,6 +378,7 @@ Tensor Tensor::clamp(std::optional<Scalar> mn, std::optional<Scalar> mx) const {
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> mn, std::optional<Scalar> mx) { return copy_(clamp(mn, mx)); }
 Tensor& Tensor::relu_() { return copy_(relu()); }
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) { return copy_(masked_fill(mask, value)); }
 
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
   ops::check_same_device("masked_fill", {{"self", this}, {"mask", &mask}});

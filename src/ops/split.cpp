@@ -55,7 +55,17 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const {
   return split((n + chunks - 1) / chunks, d);
 }
 
+std::vector<Tensor> Tensor::unbind(int64_t dim) const {
+  if (this->dim() == 0) throw Error("[unbind] dimension specified as 0 but tensor has no dimensions.");
+  const int64_t d = detail::wrap_dim(dim, this->dim(), "unbind");
+  std::vector<Tensor> out;
+  out.reserve(static_cast<size_t>(size(d)));
+  for (int64_t i = 0; i < size(d); ++i) out.push_back(select(d, i));
+  return out;
+}
+
 std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) { return a.chunk(chunks, dim); }
+std::vector<Tensor> unbind(const Tensor& a, int64_t dim) { return a.unbind(dim); }
 std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) { return a.split(split_size, dim); }
 std::vector<Tensor> split(const Tensor& a, IntArrayRef split_sizes, int64_t dim) { return a.split(split_sizes, dim); }
 std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes, int64_t dim) {

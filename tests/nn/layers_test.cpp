@@ -88,6 +88,90 @@ TEST_P(Layers, Conv1dIsConv2dOverAHeightOfOne) {
                    "Conv1d: in_channels (3) and out_channels (6) must be divisible by groups (2).");
 }
 
+TEST_P(Layers, RegressionLossesByHand) {
+  Device d = GetParam();
+  TensorOptions o = device(d).dtype(kDouble);
+  Tensor x = tensor({0.5, 2.0, -1.0, 3.0}, o), t = tensor({0.0, 0.0, 0.0, 0.5}, o);  // |x - t| = .5 2 1 2.5
+  EXPECT_EQ(F::l1_loss(x, t).item<double>(), 1.5);
+  EXPECT_EQ(values(nn::L1Loss(kNone)(x, t)), (std::vector<double>{0.5, 2, 1, 2.5}));
+  EXPECT_EQ(l1_loss(x, t, Reduction::Sum).item<double>(), 6);
+  // smooth L1: 0.5 d^2 / beta below beta, else |d| - beta / 2 (|d| == beta takes the second)
+  EXPECT_EQ(values(F::smooth_l1_loss(x, t, F::SmoothL1LossFuncOptions(kNone))), (std::vector<double>{0.125, 1.5, 0.5, 2}));
+  EXPECT_EQ(F::smooth_l1_loss(x, t).item<double>(), 4.125 / 4);
+  EXPECT_EQ(nn::SmoothL1Loss(nn::SmoothL1LossOptions(kSum).beta(2))(x, t).item<double>(), 0.0625 + 1 + 0.25 + 1.5);
+  EXPECT_EQ(smooth_l1_loss(x, t, Reduction::Sum, 0.0).item<double>(), 6);  // beta 0 is l1
+  // Huber: 0.5 d^2 up to delta, else delta (|d| - delta / 2)
+  EXPECT_EQ(values(nn::HuberLoss(kNone)(x, t)), (std::vector<double>{0.125, 1.5, 0.5, 2}));
+  EXPECT_EQ(huber_loss(x, t, Reduction::Sum, 2.0).item<double>(), 0.125 + 2 + 0.5 + 3);
+  // binary cross entropy on probabilities, with a weight
+  Tensor p = tensor({0.25, 0.5, 0.9}, o), y = tensor({0.0, 1.0, 1.0}, o), w = tensor({1.0, 2.0, 3.0}, o);
+  std::vector<double> bce = values(nn::BCELoss(nn::BCELossOptions().weight(w).reduction(kNone))(p, y));
+  EXPECT_NEAR(bce[0], -std::log(0.75), 1e-12);
+  EXPECT_NEAR(bce[1], -2 * std::log(0.5), 1e-12);
+  EXPECT_NEAR(bce[2], -3 * std::log(0.9), 1e-12);
+  EXPECT_NEAR(nn::BCELoss()(p, y).item<double>(), -(std::log(0.75) + std::log(0.5) + std::log(0.9)) / 3, 1e-12);
+  EXPECT_TRUE(binary_cross_entropy(p, y, w, Reduction::Sum).allclose(F::binary_cross_entropy(p, y, F::BinaryCrossEntropyFuncOptions().weight(w).reduction(kSum))));
+  EXPECT_EQ(F::binary_cross_entropy(tensor({0.0, 1.0}, o), tensor({1.0, 0.0}, o)).item<double>(), 100);  // logs clamped at -100
+  gradcheck([](const V& v) { return F::l1_loss(v[0], v[1]); }, {sample({2, 3}), sample({2, 3}, 1.)}, d);
+  gradcheck([](const V& v) { return F::smooth_l1_loss(v[0], v[1], F::SmoothL1LossFuncOptions().beta(0.5)); }, {sample({2, 3}), sample({2, 3}, 0.3)}, d);
+  gradcheck([](const V& v) { return F::huber_loss(v[0], v[1], F::HuberLossFuncOptions(kSum).delta(0.5)); }, {sample({2, 3}), sample({2, 3}, 0.3)}, d);
+  gradcheck([](const V& v) { return F::binary_cross_entropy(v[0].sigmoid(), v[1].sigmoid()); }, {sample({2, 3}), sample({2, 3}, 1.)}, d);
+  EXPECT_THROW_MSG(F::l1_loss(x, t.view({2, 2})), Error, "[l1_loss] target size [2, 2] differs from input size [4]; give both the same shape.");
+  EXPECT_THROW_MSG(F::huber_loss(x, t, F::HuberLossFuncOptions().delta(0)), Error, "[huber_loss] delta must be positive");
+  EXPECT_THROW_MSG(F::smooth_l1_loss(x, t, F::SmoothL1LossFuncOptions().beta(-1)), Error, "[smooth_l1_loss] beta must not be negative");
+}
+
+TEST_P(Layers, MoreActivationsByFormula) {
+  Device d = GetParam();
+  TensorOptions o = device(d).dtype(kDouble);
+  const std::vector<double> xs = {-30.0, -2.0, -0.5, 0.0, 0.75, 3.0, 30.0};
+  Tensor x = tensor(xs, o);
+  auto softplus = [](double v, double beta, double threshold) { return beta * v > threshold ? v : std::log1p(std::exp(beta * v)) / beta; };
+  std::vector<double> silu = values(nn::SiLU()(x)), mish = values(nn::Mish()(x)), sp = values(nn::Softplus()(x)),
+                      sp2 = values(nn::Softplus(nn::SoftplusOptions().beta(2).threshold(5))(x)),
+                      ht = values(nn::Hardtanh(nn::HardtanhOptions().min_val(-1).max_val(2))(x));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double v = xs[i];
+    EXPECT_NEAR(silu[i], v / (1 + std::exp(-v)), 1e-12) << v;
+    EXPECT_NEAR(mish[i], v * std::tanh(softplus(v, 1, 20)), 1e-12) << v;
+    EXPECT_NEAR(sp[i], softplus(v, 1, 20), 1e-12) << v;
+    EXPECT_NEAR(sp2[i], softplus(v, 2, 5), 1e-12) << v;
+    EXPECT_EQ(ht[i], std::clamp(v, -1.0, 2.0)) << v;
+  }
+  // the torch:: functions are the same
+  EXPECT_TRUE(locus::silu(x).allclose(F::silu(x)));
+  EXPECT_TRUE(locus::mish(x).allclose(F::mish(x)) && locus::softplus(x, 2.0, 5.0).allclose(nn::Softplus(nn::SoftplusOptions().beta(2).threshold(5))(x)));
+  EXPECT_TRUE(locus::hardtanh(x).allclose(x.clamp(-1, 1)) && locus::prelu(x, tensor({0.5}, o)).allclose(where(x > 0, x, x * 0.5)));
+  // PReLU: one learned slope per channel (dim 1), 0.25 to start
+  nn::PReLU prelu(nn::PReLUOptions().num_parameters(3).device(d).dtype(kDouble));
+  EXPECT_EQ(values(prelu->weight), (std::vector<double>{0.25, 0.25, 0.25}));
+  EXPECT_EQ(prelu->named_parameters().keys(), std::vector<std::string>{"weight"});
+  {
+    NoGradGuard no_grad;
+    prelu->weight.copy_(tensor({0.1, 0.2, 0.3}, o));
+  }
+  Tensor in = tensor({{{-1.0, 2.0}, {-1.0, 2.0}, {-1.0, 2.0}}}, o);  // [1, 3, 2]
+  EXPECT_TRUE(prelu(in).allclose(tensor({{{-0.1, 2.0}, {-0.2, 2.0}, {-0.3, 2.0}}}, o)));
+  EXPECT_TRUE(prelu(tensor({{-2.0, 1.0, -4.0}}, o)).allclose(tensor({{-0.2, 1.0, -1.2}}, o)));
+  // at 0 the gradient is the slope (PyTorch's)
+  Tensor zero = tensor({0.0}, o).requires_grad_();
+  F::prelu(zero, tensor({0.25}, o)).sum().backward();
+  EXPECT_EQ(zero.grad().item<double>(), 0.25);
+  nn::PReLU shared(nn::PReLUOptions().device(d).dtype(kDouble));
+  EXPECT_EQ(values(shared(tensor({-4.0, 4.0}, o))), (std::vector<double>{-1, 4}));
+  gradcheck([](const V& v) { return F::prelu(v[0], v[1]); }, {sample({2, 3, 2}, 0.2), sample({3}, 0.5)}, d);  // no input at the kink
+  gradcheck([](const V& v) { return F::mish(v[0]) + F::softplus(v[0], F::SoftplusFuncOptions().beta(2)); }, {sample({2, 3})}, d);
+  // the branch where() drops stays finite: no NaN gradient far past the threshold
+  Tensor big = tensor({100.0, -100.0}, o).requires_grad_();
+  (F::softplus(big) + F::mish(big)).sum().backward();
+  EXPECT_FALSE(big.grad().isnan().any().item<bool>());
+  EXPECT_THROW_MSG(F::prelu(in, tensor({0.1, 0.2}, o)), Error,
+                   "[prelu] weight must hold 1 value or one per channel (input.size(1) = 3), got a weight of shape [2].");
+  EXPECT_THROW_MSG(nn::Hardtanh(nn::HardtanhOptions().min_val(2).max_val(1)), Error, "Hardtanh: min_val (2.000000) must not be above max_val (1.000000).");
+  EXPECT_THROW_MSG(nn::PReLU(nn::PReLUOptions().num_parameters(0)), Error, "PReLU: num_parameters must be at least 1, got 0.");
+  EXPECT_THROW_MSG(F::softplus(x, F::SoftplusFuncOptions().beta(0)), Error, "[softplus] beta must not be zero.");
+}
+
 TEST_P(Layers, ConvTranspose2dMatchesADirectLoop) {
   Device d = GetParam();
   manual_seed(4);

@@ -100,6 +100,12 @@ TEST_P(Elementwise, ComparisonsGiveBool) {
   EXPECT_EQ(values(where(a > 1.5, a, b)), (V{3, 2, 3}));
   EXPECT_EQ(values(where(a > 1.5, a, 0.0)), (V{0, 2, 3}));
   EXPECT_EQ(values(a.masked_fill(a == 2, -1)), (V{1, -1, 3}));
+  Tensor m = tensor({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, o());
+  Tensor same = m;
+  EXPECT_TRUE(&m.masked_fill_(tensor({1.0, 0.0, 1.0}, o()) > 0, 0) == &m);  // a broadcast mask, in place
+  EXPECT_EQ(values(same), (V{0, 2, 0, 0, 5, 0}));
+  Tensor leaf = tensor({1.0, 2.0}, o()).requires_grad_();
+  EXPECT_THROW_MSG(leaf.masked_fill_(leaf > 1, 0), Error, "requires grad");
   EXPECT_EQ(values((a > 1).logical_and(b > 1)), (V{0, 1, 0}));
   EXPECT_EQ(values((a > 1).logical_not()), (V{1, 0, 0}));
 }

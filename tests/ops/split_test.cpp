@@ -36,6 +36,25 @@ TEST_P(Split, ChunkAndSplitAreViews) {
   EXPECT_EQ(values(w.grad()), (V{2, 2, 3, 3}));
 }
 
+TEST_P(Split, UnbindGivesTheSlicesAsViews) {
+  Tensor x = arange(6, o()).reshape({2, 3});
+  auto rows = x.unbind();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(values(rows[1]), (V{3, 4, 5}));
+  EXPECT_EQ(rows[1].sizes(), IntArrayRef({3}));
+  EXPECT_TRUE(rows[0].is_alias_of(x));
+  auto cols = unbind(x, -1);
+  ASSERT_EQ(cols.size(), 3u);
+  EXPECT_EQ(values(cols[2]), (V{2, 5}));
+  EXPECT_TRUE(zeros({0, 2}, o()).unbind().empty());
+  Tensor w = arange(4, o().dtype(kFloat)).requires_grad_();
+  auto parts = w.unbind();
+  (parts[1] * 2 + parts[3] * 5).backward();
+  EXPECT_EQ(values(w.grad()), (V{0, 2, 0, 5}));
+  EXPECT_THROW_MSG(tensor(1.0, o()).unbind(), Error, "[unbind] dimension specified as 0 but tensor has no dimensions.");
+  EXPECT_THROW_MSG(x.unbind(2), Error, "[unbind] dimension out of range");
+}
+
 TEST_P(Split, Errors) {
   Tensor x = arange(10, o()).reshape({2, 5});
   EXPECT_THROW_MSG(x.chunk(0), Error, "[chunk] number of chunks must be greater than 0, got 0.");

@@ -102,6 +102,28 @@ struct MSELossFuncOptions {
   LOCUS_ARG(enumtype::Reduction, reduction);
 };
 
+struct BinaryCrossEntropyFuncOptions {
+  LOCUS_ARG(Tensor, weight) = {};
+  LOCUS_ARG(enumtype::Reduction, reduction) = kMean;
+};
+
+struct L1LossFuncOptions {
+  L1LossFuncOptions(enumtype::Reduction r = kMean) : reduction_(r) {}
+  LOCUS_ARG(enumtype::Reduction, reduction);
+};
+
+struct SmoothL1LossFuncOptions {
+  SmoothL1LossFuncOptions(enumtype::Reduction r = kMean) : reduction_(r) {}
+  LOCUS_ARG(enumtype::Reduction, reduction);
+  LOCUS_ARG(double, beta) = 1.0;
+};
+
+struct HuberLossFuncOptions {
+  HuberLossFuncOptions(enumtype::Reduction r = kMean) : reduction_(r) {}
+  LOCUS_ARG(enumtype::Reduction, reduction);
+  LOCUS_ARG(double, delta) = 1.0;
+};
+
 struct BinaryCrossEntropyWithLogitsFuncOptions {
   LOCUS_ARG(Tensor, weight) = {};
   LOCUS_ARG(enumtype::Reduction, reduction) = kMean;
@@ -174,6 +196,17 @@ struct ELUFuncOptions {
   LOCUS_ARG(bool, inplace) = false;
 };
 
+struct SoftplusFuncOptions {
+  LOCUS_ARG(double, beta) = 1.0;
+  LOCUS_ARG(double, threshold) = 20.0;
+};
+
+struct HardtanhFuncOptions {
+  LOCUS_ARG(double, min_val) = -1.0;
+  LOCUS_ARG(double, max_val) = 1.0;
+  LOCUS_ARG(bool, inplace) = false;
+};
+
 struct SELUFuncOptions {
   SELUFuncOptions(bool inplace = false) : inplace_(inplace) {}
   LOCUS_ARG(bool, inplace);
@@ -213,6 +246,14 @@ Tensor silu(const Tensor& input);
 /// x where x > 0, else alpha * (exp(x) - 1). inplace writes into input when no graph is being
 /// recorded through it (as relu); otherwise the result is a new tensor.
 Tensor elu(const Tensor& input, const ELUFuncOptions& options = {});
+/// log(1 + exp(beta x)) / beta, and x itself where beta x > threshold.
+Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options = {});
+/// x * tanh(softplus(x)).
+Tensor mish(const Tensor& input);
+/// x clamped to [min_val, max_val].
+Tensor hardtanh(const Tensor& input, const HardtanhFuncOptions& options = {});
+/// max(0, x) + weight * min(0, x); weight has one element or one per channel (dim 1).
+Tensor prelu(const Tensor& input, const Tensor& weight);
 /// scale * elu(x, alpha) with PyTorch's constants (alpha 1.6732632423543772, scale 1.0507009873554805).
 Tensor selu(const Tensor& input, const SELUFuncOptions& options = {});
 /// input / max(||input||_p over dim, eps), as torch.nn.functional.normalize (a zero slice stays 0).
@@ -237,6 +278,14 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOpti
 /// label smoothing as PyTorch.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options = {});
 Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options = {});
+/// -(t log(x) + (1 - t) log(1 - x)) for probabilities x, each log clamped at -100 (as PyTorch).
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const BinaryCrossEntropyFuncOptions& options = {});
+/// |x - t|.
+Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options = {});
+/// 0.5 (x - t)^2 / beta where |x - t| < beta, else |x - t| - 0.5 beta (l1 at beta 0).
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1LossFuncOptions& options = {});
+/// 0.5 (x - t)^2 where |x - t| <= delta, else delta (|x - t| - 0.5 delta).
+Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossFuncOptions& options = {});
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
 /// input [N, C, H, W], weight [O, C/groups, kh, kw]: im2col + GEMM on the input's device.

@@ -1,9 +1,11 @@
 #pragma once
-// ReLU, LeakyReLU, ELU, SELU, GELU, Sigmoid, Tanh, Softmax, LogSoftmax, Identity, Dropout, Dropout2d,
-// Dropout3d (parameter-free layers).
+// ReLU, LeakyReLU, ELU, SELU, GELU, SiLU, Mish, Softplus, Hardtanh, Sigmoid, Tanh, Softmax,
+// LogSoftmax, Identity, Dropout, Dropout2d, Dropout3d (parameter-free layers), and PReLU (a learned
+// slope).
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/module.h"
+#include "locus/nn/modules/linear.h"  // LOCUS_PLACEMENT_ARGS
 
 namespace locus::nn {
 
@@ -169,5 +171,61 @@ class Dropout3dImpl : public Cloneable<Dropout3dImpl> {
   Dropout3dOptions options;
 };
 LOCUS_MODULE(Dropout3d);
+
+class SiLUImpl : public Cloneable<SiLUImpl> {
+ public:
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::silu(input); }
+};
+LOCUS_MODULE(SiLU);
+
+class MishImpl : public Cloneable<MishImpl> {
+ public:
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::mish(input); }
+};
+LOCUS_MODULE(Mish);
+
+using SoftplusOptions = functional::SoftplusFuncOptions;
+class SoftplusImpl : public Cloneable<SoftplusImpl> {
+ public:
+  void reset() override {}
+  explicit SoftplusImpl(const SoftplusOptions& options = {}) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::softplus(input, options); }
+  SoftplusOptions options;
+};
+LOCUS_MODULE(Softplus);
+
+using HardtanhOptions = functional::HardtanhFuncOptions;
+class HardtanhImpl : public Cloneable<HardtanhImpl> {
+ public:
+  void reset() override;
+  explicit HardtanhImpl(const HardtanhOptions& options = {}) : options(options) { reset(); }
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::hardtanh(input, options); }
+  HardtanhOptions options;
+};
+LOCUS_MODULE(Hardtanh);
+
+struct PReLUOptions {
+  LOCUS_ARG(int64_t, num_parameters) = 1;
+  LOCUS_ARG(double, init) = 0.25;
+  LOCUS_PLACEMENT_ARGS;
+};
+/// max(0, x) + weight * min(0, x) with a learned weight of num_parameters slopes (1, or one per
+/// channel), each initialised to `init`.
+class PReLUImpl : public Cloneable<PReLUImpl> {
+ public:
+  explicit PReLUImpl(const PReLUOptions& options = {});
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::prelu(input, weight); }
+  PReLUOptions options;
+  Tensor weight;
+};
+LOCUS_MODULE(PReLU);
 
 }  // namespace locus::nn

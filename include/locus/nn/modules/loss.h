@@ -1,5 +1,5 @@
 #pragma once
-// CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss.
+// CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss, BCELoss, L1Loss, SmoothL1Loss, HuberLoss.
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/module.h"
@@ -51,5 +51,49 @@ class BCEWithLogitsLossImpl : public Cloneable<BCEWithLogitsLossImpl> {
   BCEWithLogitsLossOptions options;
 };
 LOCUS_MODULE(BCEWithLogitsLoss);
+
+using BCELossOptions = functional::BinaryCrossEntropyFuncOptions;
+class BCELossImpl : public Cloneable<BCELossImpl> {
+ public:
+  void reset() override {}
+  explicit BCELossImpl(const BCELossOptions& options = {}) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, const Tensor& target) { return functional::binary_cross_entropy(input, target, options); }
+  BCELossOptions options;
+};
+LOCUS_MODULE(BCELoss);
+
+using L1LossOptions = functional::L1LossFuncOptions;
+class L1LossImpl : public Cloneable<L1LossImpl> {
+ public:
+  void reset() override {}
+  explicit L1LossImpl(const L1LossOptions& options = {}) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, const Tensor& target) { return functional::l1_loss(input, target, options); }
+  L1LossOptions options;
+};
+LOCUS_MODULE(L1Loss);
+
+using SmoothL1LossOptions = functional::SmoothL1LossFuncOptions;
+class SmoothL1LossImpl : public Cloneable<SmoothL1LossImpl> {
+ public:
+  void reset() override {}
+  explicit SmoothL1LossImpl(const SmoothL1LossOptions& options = {}) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, const Tensor& target) { return functional::smooth_l1_loss(input, target, options); }
+  SmoothL1LossOptions options;
+};
+LOCUS_MODULE(SmoothL1Loss);
+
+using HuberLossOptions = functional::HuberLossFuncOptions;
+class HuberLossImpl : public Cloneable<HuberLossImpl> {
+ public:
+  void reset() override {}
+  explicit HuberLossImpl(const HuberLossOptions& options = {}) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, const Tensor& target) { return functional::huber_loss(input, target, options); }
+  HuberLossOptions options;
+};
+LOCUS_MODULE(HuberLoss);
 
 }  // namespace locus::nn
