@@ -1,0 +1,214 @@
+// LSTM, GRU and RNN (include/locus/nn/modules/rnn.h), composed from differentiable ops: per layer
+// and direction one GEMM projects every time step's input, then each step adds the hidden state's
+// product and applies the cell's gates.
+#include "locus/nn/modules/rnn.h"
+
+#include <cmath>
+#include <ostream>
+#include <string>
+
+#include "locus/error.h"
+#include "locus/factory.h"
+#include "locus/functions.h"
+#include "locus/nn/functional.h"
+#include "locus/nn/init.h"
+#include "ops/checks.h"
+
+namespace locus::nn {
+namespace detail {
+
+// A layer's parameter placement (src/nn/modules.cpp).
+TensorOptions placement(const std::optional<Device>& device, const std::optional<ScalarType>& dtype);
+
+namespace {
+int64_t gates_of(RecurrentKind k) {
+  switch (k) {
+    case RecurrentKind::LSTM: return 4;
+    case RecurrentKind::GRU: return 3;
+    default: return 1;
+  }
+}
+}  // namespace
+
+void RecurrentBase::reset_base(const Shape& s) {
+  const char* name = s.kind == RecurrentKind::LSTM ? "LSTM" : s.kind == RecurrentKind::GRU ? "GRU" : "RNN";
+  if (s.input_size < 1 || s.hidden_size < 1 || s.num_layers < 1)
+    throw Error(std::string(name) + ": input_size, hidden_size and num_layers must be positive, got " +
+                std::to_string(s.input_size) + ", " + std::to_string(s.hidden_size) + " and " +
+                std::to_string(s.num_layers) + ".");
+  if (!(s.dropout >= 0 && s.dropout <= 1))
+    throw Error(std::string(name) + ": dropout should be a number in range [0, 1] representing the probability of an "
+                "element being zeroed, got " + std::to_string(s.dropout) + ".");
+  shape_ = s;
+  layers_.clear();
+  const int64_t dirs = s.bidirectional ? 2 : 1, rows = gates_of(s.kind) * s.hidden_size;
+  const TensorOptions o = placement(s.device, s.dtype);
+  const double bound = 1.0 / std::sqrt(static_cast<double>(s.hidden_size));
+  for (int64_t layer = 0; layer < s.num_layers; ++layer)
+    for (int64_t dir = 0; dir < dirs; ++dir) {
+      const std::string suffix = std::to_string(layer) + (dir == 1 ? "_reverse" : "");
+      const int64_t in = layer == 0 ? s.input_size : s.hidden_size * dirs;
+      std::vector<Tensor> p;
+      p.push_back(register_parameter("weight_ih_l" + suffix, empty({rows, in}, o)));
+      p.push_back(register_parameter("weight_hh_l" + suffix, empty({rows, s.hidden_size}, o)));
+      if (s.bias) {
+        p.push_back(register_parameter("bias_ih_l" + suffix, empty({rows}, o)));
+        p.push_back(register_parameter("bias_hh_l" + suffix, empty({rows}, o)));
+      } else {
+        p.resize(4);
+      }
+      for (Tensor& t : p)
+        if (t.defined()) init::uniform_(t, -bound, bound);
+      layers_.push_back(std::move(p));
+    }
+}
+
+std::vector<Tensor> RecurrentBase::all_weights() const {
+  std::vector<Tensor> out;
+  for (const auto& p : layers_)
+    for (const Tensor& t : p)
+      if (t.defined()) out.push_back(t);
+  return out;
+}
+
+std::tuple<Tensor, Tensor, Tensor> RecurrentBase::run(const Tensor& input, const Tensor& h0_in, const Tensor& c0_in,
+                                                      const char* name) {
+  const Shape& s = shape_;
+  const std::string who = name;
+  if (input.dim() != 2 && input.dim() != 3)
+    throw Error(who + ": Expected input to be 2D (unbatched) or 3D, got " + std::to_string(input.dim()) +
+                "D instead (" + ops::shape_str(input.sizes()) + ").");
+  const Tensor& w0 = layers_[0][0];
+  check_input_device(input, "weight_ih_l0", w0);
+  if (input.scalar_type() != w0.scalar_type())
+    throw Error(who + ": input must have the type " + std::string(dtype_name(w0.scalar_type())) + ", got type " +
+                dtype_name(input.scalar_type()) + "; convert it with .to() or the module with ->to().");
+  const bool batched = input.dim() == 3;
+  // [L, N, in]
+  const Tensor x = batched ? (s.batch_first ? input.transpose(0, 1) : input) : input.unsqueeze(1);
+  if (x.size(2) != s.input_size)
+    throw Error(who + ": input.size(-1) must be equal to input_size. Expected " + std::to_string(s.input_size) +
+                ", got " + std::to_string(x.size(2)) + ".");
+  const int64_t dirs = s.bidirectional ? 2 : 1, len = x.size(0), n = x.size(1), hs = s.hidden_size;
+  auto initial = [&](const Tensor& t, const char* which) -> Tensor {
+    std::vector<int64_t> want = {s.num_layers * dirs, n, hs};
+    if (!batched) want.erase(want.begin() + 1);
+    if (!t.defined()) return zeros({s.num_layers * dirs, n, hs}, x.options());
+    check_input_device(t, "weight_ih_l0", w0);
+    if (t.sizes() != IntArrayRef(want))
+      throw Error(who + ": Expected " + which + " size " + ops::shape_str(want) + ", got " + ops::shape_str(t.sizes()) +
+                  ".");
+    return batched ? t : t.unsqueeze(1);
+  };
+  const bool lstm = s.kind == RecurrentKind::LSTM;
+  const Tensor h0 = initial(h0_in, lstm ? "hidden[0]" : "hidden"), c0 = lstm ? initial(c0_in, "hidden[1]") : Tensor();
+  std::vector<Tensor> hn, cn;
+  Tensor layer_in = x;
+  for (int64_t layer = 0; layer < s.num_layers; ++layer) {
+    std::vector<Tensor> outs;
+    for (int64_t dir = 0; dir < dirs; ++dir) {
+      const std::vector<Tensor>& p = layers_[static_cast<size_t>(layer * dirs + dir)];
+      Tensor xw = layer_in.matmul(p[0].t());  // every step's input projection: [L, N, gates * hidden]
+      if (p[2].defined()) xw = xw + p[2];
+      const Tensor w_hh = p[1].t();
+      Tensor h = h0.select(0, layer * dirs + dir), c = lstm ? c0.select(0, layer * dirs + dir) : Tensor();
+      std::vector<Tensor> steps(static_cast<size_t>(len));
+      for (int64_t k = 0; k < len; ++k) {
+        const int64_t t = dir == 0 ? k : len - 1 - k;
+        Tensor hw = h.matmul(w_hh);
+        if (p[3].defined()) hw = hw + p[3];
+        const Tensor xt = xw.select(0, t);
+        switch (s.kind) {
+          case RecurrentKind::LSTM: {  // gates i, f, g, o
+            const std::vector<Tensor> g = (xt + hw).chunk(4, 1);
+            c = g[1].sigmoid() * c + g[0].sigmoid() * g[2].tanh();
+            h = g[3].sigmoid() * c.tanh();
+            break;
+          }
+          case RecurrentKind::GRU: {  // gates r, z, n; the reset gate scales the hidden part of n
+            const std::vector<Tensor> gx = xt.chunk(3, 1), gh = hw.chunk(3, 1);
+            const Tensor r = (gx[0] + gh[0]).sigmoid(), z = (gx[1] + gh[1]).sigmoid();
+            const Tensor cand = (gx[2] + r * gh[2]).tanh();
+            h = (1 - z) * cand + z * h;
+            break;
+          }
+          case RecurrentKind::RNNTanh: h = (xt + hw).tanh(); break;
+          case RecurrentKind::RNNRelu: h = (xt + hw).relu(); break;
+        }
+        steps[static_cast<size_t>(t)] = h;
+      }
+      outs.push_back(stack(steps, 0));
+      hn.push_back(h);
+      if (lstm) cn.push_back(c);
+    }
+    layer_in = dirs == 2 ? cat(outs, 2) : outs[0];
+    if (s.dropout > 0 && is_training() && layer + 1 < s.num_layers)  // between layers, not after the last
+      layer_in = functional::dropout(layer_in, functional::DropoutFuncOptions().p(s.dropout).training(true));
+  }
+  Tensor out = layer_in, h_n = stack(hn, 0), c_n = lstm ? stack(cn, 0) : Tensor();
+  if (!batched) {
+    out = out.squeeze(1);
+    h_n = h_n.squeeze(1);
+    if (lstm) c_n = c_n.squeeze(1);
+  } else if (s.batch_first) {
+    out = out.transpose(0, 1);
+  }
+  return {out, h_n, c_n};
+}
+
+void RecurrentBase::print(std::ostream& stream, const char* name) const {
+  stream << std::boolalpha << "locus::nn::" << name << "(input_size=" << shape_.input_size
+         << ", hidden_size=" << shape_.hidden_size << ", num_layers=" << shape_.num_layers << ", bias=" << shape_.bias
+         << ", batch_first=" << shape_.batch_first << ", dropout=" << shape_.dropout
+         << ", bidirectional=" << shape_.bidirectional;
+}
+
+}  // namespace detail
+
+namespace {
+template <class O>
+detail::RecurrentBase::Shape shape_of(detail::RecurrentKind kind, const O& o) {
+  return {kind, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(), o.batch_first(), o.bidirectional(),
+          o.dropout(), o.device(), o.dtype()};
+}
+}  // namespace
+
+LSTMImpl::LSTMImpl(const LSTMOptions& options_) : options(options_) { reset(); }
+void LSTMImpl::reset() { reset_base(shape_of(detail::RecurrentKind::LSTM, options)); }
+void LSTMImpl::pretty_print(std::ostream& stream) const {
+  print(stream, "LSTM");
+  stream << ")";
+}
+std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& input,
+                                                                 std::optional<std::tuple<Tensor, Tensor>> hx) {
+  auto [out, h, c] = run(input, hx ? std::get<0>(*hx) : Tensor(), hx ? std::get<1>(*hx) : Tensor(), "LSTM");
+  return {out, {h, c}};
+}
+
+GRUImpl::GRUImpl(const GRUOptions& options_) : options(options_) { reset(); }
+void GRUImpl::reset() { reset_base(shape_of(detail::RecurrentKind::GRU, options)); }
+void GRUImpl::pretty_print(std::ostream& stream) const {
+  print(stream, "GRU");
+  stream << ")";
+}
+std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
+  auto [out, h, c] = run(input, hx, Tensor(), "GRU");
+  return {out, h};
+}
+
+RNNImpl::RNNImpl(const RNNOptions& options_) : options(options_) { reset(); }
+void RNNImpl::reset() {
+  reset_base(shape_of(options.nonlinearity() == RNNNonlinearity::Tanh ? detail::RecurrentKind::RNNTanh
+                                                                      : detail::RecurrentKind::RNNRelu,
+                      options));
+}
+void RNNImpl::pretty_print(std::ostream& stream) const {
+  print(stream, "RNN");
+  stream << ", nonlinearity=" << (options.nonlinearity() == RNNNonlinearity::Tanh ? "tanh" : "relu") << ")";
+}
+std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
+  auto [out, h, c] = run(input, hx, Tensor(), "RNN");
+  return {out, h};
+}
+
+}  // namespace locus::nn
