@@ -239,6 +239,14 @@ TEST_P(Layers, ConvTranspose2dMatchesADirectLoop) {
                    "[conv_transpose2d] output padding must be smaller than either stride or dilation, but got output_padding_height: 2");
   EXPECT_THROW_MSG(F::conv_transpose2d(s, up->weight, F::ConvTranspose2dFuncOptions().padding(3)), Error,
                    "[conv_transpose2d] the output would be 0x0 for input [1, 2, 4, 4] and weight [2, 1, 3, 3]; use less padding.");
+  EXPECT_THROW_MSG(F::conv_transpose2d(s, up->weight.view({2, 1, 9})), Error,
+                   "[conv_transpose2d] expected a 4-D weight [in_channels, out_channels/groups, kh, kw], got [2, 1, 9].");
+  EXPECT_THROW_MSG(F::conv_transpose2d(s, up->weight, F::ConvTranspose2dFuncOptions().groups(3)), Error,
+                   "[conv_transpose2d] groups (3) must be positive and divide in_channels (2).");
+  EXPECT_THROW_MSG(F::conv_transpose2d(s, up->weight, F::ConvTranspose2dFuncOptions().bias(zeros({2}, device(d)))), Error,
+                   "[conv_transpose2d] expected a bias of 1 elements (out_channels), got [2].");
+  EXPECT_THROW_MSG(F::conv_transpose2d(s, up->weight, F::ConvTranspose2dFuncOptions().stride(0)), Error,
+                   "[conv_transpose2d] stride and dilation must be positive, padding and output_padding non-negative.");
   EXPECT_THROW_MSG(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(4, 3, 3).groups(2)), Error,
                    "ConvTranspose2d: in_channels (4) and out_channels (3) must be divisible by groups (2).");
 }
