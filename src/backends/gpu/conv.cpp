@@ -23,9 +23,14 @@ constexpr int64_t kOcPerItem = 16, kRowsPerItem = 4, kTile = 1024, kMaxTaps = 25
 // im2col + CLBlast at every stride-1 kernel larger than 1x1 tried, 1 to 512 channels (the demo's
 // two convolutions 2.5-2.9x, 64 -> 64 at 14x14 2.7x, 512 -> 512 at 4x4 1.6x, forward + backward
 // together; docs/benchmarks.md, 2026-11-26 stop 26); a 1x1 convolution is a GEMM (about even), and
-// stays one. On a GPU nothing has been measured yet: there the vendor GEMM is far stronger, so the
+// stays one. On a GPU the vendor GEMM is far stronger, so the
 // direct kernels take only convolutions whose GEMM has a short inner dimension (c*kh*kw <= 144, the
 // demo's), where im2col's column buffer and the separate bias passes cost more than the product.
+// Measured on an NVIDIA H200 (2026-11-27, the demo's CNN, one epoch): through NVIDIA's OpenCL
+// driver the direct kernels trained in 3.5 s against im2col + CLBlast's 7.6 s; through CUDA they
+// took 32.1 s against im2col + cuBLAS's 0.77 s, because without a stream-safe scratch buffer
+// (Caps::two_pass_reduce) the weight gradient cannot split the images over work-groups and runs
+// the whole batch on one or two of the 132 SMs. So a GPU takes them only with the split.
 constexpr int64_t kMaxGpuReduction = 16 * 9;
 
 // A tile of outputs: at most 32 x (256 / width) work-items, each kRowsPerItem rows, split
@@ -79,8 +84,9 @@ bool GpuBackend::conv2d_takes(int index, ScalarType dtype, int64_t oc, const Im2
   const Caps c = caps(index);
   if (dtype != kFloat && !(dtype == kDouble && c.fp64)) return false;
   if (p.sh != 1 || p.sw != 1 || p.kh * p.kw > kMaxTaps || p.kh * p.kw == 1) return false;
-  // a GPU (not yet measured) only where the GEMM's inner dimension is small; see kMaxGpuReduction
-  if (!props(index).runs_on_host_cpu && p.c * p.kh * p.kw > kMaxGpuReduction) return false;
+  // a GPU only where the GEMM's inner dimension is small and the weight gradient can split the
+  // images over work-groups (two_pass_reduce); see kMaxGpuReduction
+  if (!props(index).runs_on_host_cpu && (p.c * p.kh * p.kw > kMaxGpuReduction || !c.two_pass_reduce)) return false;
   if (p.n <= 0 || p.oh <= 0 || p.ow <= 0 || c.local < kWgMinR) return false;
   // the input gradient's padding, (kh - 1) * dh - ph, must fit the kernel's int32 arithmetic
   if (std::max({p.h, p.w, p.oh, p.ow, p.ph, p.pw, p.dh * p.kh, p.dw * p.kw}) > (int64_t{1} << 30)) return false;
