@@ -60,6 +60,8 @@ Runtime::Runtime() : DeviceTable("cuda", "CUDA") {
     cd->dev = dev;
     cd->cc_major = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     cd->cc_minor = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    cd->memory_pools = d.cuMemPoolCreate && d.cuMemPoolSetAttribute && d.cuMemAllocFromPoolAsync && d.cuMemFreeAsync &&
+                       attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED);
     char name[256] = {};
     if (d.cuDeviceGetName(name, sizeof name, dev) != CUDA_SUCCESS) std::snprintf(name, sizeof name, "CUDA device %d", i);
     size_t total = 0;

@@ -26,6 +26,7 @@ struct Blas;          // gemm.cpp
 struct CuDevice {
   CUdevice dev = 0;
   int cc_major = 0, cc_minor = 0;
+  bool memory_pools = false;  // the stream-ordered allocator works here (Caps::two_pass_reduce)
   backend::DeviceProps props;
 
   std::once_flag ctx_once;
@@ -34,6 +35,9 @@ struct CuDevice {
   std::mutex mu;            // guards the lazily created members below
   Blas* blas = nullptr;
   std::vector<bool> peer_enabled;  // cuCtxEnablePeerAccess done towards device i
+
+  std::once_flag pool_once;
+  CUmemoryPool scratch_pool = nullptr;  // CudaBackend::scratch_alloc's, made on first use
 };
 
 /// device(index) is the device without touching its context; bind(index) makes that current.

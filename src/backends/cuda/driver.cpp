@@ -21,23 +21,27 @@ void Driver::load(const char* library) {
     return;
   }
   std::string missing;
-  auto resolve = [&](void** slot, const char* symbol, const char* fallback) {
+  auto resolve = [&](void** slot, const char* symbol, const char* fallback, bool required) {
     *slot = dlsym(lib, symbol);
     // a driver older than the header may only have the ABI-identical unversioned symbol
     if (!*slot && fallback && std::strcmp(symbol, fallback) != 0) *slot = dlsym(lib, fallback);
-    if (!*slot) missing += (missing.empty() ? "" : ", ") + std::string(symbol);
+    if (!*slot && required) missing += (missing.empty() ? "" : ", ") + std::string(symbol);
   };
 #define LOCUS_CU_FN(name)                                                                   \
   resolve(reinterpret_cast<void**>(&name), LOCUS_CU_STR(name),                              \
-          std::strcmp(#name, "cuEventElapsedTime") == 0 ? #name : nullptr);
+          std::strcmp(#name, "cuEventElapsedTime") == 0 ? #name : nullptr, true);
+#define LOCUS_CU_OPT(name) resolve(reinterpret_cast<void**>(&name), LOCUS_CU_STR(name), nullptr, false);
 #include "backends/cuda/driver_functions.inc"
+#undef LOCUS_CU_OPT
 #undef LOCUS_CU_FN
   if (!missing.empty()) {
     reason = std::string("no driver: ") + library + " lacks " + missing +
              " (a driver older than CUDA 11?); update the NVIDIA driver";
     dlclose(lib);
 #define LOCUS_CU_FN(name) name = nullptr;
+#define LOCUS_CU_OPT(name) name = nullptr;
 #include "backends/cuda/driver_functions.inc"
+#undef LOCUS_CU_OPT
 #undef LOCUS_CU_FN
     return;
   }

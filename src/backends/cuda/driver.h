@@ -20,10 +20,12 @@ struct Driver {
   int version = 0;     // cuDriverGetVersion: 12040 for 12.4
 
 #define LOCUS_CU_FN(name) decltype(&::name) name = nullptr;
+#define LOCUS_CU_OPT(name) LOCUS_CU_FN(name)
 #include "backends/cuda/driver_functions.inc"
+#undef LOCUS_CU_OPT
 #undef LOCUS_CU_FN
 
-  /// Opens `library` and resolves every entry point; on failure `loaded` stays false and
+  /// Opens `library` and resolves every entry point (the optional ones may stay nullptr); on failure `loaded` stays false and
   /// `reason` says why. Does not call cuInit.
   void load(const char* library);
 };

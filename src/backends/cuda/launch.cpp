@@ -10,10 +10,12 @@
 namespace locus::cuda {
 
 gpu::Caps CudaBackend::caps(int index) {
-  Runtime::get().device(index);  // throws for a bad index
+  const CuDevice& d = Runtime::get().device(index);  // throws for a bad index
   gpu::Caps c;
   c.local = 256;  // reduce.cl's RGROUP
   c.max_grid_yz = 65535;
+  c.two_pass_reduce = d.memory_pools;  // scratch_alloc: freed in stream order
+  c.direct_conv = false;               // im2col + cuBLAS measured faster (gpu/conv.cpp)
   return c;
 }
 

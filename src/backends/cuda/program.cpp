@@ -51,6 +51,7 @@ const std::vector<KernelUse>& kernel_uses() {
       {"copy.cl", "copy_cast", false},        {"copy.cl", "fill", false},
       {"copy.cl", "fill_linear", false},      {"copy.cl", "where_select", false},
       {"reduce.cl", "reduce_serial", false},  {"reduce.cl", "reduce_group", false},
+      {"reduce.cl", "reduce_partial", false}, {"reduce.cl", "reduce_finish", false},
       {"reduce.cl", "softmax_serial", true},  {"reduce.cl", "softmax_group", true},
       {"index.cl", "index_op", false},        {"im2col.cl", "im2col", false},
       {"im2col.cl", "col2im", false},         {"random.cl", "random_fill", false},

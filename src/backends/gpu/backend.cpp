@@ -38,6 +38,10 @@ void GpuBackend::raw_free(int index, void* base) noexcept {
   }
 }
 
+void* GpuBackend::scratch_alloc(int index, StreamHandle, size_t bytes) { return raw_alloc(index, bytes); }
+
+void GpuBackend::scratch_free(int index, StreamHandle, void* p) noexcept { raw_free(index, p); }
+
 void GpuBackend::host_free(int index, void* ptr, void* ctx) noexcept {
   if (!ctx) return;
   try {

@@ -26,11 +26,12 @@ constexpr int64_t kOcPerItem = 16, kRowsPerItem = 4, kTile = 1024, kMaxTaps = 25
 // stays one. On a GPU the vendor GEMM is far stronger, so the
 // direct kernels take only convolutions whose GEMM has a short inner dimension (c*kh*kw <= 144, the
 // demo's), where im2col's column buffer and the separate bias passes cost more than the product.
-// Measured on an NVIDIA H200 (2026-11-27, the demo's CNN, one epoch): through NVIDIA's OpenCL
-// driver the direct kernels trained in 3.5 s against im2col + CLBlast's 7.6 s; through CUDA they
-// took 32.1 s against im2col + cuBLAS's 0.77 s, because without a stream-safe scratch buffer
-// (Caps::two_pass_reduce) the weight gradient cannot split the images over work-groups and runs
-// the whole batch on one or two of the 132 SMs. So a GPU takes them only with the split.
+// Measured on an NVIDIA H200 (2026-11-27, the demo's CNN, one epoch, kernels cached): through
+// NVIDIA's OpenCL driver the direct kernels trained in 3.5 s against im2col + CLBlast's 7.6 s;
+// through CUDA in 32.1 s against im2col + cuBLAS's 0.77-0.97 s while the weight gradient could
+// not split the images over work-groups (no scratch buffer: it ran the whole batch on one or two
+// of the 132 SMs), and still in 3.1 s with the split. So CUDA never takes them
+// (Caps::direct_conv), and another GPU only with the split (Caps::two_pass_reduce).
 constexpr int64_t kMaxGpuReduction = 16 * 9;
 
 // A tile of outputs: at most 32 x (256 / width) work-items, each kRowsPerItem rows, split
@@ -84,9 +85,11 @@ bool GpuBackend::conv2d_takes(int index, ScalarType dtype, int64_t oc, const Im2
   const Caps c = caps(index);
   if (dtype != kFloat && !(dtype == kDouble && c.fp64)) return false;
   if (p.sh != 1 || p.sw != 1 || p.kh * p.kw > kMaxTaps || p.kh * p.kw == 1) return false;
-  // a GPU only where the GEMM's inner dimension is small and the weight gradient can split the
-  // images over work-groups (two_pass_reduce); see kMaxGpuReduction
-  if (!props(index).runs_on_host_cpu && (p.c * p.kh * p.kw > kMaxGpuReduction || !c.two_pass_reduce)) return false;
+  // a GPU only where the runtime allows it, the GEMM's inner dimension is small and the weight
+  // gradient can split the images over work-groups; see kMaxGpuReduction
+  if (!props(index).runs_on_host_cpu &&
+      (!c.direct_conv || !c.two_pass_reduce || p.c * p.kh * p.kw > kMaxGpuReduction))
+    return false;
   if (p.n <= 0 || p.oh <= 0 || p.ow <= 0 || c.local < kWgMinR) return false;
   // the input gradient's padding, (kh - 1) * dh - ph, must fit the kernel's int32 arithmetic
   if (std::max({p.h, p.w, p.oh, p.ow, p.ph, p.pw, p.dh * p.kh, p.dw * p.kw}) > (int64_t{1} << 30)) return false;
@@ -159,7 +162,7 @@ bool GpuBackend::conv2d_backward(int index, StreamHandle s, ScalarType dtype, Bu
   splits = (p.n + a.per_split - 1) / a.per_split;
   const size_t esize = dtype == kDouble ? 8 : 4;
   void* tmp = nullptr;
-  if (splits > 1 && c.two_pass_reduce) tmp = raw_alloc(index, static_cast<size_t>(splits * oc * rows) * esize);
+  if (splits > 1 && c.two_pass_reduce) tmp = scratch_alloc(index, s, static_cast<size_t>(splits * oc * rows) * esize);
   if (!tmp) {
     a.per_split = static_cast<int32_t>(p.n);
     splits = 1;
@@ -185,10 +188,10 @@ bool GpuBackend::conv2d_backward(int index, StreamHandle s, ScalarType dtype, Bu
           .arg(a)
           .run1d(oc * rows);
   } catch (...) {
-    if (tmp) raw_free(index, tmp);
+    if (tmp) scratch_free(index, s, tmp);
     throw;
   }
-  if (tmp) raw_free(index, tmp);  // Caps::two_pass_reduce: the runtime defers it past the kernels
+  if (tmp) scratch_free(index, s, tmp);  // in stream order, after the kernels (scratch_alloc)
   return true;
 }
 

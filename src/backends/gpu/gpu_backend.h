@@ -89,8 +89,9 @@ struct Caps {
   bool fp64 = true;                // float64 kernels build and run
   bool int64_atomics = true;       // scatter_add on int64 / float64
   bool fixed_op_programs = false;  // large elementwise launches get an op-specialised program
-  bool two_pass_reduce = false;    // few long reductions split over groups; raw_free must be stream-safe
+  bool two_pass_reduce = false;    // few long reductions split over groups, through scratch_alloc
   bool row_items = false;          // strided elementwise launches take a row per work-item (CPU drivers)
+  bool direct_conv = true;         // conv.cl's direct kernels may beat im2col + the vendor GEMM (gpu/conv.cpp)
   int64_t max_grid_yz = 0;         // limit on groups[1] and groups[2]; 0: none
 };
 
@@ -130,6 +131,14 @@ class GpuBackend : public backend::Backend {
   /// The vendor BLAS: runs `g` (m, n and batch > 0) and returns true, or returns false for a
   /// dtype or layout it does not take (gemm then runs gemm_tiled).
   virtual bool blas_gemm(int index, StreamHandle s, const Gemm& g) = 0;
+  /// Scratch memory for kernels about to be enqueued on stream `s`, where Caps::two_pass_reduce
+  /// (split reductions, the direct convolution's weight gradient); nullptr when there is none
+  /// (the caller then takes its one-pass path). scratch_free follows the enqueues at once, so it
+  /// must not disturb them: the default is raw_alloc and raw_free, right where the runtime's free
+  /// waits for the kernels using the buffer (OpenCL's clReleaseMemObject); CUDA uses the
+  /// stream-ordered allocator instead.
+  virtual void* scratch_alloc(int index, StreamHandle s, size_t bytes);
+  virtual void scratch_free(int index, StreamHandle s, void* p) noexcept;
 
   // ---- around the hooks, once for every runtime ----------------------------------------------
   /// Empty copies are skipped (an empty recorded copy only records), the rest go to host_copy.

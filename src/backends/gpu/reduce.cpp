@@ -83,7 +83,7 @@ void GpuBackend::reduce(int index, StreamHandle s, backend::ReduceOp op, const T
   if (caps.two_pass_reduce && group && parts >= 2 && g.out_numel <= kPartialOutputs) {
     const int64_t slots = g.out_numel * parts;
     const size_t acc_bytes = static_cast<size_t>(slots) * 8;  // ACC is at most 8 bytes
-    if (void* tmp = raw_alloc(index, acc_bytes * 2 + static_cast<size_t>(slots) * 4)) {
+    if (void* tmp = scratch_alloc(index, s, acc_bytes * 2 + static_cast<size_t>(slots) * 4)) {
       const Buffer pacc{tmp, 0}, pidx{tmp, acc_bytes}, pfirst{tmp, acc_bytes * 2};
       try {
         Launch(*this, index, s, kernel(index, "reduce.cl", in.dtype, "reduce_partial", options))
@@ -106,10 +106,10 @@ void GpuBackend::reduce(int index, StreamHandle s, backend::ReduceOp op, const T
             .arg(parts)
             .run1d(g.out_numel);
       } catch (...) {
-        raw_free(index, tmp);
+        scratch_free(index, s, tmp);
         throw;
       }
-      raw_free(index, tmp);
+      scratch_free(index, s, tmp);
       return;
     }
   }

@@ -42,6 +42,20 @@ TEST(CudaNvrtc, EveryKernelFileAndKernelIsCovered) {
     EXPECT_NE(src.find(std::string("KERNEL void ") + u.name + "("), std::string::npos)
         << u.file << " defines no kernel " << u.name << " (renamed?)";
   }
+  // and every kernel of those files: a kernel left out is refused at its first launch on a GPU,
+  // which CI (no GPU) never makes (reduce.cl's two-pass kernels were, until an H200 ran them)
+  for (const std::string& f : files) {
+    const std::string src(kernels::source(f)), tag = "KERNEL void ";
+    for (size_t at = src.find(tag); at != std::string::npos; at = src.find(tag, at + 1)) {
+      const size_t begin = at + tag.size(), end = src.find('(', begin);
+      ASSERT_NE(end, std::string::npos) << f;
+      const std::string name = src.substr(begin, end - begin);
+      const bool listed = std::any_of(kernel_uses().begin(), kernel_uses().end(),
+                                      [&](const KernelUse& u) { return f == u.file && name == u.name; });
+      EXPECT_TRUE(listed) << f << " kernel " << name << " has no entry in cuda::kernel_uses() "
+                          << "(src/backends/cuda/program.cpp): launching it on CUDA throws";
+    }
+  }
 }
 
 TEST(CudaNvrtc, TargetArchFollowsTheDevice) {
