@@ -14,7 +14,7 @@ static void check(bool ok, const char* what) {
   }
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   // 1. Availability and counts, per device type (torch.cuda.is_available(), device_count()).
   std::cout << std::boolalpha;
   std::cout << "cuda available: " << locus::cuda::is_available() << ", devices: " << locus::cuda::device_count()
@@ -62,4 +62,15 @@ int main(int argc, char** argv) {
   }
   std::cout << "choosing_device: all checks passed\n";
   return 0;
+}
+
+// A device that is not here (`example_choosing_device cuda:0` on a machine without one), a malformed name:
+// locus says what and how to fix it in a locus::Error; print it rather than abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const locus::Error& e) {
+    std::cerr << "example_choosing_device: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -14,7 +14,7 @@ static void check(bool ok, const char* what) {
   }
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   locus::Device device = argc > 1 ? locus::Device(argv[1]) : locus::best_device();
   std::cout << "device: " << device << "\n";
   locus::Device cpu(locus::kCPU);
@@ -59,4 +59,15 @@ int main(int argc, char** argv) {
   std::cout << "after the scope, randn({2}) is on " << locus::randn({2}).device() << "\n";
   std::cout << "create_on_device: all checks passed\n";
   return 0;
+}
+
+// A device that is not here (`example_create_on_device cuda:0` on a machine without one), a malformed name:
+// locus says what and how to fix it in a locus::Error; print it rather than abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const locus::Error& e) {
+    std::cerr << "example_create_on_device: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -84,7 +84,7 @@ static torch::optim::Adam make_optimizer(const std::vector<torch::Tensor>& param
   return torch::optim::Adam(parameters, torch::optim::AdamOptions(2e-4).betas(std::make_tuple(0.5, 0.5)));
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   std::string data = "/usr/share/datasets/fashion-mnist";
   int64_t batches = 3;
   torch::Device device = torch::best_device();
@@ -202,4 +202,15 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dir);
   std::cout << "dcgan: all checks passed\n";
   return 0;
+}
+
+// A device that is not here (`example_dcgan cuda:0` on a machine without one), a malformed name:
+// locus says what and how to fix it in a locus::Error; print it rather than abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const locus::Error& e) {
+    std::cerr << "example_dcgan: " << e.what() << "\n";
+    return 1;
+  }
 }

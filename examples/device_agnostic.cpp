@@ -29,7 +29,7 @@ class Points : public locus::data::datasets::BatchDataset<Points, locus::data::E
   locus::Tensor x_, y_;
 };
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   // 1. Choose the device up front (the tutorials' `"cuda" if is_available() else "cpu"`).
   locus::Device device = argc > 1 ? locus::Device(argv[1]) : locus::best_device();
   std::cout << "training on " << device << "\n";
@@ -81,4 +81,15 @@ int main(int argc, char** argv) {
   check(accuracy > 0.9, "the model learned the split");
   std::cout << "device_agnostic: all checks passed\n";
   return 0;
+}
+
+// A device that is not here (`example_device_agnostic cuda:0` on a machine without one), a malformed name:
+// locus says what and how to fix it in a locus::Error; print it rather than abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const locus::Error& e) {
+    std::cerr << "example_device_agnostic: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -19,7 +19,7 @@ static void check(bool ok, const char* what) {
   }
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   locus::Device device = locus::resolve_device(argc > 1 ? locus::Device(argv[1]) : locus::best_device());
   locus::Device cpu(locus::kCPU);
   int n_opencl = locus::device_count(locus::kOpenCL);
@@ -77,4 +77,15 @@ int main(int argc, char** argv) {
   locus::set_default_device(cpu);
   std::cout << "device_scopes: all checks passed\n";
   return 0;
+}
+
+// A device that is not here (`example_device_scopes cuda:0` on a machine without one), a malformed name:
+// locus says what and how to fix it in a locus::Error; print it rather than abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const locus::Error& e) {
+    std::cerr << "example_device_scopes: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -24,7 +24,7 @@ static void step(locus::nn::Sequential& model, int64_t batch, locus::Device devi
   locus::synchronize(device);
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   locus::Device device = locus::resolve_device(argc > 1 ? locus::Device(argv[1]) : locus::best_device());
   auto [free_bytes, total_bytes] = locus::mem_get_info(device);
   std::cout << "device: " << device << ", driver reports " << total_bytes / kMiB << " MiB total, "
@@ -75,4 +75,15 @@ int main(int argc, char** argv) {
   std::cout << locus::memory_summary(device);
   std::cout << "memory: all checks passed\n";
   return 0;
+}
+
+// A device that is not here (`example_memory cuda:0` on a machine without one), a malformed name:
+// locus says what and how to fix it in a locus::Error; print it rather than abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const locus::Error& e) {
+    std::cerr << "example_memory: " << e.what() << "\n";
+    return 1;
+  }
 }

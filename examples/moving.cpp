@@ -15,7 +15,7 @@ static void check(bool ok, const char* what) {
   }
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   locus::Device device = locus::resolve_device(argc > 1 ? locus::Device(argv[1]) : locus::best_device());
   // Somewhere else to move to: the first other device present (cpu when `device` is not cpu).
   locus::Device other = device;
@@ -79,4 +79,15 @@ int main(int argc, char** argv) {
   std::cout << "x.cpu() = " << x.cpu() << "\n";
   std::cout << "moving: all checks passed\n";
   return 0;
+}
+
+// A device that is not here (`example_moving cuda:0` on a machine without one), a malformed name:
+// locus says what and how to fix it in a locus::Error; print it rather than abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const locus::Error& e) {
+    std::cerr << "example_moving: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -29,7 +29,7 @@ class Features : public locus::data::datasets::BatchDataset<Features, locus::dat
   locus::Tensor x_, y_;
 };
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   locus::Device device = locus::resolve_device(argc > 1 ? locus::Device(argv[1]) : locus::best_device());
   bool pin = !device.is_cpu();  // pinning only helps copies to an accelerator
   std::cout << "device: " << device << ", pin_memory: " << std::boolalpha << pin << "\n";
@@ -78,4 +78,15 @@ int main(int argc, char** argv) {
   check(batches == 24 && last < first, "every batch arrived and the loss went down");
   std::cout << "pinned_prefetch: all checks passed\n";
   return 0;
+}
+
+// A device that is not here (`example_pinned_prefetch cuda:0` on a machine without one), a malformed name:
+// locus says what and how to fix it in a locus::Error; print it rather than abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const locus::Error& e) {
+    std::cerr << "example_pinned_prefetch: " << e.what() << "\n";
+    return 1;
+  }
 }

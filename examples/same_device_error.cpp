@@ -14,7 +14,7 @@ static void check(bool ok, const char* what) {
   }
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   locus::Device device = locus::resolve_device(argc > 1 ? locus::Device(argv[1]) : locus::best_device());
   // The mistake needs a second device: cpu, or when `device` is cpu, the first other device present.
   locus::Device other(locus::kCPU);
@@ -73,4 +73,15 @@ int main(int argc, char** argv) {
   std::cout << "x * tensor(2.0) (a 0-dim cpu tensor) works on " << scaled.device() << "\n";
   std::cout << "same_device_error: all checks passed\n";
   return 0;
+}
+
+// A device that is not here (`example_same_device_error cuda:0` on a machine without one), a malformed name:
+// locus says what and how to fix it in a locus::Error; print it rather than abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const locus::Error& e) {
+    std::cerr << "example_same_device_error: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -20,7 +20,7 @@ static void check(bool ok, const char* what) {
   }
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   locus::Device device = locus::resolve_device(argc > 1 ? locus::Device(argv[1]) : locus::best_device());
   auto dir = std::filesystem::temp_directory_path() / ("locus_save_load_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -84,4 +84,15 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dir);
   std::cout << "save_load: all checks passed\n";
   return 0;
+}
+
+// A device that is not here (`example_save_load cuda:0` on a machine without one), a malformed name:
+// locus says what and how to fix it in a locus::Error; print it rather than abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const locus::Error& e) {
+    std::cerr << "example_save_load: " << e.what() << "\n";
+    return 1;
+  }
 }
