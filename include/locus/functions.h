@@ -27,6 +27,8 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> m
 Tensor clamp_min(const Tensor& a, const Scalar& min);
 Tensor clamp_max(const Tensor& a, const Scalar& max);
 Tensor isnan(const Tensor& a);
+Tensor isinf(const Tensor& a);
+Tensor isfinite(const Tensor& a);
 Tensor all(const Tensor& a);
 Tensor any(const Tensor& a);
 Tensor norm(const Tensor& a, const Scalar& p = 2);

@@ -255,6 +255,10 @@ class Tensor {
   Tensor logical_not() const;
   /// True where the element is NaN (bool; false for every element of an integer tensor).
   Tensor isnan() const;
+  /// True where the element is +inf or -inf (bool; false for integers).
+  Tensor isinf() const;
+  /// True where the element is neither NaN nor infinite (bool; true for integers).
+  Tensor isfinite() const;
   Tensor logical_and(const Tensor& other) const;
   Tensor logical_or(const Tensor& other) const;
 

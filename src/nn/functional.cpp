@@ -477,6 +477,11 @@ Tensor conv1d(const Tensor& input_in, const Tensor& weight, const Conv1dFuncOpti
 }
 
 Tensor conv_transpose2d(const Tensor& input_in, const Tensor& weight, const ConvTranspose2dFuncOptions& o) {
+  namespace ac = ops::autocast;
+  if (auto c = ac::policy(ac::Op::ConvTranspose2d, input_in.device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) {
+      return conv_transpose2d(C(input_in), C(weight), ConvTranspose2dFuncOptions(o).bias(C(o.bias())));
+    });
   const Tensor& bias = o.bias();
   ops::check_same_device("conv_transpose2d", {{"input", &input_in}, {"weight", &weight}, {"bias", &bias}});
   if (weight.dim() != 4)

@@ -12,6 +12,7 @@
 #include "locus/functions.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/init.h"
+#include "ops/autocast.h"
 #include "ops/checks.h"
 
 namespace locus::nn {
@@ -71,14 +72,31 @@ std::vector<Tensor> RecurrentBase::all_weights() const {
   return out;
 }
 
-std::tuple<Tensor, Tensor, Tensor> RecurrentBase::run(const Tensor& input, const Tensor& h0_in, const Tensor& c0_in,
+std::tuple<Tensor, Tensor, Tensor> RecurrentBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0,
                                                       const char* name) {
+  namespace ac = ops::autocast;
+  // Under autocast, as PyTorch 2.x (its LSTM and RNN return the autocast dtype from float32
+  // inputs and accept inputs already in it): everything in the autocast dtype. The weights' casts
+  // are differentiable and cached per region, so their gradients arrive in float32.
+  if (auto c = ac::policy(ac::Op::Rnn, input.device()); c != ac::Cast::None) {
+    ac::ExcludeGuard x;
+    std::vector<std::vector<Tensor>> cast(layers_.size());
+    for (size_t i = 0; i < layers_.size(); ++i)
+      for (const Tensor& t : layers_[i]) cast[i].push_back(ac::cast(t, c));
+    return run_layers(cast, ac::cast(input, c), ac::cast(h0, c), ac::cast(c0, c), name);
+  }
+  return run_layers(layers_, input, h0, c0, name);
+}
+
+std::tuple<Tensor, Tensor, Tensor> RecurrentBase::run_layers(const std::vector<std::vector<Tensor>>& layers,
+                                                             const Tensor& input, const Tensor& h0_in,
+                                                             const Tensor& c0_in, const char* name) {
   const Shape& s = shape_;
   const std::string who = name;
   if (input.dim() != 2 && input.dim() != 3)
     throw Error(who + ": Expected input to be 2D (unbatched) or 3D, got " + std::to_string(input.dim()) +
                 "D instead (" + ops::shape_str(input.sizes()) + ").");
-  const Tensor& w0 = layers_[0][0];
+  const Tensor& w0 = layers[0][0];
   check_input_device(input, "weight_ih_l0", w0);
   if (input.scalar_type() != w0.scalar_type())
     throw Error(who + ": input must have the type " + std::string(dtype_name(w0.scalar_type())) + ", got type " +
@@ -107,7 +125,7 @@ std::tuple<Tensor, Tensor, Tensor> RecurrentBase::run(const Tensor& input, const
   for (int64_t layer = 0; layer < s.num_layers; ++layer) {
     std::vector<Tensor> outs;
     for (int64_t dir = 0; dir < dirs; ++dir) {
-      const std::vector<Tensor>& p = layers_[static_cast<size_t>(layer * dirs + dir)];
+      const std::vector<Tensor>& p = layers[static_cast<size_t>(layer * dirs + dir)];
       Tensor xw = layer_in.matmul(p[0].t());  // every step's input projection: [L, N, gates * hidden]
       if (p[2].defined()) xw = xw + p[2];
       const Tensor w_hh = p[1].t();

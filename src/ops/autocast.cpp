@@ -22,7 +22,7 @@ thread_local int t_exclude = 0;
 namespace {
 constexpr uint32_t bit(Op op) { return 1u << static_cast<unsigned>(op); }
 constexpr uint32_t kLower = bit(Op::Mm) | bit(Op::Bmm) | bit(Op::Addmm) | bit(Op::Matmul) | bit(Op::Linear) |
-                            bit(Op::Conv2d);
+                            bit(Op::Conv2d) | bit(Op::ConvTranspose2d) | bit(Op::Rnn);
 // PyTorch's CPU float32 list as far as locus has the ops (checked against 1.13 by tests/ops/autocast_test.cpp).
 constexpr uint32_t kCpuFloat32 =
     bit(Op::Prod) | bit(Op::NllLoss) | bit(Op::CrossEntropy) | bit(Op::MseLoss) | bit(Op::BceWithLogits);

@@ -18,7 +18,8 @@ namespace locus::ops::autocast {
 
 /// The ops locus has on PyTorch's autocast lists (one bit each in the per-device-type tables).
 enum class Op : uint8_t {
-  Mm, Bmm, Addmm, Matmul, Linear, Conv2d,                     // lower precision everywhere
+  Mm, Bmm, Addmm, Matmul, Linear, Conv2d, ConvTranspose2d,    // lower precision everywhere
+  Rnn,                                                         // (LSTM, GRU, RNN: PyTorch 2.x)
   Prod, NllLoss, CrossEntropy, MseLoss, BceWithLogits,         // float32 everywhere
   Softmax, LogSoftmax, Exp, Log, Pow, Sum, Rsqrt, Reciprocal,  // float32 on cuda/opencl
   LayerNorm,

@@ -1,5 +1,6 @@
 // Elementwise ops: device checks, PyTorch's type promotion, broadcasting, then one backend call.
 #include <cmath>
+#include <limits>
 
 #include "core/tensor_impl.h"
 #include "locus/error.h"
@@ -438,6 +439,13 @@ Tensor clamp_max(const Tensor& a, const Scalar& mx) { return a.clamp_max(mx); }
 // NaN is the one value not equal to itself; integers are never NaN
 Tensor Tensor::isnan() const { return locus::is_floating_point(scalar_type()) ? ne(*this) : ne(*this).logical_and(eq(*this)); }
 Tensor isnan(const Tensor& a) { return a.isnan(); }
+Tensor Tensor::isinf() const {
+  return locus::is_floating_point(scalar_type()) ? abs().eq(std::numeric_limits<double>::infinity()) : ne(*this);
+}
+// x - x is 0 exactly where x is finite (NaN for NaN and for either infinity)
+Tensor Tensor::isfinite() const { return locus::is_floating_point(scalar_type()) ? sub(*this).eq(0) : eq(*this); }
+Tensor isinf(const Tensor& a) { return a.isinf(); }
+Tensor isfinite(const Tensor& a) { return a.isfinite(); }
 Tensor eq(const Tensor& a, const Tensor& b) { return a.eq(b); }
 Tensor ne(const Tensor& a, const Tensor& b) { return a.ne(b); }
 Tensor lt(const Tensor& a, const Tensor& b) { return a.lt(b); }

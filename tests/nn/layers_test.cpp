@@ -221,6 +221,23 @@ TEST_P(Layers, ConvTranspose2dMatchesADirectLoop) {
   (F::conv2d(z, w, F::Conv2dFuncOptions().stride(2).padding(1)) * g).sum().backward();
   EXPECT_TRUE(z.grad().allclose(
       F::conv_transpose2d(g, w, F::ConvTranspose2dFuncOptions().stride(2).padding(1).output_padding(0)), 1e-9, 1e-12));
+  // under autocast, as PyTorch 2.x (its lower-precision list): the autocast dtype, bias included,
+  // near the float32 result; the float32 weight's gradient in float32
+  {
+    nn::ConvTranspose2d ct(nn::ConvTranspose2dOptions(3, 4, 3).stride(2).device(d));
+    Tensor xin = randn({2, 3, 5, 5}, device(d)), y32 = ct(xin);
+    Tensor y;
+    {
+      autocast::AutocastGuard guard(d.type());
+      y = ct(xin);
+      EXPECT_EQ(y.scalar_type(), autocast::get_autocast_dtype(d.type()));
+      EXPECT_EQ(ct(xin.to(y.scalar_type())).scalar_type(), y.scalar_type());
+    }
+    EXPECT_TRUE(y.to(kFloat).allclose(y32, 0.05, 0.05));
+    y.to(kFloat).sum().backward();
+    EXPECT_EQ(ct->weight.grad().scalar_type(), kFloat);
+    EXPECT_EQ(ct->bias.grad().scalar_type(), kFloat);
+  }
   // output_size picks the output_padding
   nn::ConvTranspose2d up(nn::ConvTranspose2dOptions(2, 1, 3).stride(2).padding(1).device(d));
   Tensor s = randn({1, 2, 4, 4}, device(d));

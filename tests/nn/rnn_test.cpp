@@ -245,6 +245,45 @@ TEST_P(Recurrent, Gradients) {
   gradcheck_leaves([&] { return std::get<0>(gru->forward(x)); }, leaves);
 }
 
+// Under autocast, as PyTorch 2.x: float32 input or input already in the autocast dtype, the output
+// and states in the autocast dtype, near the float32 run; the float32 weights' gradients in float32.
+TEST_P(Recurrent, AutocastRunsInTheAutocastDtype) {
+  const Device d = GetParam();
+  manual_seed(7);
+  nn::LSTM lstm(nn::LSTMOptions(6, 5).num_layers(2).device(d));
+  nn::GRU gru(nn::GRUOptions(6, 5).bidirectional(true).device(d));
+  nn::RNN rnn(nn::RNNOptions(6, 5).device(d));
+  const Tensor x = randn({4, 3, 6}, TensorOptions().device(d));
+  const Tensor y32 = std::get<0>(lstm->forward(x)), g32 = std::get<0>(gru->forward(x)),
+               r32 = std::get<0>(rnn->forward(x));
+  Tensor loss;
+  {
+    autocast::AutocastGuard guard(d.type());
+    const ScalarType low = autocast::get_autocast_dtype(d.type());
+    for (const Tensor& in : {x, x.to(low)}) {
+      auto [y, s] = lstm->forward(in);
+      EXPECT_EQ(y.scalar_type(), low);
+      EXPECT_EQ(std::get<0>(s).scalar_type(), low);
+      EXPECT_EQ(std::get<1>(s).scalar_type(), low);
+      EXPECT_TRUE(y.to(kFloat).allclose(y32, 0.05, 0.05));
+      const Tensor g = std::get<0>(gru->forward(in)), r = std::get<0>(rnn->forward(in));
+      EXPECT_EQ(g.scalar_type(), low);
+      EXPECT_EQ(r.scalar_type(), low);
+      EXPECT_TRUE(g.to(kFloat).allclose(g32, 0.05, 0.05));
+      EXPECT_TRUE(r.to(kFloat).allclose(r32, 0.05, 0.05));
+    }
+    loss = std::get<0>(lstm->forward(x)).to(kFloat).sum();
+  }
+  loss.backward();
+  for (const Tensor& p : lstm->parameters()) {
+    ASSERT_TRUE(p.grad().defined());
+    EXPECT_EQ(p.grad().scalar_type(), kFloat);
+    EXPECT_TRUE(p.grad().isfinite().all().item<bool>());
+  }
+  // outside autocast a mismatched input is still refused, with the fix
+  EXPECT_THROW_MSG(lstm->forward(x.to(kBFloat16)), Error, "LSTM: input must have the type float32, got type bfloat16");
+}
+
 TEST_P(Recurrent, Errors) {
   const Device d = GetParam();
   nn::LSTM lstm(nn::LSTMOptions(10, 20).num_layers(2).device(d));

@@ -221,6 +221,13 @@ TEST_P(Reduce, NormLogsumexpIsnan) {
   EXPECT_EQ(values(tensor({{-inf, -inf}}, o()).logsumexp({1})), (V{-inf}));
   EXPECT_EQ(values(isnan(tensor({1.0, nan, inf}, o()))), (V{0, 1, 0}));
   EXPECT_EQ(values(ones({2}, o().dtype(kLong)).isnan()), (V{0, 0}));
+  const Tensor special = tensor({1.0, nan, inf, -inf, -2.5, 0.0}, o());
+  EXPECT_EQ(values(isinf(special)), (V{0, 0, 1, 1, 0, 0}));
+  EXPECT_EQ(values(isfinite(special)), (V{1, 0, 0, 0, 1, 1}));
+  EXPECT_EQ(special.isfinite().scalar_type(), kBool);
+  EXPECT_EQ(values(special.to(kBFloat16).isinf()), (V{0, 0, 1, 1, 0, 0}));
+  EXPECT_EQ(values(ones({2}, o().dtype(kLong)).isinf()), (V{0, 0}));
+  EXPECT_EQ(values(ones({2}, o().dtype(kLong)).isfinite()), (V{1, 1}));
   EXPECT_EQ(values(max(x, zeros_like(x))), (V{1, 0, 3, 0, 5, 0}));
   EXPECT_TRUE(all(x != 0).item<bool>());
   EXPECT_FALSE(any(x == 0).item<bool>());

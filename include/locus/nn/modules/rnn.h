@@ -68,11 +68,16 @@ class RecurrentBase : public Module {
   void reset_base(const Shape& shape);
   /// Runs the layers over input ([L, N, in], [N, L, in] batch first, or unbatched [L, in]) from
   /// the states h0 (and c0 for LSTM; undefined: zeros). Returns the output and the final h (and c).
+  /// Under autocast the input, the states and the weights run in the autocast dtype (PyTorch 2.x).
   std::tuple<Tensor, Tensor, Tensor> run(const Tensor& input, const Tensor& h0, const Tensor& c0, const char* name);
   void print(std::ostream& stream, const char* name) const;
 
   Shape shape_{};
   std::vector<std::vector<Tensor>> layers_;  // [layer * directions + direction] = {w_ih, w_hh, b_ih, b_hh}
+
+ private:
+  std::tuple<Tensor, Tensor, Tensor> run_layers(const std::vector<std::vector<Tensor>>& layers, const Tensor& input,
+                                                const Tensor& h0, const Tensor& c0, const char* name);
 };
 }  // namespace detail
 
