@@ -27,8 +27,8 @@ class CudaBackend final : public gpu::RuntimeBackend<Runtime> {
   DeviceType type() const override { return kCUDA; }
   backend::DeviceProps props(int index) override;  // adds the kernel target
   LOCUS_GPU_RUNTIME_METHODS                        // gpu_backend.h
-  // stream-ordered (cuMemAllocAsync / cuMemFreeAsync) where the driver and device have memory
-  // pools (CuDevice::memory_pools), else none; memory.cpp
+  // stream-ordered, from a memory pool of locus's own (cuMemAllocFromPoolAsync / cuMemFreeAsync),
+  // where the driver and device have pools (CuDevice::memory_pools), else none; memory.cpp
   void* scratch_alloc(int index, StreamHandle s, size_t bytes) override;
   void scratch_free(int index, StreamHandle s, void* p) noexcept override;
 };

@@ -25,8 +25,8 @@ struct Driver {
 #undef LOCUS_CU_OPT
 #undef LOCUS_CU_FN
 
-  /// Opens `library` and resolves every entry point (the optional ones may stay nullptr); on failure `loaded` stays false and
-  /// `reason` says why. Does not call cuInit.
+  /// Opens `library` and resolves every entry point (LOCUS_CU_OPT ones may stay nullptr); on
+  /// failure `loaded` stays false and `reason` says why. Does not call cuInit.
   void load(const char* library);
 };
 

@@ -23,9 +23,9 @@ constexpr int64_t kOcPerItem = 16, kRowsPerItem = 4, kTile = 1024, kMaxTaps = 25
 // im2col + CLBlast at every stride-1 kernel larger than 1x1 tried, 1 to 512 channels (the demo's
 // two convolutions 2.5-2.9x, 64 -> 64 at 14x14 2.7x, 512 -> 512 at 4x4 1.6x, forward + backward
 // together; docs/benchmarks.md, 2026-11-26 stop 26); a 1x1 convolution is a GEMM (about even), and
-// stays one. On a GPU the vendor GEMM is far stronger, so the
-// direct kernels take only convolutions whose GEMM has a short inner dimension (c*kh*kw <= 144, the
-// demo's), where im2col's column buffer and the separate bias passes cost more than the product.
+// stays one. On a GPU the vendor GEMM is far stronger, so the direct kernels take only
+// convolutions whose GEMM has a short inner dimension (c*kh*kw <= 144, the demo's), where
+// im2col's column buffer and the separate bias passes cost more than the product.
 // Measured on an NVIDIA H200 (2026-11-27, the demo's CNN, one epoch, kernels cached): through
 // NVIDIA's OpenCL driver the direct kernels trained in 3.5 s against im2col + CLBlast's 7.6 s;
 // through CUDA in 32.1 s against im2col + cuBLAS's 0.77-0.97 s while the weight gradient could

@@ -77,8 +77,8 @@ void GpuBackend::reduce(int index, StreamHandle s, backend::ReduceOp op, const T
   bool group = g.red_numel > 256;
   // Few outputs over a long extent: several work-groups per output, then a pass that combines
   // them (reduce.cl: reduce_partial, reduce_finish), so a full reduction uses the whole device.
-  // The partials live in a scratch buffer released right after the launches (Caps says the
-  // runtime defers the release until they complete); no memory for it: the one-pass kernel.
+  // The partials live in a scratch buffer released right after the launches (scratch_free: in
+  // stream order, after them); no scratch memory: the one-pass kernel.
   const int64_t parts = std::min<int64_t>(256, g.red_numel / kPartialChunk);
   if (caps.two_pass_reduce && group && parts >= 2 && g.out_numel <= kPartialOutputs) {
     const int64_t slots = g.out_numel * parts;
