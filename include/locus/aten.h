@@ -47,6 +47,9 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
 /// cudnn_enable is accepted and ignored.
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight = {},
                   const std::optional<Tensor>& bias = {}, double eps = 1e-05, bool cudnn_enable = true);
+/// cudnn_enabled is accepted and ignored.
+Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight = {},
+                  const std::optional<Tensor>& bias = {}, double eps = 1e-05, bool cudnn_enabled = true);
 /// ATen's order: weight first. padding_idx -1 means none (ATen's convention); scale_grad_by_freq
 /// and sparse gradients are not supported (an error when true).
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1, bool scale_grad_by_freq = false,
@@ -60,6 +63,7 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::o
                           int64_t reduction = Reduction::Mean, int64_t ignore_index = -100,
                           double label_smoothing = 0.0);
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction = Reduction::Mean);
+Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction = Reduction::Mean, bool log_target = false);
 /// self holds probabilities in [0, 1]; each log is clamped at -100, as PyTorch does.
 Tensor binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight = {},
                             int64_t reduction = Reduction::Mean);

@@ -138,6 +138,11 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
                        F::LayerNormFuncOptions(normalized_shape.vec()).weight(value(weight)).bias(value(bias)).eps(eps));
 }
 
+Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps, bool /*cudnn_enabled*/) {
+  return F::group_norm(input, F::GroupNormFuncOptions(num_groups).weight(value(weight)).bias(value(bias)).eps(eps));
+}
+
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
                  bool sparse) {
   if (scale_grad_by_freq || sparse)
@@ -165,6 +170,10 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::o
                               .ignore_index(ignore_index)
                               .reduction(reduction_of(reduction, "cross_entropy_loss"))
                               .label_smoothing(label_smoothing));
+}
+
+Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction, bool log_target) {
+  return F::kl_div(self, target, F::KLDivFuncOptions(reduction_of(reduction, "kl_div")).log_target(log_target));
 }
 
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {

@@ -348,6 +348,27 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   return reduce_weighted(loss, w, options.reduction(), tshape);
 }
 
+Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& o) {
+  if (auto c = ac::policy(ac::Op::KlDiv, input.device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return kl_div(C(input), C(target), o); });
+  ops::check_same_device("kl_div", {{"input", &input}, {"target", &target}});
+  Tensor loss;
+  if (o.log_target()) {
+    loss = target.exp() * (target - input);
+  } else {  // xlogy(target, target) - target * input: the log of 1 where target is 0 (no NaN, no grad)
+    const Tensor zero = target.eq(0);
+    loss = target * where(zero, ones_like(target), target).log() - target * input;
+  }
+  using R = KLDivFuncOptions::Reduction;
+  switch (o.reduction()) {
+    case R::None: return loss;
+    case R::Sum: return loss.sum();
+    case R::Mean: return loss.mean();
+    case R::BatchMean: return input.dim() == 0 ? loss.sum() : loss.sum() / static_cast<double>(input.size(0));
+  }
+  return loss;
+}
+
 Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options) {
   if (auto c = ac::policy(ac::Op::MseLoss, input.device()); c != ac::Cast::None)
     return ac::rerun(c, [&](auto C) { return mse_loss(C(input), C(target), options); });
@@ -655,6 +676,33 @@ Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& o) {
   Tensor out = centered * (var + o.eps()).rsqrt();
   if (o.weight().defined()) out = out * o.weight();
   if (o.bias().defined()) out = out + o.bias();
+  return out;
+}
+
+Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
+  if (auto c = ac::policy(ac::Op::GroupNorm, input.device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return group_norm(C(input), GroupNormFuncOptions(o).weight(C(o.weight())).bias(C(o.bias()))); });
+  const int64_t g = o.num_groups();
+  if (input.dim() < 2)
+    throw Error("[group_norm] expected an input of at least 2 dimensions [N, C, *], got " + ops::shape_str(input.sizes()) + ".");
+  const int64_t n = input.size(0), ch = input.size(1);
+  if (g <= 0 || ch % g != 0)
+    throw Error("[group_norm] Expected number of channels in input to be divisible by num_groups, but got input of shape " +
+                ops::shape_str(input.sizes()) + " and num_groups=" + std::to_string(g) + ".");
+  for (const auto& [what, t] : {std::pair<const char*, const Tensor*>{"weight", &o.weight()}, {"bias", &o.bias()}})
+    if (t->defined() && (t->dim() != 1 || t->size(0) != ch))
+      throw Error(std::string("[group_norm] expected ") + what + " of " + std::to_string(ch) + " elements (the channels), got " +
+                  ops::shape_str(t->sizes()) + ".");
+  const Tensor x = input.reshape({n, g, -1});
+  const Tensor centered = x - x.mean({2}, true);
+  const Tensor var = (centered * centered).mean({2}, true);
+  Tensor out = (centered * (var + o.eps()).rsqrt()).reshape(input.sizes());
+  if (o.weight().defined() || o.bias().defined()) {
+    DimVector per_channel(static_cast<size_t>(input.dim()), 1);  // [1, C, 1, ...]
+    per_channel[1] = ch;
+    if (o.weight().defined()) out = out * o.weight().view(per_channel);
+    if (o.bias().defined()) out = out + o.bias().view(per_channel);
+  }
   return out;
 }
 

@@ -443,6 +443,39 @@ void LayerNormImpl::pretty_print(std::ostream& stream) const {
   stream << "], eps=" << options.eps() << ", elementwise_affine=" << options.elementwise_affine() << ")";
 }
 
+GroupNormImpl::GroupNormImpl(const GroupNormOptions& options_) : options(options_) {
+  if (options.num_groups() <= 0 || options.num_channels() % options.num_groups() != 0)
+    throw Error("[GroupNorm] num_channels (" + std::to_string(options.num_channels()) +
+                ") must be divisible by num_groups (" + std::to_string(options.num_groups()) + ").");
+  reset();
+}
+
+void GroupNormImpl::reset() {
+  if (options.affine()) {
+    TensorOptions o = detail::placement(options.device(), options.dtype());
+    weight = register_parameter("weight", empty({options.num_channels()}, o));
+    bias = register_parameter("bias", empty({options.num_channels()}, o));
+  }
+  reset_parameters();
+}
+
+void GroupNormImpl::reset_parameters() {
+  if (!options.affine()) return;
+  init::ones_(weight);
+  init::zeros_(bias);
+}
+
+void GroupNormImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "locus::nn::GroupNorm(" << options.num_groups() << ", " << options.num_channels()
+         << ", eps=" << options.eps() << ", affine=" << options.affine() << ")";
+}
+
+Tensor GroupNormImpl::forward(const Tensor& input) {
+  if (weight.defined()) check_input_device(input, "weight", weight);
+  return functional::group_norm(
+      input, functional::GroupNormFuncOptions(options.num_groups()).weight(weight).bias(bias).eps(options.eps()));
+}
+
 Tensor LayerNormImpl::forward(const Tensor& input) {
   if (weight.defined()) check_input_device(input, "weight", weight);
   return functional::layer_norm(input, functional::LayerNormFuncOptions(options.normalized_shape())
@@ -458,6 +491,7 @@ void MSELossImpl::pretty_print(std::ostream& stream) const { stream << "locus::n
 void BCEWithLogitsLossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::BCEWithLogitsLoss()"; }
 void BCELossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::BCELoss()"; }
 void L1LossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::L1Loss()"; }
+void KLDivLossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::KLDivLoss()"; }
 void SmoothL1LossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::SmoothL1Loss(beta=" << options.beta() << ")"; }
 void HuberLossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::HuberLoss(delta=" << options.delta() << ")"; }
 

@@ -25,11 +25,12 @@ constexpr uint32_t kLower = bit(Op::Mm) | bit(Op::Bmm) | bit(Op::Addmm) | bit(Op
                             bit(Op::Conv2d) | bit(Op::ConvTranspose2d) | bit(Op::Rnn);
 // PyTorch's CPU float32 list as far as locus has the ops (checked against 1.13 by tests/ops/autocast_test.cpp).
 constexpr uint32_t kCpuFloat32 =
-    bit(Op::Prod) | bit(Op::NllLoss) | bit(Op::CrossEntropy) | bit(Op::MseLoss) | bit(Op::BceWithLogits);
+    bit(Op::Prod) | bit(Op::NllLoss) | bit(Op::CrossEntropy) | bit(Op::MseLoss) | bit(Op::BceWithLogits) |
+    bit(Op::KlDiv);
 // PyTorch's CUDA float32 list: float16's range needs float32 for exp, sums, norms and losses.
 constexpr uint32_t kGpuFloat32 = kCpuFloat32 | bit(Op::Softmax) | bit(Op::LogSoftmax) | bit(Op::Exp) | bit(Op::Log) |
                                  bit(Op::Pow) | bit(Op::Sum) | bit(Op::Rsqrt) | bit(Op::Reciprocal) |
-                                 bit(Op::LayerNorm);
+                                 bit(Op::LayerNorm) | bit(Op::GroupNorm);
 constexpr uint32_t kGpuPromote = bit(Op::ScatterAdd);
 
 constexpr size_t kTypes = 32;

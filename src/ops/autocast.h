@@ -20,9 +20,9 @@ namespace locus::ops::autocast {
 enum class Op : uint8_t {
   Mm, Bmm, Addmm, Matmul, Linear, Conv2d, ConvTranspose2d,    // lower precision everywhere
   Rnn,                                                         // (LSTM, GRU, RNN: PyTorch 2.x)
-  Prod, NllLoss, CrossEntropy, MseLoss, BceWithLogits,         // float32 everywhere
+  Prod, NllLoss, CrossEntropy, MseLoss, BceWithLogits, KlDiv,  // float32 everywhere
   Softmax, LogSoftmax, Exp, Log, Pow, Sum, Rsqrt, Reciprocal,  // float32 on cuda/opencl
-  LayerNorm,
+  LayerNorm, GroupNorm,
   ScatterAdd,                                                  // promote on cuda/opencl
 };
 

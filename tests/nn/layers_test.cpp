@@ -11,6 +11,94 @@ using V = std::vector<Tensor>;
 
 class Layers : public testing::TestWithParam<Device> {};
 
+// GroupNorm against its definition (float64 loops), in 4-D, 3-D and 2-D; gradients; the module's
+// parameters and printing; every error.
+TEST_P(Layers, GroupNormMatchesTheDefinition) {
+  const Device d = GetParam();
+  manual_seed(3);
+  const TensorOptions o = TensorOptions().device(d).dtype(kDouble);
+  nn::GroupNorm m(nn::GroupNormOptions(3, 6).eps(1e-3).device(d).dtype(kDouble));
+  ASSERT_EQ(m->parameters().size(), 2u);
+  EXPECT_EQ(values(m->weight), std::vector<double>(6, 1.0));
+  EXPECT_EQ(values(m->bias), std::vector<double>(6, 0.0));
+  {
+    NoGradGuard ng;
+    m->weight.copy_(randn({6}, o));
+    m->bias.copy_(randn({6}, o));
+  }
+  const std::vector<double> w = values(m->weight), b = values(m->bias);
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{2, 6, 3, 4}, {2, 6, 5}, {4, 6}}) {
+    const Tensor x = randn(shape, o) * 3 + 1;
+    const std::vector<double> xv = values(x), yv = values(m(x));
+    const int64_t n = shape[0], per_channel = x.numel() / (n * 6), per_group = 2 * per_channel;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t g = 0; g < 3; ++g) {
+        const int64_t begin = (i * 6 + g * 2) * per_channel;
+        double mean = 0, var = 0;
+        for (int64_t e = 0; e < per_group; ++e) mean += xv[static_cast<size_t>(begin + e)];
+        mean /= static_cast<double>(per_group);
+        for (int64_t e = 0; e < per_group; ++e) var += std::pow(xv[static_cast<size_t>(begin + e)] - mean, 2);
+        var /= static_cast<double>(per_group);
+        for (int64_t e = 0; e < per_group; ++e) {
+          const size_t at = static_cast<size_t>(begin + e), c = static_cast<size_t>(g * 2 + e / per_channel);
+          ASSERT_NEAR(yv[at], (xv[at] - mean) / std::sqrt(var + 1e-3) * w[c] + b[c], 1e-9)
+              << shape.size() << "-D, image " << i << " group " << g;
+        }
+      }
+  }
+  EXPECT_TRUE(group_norm(randn({2, 6, 3}, o), 2).defined());  // torch::group_norm, no affine
+  gradcheck([](const V& x) { return F::group_norm(x[0], F::GroupNormFuncOptions(2).weight(x[1]).bias(x[2])); },
+            {sample({2, 4, 3}), sample({4}, 1.), sample({4}, 2.)}, d);
+  std::ostringstream printed;
+  printed << *m;
+  EXPECT_EQ(printed.str(), "locus::nn::GroupNorm(3, 6, eps=0.001, affine=true)");
+  EXPECT_TRUE(nn::GroupNorm(nn::GroupNormOptions(2, 4).affine(false))->parameters().empty());
+  EXPECT_THROW_MSG(nn::GroupNorm(4, 6), Error, "[GroupNorm] num_channels (6) must be divisible by num_groups (4).");
+  EXPECT_THROW_MSG(F::group_norm(randn({2, 6, 3}, o), F::GroupNormFuncOptions(4)), Error,
+                   "[group_norm] Expected number of channels in input to be divisible by num_groups, but got input of "
+                   "shape [2, 6, 3] and num_groups=4.");
+  EXPECT_THROW_MSG(F::group_norm(randn({6}, o), F::GroupNormFuncOptions(2)), Error,
+                   "[group_norm] expected an input of at least 2 dimensions [N, C, *], got [6].");
+  EXPECT_THROW_MSG(F::group_norm(randn({2, 6}, o), F::GroupNormFuncOptions(2).weight(randn({4}, o))), Error,
+                   "[group_norm] expected weight of 6 elements (the channels), got [4].");
+  if (!d.is_cpu()) EXPECT_THROW(m(randn({2, 6})), DeviceMismatchError);
+}
+
+// KLDivLoss against its definition: each reduction (kBatchMean included), log_target, a zero
+// target (0, not NaN), gradients, torch::kl_div.
+TEST_P(Layers, KLDivLossMatchesTheDefinition) {
+  const Device d = GetParam();
+  manual_seed(4);
+  const TensorOptions o = TensorOptions().device(d).dtype(kDouble);
+  const Tensor input = randn({3, 4}, o).log_softmax(1);
+  Tensor target = randn({3, 4}, o).softmax(1);
+  {
+    NoGradGuard ng;
+    target.index_put_({0, 1}, 0.0);  // a zero probability contributes 0
+  }
+  const std::vector<double> x = values(input), t = values(target);
+  std::vector<double> want(x.size());
+  double sum = 0;
+  for (size_t i = 0; i < x.size(); ++i) sum += want[i] = t[i] == 0 ? 0 : t[i] * (std::log(t[i]) - x[i]);
+  const std::vector<double> none = values(nn::KLDivLoss(kNone)(input, target));
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(none[i], want[i], 1e-12) << i;
+  EXPECT_NEAR(F::kl_div(input, target, kSum).item<double>(), sum, 1e-12);
+  EXPECT_NEAR(nn::KLDivLoss()(input, target).item<double>(), sum / 12, 1e-12);  // kMean: over elements
+  EXPECT_NEAR(nn::KLDivLoss(nn::KLDivLossOptions().reduction(kBatchMean))(input, target).item<double>(), sum / 3, 1e-12);
+  EXPECT_NEAR(kl_div(input, target, Reduction::Sum).item<double>(), sum, 1e-12);  // torch::kl_div
+  // log_target: the same divergence from log-probabilities
+  const Tensor lt = randn({3, 4}, o).log_softmax(1);
+  EXPECT_NEAR(F::kl_div(input, lt, F::KLDivFuncOptions(kSum).log_target(true)).item<double>(),
+              F::kl_div(input, lt.exp(), kSum).item<double>(), 1e-12);
+  gradcheck([&target](const V& v) { return F::kl_div(v[0], target, kBatchMean); }, {sample({3, 4})}, d);
+  gradcheck([](const V& v) { return F::kl_div(v[0], v[1], F::KLDivFuncOptions(kNone).log_target(true)); },
+            {sample({3, 4}), sample({3, 4}, 1.)}, d);
+  std::ostringstream printed;
+  printed << *nn::KLDivLoss();
+  EXPECT_EQ(printed.str(), "locus::nn::KLDivLoss()");
+  if (!d.is_cpu()) EXPECT_THROW(F::kl_div(input, target.to(kCPU)), DeviceMismatchError);
+}
+
 TEST_P(Layers, FunctionalGradients) {
   Device d = GetParam();
   gradcheck([](const V& x) { return F::linear(x[0], x[1], x[2]); }, {sample({3, 4}), sample({2, 4}, 1.), sample({2}, 2.)}, d);

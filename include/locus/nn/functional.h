@@ -20,6 +20,11 @@ enum class Reduction { None, Mean, Sum };
 inline constexpr enumtype::Reduction kNone = enumtype::Reduction::None;
 inline constexpr enumtype::Reduction kMean = enumtype::Reduction::Mean;
 inline constexpr enumtype::Reduction kSum = enumtype::Reduction::Sum;
+/// kl_div's extra reduction (libtorch's torch::kBatchMean): the sum divided by the batch size.
+namespace enumtype {
+struct BatchMean {};
+}
+inline constexpr enumtype::BatchMean kBatchMean{};
 
 /// F::pad's modes: locus::kConstant, kReflect, kReplicate, kCircular (libtorch's enum types).
 namespace enumtype {
@@ -95,6 +100,27 @@ struct CrossEntropyFuncOptions {
   LOCUS_ARG(int64_t, ignore_index) = -100;
   LOCUS_ARG(enumtype::Reduction, reduction) = kMean;
   LOCUS_ARG(double, label_smoothing) = 0.0;
+};
+
+/// kl_div's options: reduction kMean (default, as libtorch), kSum, kNone or kBatchMean; log_target.
+struct KLDivFuncOptions {
+  enum class Reduction { None, Mean, Sum, BatchMean };
+  KLDivFuncOptions() = default;
+  KLDivFuncOptions(enumtype::Reduction r) { reduction(r); }
+  KLDivFuncOptions(enumtype::BatchMean r) { reduction(r); }
+  KLDivFuncOptions& reduction(enumtype::Reduction r) {
+    reduction_ = r == kNone ? Reduction::None : r == kSum ? Reduction::Sum : Reduction::Mean;
+    return *this;
+  }
+  KLDivFuncOptions& reduction(enumtype::BatchMean) {
+    reduction_ = Reduction::BatchMean;
+    return *this;
+  }
+  Reduction reduction() const { return reduction_; }
+  LOCUS_ARG(bool, log_target) = false;
+
+ private:
+  Reduction reduction_ = Reduction::Mean;
 };
 
 struct MSELossFuncOptions {
@@ -191,6 +217,14 @@ struct LayerNormFuncOptions {
   LOCUS_ARG(double, eps) = 1e-5;
 };
 
+struct GroupNormFuncOptions {
+  GroupNormFuncOptions(int64_t num_groups) : num_groups_(num_groups) {}
+  LOCUS_ARG(int64_t, num_groups);
+  LOCUS_ARG(Tensor, weight) = {};
+  LOCUS_ARG(Tensor, bias) = {};
+  LOCUS_ARG(double, eps) = 1e-5;
+};
+
 struct ELUFuncOptions {
   LOCUS_ARG(double, alpha) = 1.0;
   LOCUS_ARG(bool, inplace) = false;
@@ -278,6 +312,10 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOpti
 /// label smoothing as PyTorch.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyFuncOptions& options = {});
 Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options = {});
+/// The Kullback-Leibler divergence of `input` (log-probabilities) from `target` (probabilities,
+/// or log-probabilities with log_target): target * (log(target) - input) elementwise, 0 where
+/// target is 0. PyTorch's advice holds: kBatchMean gives the mathematical KL divergence.
+Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& options = {});
 /// -(t log(x) + (1 - t) log(1 - x)) for probabilities x, each log clamped at -100 (as PyTorch).
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const BinaryCrossEntropyFuncOptions& options = {});
 /// |x - t|.
@@ -303,6 +341,9 @@ Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size);
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const BatchNormFuncOptions& options = {});
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);
+/// input [N, C, *]: the channels in num_groups groups, each image's group normalised over its
+/// channels and positions (biased variance), then weight and bias per channel.
+Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options);
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options = {});
 
 /// Differentiable im2col: input [N, C, H, W] -> columns [N, C*kh*kw, oh*ow] (zero padding).

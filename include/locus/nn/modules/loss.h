@@ -63,6 +63,17 @@ class BCELossImpl : public Cloneable<BCELossImpl> {
 };
 LOCUS_MODULE(BCELoss);
 
+using KLDivLossOptions = functional::KLDivFuncOptions;
+class KLDivLossImpl : public Cloneable<KLDivLossImpl> {
+ public:
+  void reset() override {}
+  explicit KLDivLossImpl(const KLDivLossOptions& options = {}) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, const Tensor& target) { return functional::kl_div(input, target, options); }
+  KLDivLossOptions options;
+};
+LOCUS_MODULE(KLDivLoss);
+
 using L1LossOptions = functional::L1LossFuncOptions;
 class L1LossImpl : public Cloneable<L1LossImpl> {
  public:

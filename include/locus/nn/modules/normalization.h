@@ -1,5 +1,5 @@
 #pragma once
-// BatchNorm1d, BatchNorm2d (running statistics as buffers) and LayerNorm.
+// BatchNorm1d, BatchNorm2d (running statistics as buffers), LayerNorm and GroupNorm.
 #include <optional>
 #include <vector>
 
@@ -77,5 +77,28 @@ class LayerNormImpl : public Cloneable<LayerNormImpl> {
   Tensor weight, bias;
 };
 LOCUS_MODULE(LayerNorm);
+
+struct GroupNormOptions {
+  GroupNormOptions(int64_t num_groups, int64_t num_channels) : num_groups_(num_groups), num_channels_(num_channels) {}
+  LOCUS_ARG(int64_t, num_groups);
+  LOCUS_ARG(int64_t, num_channels);
+  LOCUS_ARG(double, eps) = 1e-5;
+  LOCUS_ARG(bool, affine) = true;
+  LOCUS_PLACEMENT_ARGS;
+};
+/// Group normalisation (functional::group_norm): weight (ones) and bias (zeros) per channel when
+/// affine.
+class GroupNormImpl : public Cloneable<GroupNormImpl> {
+ public:
+  GroupNormImpl(int64_t num_groups, int64_t num_channels) : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
+  explicit GroupNormImpl(const GroupNormOptions& options);
+  void reset() override;
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  GroupNormOptions options;
+  Tensor weight, bias;
+};
+LOCUS_MODULE(GroupNorm);
 
 }  // namespace locus::nn
