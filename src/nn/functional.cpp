@@ -679,6 +679,83 @@ Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& o) {
   return out;
 }
 
+Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
+  using M = enumtype::InterpolateMode;
+  static const char* const names[] = {"nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area"};
+  const M mode = o.mode();
+  const char* name = names[static_cast<int>(mode)];
+  const int64_t sd = input.dim() - 2;  // spatial dims
+  if (sd < 1 || sd > 3)
+    throw Error("[interpolate] expected a 3-D, 4-D or 5-D input [N, C, *spatial], got " + ops::shape_str(input.sizes()) + ".");
+  if (mode == M::Bicubic || mode == M::Area)
+    throw Error(std::string("[interpolate] mode '") + name + "' is not provided by locus; use nearest, nearest-exact, "
+                "linear, bilinear or trilinear (docs/migrating-from-libtorch.md).");
+  const bool linear = mode == M::Linear || mode == M::Bilinear || mode == M::Trilinear;
+  if (linear && sd != (mode == M::Linear ? 1 : mode == M::Bilinear ? 2 : 3))
+    throw Error("[interpolate] Got " + std::to_string(input.dim()) + "D input, but " + name + " mode needs " +
+                std::to_string((mode == M::Linear ? 1 : mode == M::Bilinear ? 2 : 3) + 2) + "D input.");
+  if (!linear && o.align_corners())
+    throw Error("[interpolate] align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                "bicubic | trilinear.");
+  if (o.size().has_value() == o.scale_factor().has_value())
+    throw Error(o.size() ? "[interpolate] only one of size or scale_factor should be defined."
+                         : "[interpolate] either size or scale_factor should be defined.");
+  const size_t given = o.size() ? o.size()->size() : o.scale_factor()->size();
+  if (given != 1 && given != static_cast<size_t>(sd))
+    throw Error(std::string("[interpolate] Input and output must have the same number of spatial dimensions, but got "
+                            "input with spatial dimensions of ") +
+                ops::shape_str(std::vector<int64_t>(input.sizes().begin() + 2, input.sizes().end())) + " and output size of " + std::to_string(given) +
+                " values. Give one value for every spatial dimension, or one for all.");
+  const bool corners = o.align_corners().value_or(false);
+  Tensor x = input;
+  for (int64_t i = 0; i < sd; ++i) {
+    const int64_t axis = 2 + i, in = input.size(axis);
+    const size_t k = given == 1 ? 0 : static_cast<size_t>(i);
+    int64_t out = 0;
+    double scale = 0;  // input positions per output position
+    if (o.size()) {
+      out = (*o.size())[k];
+      scale = out > 0 ? static_cast<double>(in) / static_cast<double>(out) : 0;
+    } else {
+      const double f = (*o.scale_factor())[k];
+      if (!(f > 0)) throw Error("[interpolate] scale_factor must be positive, got " + std::to_string(f) + ".");
+      out = static_cast<int64_t>(std::floor(static_cast<double>(in) * f));
+      scale = 1 / f;  // as PyTorch (recompute_scale_factor unset): the factor itself, not in / out
+    }
+    if (out <= 0 || in <= 0)
+      throw Error("[interpolate] Input and output sizes should be greater than 0, but got input " +
+                  ops::shape_str(std::vector<int64_t>(input.sizes().begin() + 2, input.sizes().end())) + " and output size " + std::to_string(out) + " in dim " +
+                  std::to_string(axis) + ".");
+    std::vector<int64_t> i0(static_cast<size_t>(out)), i1(static_cast<size_t>(out));
+    std::vector<double> w1(static_cast<size_t>(out));
+    for (int64_t j = 0; j < out; ++j) {
+      const size_t at = static_cast<size_t>(j);
+      if (!linear) {
+        const double src = mode == M::Nearest ? static_cast<double>(j) * scale : (static_cast<double>(j) + 0.5) * scale;
+        i0[at] = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
+        continue;
+      }
+      double src = corners ? (out > 1 ? static_cast<double>(j) * static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0)
+                           : std::max((static_cast<double>(j) + 0.5) * scale - 0.5, 0.0);
+      const int64_t lo = std::min(static_cast<int64_t>(std::floor(src)), in - 1);
+      i0[at] = lo;
+      i1[at] = std::min(lo + 1, in - 1);
+      w1[at] = std::min(std::max(src - static_cast<double>(lo), 0.0), 1.0);
+    }
+    const Tensor lo = tensor(i0, TensorOptions().dtype(kLong)).to(input.device());
+    if (!linear) {
+      x = x.index_select(axis, lo);
+      continue;
+    }
+    DimVector wshape(static_cast<size_t>(input.dim()), 1);  // [1, 1, .., out, .., 1]
+    wshape[static_cast<size_t>(axis)] = out;
+    const Tensor b = tensor(w1, TensorOptions().dtype(kDouble)).to(input.device(), input.scalar_type()).view(wshape);
+    const Tensor hi = tensor(i1, TensorOptions().dtype(kLong)).to(input.device());
+    x = x.index_select(axis, lo) * (1 - b) + x.index_select(axis, hi) * b;
+  }
+  return x;
+}
+
 Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
   if (auto c = ac::policy(ac::Op::GroupNorm, input.device()); c != ac::Cast::None)
     return ac::rerun(c, [&](auto C) { return group_norm(C(input), GroupNormFuncOptions(o).weight(C(o.weight())).bias(C(o.bias()))); });

@@ -495,6 +495,29 @@ void KLDivLossImpl::pretty_print(std::ostream& stream) const { stream << "locus:
 void SmoothL1LossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::SmoothL1Loss(beta=" << options.beta() << ")"; }
 void HuberLossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::HuberLoss(delta=" << options.delta() << ")"; }
 
+// ---- upsampling ------------------------------------------------------------------------------
+void UpsampleImpl::pretty_print(std::ostream& stream) const {
+  static const char* const modes[] = {"nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area"};
+  stream << "locus::nn::Upsample(";
+  if (options.size()) stream << "size=" << ops::shape_str(*options.size());
+  if (options.scale_factor()) {
+    stream << "scale_factor=[";
+    for (size_t i = 0; i < options.scale_factor()->size(); ++i) stream << (i ? ", " : "") << (*options.scale_factor())[i];
+    stream << "]";
+  }
+  stream << ", mode=" << modes[static_cast<int>(options.mode())];
+  if (options.align_corners()) stream << ", align_corners=" << std::boolalpha << *options.align_corners();
+  stream << ")";
+}
+
+Tensor UpsampleImpl::forward(const Tensor& input) {
+  return functional::interpolate(input, functional::InterpolateFuncOptions()
+                                            .size(options.size())
+                                            .scale_factor(options.scale_factor())
+                                            .mode(options.mode())
+                                            .align_corners(options.align_corners()));
+}
+
 // ---- containers -----------------------------------------------------------------------------
 void FunctionalImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Functional()"; }
 void SequentialImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Sequential"; }

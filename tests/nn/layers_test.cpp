@@ -99,6 +99,66 @@ TEST_P(Layers, KLDivLossMatchesTheDefinition) {
   if (!d.is_cpu()) EXPECT_THROW(F::kl_div(input, target.to(kCPU)), DeviceMismatchError);
 }
 
+// F::interpolate and nn::Upsample: the values PyTorch 2.15 gives (checked there; each is worked by
+// hand from its coordinate rules below),
+// for nearest, nearest-exact, linear, bilinear (align_corners both ways), trilinear; sizes or
+// factors; gradients; every error.
+TEST_P(Layers, InterpolateAndUpsample) {
+  const Device d = GetParam();
+  const TensorOptions o = TensorOptions().device(d).dtype(kDouble);
+  using VD = std::vector<double>;
+  const Tensor x = tensor({0.0, 2.0, 4.0, 6.0}, o).view({1, 1, 2, 2});
+  nn::Upsample up(nn::UpsampleOptions().scale_factor(std::vector<double>{2, 2}).mode(kNearest));
+  EXPECT_EQ(values(up(x)), (VD{0, 0, 2, 2, 0, 0, 2, 2, 4, 4, 6, 6, 4, 4, 6, 6}));
+  std::ostringstream printed;
+  printed << *up;
+  EXPECT_EQ(printed.str(), "locus::nn::Upsample(scale_factor=[2, 2], mode=nearest)");
+  // bilinear of 4 r + 2 c is exact: align_corners=true spreads the corners, false clamps the border
+  EXPECT_EQ(values(F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 3}).mode(kBilinear).align_corners(true))),
+            (VD{0, 1, 2, 2, 3, 4, 4, 5, 6}));
+  const VD at = {0, 0.25, 0.75, 1};  // align_corners=false, factor 2: (j + 0.5) / 2 - 0.5, clamped
+  VD want;
+  for (double r : at)
+    for (double c : at) want.push_back(4 * r + 2 * c);
+  const VD got = values(F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{2}).mode(kBilinear)));
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << i;
+  // 1-D: 3 -> 5 nearest takes floor(j * 3 / 5); nearest-exact floor((j + 0.5) * 3 / 5); linear
+  const Tensor line = tensor({1.0, 2.0, 3.0}, o).view({1, 1, 3});
+  const F::InterpolateFuncOptions to5 = F::InterpolateFuncOptions().size(std::vector<int64_t>{5});
+  EXPECT_EQ(values(F::interpolate(line, to5)), (VD{1, 1, 2, 2, 3}));
+  EXPECT_EQ(values(F::interpolate(line, F::InterpolateFuncOptions(to5).mode(kNearestExact))), (VD{1, 1, 2, 3, 3}));
+  const VD lin = values(F::interpolate(line, F::InterpolateFuncOptions(to5).mode(kLinear)));
+  const VD lin_want = {1, 1.4, 2, 2.6, 3};  // src = (j + 0.5) * 0.6 - 0.5, clamped at 0 and at 2
+  for (size_t i = 0; i < lin.size(); ++i) EXPECT_NEAR(lin[i], lin_want[i], 1e-12) << i;
+  // trilinear of a constant stays constant; the shape follows the factors per dim
+  const Tensor cube = full({1, 2, 2, 3, 4}, 1.5, o);
+  const Tensor big = F::interpolate(cube, F::InterpolateFuncOptions().scale_factor(std::vector<double>{2, 1, 0.5}).mode(kTrilinear));
+  EXPECT_EQ(big.sizes(), IntArrayRef({1, 2, 4, 3, 2}));
+  EXPECT_TRUE(big.allclose(full({1, 2, 4, 3, 2}, 1.5, o)));
+  gradcheck([](const V& v) {
+    return F::interpolate(v[0], F::InterpolateFuncOptions().size(std::vector<int64_t>{5, 3}).mode(kBilinear));
+  }, {sample({1, 2, 3, 4})}, d);
+  gradcheck([](const V& v) { return F::interpolate(v[0], F::InterpolateFuncOptions().scale_factor(std::vector<double>{2})); },
+            {sample({2, 1, 3})}, d);
+  EXPECT_THROW_MSG(F::interpolate(x), Error, "[interpolate] either size or scale_factor should be defined.");
+  EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{4}).scale_factor(std::vector<double>{2})),
+                   Error, "[interpolate] only one of size or scale_factor should be defined.");
+  EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{4}).mode(kLinear)), Error,
+                   "[interpolate] Got 4D input, but linear mode needs 3D input.");
+  EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{4}).align_corners(false)), Error,
+                   "[interpolate] align_corners option can only be set with the interpolating modes");
+  EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{4, 4, 4})), Error,
+                   "[interpolate] Input and output must have the same number of spatial dimensions, but got input with "
+                   "spatial dimensions of [2, 2] and output size of 3 values.");
+  EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{4}).mode(kBicubic)), Error,
+                   "[interpolate] mode 'bicubic' is not provided by locus");
+  EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{0.1})), Error,
+                   "[interpolate] Input and output sizes should be greater than 0");
+  EXPECT_THROW_MSG(F::interpolate(tensor({1.0}, o), F::InterpolateFuncOptions().size(std::vector<int64_t>{2})), Error,
+                   "[interpolate] expected a 3-D, 4-D or 5-D input [N, C, *spatial], got [1].");
+}
+
 TEST_P(Layers, FunctionalGradients) {
   Device d = GetParam();
   gradcheck([](const V& x) { return F::linear(x[0], x[1], x[2]); }, {sample({3, 4}), sample({2, 4}, 1.), sample({2}, 2.)}, d);

@@ -33,6 +33,19 @@ enum class PadMode { Constant, Reflect, Replicate, Circular };
 inline constexpr enumtype::PadMode kConstant = enumtype::PadMode::Constant;
 inline constexpr enumtype::PadMode kReflect = enumtype::PadMode::Reflect;
 inline constexpr enumtype::PadMode kReplicate = enumtype::PadMode::Replicate;
+
+/// F::interpolate's and nn::Upsample's modes (libtorch's enum types). Bicubic and area are
+/// spelled so that libtorch code compiles, and refused with an Error when used.
+namespace enumtype {
+enum class InterpolateMode { Nearest, NearestExact, Linear, Bilinear, Trilinear, Bicubic, Area };
+}
+inline constexpr enumtype::InterpolateMode kNearest = enumtype::InterpolateMode::Nearest;
+inline constexpr enumtype::InterpolateMode kNearestExact = enumtype::InterpolateMode::NearestExact;
+inline constexpr enumtype::InterpolateMode kLinear = enumtype::InterpolateMode::Linear;
+inline constexpr enumtype::InterpolateMode kBilinear = enumtype::InterpolateMode::Bilinear;
+inline constexpr enumtype::InterpolateMode kTrilinear = enumtype::InterpolateMode::Trilinear;
+inline constexpr enumtype::InterpolateMode kBicubic = enumtype::InterpolateMode::Bicubic;
+inline constexpr enumtype::InterpolateMode kArea = enumtype::InterpolateMode::Area;
 inline constexpr enumtype::PadMode kCircular = enumtype::PadMode::Circular;
 
 /// Two integers given as one (`3`) or two (`{3, 5}`), as libtorch's ExpandingArray<2>.
@@ -217,6 +230,13 @@ struct LayerNormFuncOptions {
   LOCUS_ARG(double, eps) = 1e-5;
 };
 
+struct InterpolateFuncOptions {
+  LOCUS_ARG(std::optional<std::vector<int64_t>>, size) = std::nullopt;
+  LOCUS_ARG(std::optional<std::vector<double>>, scale_factor) = std::nullopt;
+  LOCUS_ARG(enumtype::InterpolateMode, mode) = kNearest;
+  LOCUS_ARG(std::optional<bool>, align_corners) = std::nullopt;
+};
+
 struct GroupNormFuncOptions {
   GroupNormFuncOptions(int64_t num_groups) : num_groups_(num_groups) {}
   LOCUS_ARG(int64_t, num_groups);
@@ -344,6 +364,10 @@ Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);
 /// input [N, C, *]: the channels in num_groups groups, each image's group normalised over its
 /// channels and positions (biased variance), then weight and bias per channel.
 Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options);
+/// Resizes the spatial dims of input [N, C, *] (1 to 3 of them) to `size`, or by `scale_factor`
+/// (one value for every dim, or one each): nearest, nearest-exact, or linear/bilinear/trilinear
+/// (align_corners as PyTorch, default false), as index_select and weighted sums on every device.
+Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {});
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options = {});
 
 /// Differentiable im2col: input [N, C, H, W] -> columns [N, C*kh*kw, oh*ow] (zero padding).

@@ -1,5 +1,6 @@
 #pragma once
-// CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss, BCELoss, L1Loss, SmoothL1Loss, HuberLoss.
+// CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss, BCELoss, KLDivLoss, L1Loss, SmoothL1Loss,
+// HuberLoss.
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/module.h"
