@@ -47,6 +47,8 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
 /// cudnn_enable is accepted and ignored.
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight = {},
                   const std::optional<Tensor>& bias = {}, double eps = 1e-05, bool cudnn_enable = true);
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor);
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor);
 /// cudnn_enabled is accepted and ignored.
 Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight = {},
                   const std::optional<Tensor>& bias = {}, double eps = 1e-05, bool cudnn_enabled = true);

@@ -138,6 +138,13 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
                        F::LayerNormFuncOptions(normalized_shape.vec()).weight(value(weight)).bias(value(bias)).eps(eps));
 }
 
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
+  return F::pixel_shuffle(self, F::PixelShuffleFuncOptions(upscale_factor));
+}
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  return F::pixel_unshuffle(self, F::PixelUnshuffleFuncOptions(downscale_factor));
+}
+
 Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, double eps, bool /*cudnn_enabled*/) {
   return F::group_norm(input, F::GroupNormFuncOptions(num_groups).weight(value(weight)).bias(value(bias)).eps(eps));

@@ -756,6 +756,44 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
   return x;
 }
 
+namespace {
+// pixel_shuffle (shuffle) or pixel_unshuffle of input [*, C, H, W] by r, as one view, permute, reshape
+Tensor pixel_rearrange(const Tensor& input, int64_t r, bool shuffle) {
+  const char* op = shuffle ? "pixel_shuffle" : "pixel_unshuffle";
+  const char* what = shuffle ? "upscale_factor" : "downscale_factor";
+  if (input.dim() < 3)
+    throw Error(std::string("[") + op + "] expects input to have at least 3 dimensions, but got input with " +
+                std::to_string(input.dim()) + " dimension(s).");
+  if (r <= 0) throw Error(std::string("[") + op + "] " + what + " must be greater than 0, but got " + std::to_string(r) + ".");
+  const int64_t nd = input.dim(), c = input.size(nd - 3), h = input.size(nd - 2), w = input.size(nd - 1);
+  const int64_t b = input.numel() == 0 ? 0 : input.numel() / (c * h * w);
+  if (shuffle && c % (r * r) != 0)
+    throw Error("[pixel_shuffle] expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+                "but input.size(-3)=" + std::to_string(c) + " is not divisible by " + std::to_string(r * r) + ".");
+  if (!shuffle && (h % r != 0 || w % r != 0))
+    throw Error("[pixel_unshuffle] expects height and width to be divisible by downscale_factor, but got input of "
+                "shape " + ops::shape_str(input.sizes()) + " and downscale_factor=" + std::to_string(r) + ".");
+  std::vector<int64_t> out(input.sizes().begin(), input.sizes().end() - 3);  // the leading dims
+  Tensor x;
+  if (shuffle) {  // [B, C, r, r, H, W] -> [B, C, H, r, W, r]
+    const int64_t oc = c / (r * r);
+    x = input.reshape({b, oc, r, r, h, w}).permute({0, 1, 4, 2, 5, 3});
+    out.insert(out.end(), {oc, h * r, w * r});
+  } else {  // [B, C, H, r, W, r] -> [B, C, r, r, H, W]
+    x = input.reshape({b, c, h / r, r, w / r, r}).permute({0, 1, 3, 5, 2, 4});
+    out.insert(out.end(), {c * r * r, h / r, w / r});
+  }
+  return x.reshape(out);
+}
+}  // namespace
+
+Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& o) {
+  return pixel_rearrange(input, o.upscale_factor(), true);
+}
+Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& o) {
+  return pixel_rearrange(input, o.downscale_factor(), false);
+}
+
 Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
   if (auto c = ac::policy(ac::Op::GroupNorm, input.device()); c != ac::Cast::None)
     return ac::rerun(c, [&](auto C) { return group_norm(C(input), GroupNormFuncOptions(o).weight(C(o.weight())).bias(C(o.bias()))); });

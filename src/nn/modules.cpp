@@ -510,6 +510,13 @@ void UpsampleImpl::pretty_print(std::ostream& stream) const {
   stream << ")";
 }
 
+void PixelShuffleImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::PixelShuffle(upscale_factor=" << options.upscale_factor() << ")";
+}
+void PixelUnshuffleImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::PixelUnshuffle(downscale_factor=" << options.downscale_factor() << ")";
+}
+
 Tensor UpsampleImpl::forward(const Tensor& input) {
   return functional::interpolate(input, functional::InterpolateFuncOptions()
                                             .size(options.size())

@@ -159,6 +159,43 @@ TEST_P(Layers, InterpolateAndUpsample) {
                    "[interpolate] expected a 3-D, 4-D or 5-D input [N, C, *spatial], got [1].");
 }
 
+// PixelShuffle: out[n][c][h r + i][w r + j] = in[n][c r^2 + i r + j][h][w] (PyTorch's definition);
+// PixelUnshuffle undoes it; extra leading dims; gradients; errors.
+TEST_P(Layers, PixelShuffleAndUnshuffle) {
+  const Device d = GetParam();
+  const TensorOptions o = TensorOptions().device(d).dtype(kDouble);
+  const int64_t r = 3, c = 2, h = 2, w = 4;
+  const Tensor x = arange(2 * c * r * r * h * w, o).view({2, c * r * r, h, w});
+  nn::PixelShuffle shuffle{nn::PixelShuffleOptions(r)};
+  const Tensor y = shuffle(x);
+  ASSERT_EQ(y.sizes(), IntArrayRef({2, c, h * r, w * r}));
+  const std::vector<double> xv = values(x), yv = values(y);
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t i = 0; i < h * r; ++i)
+        for (int64_t j = 0; j < w * r; ++j)
+          ASSERT_EQ(yv[static_cast<size_t>(((n * c + ch) * h * r + i) * w * r + j)],
+                    xv[static_cast<size_t>(((n * c * r * r + ch * r * r + (i % r) * r + j % r) * h + i / r) * w + j / r)]);
+  EXPECT_TRUE(nn::PixelUnshuffle(nn::PixelUnshuffleOptions(r))(y).equal(x));
+  EXPECT_TRUE(pixel_unshuffle(pixel_shuffle(x, r), r).equal(x));  // torch::
+  const Tensor many = x.view({2, 1, c * r * r, h, w}).expand({2, 3, c * r * r, h, w});
+  EXPECT_EQ(F::pixel_shuffle(many, F::PixelShuffleFuncOptions(r)).sizes(), IntArrayRef({2, 3, c, h * r, w * r}));
+  gradcheck([](const V& v) { return F::pixel_shuffle(v[0], F::PixelShuffleFuncOptions(2)); }, {sample({1, 8, 2, 3})}, d);
+  std::ostringstream printed;
+  printed << *shuffle;
+  EXPECT_EQ(printed.str(), "locus::nn::PixelShuffle(upscale_factor=3)");
+  EXPECT_THROW_MSG(F::pixel_shuffle(x, F::PixelShuffleFuncOptions(4)), Error,
+                   "[pixel_shuffle] expects its input's 'channel' dimension to be divisible by the square of "
+                   "upscale_factor, but input.size(-3)=18 is not divisible by 16.");
+  EXPECT_THROW_MSG(F::pixel_unshuffle(x, F::PixelUnshuffleFuncOptions(3)), Error,
+                   "[pixel_unshuffle] expects height and width to be divisible by downscale_factor, but got input of "
+                   "shape [2, 18, 2, 4] and downscale_factor=3.");
+  EXPECT_THROW_MSG(F::pixel_shuffle(x[0][0], F::PixelShuffleFuncOptions(2)), Error,
+                   "[pixel_shuffle] expects input to have at least 3 dimensions, but got input with 2 dimension(s).");
+  EXPECT_THROW_MSG(F::pixel_shuffle(x, F::PixelShuffleFuncOptions(0)), Error,
+                   "[pixel_shuffle] upscale_factor must be greater than 0, but got 0.");
+}
+
 TEST_P(Layers, FunctionalGradients) {
   Device d = GetParam();
   gradcheck([](const V& x) { return F::linear(x[0], x[1], x[2]); }, {sample({3, 4}), sample({2, 4}, 1.), sample({2}, 2.)}, d);

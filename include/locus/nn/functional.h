@@ -237,6 +237,15 @@ struct InterpolateFuncOptions {
   LOCUS_ARG(std::optional<bool>, align_corners) = std::nullopt;
 };
 
+struct PixelShuffleFuncOptions {
+  PixelShuffleFuncOptions(int64_t upscale_factor) : upscale_factor_(upscale_factor) {}
+  LOCUS_ARG(int64_t, upscale_factor);
+};
+struct PixelUnshuffleFuncOptions {
+  PixelUnshuffleFuncOptions(int64_t downscale_factor) : downscale_factor_(downscale_factor) {}
+  LOCUS_ARG(int64_t, downscale_factor);
+};
+
 struct GroupNormFuncOptions {
   GroupNormFuncOptions(int64_t num_groups) : num_groups_(num_groups) {}
   LOCUS_ARG(int64_t, num_groups);
@@ -368,6 +377,9 @@ Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options);
 /// (one value for every dim, or one each): nearest, nearest-exact, or linear/bilinear/trilinear
 /// (align_corners as PyTorch, default false), as index_select and weighted sums on every device.
 Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {});
+/// [*, C r^2, H, W] -> [*, C, H r, W r] (sub-pixel convolution's rearrangement), and back.
+Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& options);
+Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& options);
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options = {});
 
 /// Differentiable im2col: input [N, C, H, W] -> columns [N, C*kh*kw, oh*ow] (zero padding).

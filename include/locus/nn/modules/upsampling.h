@@ -1,5 +1,5 @@
 #pragma once
-// Upsample: functional::interpolate as a module (libtorch's nn::Upsample).
+// Upsample (functional::interpolate as a module), PixelShuffle and PixelUnshuffle.
 #include <optional>
 #include <ostream>
 #include <vector>
@@ -26,5 +26,27 @@ class UpsampleImpl : public Cloneable<UpsampleImpl> {
   UpsampleOptions options;
 };
 LOCUS_MODULE(Upsample);
+
+using PixelShuffleOptions = functional::PixelShuffleFuncOptions;
+class PixelShuffleImpl : public Cloneable<PixelShuffleImpl> {
+ public:
+  explicit PixelShuffleImpl(const PixelShuffleOptions& options) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::pixel_shuffle(input, options); }
+  PixelShuffleOptions options;
+};
+LOCUS_MODULE(PixelShuffle);
+
+using PixelUnshuffleOptions = functional::PixelUnshuffleFuncOptions;
+class PixelUnshuffleImpl : public Cloneable<PixelUnshuffleImpl> {
+ public:
+  explicit PixelUnshuffleImpl(const PixelUnshuffleOptions& options) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::pixel_unshuffle(input, options); }
+  PixelUnshuffleOptions options;
+};
+LOCUS_MODULE(PixelUnshuffle);
 
 }  // namespace locus::nn
