@@ -679,6 +679,18 @@ Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& o) {
   return out;
 }
 
+namespace {
+// out [N, C, *] times weight [C], plus bias [C], where defined (the normalisations' affine step)
+Tensor channel_affine(Tensor out, const Tensor& weight, const Tensor& bias) {
+  if (!weight.defined() && !bias.defined()) return out;
+  DimVector per_channel(static_cast<size_t>(out.dim()), 1);  // [1, C, 1, ...]
+  per_channel[1] = out.size(1);
+  if (weight.defined()) out = out * weight.view(per_channel);
+  if (bias.defined()) out = out + bias.view(per_channel);
+  return out;
+}
+}  // namespace
+
 Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
   using M = enumtype::InterpolateMode;
   static const char* const names[] = {"nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area"};
@@ -794,6 +806,40 @@ Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& o) 
   return pixel_rearrange(input, o.downscale_factor(), false);
 }
 
+Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& o) {
+  if (input.dim() < 2)
+    throw Error("[instance_norm] expected an input of at least 2 dimensions [N, C, *], got " + ops::shape_str(input.sizes()) + ".");
+  const int64_t n = input.size(0), ch = input.size(1);
+  for (const auto& [what, t] : {std::pair<const char*, const Tensor*>{"weight", &o.weight()}, {"bias", &o.bias()},
+                                {"running_mean", &o.running_mean()}, {"running_var", &o.running_var()}})
+    if (t->defined() && (t->dim() != 1 || t->size(0) != ch))
+      throw Error(std::string("[instance_norm] expected ") + what + " of " + std::to_string(ch) +
+                  " elements (the channels), got " + ops::shape_str(t->sizes()) + ".");
+  if (o.running_mean().defined() != o.running_var().defined())
+    throw Error("[instance_norm] running_mean and running_var come together: give both or neither.");
+  const Tensor x = input.reshape({n, ch, -1});
+  Tensor out;
+  if (o.use_input_stats()) {
+    const Tensor mean = x.mean({2}, true), centered = x - mean, var = (centered * centered).mean({2}, true);
+    out = centered * (var + o.eps()).rsqrt();
+    if (o.running_mean().defined()) {  // the batch's mean of each image's statistics, the variance unbiased
+      NoGradGuard no_grad;
+      const int64_t l = x.size(2);
+      const double m = o.momentum(), unbias = l > 1 ? static_cast<double>(l) / static_cast<double>(l - 1) : 1.0;
+      Tensor rm = o.running_mean(), rv = o.running_var();
+      rm.mul_(1 - m).add_(mean.mean({0}).view({ch}).to(rm.scalar_type()) * m);
+      rv.mul_(1 - m).add_((var * unbias).mean({0}).view({ch}).to(rv.scalar_type()) * m);
+    }
+  } else {
+    if (!o.running_mean().defined())
+      throw Error("[instance_norm] use_input_stats(false) needs running_mean and running_var; give them, or keep "
+                  "use_input_stats(true).");
+    out = (x - o.running_mean().view({1, ch, 1})) * (o.running_var().view({1, ch, 1}) + o.eps()).rsqrt();
+  }
+  out = out.reshape(input.sizes());
+  return channel_affine(out, o.weight(), o.bias());
+}
+
 Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
   if (auto c = ac::policy(ac::Op::GroupNorm, input.device()); c != ac::Cast::None)
     return ac::rerun(c, [&](auto C) { return group_norm(C(input), GroupNormFuncOptions(o).weight(C(o.weight())).bias(C(o.bias()))); });
@@ -812,13 +858,7 @@ Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
   const Tensor centered = x - x.mean({2}, true);
   const Tensor var = (centered * centered).mean({2}, true);
   Tensor out = (centered * (var + o.eps()).rsqrt()).reshape(input.sizes());
-  if (o.weight().defined() || o.bias().defined()) {
-    DimVector per_channel(static_cast<size_t>(input.dim()), 1);  // [1, C, 1, ...]
-    per_channel[1] = ch;
-    if (o.weight().defined()) out = out * o.weight().view(per_channel);
-    if (o.bias().defined()) out = out + o.bias().view(per_channel);
-  }
-  return out;
+  return channel_affine(out, o.weight(), o.bias());
 }
 
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {

@@ -349,41 +349,52 @@ void AdaptiveAvgPool2dImpl::pretty_print(std::ostream& stream) const {
 }
 
 // ---- normalization --------------------------------------------------------------------------
+namespace {
+// The state BatchNorm and InstanceNorm share: weight and bias per channel (affine), the running
+// statistics as buffers (track_running_stats).
+template <class Norm>
+void register_norm_state(Norm& m) {
+  const TensorOptions o = detail::placement(m.options.device(), m.options.dtype());
+  const int64_t c = m.options.num_features();
+  if (m.options.affine()) {
+    m.weight = m.register_parameter("weight", empty({c}, o));
+    m.bias = m.register_parameter("bias", empty({c}, o));
+  }
+  if (m.options.track_running_stats()) {
+    m.running_mean = m.register_buffer("running_mean", zeros({c}, o));
+    m.running_var = m.register_buffer("running_var", ones({c}, o));
+    m.num_batches_tracked = m.register_buffer("num_batches_tracked", zeros({}, TensorOptions(o).dtype(kLong)));
+  }
+}
+template <class Norm>
+void reset_norm_running_stats(Norm& m) {
+  if (!m.options.track_running_stats()) return;
+  NoGradGuard no_grad;
+  m.running_mean.zero_();
+  m.running_var.fill_(1);
+  m.num_batches_tracked.zero_();
+}
+template <class Norm>
+void reset_norm_parameters(Norm& m) {
+  reset_norm_running_stats(m);
+  if (m.options.affine()) {
+    init::ones_(m.weight);
+    init::zeros_(m.bias);
+  }
+}
+}  // namespace
+
 BatchNormImplBase::BatchNormImplBase(const BatchNormOptions& options_, int64_t expected_dim, const char* kind)
     : options(options_), expected_dim_(expected_dim), kind_(kind) {
   reset();
 }
 
 void BatchNormImplBase::reset() {
-  TensorOptions o = detail::placement(options.device(), options.dtype());
-  int64_t c = options.num_features();
-  if (options.affine()) {
-    weight = register_parameter("weight", empty({c}, o));
-    bias = register_parameter("bias", empty({c}, o));
-  }
-  if (options.track_running_stats()) {
-    running_mean = register_buffer("running_mean", zeros({c}, o));
-    running_var = register_buffer("running_var", ones({c}, o));
-    num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, TensorOptions(o).dtype(kLong)));
-  }
+  register_norm_state(*this);
   reset_parameters();
 }
-
-void BatchNormImplBase::reset_running_stats() {
-  if (!options.track_running_stats()) return;
-  NoGradGuard no_grad;
-  running_mean.zero_();
-  running_var.fill_(1);
-  num_batches_tracked.zero_();
-}
-
-void BatchNormImplBase::reset_parameters() {
-  reset_running_stats();
-  if (options.affine()) {
-    init::ones_(weight);
-    init::zeros_(bias);
-  }
-}
+void BatchNormImplBase::reset_running_stats() { reset_norm_running_stats(*this); }
+void BatchNormImplBase::reset_parameters() { reset_norm_parameters(*this); }
 
 void BatchNormImplBase::pretty_print(std::ostream& stream) const {
   stream << std::boolalpha << "locus::nn::" << kind_ << "(" << options.num_features() << ", eps=" << options.eps()
@@ -441,6 +452,52 @@ void LayerNormImpl::pretty_print(std::ostream& stream) const {
  stream << std::boolalpha << "locus::nn::LayerNorm([";
   for (size_t i = 0; i < options.normalized_shape().size(); ++i) stream << (i ? ", " : "") << options.normalized_shape()[i];
   stream << "], eps=" << options.eps() << ", elementwise_affine=" << options.elementwise_affine() << ")";
+}
+
+InstanceNormImplBase::InstanceNormImplBase(const InstanceNormOptions& options_, int64_t spatial_dims, const char* kind)
+    : options(options_), spatial_dims_(spatial_dims), kind_(kind) {
+  reset();
+}
+
+void InstanceNormImplBase::reset() {
+  register_norm_state(*this);
+  reset_parameters();
+}
+void InstanceNormImplBase::reset_running_stats() { reset_norm_running_stats(*this); }
+void InstanceNormImplBase::reset_parameters() { reset_norm_parameters(*this); }
+
+void InstanceNormImplBase::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "locus::nn::" << kind_ << "(" << options.num_features() << ", eps=" << options.eps()
+         << ", momentum=" << options.momentum() << ", affine=" << options.affine()
+         << ", track_running_stats=" << options.track_running_stats() << ")";
+}
+
+Tensor InstanceNormImplBase::forward(const Tensor& input) {
+  const int64_t d = input.dim();
+  if (d != spatial_dims_ + 1 && d != spatial_dims_ + 2)
+    throw Error(std::string(kind_) + ": expected " + std::to_string(spatial_dims_ + 1) + "D (unbatched) or " +
+                std::to_string(spatial_dims_ + 2) + "D input (got " + std::to_string(d) + "D input).");
+  const bool batched = d == spatial_dims_ + 2;
+  const Tensor x = batched ? input : input.unsqueeze(0);
+  if (x.size(1) != options.num_features())
+    throw Error(std::string(kind_) + ": expected input with " + std::to_string(options.num_features()) +
+                " channels, got " + std::to_string(x.size(1)) + ".");
+  if (weight.defined()) check_input_device(input, "weight", weight);
+  else if (running_mean.defined()) check_input_device(input, "running_mean", running_mean);
+  const bool input_stats = is_training() || !options.track_running_stats();
+  if (is_training() && options.track_running_stats()) {
+    NoGradGuard no_grad;
+    num_batches_tracked.add_(1);
+  }
+  const Tensor out = functional::instance_norm(x, functional::InstanceNormFuncOptions()
+                                                       .running_mean(running_mean)
+                                                       .running_var(running_var)
+                                                       .weight(weight)
+                                                       .bias(bias)
+                                                       .use_input_stats(input_stats)
+                                                       .momentum(options.momentum())
+                                                       .eps(options.eps()));
+  return batched ? out : out.squeeze(0);
 }
 
 GroupNormImpl::GroupNormImpl(const GroupNormOptions& options_) : options(options_) {

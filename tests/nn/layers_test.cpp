@@ -196,6 +196,51 @@ TEST_P(Layers, PixelShuffleAndUnshuffle) {
                    "[pixel_shuffle] upscale_factor must be greater than 0, but got 0.");
 }
 
+// InstanceNorm2d/1d against the definition: per image and channel over the positions; running
+// statistics as PyTorch updates them (the batch's mean of each image's mean and unbiased variance,
+// checked against PyTorch 2.15) and used in eval(); affine; unbatched input; gradients; errors.
+TEST_P(Layers, InstanceNormMatchesTheDefinition) {
+  const Device d = GetParam();
+  manual_seed(6);
+  const TensorOptions o = TensorOptions().device(d).dtype(kDouble);
+  const Tensor x = randn({2, 3, 2, 3}, o) * 2 + 1;
+  nn::InstanceNorm2d m(nn::InstanceNorm2dOptions(3).track_running_stats(true).device(d).dtype(kDouble));
+  EXPECT_TRUE(m->parameters().empty());  // affine false by default, as PyTorch
+  const Tensor y = m(x);
+  const Tensor flat = x.reshape({2, 3, -1}), mean = flat.mean({2}), var = (flat - mean.unsqueeze(2)).pow(2).mean({2});
+  EXPECT_TRUE(y.reshape({2, 3, -1}).allclose((flat - mean.unsqueeze(2)) / (var.unsqueeze(2) + 1e-5).sqrt(), 1e-9, 1e-12));
+  EXPECT_TRUE(m->running_mean.allclose(mean.mean({0}) * 0.1, 1e-12, 1e-12));
+  EXPECT_TRUE(m->running_var.allclose(0.9 + var.mean({0}) * (6.0 / 5.0) * 0.1, 1e-12, 1e-12));
+  EXPECT_EQ(m->num_batches_tracked.item<int64_t>(), 1);
+  m->eval();  // the running statistics now
+  const Tensor rm = m->running_mean.view({1, 3, 1, 1}), rv = m->running_var.view({1, 3, 1, 1});
+  EXPECT_TRUE(m(x).allclose((x - rm) / (rv + 1e-5).sqrt(), 1e-9, 1e-12));
+  EXPECT_TRUE(m(x[1]).allclose(m(x)[1], 1e-12, 1e-12));  // unbatched [C, H, W]
+  // affine, and 1-D; without running statistics eval() still uses the input's
+  nn::InstanceNorm1d a(nn::InstanceNorm1dOptions(3).affine(true).device(d).dtype(kDouble));
+  {
+    NoGradGuard ng;
+    a->weight.copy_(tensor({1.0, 2.0, 3.0}, o));
+    a->bias.copy_(tensor({0.5, 0.0, -1.0}, o));
+  }
+  a->eval();
+  const Tensor seq = x.reshape({2, 3, 6});
+  const Tensor plain = F::instance_norm(seq);
+  EXPECT_TRUE(a(seq).allclose(plain * tensor({1.0, 2.0, 3.0}, o).view({1, 3, 1}) + tensor({0.5, 0.0, -1.0}, o).view({1, 3, 1}),
+                              1e-9, 1e-12));
+  gradcheck([](const V& v) { return F::instance_norm(v[0], F::InstanceNormFuncOptions().weight(v[1]).bias(v[2])); },
+            {sample({2, 3, 4}), sample({3}, 1.), sample({3}, 2.)}, d);
+  std::ostringstream printed;
+  printed << *m;
+  EXPECT_EQ(printed.str(), "locus::nn::InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=false, track_running_stats=true)");
+  EXPECT_THROW_MSG(m(x[0][0]), Error, "InstanceNorm2d: expected 3D (unbatched) or 4D input (got 2D input).");
+  EXPECT_THROW_MSG(m(seq.view({2, 3, 3, 2}).narrow(1, 0, 2)), Error, "InstanceNorm2d: expected input with 3 channels, got 2.");
+  EXPECT_THROW_MSG(F::instance_norm(seq, F::InstanceNormFuncOptions().use_input_stats(false)), Error,
+                   "[instance_norm] use_input_stats(false) needs running_mean and running_var");
+  EXPECT_THROW_MSG(F::instance_norm(seq, F::InstanceNormFuncOptions().weight(tensor({1.0}, o))), Error,
+                   "[instance_norm] expected weight of 3 elements (the channels), got [1].");
+}
+
 TEST_P(Layers, FunctionalGradients) {
   Device d = GetParam();
   gradcheck([](const V& x) { return F::linear(x[0], x[1], x[2]); }, {sample({3, 4}), sample({2, 4}, 1.), sample({2}, 2.)}, d);

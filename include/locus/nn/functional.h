@@ -246,6 +246,16 @@ struct PixelUnshuffleFuncOptions {
   LOCUS_ARG(int64_t, downscale_factor);
 };
 
+struct InstanceNormFuncOptions {
+  LOCUS_ARG(Tensor, running_mean) = {};
+  LOCUS_ARG(Tensor, running_var) = {};
+  LOCUS_ARG(Tensor, weight) = {};
+  LOCUS_ARG(Tensor, bias) = {};
+  LOCUS_ARG(bool, use_input_stats) = true;
+  LOCUS_ARG(double, momentum) = 0.1;
+  LOCUS_ARG(double, eps) = 1e-5;
+};
+
 struct GroupNormFuncOptions {
   GroupNormFuncOptions(int64_t num_groups) : num_groups_(num_groups) {}
   LOCUS_ARG(int64_t, num_groups);
@@ -373,6 +383,10 @@ Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);
 /// input [N, C, *]: the channels in num_groups groups, each image's group normalised over its
 /// channels and positions (biased variance), then weight and bias per channel.
 Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options);
+/// input [N, C, *]: each image's channel normalised over its positions (use_input_stats), the
+/// running statistics, when given, updated with the batch's mean of them (unbiased variances), as
+/// PyTorch; or normalised with the running statistics. Then weight and bias per channel.
+Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& options = {});
 /// Resizes the spatial dims of input [N, C, *] (1 to 3 of them) to `size`, or by `scale_factor`
 /// (one value for every dim, or one each): nearest, nearest-exact, or linear/bilinear/trilinear
 /// (align_corners as PyTorch, default false), as index_select and weighted sums on every device.

@@ -1,5 +1,6 @@
 #pragma once
-// BatchNorm1d, BatchNorm2d (running statistics as buffers), LayerNorm and GroupNorm.
+// BatchNorm1d, BatchNorm2d (running statistics as buffers), LayerNorm, InstanceNorm1d,
+// InstanceNorm2d and GroupNorm.
 #include <optional>
 #include <vector>
 
@@ -77,6 +78,52 @@ class LayerNormImpl : public Cloneable<LayerNormImpl> {
   Tensor weight, bias;
 };
 LOCUS_MODULE(LayerNorm);
+
+struct InstanceNormOptions {
+  InstanceNormOptions(int64_t num_features) : num_features_(num_features) {}
+  LOCUS_ARG(int64_t, num_features);
+  LOCUS_ARG(double, eps) = 1e-5;
+  LOCUS_ARG(double, momentum) = 0.1;
+  LOCUS_ARG(bool, affine) = false;
+  LOCUS_ARG(bool, track_running_stats) = false;
+  LOCUS_PLACEMENT_ARGS;
+};
+using InstanceNorm1dOptions = InstanceNormOptions;
+using InstanceNorm2dOptions = InstanceNormOptions;
+
+/// Normalises each image's channel over its positions (functional::instance_norm); with
+/// track_running_stats, running statistics as buffers, used in eval().
+class InstanceNormImplBase : public Module {
+ public:
+  explicit InstanceNormImplBase(const InstanceNormOptions& options, int64_t spatial_dims, const char* kind);
+  void reset();
+  void reset_running_stats();
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  InstanceNormOptions options;
+  Tensor weight, bias, running_mean, running_var, num_batches_tracked;
+
+ private:
+  int64_t spatial_dims_;
+  const char* kind_;
+};
+
+class InstanceNorm1dImpl : public Cloneable<InstanceNorm1dImpl, InstanceNormImplBase> {
+ public:
+  InstanceNorm1dImpl(int64_t num_features) : InstanceNorm1dImpl(InstanceNormOptions(num_features)) {}
+  explicit InstanceNorm1dImpl(const InstanceNormOptions& options) : Cloneable(options, 1, "InstanceNorm1d") {}
+  void reset() override { InstanceNormImplBase::reset(); }
+};
+LOCUS_MODULE(InstanceNorm1d);
+
+class InstanceNorm2dImpl : public Cloneable<InstanceNorm2dImpl, InstanceNormImplBase> {
+ public:
+  InstanceNorm2dImpl(int64_t num_features) : InstanceNorm2dImpl(InstanceNormOptions(num_features)) {}
+  explicit InstanceNorm2dImpl(const InstanceNormOptions& options) : Cloneable(options, 2, "InstanceNorm2d") {}
+  void reset() override { InstanceNormImplBase::reset(); }
+};
+LOCUS_MODULE(InstanceNorm2d);
 
 struct GroupNormOptions {
   GroupNormOptions(int64_t num_groups, int64_t num_channels) : num_groups_(num_groups), num_channels_(num_channels) {}
