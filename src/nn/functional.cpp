@@ -691,11 +691,15 @@ Tensor channel_affine(Tensor out, const Tensor& weight, const Tensor& bias) {
 }
 }  // namespace
 
+const char* interpolate_mode_name(enumtype::InterpolateMode mode) {
+  static const char* const names[] = {"nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area"};
+  return names[static_cast<int>(mode)];
+}
+
 Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
   using M = enumtype::InterpolateMode;
-  static const char* const names[] = {"nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area"};
   const M mode = o.mode();
-  const char* name = names[static_cast<int>(mode)];
+  const char* name = interpolate_mode_name(mode);
   const int64_t sd = input.dim() - 2;  // spatial dims
   if (sd < 1 || sd > 3)
     throw Error("[interpolate] expected a 3-D, 4-D or 5-D input [N, C, *spatial], got " + ops::shape_str(input.sizes()) + ".");

@@ -554,7 +554,6 @@ void HuberLossImpl::pretty_print(std::ostream& stream) const { stream << "locus:
 
 // ---- upsampling ------------------------------------------------------------------------------
 void UpsampleImpl::pretty_print(std::ostream& stream) const {
-  static const char* const modes[] = {"nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area"};
   stream << "locus::nn::Upsample(";
   if (options.size()) stream << "size=" << ops::shape_str(*options.size());
   if (options.scale_factor()) {
@@ -562,7 +561,7 @@ void UpsampleImpl::pretty_print(std::ostream& stream) const {
     for (size_t i = 0; i < options.scale_factor()->size(); ++i) stream << (i ? ", " : "") << (*options.scale_factor())[i];
     stream << "]";
   }
-  stream << ", mode=" << modes[static_cast<int>(options.mode())];
+  stream << ", mode=" << functional::interpolate_mode_name(options.mode());
   if (options.align_corners()) stream << ", align_corners=" << std::boolalpha << *options.align_corners();
   stream << ")";
 }

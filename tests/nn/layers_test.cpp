@@ -153,6 +153,11 @@ TEST_P(Layers, InterpolateAndUpsample) {
                    "spatial dimensions of [2, 2] and output size of 3 values.");
   EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{4}).mode(kBicubic)), Error,
                    "[interpolate] mode 'bicubic' is not provided by locus");
+  EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{-2})), Error,
+                   "[interpolate] scale_factor must be positive, got -2");
+  std::ostringstream bilinear;
+  bilinear << *nn::Upsample(nn::UpsampleOptions().size(std::vector<int64_t>{4, 4}).mode(kBilinear).align_corners(true));
+  EXPECT_EQ(bilinear.str(), "locus::nn::Upsample(size=[4, 4], mode=bilinear, align_corners=true)");
   EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{0.1})), Error,
                    "[interpolate] Input and output sizes should be greater than 0");
   EXPECT_THROW_MSG(F::interpolate(tensor({1.0}, o), F::InterpolateFuncOptions().size(std::vector<int64_t>{2})), Error,
@@ -237,6 +242,8 @@ TEST_P(Layers, InstanceNormMatchesTheDefinition) {
   EXPECT_THROW_MSG(m(seq.view({2, 3, 3, 2}).narrow(1, 0, 2)), Error, "InstanceNorm2d: expected input with 3 channels, got 2.");
   EXPECT_THROW_MSG(F::instance_norm(seq, F::InstanceNormFuncOptions().use_input_stats(false)), Error,
                    "[instance_norm] use_input_stats(false) needs running_mean and running_var");
+  EXPECT_THROW_MSG(F::instance_norm(seq, F::InstanceNormFuncOptions().running_mean(zeros({3}, o))), Error,
+                   "[instance_norm] running_mean and running_var come together: give both or neither.");
   EXPECT_THROW_MSG(F::instance_norm(seq, F::InstanceNormFuncOptions().weight(tensor({1.0}, o))), Error,
                    "[instance_norm] expected weight of 3 elements (the channels), got [1].");
 }

@@ -161,6 +161,8 @@ TEST_P(Autocast, PolicyPerDeviceType) {
   EXPECT_EQ(h.sum().scalar_type(), gpu_f32);
   EXPECT_EQ(h.sum(kHalf).scalar_type(), kHalf);  // an explicit dtype wins
   EXPECT_EQ(F::layer_norm(h, F::LayerNormFuncOptions({6})).scalar_type(), gpu_f32);
+  EXPECT_EQ(F::group_norm(h.view({4, 6, 1}), F::GroupNormFuncOptions(2)).scalar_type(), gpu_f32);
+  EXPECT_EQ(F::kl_div(h.log_softmax(1), h.softmax(1)).scalar_type(), kFloat);  // a loss: float32 everywhere
   // another device type's autocast does not apply here
   ac::AutocastGuard off(d().type(), std::nullopt, /*enabled=*/false);
   ac::AutocastGuard other(d().is_cpu() ? kCUDA : kCPU);

@@ -391,6 +391,8 @@ Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& options
 /// (one value for every dim, or one each): nearest, nearest-exact, or linear/bilinear/trilinear
 /// (align_corners as PyTorch, default false), as index_select and weighted sums on every device.
 Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {});
+/// "nearest", "nearest-exact", "bilinear", ...: PyTorch's name of the mode (messages, printing).
+const char* interpolate_mode_name(enumtype::InterpolateMode mode);
 /// [*, C r^2, H, W] -> [*, C, H r, W r] (sub-pixel convolution's rearrangement), and back.
 Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& options);
 Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& options);
