@@ -125,8 +125,9 @@ void gemm_t(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T beta, const T* 
 // Float on an AVX-512 CPU (any stride), and on an AVX2 one where the runs are whole vectors, takes
 // none of these but the "shifted" layout of conv_avx512.h (Shifted, below): kw*sh shifted copies of
 // each channel, whose runs are exactly the oh*ow output positions, read in place by the kernels;
-// there a 3x3 stride-1 convolution with 8 to 32 channels both ways goes to Winograd's F(2x2, 3x3)
-// instead (conv_winograd.h: its forward, its input gradient and its weight gradient).
+// there a 3x3 stride-1 convolution with 8 channels or more both ways goes to Winograd's F(2x2, 3x3)
+// instead (conv_winograd.h: its forward and its input gradient; its weight gradient with at most
+// 32 channels both ways).
 struct Layout {
   P one;                   // the geometry for one image
   int64_t k = 0, l = 0;    // column rows, output positions
@@ -520,7 +521,7 @@ std::vector<float> flipped_weight(const float* w, int64_t oc, const P& p) {
 void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx, float* gw, float* gb, int64_t oc,
                       const P& p, const P& pt) {
   const bool avx512 = shifted_kernels(p.n, p, true) == ShiftedKernels::kAvx512;
-  if (gw != nullptr && conv_winograd::applies(p, oc)) {  // the weight's and bias's gradients by Winograd's method
+  if (gw != nullptr && conv_winograd::grad_weight_applies(p, oc)) {  // the weight's and bias's gradients by Winograd's method
     conv_winograd::grad_weight(x, gy, gw, gb, oc, p);
     gw = gb = nullptr;
     if (gx == nullptr) return;
@@ -533,7 +534,7 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
   if (gx != nullptr && !winograd) st.emplace(pt);
   const int64_t k = s.k, l = s.l, image_size = p.c * p.h * p.w;
   std::vector<float> packed;
-  if (winograd) conv_winograd::forward(gy, flipped_weight(w, oc, p).data(), nullptr, gx, p.c, ptn);
+  if (winograd) conv_winograd::forward(gy, w, nullptr, gx, p.c, ptn, true);
   // else the input gradient with the output channels in the lanes (conv_avx512_lanes.h) where it suits
   const bool lanes = avx512 && st && conv_lanes::suits(pt, p.c);
   if (lanes) {  // flipped as it is packed

@@ -3,9 +3,10 @@
 // multiplications of the direct sum become 16, as 16 matrix products over the channels (one per
 // element xi of the 4x4 transformed tile):
 //   M[xi][o][t] = sum_c U[xi][o][c] * V[xi][c][t],  U = G g G^T (per o, c),  V = B^T d B (per c, t)
-// Images go in blocks (up to 4, fewer for large images), their tiles side by side (t = image, tile row, tile column),
-// so each product's rows are long: the products are conv_avx512's forward kernel, reading the rows
-// of V as its runs. The transforms are vectorised over a tile row (up to 15 tiles): input rows are
+// Images go in blocks (up to 4, fewer for large images or many channels, more for images of fewer
+// than 8 tiles), their tiles side by side (t = image, tile row, tile column), so each product's rows
+// are long: the products are conv_avx512's forward kernel, reading the rows of V as its runs. A
+// block's V and M stay within 4 MiB (L2), their 16 planes a cache line off a power of 2 apart. The transforms are vectorised over a tile row (up to 15 tiles): input rows are
 // read as two vectors of 16 columns, the 4x4 blocks' columns picked with permutes; outputs are
 // written a row at a time, the two columns of each tile interleaved with permutes.
 #include "backends/cpu/conv_winograd.h"
@@ -25,7 +26,10 @@ namespace locus::cpu::conv_winograd {
 namespace {
 
 constexpr int64_t kBlockImages = 4;   // images whose tiles go side by side in one product, at most
-constexpr int64_t kBlockTiles = 1024;  // and fewer when their tiles would pass this (one at least)
+constexpr int64_t kBlockTiles = 1024;  // and fewer when their tiles would pass this (one at least),
+constexpr int64_t kBlockFloats = int64_t{1} << 20;  // or their V and M this (4 MiB: in L2)
+constexpr int64_t kMinTiles = 32;      // but more than kBlockImages when needed to reach this (2 vectors)
+constexpr int64_t kMaxImageFloats = int64_t{2} << 20;  // one image's V and M at most (8 MiB), else not applied
 constexpr int64_t kMaxTileCols = 15;  // a tile row's columns, 2 * 15 + 2 input columns in 2 vectors
 constexpr size_t kKeepBuffer = size_t{16} << 20;  // a thread's buffer kept between calls up to this size
 
@@ -34,7 +38,16 @@ struct Plan {
   int64_t oc, th, tw;  // output channels; tile rows and columns of an image
   // images per block: a function of the geometry alone, so the sums per block (the weight
   // gradient's) are the same for any thread count
-  int64_t images() const { return std::clamp<int64_t>(kBlockTiles / (th * tw), 1, kBlockImages); }
+  int64_t images() const {
+    const int64_t tiles = th * tw;
+    return std::clamp<int64_t>(std::min(kBlockTiles / tiles, kBlockFloats / (16 * (p.c + oc) * tiles)), 1,
+                               std::max(kBlockImages, (kMinTiles + tiles - 1) / tiles));
+  }
+  // floats between xi's blocks of rows of V (rows ld long) and of M or dM (ld tiles): one cache
+  // line more than the rows, as 16 streams a power of 2 apart (32 or 64 KiB with 128+ channels)
+  // would share L1's sets
+  int64_t vplane(int64_t ld) const { return p.c * ld + 16; }
+  int64_t mplane(int64_t ld) const { return oc * ld + 16; }
 };
 
 LOCUS_AVX512 inline __mmask16 lanes_below(int64_t n) {
@@ -54,7 +67,7 @@ LOCUS_AVX512 void input_transform(const Plan& g, const float* image, float* v, i
                   hi = static_cast<__mmask16>(lanes_below(std::min(span, p.pw + p.w) - 16) &
                                               ~lanes_below(p.pw - 16));
   const __mmask16 out = lanes_below(g.tw);
-  const int64_t plane = p.c * ld;  // floats between xi's blocks of rows
+  const int64_t plane = g.vplane(ld);
   for (int64_t c = 0; c < p.c; ++c) {
     const float* ch = image + c * p.h * p.w - p.pw;
     for (int64_t a = 0; a < g.th; ++a) {
@@ -106,7 +119,7 @@ LOCUS_AVX512 void input_transform_pairs(const Plan& g, const float* image, float
   const P& p = g.p;
   const __m512i col[4] = {pair_columns(g.tw, 0), pair_columns(g.tw, 1), pair_columns(g.tw, 2), pair_columns(g.tw, 3)};
   const __mmask16 lo = static_cast<__mmask16>(lanes_below(std::min<int64_t>(2 * g.tw + 2, p.pw + p.w)) & ~lanes_below(p.pw));
-  const int64_t plane = p.c * ld;
+  const int64_t plane = g.vplane(ld);
   for (int64_t c = 0; c < p.c; ++c) {
     const float* ch = image + c * p.h * p.w - p.pw;
     for (int64_t a = 0; a < g.th; a += 2) {
@@ -170,7 +183,7 @@ LOCUS_AVX512 void output_transform_pairs(const Plan& g, const float* m, int64_t 
     }
   const __m512i mix[2] = {_mm512_load_si512(idx[0]), _mm512_load_si512(idx[1])};
   const __mmask16 row = lanes_below(p.ow);
-  const int64_t plane = g.oc * ld, l = p.oh * p.ow;
+  const int64_t plane = g.mplane(ld), l = p.oh * p.ow;
   for (int64_t o = 0; o < g.oc; ++o) {
     const __m512 b = bias != nullptr ? _mm512_set1_ps(bias[o]) : _mm512_setzero_ps();
     for (int64_t a = 0; a < g.th; a += 2) {
@@ -199,7 +212,7 @@ LOCUS_AVX512 void output_transform(const Plan& g, const float* m, int64_t ld, in
   const __m512i mix_lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const __m512i mix_hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
   const __mmask16 in = lanes_below(g.tw), lo = lanes_below(p.ow), hi = lanes_below(p.ow - 16);
-  const int64_t plane = g.oc * ld, l = p.oh * p.ow;
+  const int64_t plane = g.mplane(ld), l = p.oh * p.ow;
   for (int64_t o = 0; o < g.oc; ++o) {
     const __m512 b = bias != nullptr ? _mm512_set1_ps(bias[o]) : _mm512_setzero_ps();
     for (int64_t a = 0; a < g.th; ++a) {
@@ -220,34 +233,78 @@ LOCUS_AVX512 void output_transform(const Plan& g, const float* m, int64_t ld, in
   }
 }
 
-// U = G g G^T for every (o, c), packed for conv_avx512::forward: xi's block at xi * oc * c.
-std::vector<float> transformed_weight(const float* w, int64_t oc, int64_t c) {
-  const int64_t n = oc * c;
-  std::vector<float> u(static_cast<size_t>(16 * n)), packed(u.size());
-  for (int64_t q = 0; q < n; ++q) {
-    const float* k = w + 9 * q;
-    float gk[4][3];  // G g
-    for (int j = 0; j < 3; ++j) {
-      gk[0][j] = k[j];
-      gk[1][j] = 0.5f * (k[j] + k[3 + j] + k[6 + j]);
-      gk[2][j] = 0.5f * (k[j] - k[3 + j] + k[6 + j]);
-      gk[3][j] = k[6 + j];
-    }
-    for (int i = 0; i < 4; ++i) {  // (G g) G^T
-      const float* r = gk[i];
-      const float row[4] = {r[0], 0.5f * (r[0] + r[1] + r[2]), 0.5f * (r[0] - r[1] + r[2]), r[2]};
-      for (int j = 0; j < 4; ++j) u[static_cast<size_t>((4 * i + j) * n + q)] = row[j];
-    }
-  }
-  for (int64_t xi = 0; xi < 16; ++xi) conv_avx512::pack_forward(u.data() + xi * n, oc, c, packed.data() + xi * n);
+// U = G g G^T for every (o, c), packed for conv_avx512::forward: xi's block at xi * oc * c, in a
+// buffer of the calling thread kept between calls (a 256 x 256 weight's is 4 MiB: allocating and
+// faulting it per call cost as much as the transform). With `flip`, w is the weight [c, oc, 3, 3]
+// of the convolution whose input gradient this one is: window (o, c) is w's (c, o) reversed. The
+// transform runs on the pool's threads by output channels, the packing by xi.
+std::vector<float>& packed_weight_buffer() {
+  thread_local std::vector<float> packed;
   return packed;
+}
+const float* transformed_weight(const float* w, int64_t oc, int64_t c, bool flip) {
+  const int64_t n = oc * c;
+  // planes np apart: n is often a large power of 2, and 25 streams that far apart would share
+  // L1's sets (measured 10x slower)
+  const int64_t np = n + 16;
+  thread_local std::vector<float> taps, u;  // w's nine taps as planes [9][np], then U [16][np]
+  taps.resize(static_cast<size_t>(9 * np));
+  u.resize(static_cast<size_t>(16 * np));
+  std::vector<float>& packed = packed_weight_buffer();
+  packed.resize(static_cast<size_t>(16 * n));
+  float* const k = taps.data();
+  float* const uu = u.data();
+  // the taps: window (o, ch) at q = o * c + ch; flipped, w's window (ch, o) reversed
+  parallel_for(0, flip ? c : oc, std::max<int64_t>(1, 4096 / (flip ? oc : c)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      if (flip) {  // r: w's first index (this convolution's input channel)
+        for (int64_t o = 0; o < oc; ++o) {
+          const float* src = w + (r * oc + o) * 9;
+          for (int t = 0; t < 9; ++t) k[t * np + o * c + r] = src[8 - t];
+        }
+      } else {
+        for (int64_t ch = 0; ch < c; ++ch) {
+          const float* src = w + (r * c + ch) * 9;
+          for (int t = 0; t < 9; ++t) k[t * np + r * c + ch] = src[t];
+        }
+      }
+    }
+  });
+  // U = G g G^T plane by plane (vectorised over q)
+  parallel_for(0, n, 4096, [&](int64_t q0, int64_t q1) {
+    for (int64_t q = q0; q < q1; ++q) {
+      float gk[4][3];  // G g
+      for (int j = 0; j < 3; ++j) {
+        const float a = k[j * np + q], b = k[(3 + j) * np + q], d = k[(6 + j) * np + q];
+        gk[0][j] = a;
+        gk[1][j] = 0.5f * (a + b + d);
+        gk[2][j] = 0.5f * (a - b + d);
+        gk[3][j] = d;
+      }
+      for (int i = 0; i < 4; ++i) {  // (G g) G^T
+        const float* r = gk[i];
+        uu[(4 * i) * np + q] = r[0];
+        uu[(4 * i + 1) * np + q] = 0.5f * (r[0] + r[1] + r[2]);
+        uu[(4 * i + 2) * np + q] = 0.5f * (r[0] - r[1] + r[2]);
+        uu[(4 * i + 3) * np + q] = r[2];
+      }
+    }
+  });
+  parallel_for(0, 16, 1, [&](int64_t x0, int64_t x1) {
+    for (int64_t xi = x0; xi < x1; ++xi) conv_avx512::pack_forward(uu + xi * np, oc, c, packed.data() + xi * n);
+  });
+  if (u.size() * sizeof(float) > kKeepBuffer) {
+    std::vector<float>().swap(u);
+    std::vector<float>().swap(taps);
+  }
+  return packed.data();  // (trimmed by the caller when done)
 }
 
 // dM[xi][t0 + a*tw + b][o] = (A dY A^T)[xi] for one image's tiles, dY its output gradient's 2x2
 // blocks read from gyt [oh*ow, oc] (0 past the outputs); rows of dM oc long, xi's block ld rows.
 LOCUS_AVX512 void grad_output_transform(const Plan& g, const float* gyt, float* dm, int64_t ld, int64_t t0) {
   const P& p = g.p;
-  const int64_t oc = g.oc, plane = ld * oc;
+  const int64_t oc = g.oc, plane = g.mplane(ld);
   for (int64_t o = 0; o < oc; o += 16) {
     const __mmask16 lanes = lanes_below(oc - o);
     for (int64_t a = 0; a < g.th; ++a)
@@ -290,27 +347,39 @@ std::vector<float>& thread_buffer() {
 
 }  // namespace
 
-bool applies(const P& p, int64_t oc) {
+namespace {
+bool geometry_applies(const P& p) {
   return conv_avx512::available() && p.kh == 3 && p.kw == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 &&
          p.dw == 1 && p.ph <= 2 && p.pw <= 2 && p.oh >= 1 && p.ow >= 1 && (p.ow + 1) / 2 <= kMaxTileCols &&
-         p.c >= 8 && p.c <= 32 && oc >= 8 && oc <= 32 && p.n >= num_threads();
+         p.n >= num_threads();
+}
+}  // namespace
+
+bool applies(const P& p, int64_t oc) {
+  const int64_t tiles = ((p.oh + 1) / 2) * ((p.ow + 1) / 2);
+  return geometry_applies(p) && p.c >= 8 && oc >= 8 && 16 * (p.c + oc) * tiles <= kMaxImageFloats;
 }
 
-void forward(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p) {
+bool grad_weight_applies(const P& p, int64_t oc) {
+  return geometry_applies(p) && p.c >= 8 && p.c <= 32 && oc >= 8 && oc <= 32;
+}
+
+void forward(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p, bool flip) {
   const Plan g{p, oc, (p.oh + 1) / 2, (p.ow + 1) / 2};
   const int64_t tiles = g.th * g.tw;
-  const std::vector<float> u = transformed_weight(w, oc, p.c);
+  const float* const u = transformed_weight(w, oc, p.c, flip);
   const int64_t per_block = g.images(), blocks = (p.n + per_block - 1) / per_block;
   const int64_t image_in = p.c * p.h * p.w, image_out = oc * p.oh * p.ow;
   auto block = [&](int64_t b) {
     const int64_t i0 = b * per_block, nb = std::min(per_block, p.n - i0);
     const int64_t t = nb * tiles, ld = (t + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
     std::vector<float>& buf = thread_buffer();
-    const size_t need = static_cast<size_t>(16 * p.c * ld + 16 * oc * t + conv_avx512::kStep);
+    const size_t need = static_cast<size_t>(16 * g.vplane(ld) + 16 * g.mplane(t) + conv_avx512::kStep);
     if (buf.size() < need) buf.resize(need);
     float* v = buf.data();
-    float* m = v + 16 * p.c * ld;
-    for (int64_t r = 0; r < 16 * p.c; ++r) std::fill(v + r * ld + t, v + (r + 1) * ld, 0.f);  // the runs' last vectors
+    float* m = v + 16 * g.vplane(ld);
+    for (int64_t xi = 0; xi < 16; ++xi)  // the runs' last vectors
+      for (int64_t c = 0; c < p.c; ++c) std::fill(v + xi * g.vplane(ld) + c * ld + t, v + xi * g.vplane(ld) + (c + 1) * ld, 0.f);
     const bool pairs = g.tw <= 7;  // an input row in one vector
     for (int64_t i = 0; i < nb; ++i) {
       if (pairs) input_transform_pairs(g, x + (i0 + i) * image_in, v, ld, i * tiles);
@@ -319,8 +388,8 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
     std::vector<int64_t> offs(static_cast<size_t>(p.c));
     for (int64_t c = 0; c < p.c; ++c) offs[static_cast<size_t>(c)] = c * ld;
     for (int64_t xi = 0; xi < 16; ++xi)
-      conv_avx512::forward(u.data() + xi * oc * p.c, oc, p.c, v + xi * p.c * ld, offs.data(), nullptr,
-                           m + xi * oc * t, t);
+      conv_avx512::forward(u + xi * oc * p.c, oc, p.c, v + xi * g.vplane(ld), offs.data(), nullptr,
+                           m + xi * g.mplane(t), t);
     for (int64_t i = 0; i < nb; ++i) {
       if (pairs) output_transform_pairs(g, m, t, i * tiles, bias, y + (i0 + i) * image_out);
       else output_transform(g, m, t, i * tiles, bias, y + (i0 + i) * image_out);
@@ -334,6 +403,7 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
     for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) block(b);
     if (thread_buffer().size() * sizeof(float) > kKeepBuffer) std::vector<float>().swap(thread_buffer());
   });
+  if (packed_weight_buffer().size() * sizeof(float) > kKeepBuffer) std::vector<float>().swap(packed_weight_buffer());
 }
 
 void grad_weight(const float* x, const float* gy, float* gw, float* gb, int64_t oc, const P& p) {
@@ -348,11 +418,11 @@ void grad_weight(const float* x, const float* gy, float* gw, float* gb, int64_t 
     const int64_t i0 = b * per_block, nb = std::min(per_block, p.n - i0);
     const int64_t t = nb * tiles, ld = (t + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
     std::vector<float>& buf = thread_buffer();
-    const size_t need = static_cast<size_t>(16 * p.c * ld + 16 * t * oc + l * oc + conv_avx512::kStep);
+    const size_t need = static_cast<size_t>(16 * g.vplane(ld) + 16 * g.mplane(t) + l * oc + conv_avx512::kStep);
     if (buf.size() < need) buf.resize(need);
     float* v = buf.data();
-    float* dm = v + 16 * p.c * ld;
-    float* gyt = dm + 16 * t * oc;
+    float* dm = v + 16 * g.vplane(ld);
+    float* gyt = dm + 16 * g.mplane(t);
     float* sum = sums.data() + b * size;
     const bool pairs = g.tw <= 7;
     for (int64_t i = 0; i < nb; ++i) {
@@ -364,7 +434,7 @@ void grad_weight(const float* x, const float* gy, float* gw, float* gb, int64_t 
     std::vector<int64_t> offs(static_cast<size_t>(p.c));
     for (int64_t c = 0; c < p.c; ++c) offs[static_cast<size_t>(c)] = c * ld;
     for (int64_t xi = 0; xi < 16; ++xi)
-      conv_avx512::grad_weight(dm + xi * t * oc, oc, p.c, v + xi * p.c * ld, offs.data(), t, sum + xi * p.c * oc);
+      conv_avx512::grad_weight(dm + xi * g.mplane(t), oc, p.c, v + xi * g.vplane(ld), offs.data(), t, sum + xi * p.c * oc);
   };
   std::atomic<int64_t> next{0};
   const int64_t threads = std::min<int64_t>(blocks, num_threads());
@@ -401,7 +471,8 @@ void grad_weight(const float* x, const float* gy, float* gw, float* gb, int64_t 
 
 namespace locus::cpu::conv_winograd {
 bool applies(const P&, int64_t) { return false; }
-void forward(const float*, const float*, const float*, float*, int64_t, const P&) {}
+bool grad_weight_applies(const P&, int64_t) { return false; }
+void forward(const float*, const float*, const float*, float*, int64_t, const P&, bool) {}
 void grad_weight(const float*, const float*, float*, float*, int64_t, const P&) {}
 }  // namespace locus::cpu::conv_winograd
 

@@ -1,8 +1,11 @@
 #pragma once
 // Float 3x3 convolution (stride 1, dilation 1) by Winograd's F(2x2, 3x3) with AVX-512F:
 // src/backends/cpu/conv_winograd.cpp. 2.25 times fewer multiplications than the direct kernels of
-// conv_avx512.h, for the few-channel shapes where it measured faster (the CNN's conv 16->32 on
-// 14x14 and its input gradient, 32->16).
+// conv_avx512.h and conv_avx512_lanes.h. The forward and the input gradient take it from 8
+// channels both ways (measured faster than the direct kernels on every shape tried, 16->32 at 14x14
+// to 512->512 at 2x2: conv 128->256 at 8x8 forward 0.59x of libtorch 1.13, was 0.90x); the
+// weight gradient only up to 32 channels (with more, the per-block sums of 16 transformed
+// weights cost more than the multiplications saved: measured 2x slower at 128->256).
 #include <cstdint>
 
 #include "core/backend.h"
@@ -13,12 +16,17 @@ using P = backend::Backend::Im2Col;
 
 /// Whether forward() serves p.n images of geometry p with oc output channels: the AVX-512 kernels
 /// available, a 3x3 window, stride and dilation 1, padding at most 2, output rows at most 30
-/// wide, 8 to 32 input and output channels, and at least as many images as pool threads.
+/// wide, 8 input and output channels or more, one image's transformed tiles within 8 MiB, and at
+/// least as many images as pool threads.
 bool applies(const P& p, int64_t oc);
+/// Whether grad_weight serves it: as applies, with 8 to 32 channels both ways.
+bool grad_weight_applies(const P& p, int64_t oc);
 
 /// y [p.n, oc, oh*ow] = the convolution of x [p.n, c, h, w] with w [oc, c, 3, 3], plus bias[o]
-/// (none when null). Blocks of images run side by side on the pool threads.
-void forward(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p);
+/// (none when null). Blocks of images run side by side on the pool threads. With `flip`, w is
+/// instead the weight [c, oc, 3, 3] of the convolution whose input gradient this one is (p its
+/// transposed geometry): each window read reversed, the channels swapped.
+void forward(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p, bool flip = false);
 
 /// The weight gradient gw [oc, c, 3, 3] (written) of that convolution from the output gradient gy
 /// [p.n, oc, oh*ow], and the bias gradient gb [oc] when not null: sums per block of images added

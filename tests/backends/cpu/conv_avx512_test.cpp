@@ -113,7 +113,8 @@ TEST(CpuConv2d, KernelsMatchDirectLoopsOnOddShapes) {
            Shape{2, 32, 12, 16, 3, 3, 2, 2, 2, 32, 2},
            // the CNN's two convolutions (Cin 1: the direct kernels; 16 -> 32: Winograd's)
            Shape{2, 1, 28, 28, 3, 3, 1, 1, 1, 16}, Shape{2, 16, 14, 14, 3, 3, 1, 1, 1, 32},
-           // Winograd F(2x2, 3x3) (3x3, stride 1, 8 to 32 channels both ways, output rows up to 30):
+           // Winograd F(2x2, 3x3) (3x3, stride 1, 8 channels or more both ways, output rows up to
+           // 30; the weight gradient too with at most 32 channels both ways):
            Shape{5, 8, 6, 6, 3, 3, 1, 1, 1, 9},      // 5 images: a block of 4 and one of 1
            Shape{1, 8, 5, 5, 3, 3, 1, 1, 1, 8},      // batch 1 (one thread)
            Shape{2, 8, 1, 1, 3, 3, 1, 1, 1, 8},      // a 1x1 image: one tile, mostly padding
@@ -123,7 +124,11 @@ TEST(CpuConv2d, KernelsMatchDirectLoopsOnOddShapes) {
            Shape{2, 8, 6, 30, 3, 3, 1, 1, 1, 31},    // 30 columns: 15 tiles, the most
            Shape{2, 8, 3, 31, 3, 3, 1, 1, 1, 8},     // 31 columns: the direct kernels again
            Shape{3, 8, 140, 30, 3, 3, 1, 1, 1, 9},   // 1050 tiles an image: one image a block
-           Shape{2, 32, 4, 4, 3, 3, 1, 1, 1, 33},    // 33 output channels: the direct kernels, both ways
+           Shape{2, 32, 4, 4, 3, 3, 1, 1, 1, 33},    // 33 output channels: the weight gradient by the direct kernels
+           Shape{5, 40, 8, 8, 3, 3, 1, 1, 1, 70},    // 40 -> 70 at 8x8: blocks of 4 and 1 images
+           Shape{3, 130, 4, 4, 3, 3, 1, 1, 1, 33},   // 4 tiles an image: up to 8 images a block (32 tiles)
+           Shape{3, 64, 24, 24, 3, 3, 1, 1, 1, 66},  // 144 tiles, 130 channels: 3 images a block (V and M in 4 MiB)
+           Shape{2, 260, 3, 3, 3, 3, 1, 1, 1, 300},  // hundreds of channels (300 outputs: blocks of 13 and 14 rows)
        }) {
     SCOPED_TRACE(::testing::Message() << "s=" << s.s << " n=" << s.n << " c=" << s.c << " " << s.h << "x" << s.w << " k=" << s.kh
                                       << "x" << s.kw << " pad=" << s.ph << "," << s.pw << " d=" << s.d
