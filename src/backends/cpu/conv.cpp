@@ -127,7 +127,7 @@ void gemm_t(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T beta, const T* 
 // each channel, whose runs are exactly the oh*ow output positions, read in place by the kernels;
 // there a 3x3 stride-1 convolution with 8 channels or more both ways goes to Winograd's F(2x2, 3x3)
 // instead (conv_winograd.h: its forward and its input gradient; its weight gradient with at most
-// 32 channels both ways).
+// 32 channels both ways or on outputs of at most 8x8).
 struct Layout {
   P one;                   // the geometry for one image
   int64_t k = 0, l = 0;    // column rows, output positions

@@ -4,8 +4,8 @@
 // conv_avx512.h and conv_avx512_lanes.h. The forward and the input gradient take it from 8
 // channels both ways (measured faster than the direct kernels on every shape tried, 16->32 at 14x14
 // to 512->512 at 2x2: conv 128->256 at 8x8 forward 0.59x of libtorch 1.13, was 0.90x); the
-// weight gradient only up to 32 channels (with more, the per-block sums of 16 transformed
-// weights cost more than the multiplications saved: measured 2x slower at 128->256).
+// weight gradient with up to 32 channels, or more on outputs of at most 8x8 (where it measured
+// 1.5-2.5x faster; level with the direct kernels at 12x12 and 16x16).
 #include <cstdint>
 
 #include "core/backend.h"
@@ -19,7 +19,8 @@ using P = backend::Backend::Im2Col;
 /// wide, 8 input and output channels or more, one image's transformed tiles within 8 MiB, and at
 /// least as many images as pool threads.
 bool applies(const P& p, int64_t oc);
-/// Whether grad_weight serves it: as applies, with 8 to 32 channels both ways.
+/// Whether grad_weight serves it: as applies, with at most 32 channels both ways or outputs of at
+/// most 8x8 (16 tiles).
 bool grad_weight_applies(const P& p, int64_t oc);
 
 /// y [p.n, oc, oh*ow] = the convolution of x [p.n, c, h, w] with w [oc, c, 3, 3], plus bias[o]

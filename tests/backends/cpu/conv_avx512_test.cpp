@@ -101,9 +101,10 @@ TEST(CpuConv2d, KernelsMatchDirectLoopsOnOddShapes) {
            // to 256 / positions images, at most 8): 1x1 without padding on whole vectors of
            // positions (the image is its own shifted copy), groups of 8 and of 4; 3x3 at 4x4
            // (groups of up to 8 on the shifted layout: blocks of 4 and 5 images); the lanes
-           // kernels at 8x8 (groups of 4: blocks of 2 and 3 images)
+           // kernels at 8x8 with a 5x5 window (3x3 goes to Winograd's; groups of 4: blocks of 2
+           // and 3 images)
            Shape{37, 6, 4, 8, 1, 1, 0, 0, 1, 20}, Shape{20, 5, 8, 8, 1, 1, 0, 0, 1, 7},
-           Shape{70, 6, 4, 4, 3, 3, 1, 1, 1, 9}, Shape{40, 33, 8, 8, 3, 3, 1, 1, 1, 40},
+           Shape{70, 6, 4, 4, 3, 3, 1, 1, 1, 9}, Shape{40, 33, 8, 8, 5, 5, 2, 2, 1, 40},
            // strided (the input gradient by other kernels; the weight gradient alone by these)
            Shape{3, 5, 11, 10, 3, 3, 1, 1, 1, 17, 2}, Shape{2, 3, 12, 13, 3, 3, 2, 2, 2, 9, 2},
            Shape{2, 4, 11, 10, 3, 3, 1, 1, 1, 6, 3}, Shape{2, 7, 9, 9, 1, 1, 0, 0, 1, 5, 2},
@@ -114,7 +115,8 @@ TEST(CpuConv2d, KernelsMatchDirectLoopsOnOddShapes) {
            // the CNN's two convolutions (Cin 1: the direct kernels; 16 -> 32: Winograd's)
            Shape{2, 1, 28, 28, 3, 3, 1, 1, 1, 16}, Shape{2, 16, 14, 14, 3, 3, 1, 1, 1, 32},
            // Winograd F(2x2, 3x3) (3x3, stride 1, 8 channels or more both ways, output rows up to
-           // 30; the weight gradient too with at most 32 channels both ways):
+           // 30; the weight gradient with at most 32 channels both ways, or more on outputs up to
+           // 8x8, block after block):
            Shape{5, 8, 6, 6, 3, 3, 1, 1, 1, 9},      // 5 images: a block of 4 and one of 1
            Shape{1, 8, 5, 5, 3, 3, 1, 1, 1, 8},      // batch 1 (one thread)
            Shape{2, 8, 1, 1, 3, 3, 1, 1, 1, 8},      // a 1x1 image: one tile, mostly padding
@@ -124,7 +126,8 @@ TEST(CpuConv2d, KernelsMatchDirectLoopsOnOddShapes) {
            Shape{2, 8, 6, 30, 3, 3, 1, 1, 1, 31},    // 30 columns: 15 tiles, the most
            Shape{2, 8, 3, 31, 3, 3, 1, 1, 1, 8},     // 31 columns: the direct kernels again
            Shape{3, 8, 140, 30, 3, 3, 1, 1, 1, 9},   // 1050 tiles an image: one image a block
-           Shape{2, 32, 4, 4, 3, 3, 1, 1, 1, 33},    // 33 output channels: the weight gradient by the direct kernels
+           Shape{2, 32, 4, 4, 3, 3, 1, 1, 1, 33},    // 33 output channels at 4x4
+           Shape{2, 40, 10, 10, 3, 3, 1, 1, 1, 36},  // 10x10: the weight gradient by the direct kernels
            Shape{5, 40, 8, 8, 3, 3, 1, 1, 1, 70},    // 40 -> 70 at 8x8: blocks of 4 and 1 images
            Shape{3, 130, 4, 4, 3, 3, 1, 1, 1, 33},   // 4 tiles an image: up to 8 images a block (32 tiles)
            Shape{3, 64, 24, 24, 3, 3, 1, 1, 1, 66},  // 144 tiles, 130 channels: 3 images a block (V and M in 4 MiB)
