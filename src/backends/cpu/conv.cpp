@@ -87,6 +87,15 @@ void col2im(T* in, const T* col, const P& p) {
               add_run<T>(row + iw0 + x0, s + x0, x1 - x0);
               continue;
             }
+            if constexpr (std::is_same_v<T, float>) {
+              static const bool avx512 = conv_avx512::available();
+              if (p.sw == 2 && avx512) {  // the in-bounds x range, every other element of the row
+                const int64_t x0 = std::min<int64_t>(p.ow, std::max<int64_t>(0, (-iw0 + 1) / 2));
+                const int64_t x1 = std::max<int64_t>(x0, std::min<int64_t>(p.ow, (p.w - iw0 + 1) / 2));
+                conv_avx512::add_stride2(row + iw0 + 2 * x0, s + x0, x1 - x0);
+                continue;
+              }
+            }
             for (int64_t x = 0; x < p.ow; ++x) {
               int64_t iw = x * p.sw + iw0;
               if (iw >= 0 && iw < p.w) row[iw] = static_cast<T>(static_cast<C>(row[iw]) + static_cast<C>(s[x]));

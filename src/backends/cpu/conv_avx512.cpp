@@ -194,6 +194,22 @@ void grad_weight(const float* gyt, int64_t oc, int64_t k, const float* pad, cons
   }
 }
 
+LOCUS_AVX512 void add_stride2(float* dst, const float* src, int64_t n) {
+  // src[x .. x + 16) to the even lanes of two vectors (maskz: GCC 12 warns on _mm512_permutexvar_ps)
+  const __m512i lo = _mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+  const __m512i hi = _mm512_setr_epi32(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
+  for (int64_t x = 0; x < n; x += 16) {
+    const int64_t m = std::min<int64_t>(16, n - x), span = 2 * m - 1;  // dst[2x .. 2x + span)
+    const __m512 v = _mm512_maskz_loadu_ps(tail_mask(m), src + x);
+    const __mmask16 k0 = static_cast<__mmask16>(0x5555 & tail_mask(span));
+    const __mmask16 k1 = span > 16 ? static_cast<__mmask16>(0x5555 & tail_mask(span - 16)) : __mmask16(0);
+    float* d = dst + 2 * x;
+    _mm512_mask_storeu_ps(d, k0, _mm512_add_ps(_mm512_maskz_loadu_ps(k0, d), _mm512_maskz_permutexvar_ps(0xffff, lo, v)));
+    if (k1 != 0)
+      _mm512_mask_storeu_ps(d + 16, k1, _mm512_add_ps(_mm512_maskz_loadu_ps(k1, d + 16), _mm512_maskz_permutexvar_ps(0xffff, hi, v)));
+  }
+}
+
 LOCUS_AVX512 void shift_plane(const float* src, int64_t ss, int64_t shift, float* plane, int64_t rows, int64_t n,
                               int64_t u0, int64_t u1, int64_t x0, int64_t x1) {
   const __m512 zero = _mm512_setzero_ps();
@@ -308,6 +324,7 @@ void forward(const float*, int64_t, int64_t, const float*, const int64_t*, const
 void grad_weight(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*, int64_t, int64_t) {}
 void shift_plane(const float*, int64_t, int64_t, float*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t) {}
 void gather_even(const float*, int64_t, float*, int64_t, int64_t, int64_t) {}
+void add_stride2(float*, const float*, int64_t) {}
 void transpose(const float*, int64_t, int64_t, float*) {}
 void transpose(const float*, int64_t, int64_t, float*, float*) {}
 }  // namespace locus::cpu::conv_avx512

@@ -42,6 +42,10 @@ void shift_plane(const float* src, int64_t ss, int64_t shift, float* plane, int6
 /// reading no further than src[r * ss + 2 * n - 2].
 void gather_even(const float* src, int64_t ss, float* dst, int64_t ds, int64_t rows, int64_t n);
 
+/// dst[2 * x] += src[x] for x < n (a stride-2 convolution's col2im along a row); touches no other
+/// element of dst.
+void add_stride2(float* dst, const float* src, int64_t n);
+
 /// dst[t][o] = src[o][t] for o < rows, t < cols.
 void transpose(const float* src, int64_t rows, int64_t cols, float* dst);
 /// The same, and row_sums[r] += sum of src's row r (the bias gradient, read on the way).
