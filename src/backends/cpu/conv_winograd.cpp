@@ -6,9 +6,10 @@
 // Images go in blocks (up to 4, fewer for large images or many channels, more for images of fewer
 // than 8 tiles), their tiles side by side (t = image, tile row, tile column), so each product's rows
 // are long: the products are conv_avx512's forward kernel, reading the rows of V as its runs. A
-// block's V and M stay within 4 MiB (L2), their 16 planes a cache line off a power of 2 apart. The transforms are vectorised over a tile row (up to 15 tiles): input rows are
-// read as two vectors of 16 columns, the 4x4 blocks' columns picked with permutes; outputs are
-// written a row at a time, the two columns of each tile interleaved with permutes.
+// block's V and M stay within 4 MiB (L2), their 16 planes a cache line off a power of 2 apart.
+// The transforms are vectorised over a tile row (up to 15 tiles): input rows are read as two
+// vectors of 16 columns, the 4x4 blocks' columns picked with permutes; outputs are written a row
+// at a time, the two columns of each tile interleaved with permutes.
 #include "backends/cpu/conv_winograd.h"
 
 #include <algorithm>
@@ -247,7 +248,7 @@ std::vector<float>& packed_weight_buffer() {
 const float* transformed_weight(const float* w, int64_t oc, int64_t c, bool flip) {
   const int64_t n = oc * c;
   // planes np apart: n is often a large power of 2, and 25 streams that far apart would share
-  // L1's sets (measured 10x slower)
+  // L1's sets (the transform measured 4-5x slower so)
   const int64_t np = n + 16;
   thread_local std::vector<float> taps, u;  // w's nine taps as planes [9][np], then U [16][np]
   taps.resize(static_cast<size_t>(9 * np));
@@ -382,7 +383,10 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
     float* v = buf.data();
     float* m = v + 16 * g.vplane(ld);
     for (int64_t xi = 0; xi < 16; ++xi)  // the runs' last vectors
-      for (int64_t c = 0; c < p.c; ++c) std::fill(v + xi * g.vplane(ld) + c * ld + t, v + xi * g.vplane(ld) + (c + 1) * ld, 0.f);
+      for (int64_t c = 0; c < p.c; ++c) {
+        float* row = v + xi * g.vplane(ld) + c * ld;
+        std::fill(row + t, row + ld, 0.f);
+      }
     const bool pairs = g.tw <= 7;  // an input row in one vector
     for (int64_t i = 0; i < nb; ++i) {
       if (pairs) input_transform_pairs(g, x + (i0 + i) * image_in, v, ld, i * tiles);
