@@ -125,4 +125,13 @@ class CUDAGuard {
 namespace at {
 // at::Tensor, at::kFloat, at::zeros, at::Reduction::Mean, ... are locus's.
 using namespace ::locus;
+/// at::globalContext(): the one setting of it that locus has, setFlushDenormal
+/// (locus::set_flush_denormal, locus/parallel.h).
+struct Context {
+  bool setFlushDenormal(bool on) { return ::locus::set_flush_denormal(on); }
+};
+inline Context& globalContext() {
+  static Context context;
+  return context;
+}
 }  // namespace at

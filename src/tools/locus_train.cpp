@@ -31,6 +31,7 @@
 #include "locus/nn.h"
 #include "locus/nn/parallel/distributed.h"
 #include "locus/optim.h"
+#include "locus/parallel.h"
 #include "locus/random.h"
 #include "locus/serialize.h"
 #include "locus/version.h"
@@ -54,6 +55,8 @@ const char* kUsage =
     "  --no-normalize    inputs in [0, 1] instead of normalised to mean 0, std 1\n"
     "  --workers N       loader threads (default 1; 0 loads on the training thread)\n"
     "  --pin-memory      batches in page-locked memory, copied asynchronously (accelerators)\n"
+    "  --flush-denormal  denormal floats flushed to zero on the cpu (locus::set_flush_denormal, as\n"
+    "                    torch.set_flush_denormal): Adam's later epochs without the slow denormals\n"
     "  --limit N         at most N batches per epoch and per evaluation (quick runs)\n"
     "  --amp T           mixed precision: bf16 or fp16 (autocast around forward and loss, float32\n"
     "                    weights; fp16 adds a GradScaler, and each epoch line counts skipped steps)\n"
@@ -79,7 +82,7 @@ struct Args {
   uint64_t seed = 0;
   std::vector<locus::Device> devices;  // --devices (DataParallel)
   double lr = 2e-3;  // with the cosine schedule over 6 epochs: ~91% for the CNN
-  bool normalize = true, pin_memory = false, distributed = false;
+  bool normalize = true, pin_memory = false, distributed = false, flush_denormal = false;
 };
 
 [[noreturn]] void usage_error(std::string msg) {
@@ -111,7 +114,7 @@ Args parse(int argc, char** argv) {
       return argv[++i];
     };
     const bool is_switch = f == "--help" || f == "-h" || f == "--version" || f == "--no-normalize" ||
-                           f == "--pin-memory" || f == "--distributed";
+                           f == "--pin-memory" || f == "--distributed" || f == "--flush-denormal";
     if (is_switch && inline_value) usage_error(f + " takes no value, got '" + *inline_value + "'");
     if (f == "--help" || f == "-h") {
       std::cout << kUsage;
@@ -172,6 +175,8 @@ Args parse(int argc, char** argv) {
       a.normalize = false;
     } else if (f == "--pin-memory") {
       a.pin_memory = true;
+    } else if (f == "--flush-denormal") {
+      a.flush_denormal = true;
     } else if (f == "--distributed") {
       a.distributed = true;
     } else if (f == "--data") {
@@ -435,6 +440,8 @@ int run(const Args& a, int64_t startup_kib) {
   }
   if (!device.is_cpu() && !locus::is_available(device.type()))
     throw locus::NotAvailableError("[locus-train] " + device.str() + " is not available here; see locus-info.");
+  if (a.flush_denormal && !locus::set_flush_denormal(true))
+    std::cout << "note: --flush-denormal: this CPU has no flush-to-zero mode; denormals stay\n";
   bool pin = a.pin_memory;
   if (pin && device.is_cpu()) {
     std::cout << "note: --pin-memory has no effect on cpu\n";

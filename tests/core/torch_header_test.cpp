@@ -107,3 +107,16 @@ TEST(TorchHeader, AssertsWarningsAndOptional) {
   torch::cuda::manual_seed_all(5);
   EXPECT_TRUE(torch::equal(a, torch::rand({3})));
 }
+
+TEST(TorchHeader, GlobalContextSetFlushDenormal) {
+  // at::globalContext().setFlushDenormal(on) is locus::set_flush_denormal (tests/backends/cpu)
+  volatile float tiny = 1e-30f, scale = 1e-10f;
+#if defined(__x86_64__) || defined(__i386__)
+  ASSERT_TRUE(at::globalContext().setFlushDenormal(true));
+  EXPECT_EQ(tiny * scale, 0.0f);
+  ASSERT_TRUE(at::globalContext().setFlushDenormal(false));
+#else
+  EXPECT_FALSE(at::globalContext().setFlushDenormal(true));
+#endif
+  EXPECT_GT(tiny * scale, 0.0f);
+}

@@ -38,6 +38,30 @@ namespace {
 
 thread_local bool t_in_parallel = false;
 
+// set_flush_denormal: the mode, and a generation that a pool thread compares with the one it last
+// applied before each job (one relaxed load per job).
+std::atomic<uint32_t> g_fp_gen{0};
+std::atomic<bool> g_flush{false};
+thread_local uint32_t t_fp_gen = 0;
+
+bool set_fp_mode(bool flush) noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  constexpr unsigned kFtzDaz = 0x8040;  // MXCSR: flush to zero (bit 15), denormals are zero (bit 6)
+  _mm_setcsr(flush ? (_mm_getcsr() | kFtzDaz) : (_mm_getcsr() & ~kFtzDaz));
+  return true;
+#else
+  (void)flush;
+  return false;
+#endif
+}
+
+void follow_fp_mode() noexcept {
+  const uint32_t g = g_fp_gen.load(std::memory_order_acquire);
+  if (g == t_fp_gen) return;
+  t_fp_gen = g;
+  set_fp_mode(g_flush.load(std::memory_order_relaxed));
+}
+
 int default_threads() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -163,6 +187,7 @@ class Pool {
       }
       seen = g;
       if (stop_.load(std::memory_order_relaxed)) return;
+      follow_fp_mode();
       work(g);
     }
   }
@@ -218,6 +243,13 @@ void detail::parallel_run(int64_t begin, int64_t end, int chunks, RangeFn fn, vo
 namespace locus {
 
 int get_num_threads() { return cpu::num_threads(); }
+
+bool set_flush_denormal(bool on) {
+  if (!cpu::set_fp_mode(on)) return false;
+  cpu::g_flush.store(on, std::memory_order_relaxed);
+  cpu::t_fp_gen = cpu::g_fp_gen.fetch_add(1, std::memory_order_acq_rel) + 1;  // this thread has it
+  return true;
+}
 
 void set_num_threads(int n) {
   LOCUS_CHECK(n >= 1, "[set_num_threads] expected a positive number of threads, got " + std::to_string(n) + ".");

@@ -1,5 +1,6 @@
 // CPU backend: device properties, raw memory, byte copies, streams/events, and the thread pool.
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -7,6 +8,7 @@
 
 #include "backends/cpu/parallel_for.h"
 #include "cpu_testing.h"
+#include "locus/locus.h"
 
 namespace cpu_test {
 namespace {
@@ -175,6 +177,54 @@ TEST(CpuParallel, ParkedWorkersWakeForTheNextJob) {
     locus::cpu::detail::park_workers();
     if (round % 2 == 0) locus::cpu::detail::park_workers();
   }
+}
+
+
+// set_flush_denormal: the calling thread and every pool worker flush denormal results to zero while
+// it is on, and none does once it is off again (x86; elsewhere it returns false and changes nothing).
+TEST(CpuParallel, FlushDenormalReachesThePoolWorkers) {
+  struct Restore {
+    ~Restore() { locus::set_flush_denormal(false); }
+  } restore;
+  // 1e-30f * 1e-10f = 1e-40: a denormal float, or 0 when flushed; volatile so it runs at run time
+  auto product = [] {
+    volatile float a = 1e-30f, b = 1e-10f;
+    return a * b;
+  };
+  auto chunks_flushed = [&](bool expect) {
+    std::atomic<int> wrong{0}, others{0};
+    const std::thread::id me = std::this_thread::get_id();
+    locus::cpu::parallel_for(0, 8, 1, [&](int64_t b, int64_t e) {
+      if (std::this_thread::get_id() != me) {
+        others++;
+      } else if (locus::get_num_threads() > 1) {  // the caller waits (up to 10 s) for a worker to take a chunk
+        auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (others.load() == 0 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+      }
+      for (int64_t i = b; i < e; ++i)
+        if ((product() == 0.0f) != expect) wrong++;
+    });
+    EXPECT_EQ(wrong.load(), 0) << (expect ? "a chunk did not flush" : "a chunk still flushed");
+    if (locus::get_num_threads() > 1) EXPECT_GT(others.load(), 0) << "no chunk ran on a pool worker";
+  };
+#if defined(__x86_64__) || defined(__i386__)
+  EXPECT_GT(product(), 0.0f);
+  chunks_flushed(false);
+  ASSERT_TRUE(locus::set_flush_denormal(true));
+  EXPECT_EQ(product(), 0.0f);
+  chunks_flushed(true);
+  // the same through a tensor op split over the pool: every element flushed
+  Tensor x = locus::full({1 << 20}, 1e-30f);
+  EXPECT_EQ((x * 1e-10f).abs().max().item<float>(), 0.0f);
+  ASSERT_TRUE(locus::set_flush_denormal(false));
+  EXPECT_GT(product(), 0.0f);
+  chunks_flushed(false);
+  EXPECT_GT((x * 1e-10f).abs().min().item<float>(), 0.0f);
+#else
+  EXPECT_FALSE(locus::set_flush_denormal(true));
+  EXPECT_GT(product(), 0.0f);
+  chunks_flushed(false);
+#endif
 }
 
 }  // namespace
