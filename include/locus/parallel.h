@@ -9,8 +9,9 @@ void set_num_threads(int n);
 /// torch.set_flush_denormal / at::globalContext().setFlushDenormal: set on the calling thread and
 /// on every worker of locus's CPU pool (before its next job); other threads keep their own mode.
 /// Off by default, as in PyTorch. Returns false, changing nothing, where the CPU has no such mode.
-/// Why: in Adam's moments (exp_avg decays by beta1 each step where a gradient is 0) values pass
-/// through the denormal range, where x86 multiplies take a microcode assist of ~100 cycles;
-/// the Fashion-MNIST MLP's later epochs ran 1.5-1.8x slower than its first (PyTorch's too).
+/// Why: on x86 a float operation with a denormal operand or result takes a microcode assist
+/// (50-90 ns a vector against ~3 ns). locus's fused Adam already avoids them in its decaying
+/// moments, exactly (src/backends/cpu/optim.cpp); this mode removes them everywhere else too, at
+/// the price of results that differ from the exact ones below 2^-126.
 bool set_flush_denormal(bool on);
 }  // namespace locus

@@ -56,7 +56,7 @@ const char* kUsage =
     "  --workers N       loader threads (default 1; 0 loads on the training thread)\n"
     "  --pin-memory      batches in page-locked memory, copied asynchronously (accelerators)\n"
     "  --flush-denormal  denormal floats flushed to zero on the cpu (locus::set_flush_denormal, as\n"
-    "                    torch.set_flush_denormal): Adam's later epochs without the slow denormals\n"
+    "                    torch.set_flush_denormal): no slow denormal arithmetic anywhere\n"
     "  --limit N         at most N batches per epoch and per evaluation (quick runs)\n"
     "  --amp T           mixed precision: bf16 or fp16 (autocast around forward and loss, float32\n"
     "                    weights; fp16 adds a GradScaler, and each epoch line counts skipped steps)\n"
