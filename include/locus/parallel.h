@@ -7,7 +7,8 @@ int get_num_threads();
 void set_num_threads(int n);
 /// Denormal floats flushed to zero by the CPU (x86: MXCSR's FTZ and DAZ bits), as
 /// torch.set_flush_denormal / at::globalContext().setFlushDenormal: set on the calling thread and
-/// on every worker of locus's CPU pool (before its next job); other threads keep their own mode.
+/// on every worker of locus's CPU pool (before its next job); other threads keep their own mode,
+/// the BLAS's own threads (OpenBLAS, oneDNN: the largest products) among them.
 /// Off by default, as in PyTorch. Returns false, changing nothing, where the CPU has no such mode.
 /// Why: on x86 a float operation with a denormal operand or result takes a microcode assist
 /// (50-90 ns a vector against ~3 ns). locus's fused Adam already avoids them in its decaying

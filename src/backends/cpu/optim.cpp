@@ -91,7 +91,9 @@ LOCUS_ADAM_TARGET inline D fma(D a, D b, D c) {  // a * b + c
 LOCUS_ADAM_TARGET inline D fnma(D a, D b, D c) {  // c - a * b
   return odd(_mm512_fnmadd_round_pd(a, b, c, kDown), _mm512_fnmadd_round_pd(a, b, c, kUp));
 }
-LOCUS_ADAM_TARGET inline D div(D a, D b) { return odd(_mm512_div_round_pd(a, b, kDown), _mm512_div_round_pd(a, b, kUp)); }
+LOCUS_ADAM_TARGET inline D div(D a, D b) {
+  return odd(_mm512_div_round_pd(a, b, kDown), _mm512_div_round_pd(a, b, kUp));
+}
 LOCUS_ADAM_TARGET inline D to_float(D x) { return _mm512_cvtps_pd(_mm512_cvtpd_ps(x)); }  // rounded to nearest
 LOCUS_ADAM_TARGET inline D half(__m512 x, int h) {  // lanes 8h .. 8h+7 in double
   return _mm512_cvtps_pd(h == 0 ? _mm512_castps512_ps256(x)
@@ -105,10 +107,9 @@ LOCUS_ADAM_TARGET inline __m512 join(D l, D h) {  // rounded to nearest
 
 // adam_range for float, 16 elements a step (the tail by masks), as described at the top.
 template <bool kAmsgrad, int kDecay>
-LOCUS_ADAM_TARGET void adam_range_avx512(float* __restrict p, const float* __restrict g,
-                                                              float* __restrict m, float* __restrict v,
-                                                              float* __restrict mx, int64_t lo, int64_t hi,
-                                                              const backend::Backend::Adam& a) {
+LOCUS_ADAM_TARGET void adam_range_avx512(float* __restrict p, const float* __restrict g, float* __restrict m,
+                                         float* __restrict v, float* __restrict mx, int64_t lo, int64_t hi,
+                                         const backend::Backend::Adam& a) {
   const float b1 = static_cast<float>(a.beta1), b2 = static_cast<float>(a.beta2);
   const float wd = static_cast<float>(a.weight_decay), eps = static_cast<float>(a.eps);
   const float step = static_cast<float>(a.lr / a.bias_correction1);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "backends/cpu/conv_avx512.h"
@@ -140,7 +141,8 @@ TEST(CpuOptim, AdamFloatNearTheDenormalRangeMatchesToTheBit) {
         before.p.push_back(pv);
         before.g.push_back(g);
         before.m.push_back(m);
-        before.v.push_back(kind == 3 ? std::ldexp(std::fabs(u(rng)), e_small(rng)) : std::ldexp(std::fabs(u(rng)), 2 * e_any(rng)));
+        before.v.push_back(kind == 3 ? std::ldexp(std::fabs(u(rng)), e_small(rng))
+                                     : std::ldexp(std::fabs(u(rng)), 2 * e_any(rng)));
         before.mx.push_back(std::ldexp(std::fabs(u(rng)), 2 * e_any(rng)));
         if (std::fpclassify(m) == FP_SUBNORMAL) ++denormal_m;
       }
@@ -165,11 +167,11 @@ TEST(CpuOptim, AdamFloatNearTheDenormalRangeMatchesToTheBit) {
             ++checked;
             continue;
           }
-          ASSERT_TRUE(same_bits(got.m[i], want.m[i])) << "seed " << seed << " variant " << variant << " step " << t
-                                                      << " element " << i << ": m " << got.m[i] << " want " << want.m[i];
-          ASSERT_TRUE(same_bits(got.v[i], want.v[i])) << "element " << i << ": v " << got.v[i] << " want " << want.v[i];
-          ASSERT_TRUE(same_bits(got.p[i], want.p[i])) << "seed " << seed << " variant " << variant << " step " << t
-                                                      << " element " << i << ": p " << got.p[i] << " want " << want.p[i];
+          const std::string where = "seed " + std::to_string(seed) + " variant " + std::to_string(variant) + " step " +
+                                    std::to_string(t) + " element " + std::to_string(i);
+          ASSERT_TRUE(same_bits(got.m[i], want.m[i])) << where << ": m " << got.m[i] << " want " << want.m[i];
+          ASSERT_TRUE(same_bits(got.v[i], want.v[i])) << where << ": v " << got.v[i] << " want " << want.v[i];
+          ASSERT_TRUE(same_bits(got.p[i], want.p[i])) << where << ": p " << got.p[i] << " want " << want.p[i];
           ++checked;
         }
       }
