@@ -39,8 +39,9 @@ TEST(LocusTrainTool, SavesResumesAndPlots) {
   std::remove(svg.c_str());
   const std::string common = "--device cpu --model mlp --limit 5 --workers 0 ";
 
-  auto [rc, out] = train(common + "--epochs 1 --save " + ckpt + " --plot " + svg);
+  auto [rc, out] = train(common + "--epochs 1 --flush-denormal --save " + ckpt + " --plot " + svg);
   ASSERT_EQ(rc, 0) << out;
+  EXPECT_EQ(out.find("--flush-denormal"), std::string::npos) << out;  // accepted, no note on x86
   EXPECT_NE(out.find("epoch 1/1: train loss"), std::string::npos) << out;
   EXPECT_NE(out.find("checkpoint: " + ckpt), std::string::npos) << out;
   EXPECT_NE(out.find("plot: " + svg), std::string::npos) << out;
@@ -173,9 +174,12 @@ TEST(LocusTrainTool, RejectsBadFlagsPointingToHelp) {
   EXPECT_EQ(outs, "locus-train: --pin-memory takes no value, got 'yes'; see --help\n");
   auto [rce, oute] = train("--model=foo");  // --flag=value is read as --flag value
   EXPECT_EQ(oute, "locus-train: --model must be mlp or cnn, got 'foo'; see --help\n");
+  auto [rcf, outf] = train("--flush-denormal=1");
+  EXPECT_EQ(outf, "locus-train: --flush-denormal takes no value, got '1'; see --help\n");
   auto [rch, outh] = train("--help");
   EXPECT_EQ(rch, 0);
   EXPECT_NE(outh.find("--resume FILE"), std::string::npos);
+  EXPECT_NE(outh.find("--flush-denormal  denormal floats flushed to zero"), std::string::npos) << outh;
   EXPECT_NE(outh.find("Exit status: 0 trained"), std::string::npos) << outh;
   auto [rcv, outv] = train("--version");
   EXPECT_EQ(rcv, 0);

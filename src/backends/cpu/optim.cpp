@@ -120,8 +120,7 @@ LOCUS_ADAM_TARGET void adam_range_avx512(float* __restrict p, const float* __res
                vstep = _mm512_set1_ps(step), vdecay = _mm512_set1_ps(decay), vc = _mm512_set1_ps(root_bc2),
                vr = _mm512_set1_ps(1.0f / root_bc2), vhuge = _mm512_set1_ps(0x1p100f),
                vtiny = _mm512_set1_ps(0x1p-100f), vzero = _mm512_setzero_ps();
-  // the m and p updates by way of double where a lane of m is below 2^-100 (see the top)
-  const __m512 vm_small = _mm512_set1_ps(0x1p-100f);
+  // the m and p updates by way of double where a lane of m is below 2^-100 (vtiny; see the top)
   const __m512d db1 = _mm512_set1_pd(b1), dc1 = _mm512_set1_pd(1.0f - b1), dstep = _mm512_set1_pd(step);
   for (int64_t i = lo; i < hi; i += 16) {
     const __mmask16 k = hi - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (hi - i)) - 1);
@@ -130,7 +129,7 @@ LOCUS_ADAM_TARGET void adam_range_avx512(float* __restrict p, const float* __res
     if constexpr (kDecay == 1) gi = _mm512_fmadd_ps(pi, vwd, gi);
     const __m512 m0 = _mm512_maskz_loadu_ps(k, m + i);
     // a lane of m below 2^-100 (m decaying where the gradient is 0): the m and p updates in double
-    const bool small_m = (_mm512_cmp_ps_mask(_mm512_abs_ps(m0), vm_small, _CMP_LT_OQ) &
+    const bool small_m = (_mm512_cmp_ps_mask(_mm512_abs_ps(m0), vtiny, _CMP_LT_OQ) &
                           _mm512_cmp_ps_mask(m0, vzero, _CMP_NEQ_OQ)) != 0;
     const __m512 mi = small_m ? vzero : _mm512_fmadd_ps(gi, vc1, _mm512_mul_ps(m0, vb1));
     const __m512 vi = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, v + i), vb2, _mm512_mul_ps(_mm512_mul_ps(gi, gi), vc2));
