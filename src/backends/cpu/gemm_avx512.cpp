@@ -221,14 +221,15 @@ bool routes(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k) {
   if (!available() || (trans_a && trans_b)) return false;
   // measured with bench/sgemm_route (docs/gemm.md): ahead of OpenBLAS up to a few tens of MFLOP
   // (larger ones, as 512 squares, gain from its packing), with at least 16 rows and columns; NT
-  // (A transposed into a buffer first) only for short A (m <= 128) and k of 512 to 1024 (at k =
-  // 256 it lost on a quiet machine), and at any size for A of at most 64 rows and k from 512 (a
-  // Linear layer's forward on a batch of up to 64: 64 x 4096 x 4096 in 0.75-0.85x OpenBLAS's time,
-  // 16 and 32 rows 0.77x, 64 x 2048 x 2048 0.77-0.81x; 96 rows lost, 1.2x); NN and TN from k = 16
-  // (below, both are bound by writing C)
+  // (A transposed into a buffer first) only for short A (m <= 128) and k of 512 to 1024, and at
+  // any size for A of at most 64 rows and k from 256 (a Linear layer's forward on a batch of up to
+  // 64: 64 x 4096 x 4096 in 0.75-0.85x OpenBLAS's time, 16 and 32 rows 0.77x, 64 x 2048 x 2048
+  // 0.77-0.81x; 96 rows lost, 1.2x; since each thread transposes A itself, 64 x 256 x 128 0.85-0.97x,
+  // 32 x 256 x 1024 0.7-0.8x, 16 x 256 x 256 0.5-0.75x, while k = 128 still lost, 1.1x at
+  // 64 x 128 x 1024); NN and TN from k = 16 (below, both are bound by writing C)
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   if (m < 16 || n < 16) return false;
-  if (trans_b && m <= 64 && k >= 512) return true;
+  if (trans_b && m <= 64 && k >= 256) return true;
   if (flops > 40e6) return false;
   if (trans_b) return m <= 128 && k >= 512 && k <= 1024;
   return k >= 16;
@@ -239,22 +240,23 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
   if (m <= 0 || n <= 0) return;
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   if (trans_b) {
-    static thread_local std::vector<float> at_buf;
+    // Each thread transposes all of A into its own buffer (A is short: m <= 128): the transposed
+    // lines stay in that core's cache, instead of half of them being read from the other core's
+    // after a shared transpose (and invalidated there by the next call's), and one parallel
+    // region serves instead of two.
     const int64_t ldt = (m + 15) / 16 * 16;
-    if (at_buf.size() < static_cast<size_t>(k * ldt)) at_buf.resize(static_cast<size_t>(k * ldt));
-    float* at = at_buf.data();
-    auto pack = [&](int64_t lo, int64_t hi) { transpose_a(a, lda, m, lo * 16, std::min(k, hi * 16), at, ldt); };
     auto run = [&](int64_t lo, int64_t hi) {
+      static thread_local std::vector<float> at_buf;
+      if (at_buf.size() < static_cast<size_t>(k * ldt)) at_buf.resize(static_cast<size_t>(k * ldt));
+      float* at = at_buf.data();
+      transpose_a(a, lda, m, 0, k, at, ldt);
       gemm_nt_transposed(m, lo * kBcRows, std::min(n, hi * kBcRows), k, alpha, at, ldt, b, ldb, beta, c, ldc);
     };
-    const int64_t kb = (k + 15) / 16, units = (n + kBcRows - 1) / kBcRows;
-    if (flops < kSplitFlops) {
-      pack(0, kb);
+    const int64_t units = (n + kBcRows - 1) / kBcRows;
+    if (flops < kSplitFlops)
       run(0, units);
-    } else {
-      parallel_for(0, kb, 1, pack);
+    else
       parallel_for(0, units, 1, run);
-    }
     return;
   }
   auto run = [&](int64_t lo, int64_t hi) {  // shares of whole 16-column vectors

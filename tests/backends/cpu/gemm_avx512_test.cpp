@@ -150,13 +150,17 @@ TEST(CpuGemmAvx512, Routing) {
   EXPECT_EQ(g::routes(false, true, 64, 256, 784), g::available());
   EXPECT_EQ(g::routes(true, false, 256, 784, 64), g::available());
   EXPECT_EQ(g::routes(false, false, 64, 256, 128), g::available());
-  // NT at any size for up to 64 rows of A and k from 512 (Linear 4096's forward at batch 64)
+  // NT at any size for up to 64 rows of A and k from 256 (Linear 4096's forward at batch 64, the
+  // MLP's second layer)
   EXPECT_EQ(g::routes(false, true, 64, 4096, 4096), g::available());
   EXPECT_EQ(g::routes(false, true, 16, 4096, 4096), g::available());
   EXPECT_FALSE(g::routes(false, true, 96, 4096, 4096));
-  EXPECT_FALSE(g::routes(false, true, 64, 4096, 256));
+  EXPECT_EQ(g::routes(false, true, 64, 4096, 256), g::available());
+  EXPECT_EQ(g::routes(false, true, 64, 128, 256), g::available());
+  EXPECT_FALSE(g::routes(false, true, 64, 4096, 128));
   EXPECT_FALSE(g::routes(false, true, 8, 4096, 4096));
   check({false, true, 64, 256, 784, 0, 1.0f, 0.0f}, 5, locus::cpu::gemm_f32);
+  check({false, true, 64, 128, 256, 0, 1.0f, 1.0f}, 8, locus::cpu::gemm_f32);
   check({false, true, 64, 1024, 2048, 3, 1.0f, 0.5f}, 7, locus::cpu::gemm_f32);  // 0.27 GFLOP
   check({false, false, 300, 200, 100, 2, 1.0f, 1.0f}, 6, locus::cpu::gemm_f32);
 }
