@@ -1,4 +1,6 @@
 // Indexing, joining and whole-tensor comparisons.
+#include <cstring>
+
 #include "core/tensor_impl.h"
 #include "locus/error.h"
 #include "locus/factory.h"
@@ -29,6 +31,38 @@ void run_index(const char* op, IndexOp kind, const Tensor& out, const Tensor& in
   Device d = out.device();
   backend::TensorRef o = ops::ref(out, op), x = ops::ref(in, op), i = ops::ref(idx, op);
   ops::backend_for(d).index(backend::device_index(d), ops::current_stream(d), kind, o, x, i, dim);
+}
+
+// cat and stack on the cpu without per-part views or copy dispatches (a DataLoader's Stack of 64
+// small examples makes 64 of each): when out and every part are contiguous cpu tensors of one
+// dtype, each part's rows are memcpy'd into place. Out's layout is [outer][sum of lens][inner];
+// part i is [outer][lens[i]][inner]. Large results keep the general copy (split over the pool).
+// Returns false, having done nothing, when it does not apply.
+bool cat_contiguous_cpu(const Tensor& out, const std::vector<const Tensor*>& parts, const std::vector<int64_t>& lens,
+                        int64_t d) {
+  constexpr int64_t kMaxBytes = int64_t{1} << 22;
+  if (!out.device().is_cpu() || !out.is_contiguous()) return false;
+  const ScalarType t = out.scalar_type();
+  const int64_t es = static_cast<int64_t>(element_size(t));
+  if (out.numel() * es > kMaxBytes) return false;
+  for (const Tensor* p : parts)
+    if (!p->device().is_cpu() || p->scalar_type() != t || !p->is_contiguous()) return false;
+  int64_t outer = 1, inner = es, total = 0;
+  for (int64_t k = 0; k < d; ++k) outer *= out.size(k);
+  for (int64_t k = d + 1; k < out.dim(); ++k) inner *= out.size(k);
+  for (int64_t len : lens) total += len;
+  char* o = static_cast<char*>(out.data_ptr());
+  int64_t off = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const int64_t block = lens[i] * inner;
+    if (block > 0) {
+      const char* src = static_cast<const char*>(parts[i]->data_ptr());
+      for (int64_t r = 0; r < outer; ++r)
+        std::memcpy(o + (r * total + off) * inner, src + r * block, static_cast<size_t>(block));
+    }
+    off += lens[i];
+  }
+  return true;
 }
 
 }  // namespace
@@ -152,6 +186,13 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   DimVector sz(ref.sizes());
   sz[d] = total;
   Tensor out = detail::make_empty(sz, t, dev);
+  std::vector<int64_t> lens;
+  lens.reserve(parts.size());
+  for (const Tensor* p : parts) lens.push_back(p->size(d));
+  if (cat_contiguous_cpu(out, parts, lens, d)) {
+    if (autograd::detail::grad_enabled) autograd::on_cat(out, parts, d);
+    return out;
+  }
   int64_t off = 0;
   for (const Tensor* p : parts) {
     if (p->size(d) > 0) out.narrow(d, off, p->size(d)).copy_(*p);
@@ -164,13 +205,25 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   if (tensors.empty()) throw Error("[stack] expected a non-empty list of tensors.");
   int64_t d = detail::wrap_dim(dim, tensors[0].dim() + 1, "stack");
-  std::vector<Tensor> parts;
+  bool grad = false, same = true;
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (tensors[i].sizes() != tensors[0].sizes())
       throw Error("[stack] expects each tensor to be equal size, but got " + ops::shape_str(tensors[0].sizes()) +
                   " at entry 0 and " + ops::shape_str(tensors[i].sizes()) + " at entry " + std::to_string(i) + ".");
-    parts.push_back(tensors[i].unsqueeze(d));
+    grad = grad || autograd::should_record(tensors[i]);
+    same = same && tensors[i].device() == tensors[0].device() && tensors[i].scalar_type() == tensors[0].scalar_type();
   }
+  if (!grad && same && tensors[0].device().is_cpu()) {  // no views: the parts' rows straight into place
+    DimVector sz(tensors[0].sizes());
+    sz.insert(static_cast<size_t>(d), static_cast<int64_t>(tensors.size()));
+    Tensor out = detail::make_empty(sz, tensors[0].scalar_type(), tensors[0].device());
+    std::vector<const Tensor*> ptrs;
+    ptrs.reserve(tensors.size());
+    for (const Tensor& x : tensors) ptrs.push_back(&x);
+    if (cat_contiguous_cpu(out, ptrs, std::vector<int64_t>(tensors.size(), 1), d)) return out;
+  }
+  std::vector<Tensor> parts;
+  for (const Tensor& x : tensors) parts.push_back(x.unsqueeze(d));
   return cat(parts, d);
 }
 

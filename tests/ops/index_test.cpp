@@ -22,6 +22,47 @@ TEST_P(Indexing, CatAndStack) {
   EXPECT_THROW_MSG(stack({a, b}), Error, "[stack] expects each tensor to be equal size");
 }
 
+// Every layout cat and stack take (on the cpu, contiguous parts of one dtype are copied row by row
+// without views): each part lands where narrow()/select() of the result says, along every dim,
+// with an empty part, a non-contiguous part, another dtype, 0-d parts, parts that need gradients
+// and a result too large for the direct copy.
+TEST_P(Indexing, CatAndStackPlaceEveryPartAlongEveryDim) {
+  Tensor base = arange(24, o()).reshape({2, 3, 4});
+  for (int64_t d = 0; d < 3; ++d) {
+    Tensor a = base, e = base.narrow(d, 0, 0) * 2, c = (base * -1).narrow(d, 1, 1).contiguous();
+    Tensor nc = (base + 100).transpose(0, 2).contiguous().transpose(0, 2);  // base's shape, not contiguous
+    ASSERT_FALSE(nc.is_contiguous());
+    std::vector<Tensor> parts = {a, e, c, nc};
+    Tensor out = cat(parts, d);
+    int64_t off = 0;
+    for (const Tensor& p : parts) {
+      EXPECT_TRUE(out.narrow(d, off, p.size(d)).equal(p)) << "cat along " << d << " at " << off;
+      off += p.size(d);
+    }
+    EXPECT_EQ(off, out.size(d));
+    EXPECT_TRUE(cat(parts, d - 3).equal(out));
+  }
+  for (int64_t d = 0; d <= 3; ++d) {
+    std::vector<Tensor> parts = {base, base * 3, (base - 7).transpose(1, 2).contiguous().transpose(1, 2)};
+    ASSERT_FALSE(parts[2].is_contiguous());
+    Tensor out = stack(parts, d);
+    EXPECT_EQ(out.size(d), 3);
+    for (int64_t i = 0; i < 3; ++i) EXPECT_TRUE(out.select(d, i).equal(parts[i])) << "stack along " << d;
+  }
+  Tensor longs = stack({tensor(int64_t{7}, o(kLong)), tensor(int64_t{-2}, o(kLong)), tensor(int64_t{5}, o(kLong))});
+  EXPECT_EQ(longs.dtype(), kLong);
+  EXPECT_EQ(values(longs), (V{7, -2, 5}));
+  EXPECT_EQ(values(stack({tensor({1.0, 2.0}, o()), tensor({3.0, 4.0}, o(kDouble))}, 1)), (V{1, 3, 2, 4}));
+  Tensor big = arange(1 << 20, o()), big2 = big * 2;  // 8 MiB together
+  Tensor bc = cat({big, big2});
+  EXPECT_TRUE(bc.narrow(0, 0, 1 << 20).equal(big));
+  EXPECT_TRUE(bc.narrow(0, 1 << 20, 1 << 20).equal(big2));
+  Tensor w = ones({2, 2}, o()).requires_grad_(true);
+  Tensor s = stack({w, w * 2});
+  (s * arange(8, o()).reshape({2, 2, 2})).sum().backward();
+  EXPECT_EQ(values(w.grad()), (V{0 + 8, 1 + 10, 2 + 12, 3 + 14}));
+}
+
 TEST_P(Indexing, IndexSelectGatherScatterAdd) {
   Tensor x = tensor({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, o());
   Tensor i = tensor({2, 0}, o(kLong));
