@@ -250,6 +250,26 @@ class Backend {
                                Buffer grad_in, Buffer grad_weight, Buffer grad_bias, int64_t oc, const Im2Col& p) {
     return false;
   }
+  /// Optional fast path of cross_entropy without class weights or label smoothing: logits [n, c]
+  /// and logp contiguous of the floating `dtype`, target [n] contiguous kLong. Checks every
+  /// target first (throws locus::Error naming the first one outside [0, c) that is not
+  /// ignore_index, having written nothing), then writes logp = log_softmax(logits) row by row,
+  /// count (1 element of dtype) = the rows whose target is not ignore_index and loss (1 element)
+  /// = the sum over those rows of -logp[row][target], divided by count when `mean` (0 / 0: NaN, as
+  /// PyTorch). Returns false when the backend has no such kernel: the caller then composes it.
+  virtual bool log_softmax_nll(int index, StreamHandle s, ScalarType dtype, Buffer logits, Buffer target,
+                               Buffer logp, Buffer loss, Buffer count, int64_t n, int64_t c, int64_t ignore_index,
+                               bool mean) {
+    return false;
+  }
+  /// Its gradient: grad_in [n, c] = (exp(logp) - onehot(target)) * grad_loss (1 element), divided
+  /// by count when `mean`, on rows whose target is not ignore_index; 0 on the others. Returns
+  /// false when the backend has no such kernel.
+  virtual bool log_softmax_nll_backward(int index, StreamHandle s, ScalarType dtype, Buffer logp, Buffer target,
+                                        Buffer grad_loss, Buffer count, Buffer grad_in, int64_t n, int64_t c,
+                                        int64_t ignore_index, bool mean) {
+    return false;
+  }
   /// Optional fast path: one Adam/AdamW update of `n` contiguous elements, in one pass, with
   /// torch.optim.Adam's arithmetic (max_sq.base is null without amsgrad). Returns false when the
   /// backend has no such kernel: the optimizer then composes the update from tensor ops.

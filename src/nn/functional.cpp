@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "autograd/record.h"
 #include "locus/autograd.h"
@@ -301,11 +302,57 @@ void flatten_classes(Tensor& input, Tensor& target) {
   target = target.reshape({-1});
 }
 
+// cross_entropy without class weights or label smoothing, reduced to a mean or a sum, in one
+// kernel each way where the backend has them (Backend::log_softmax_nll): no composed graph of a
+// dozen small ops and their backward nodes. An undefined result means "compose it".
+Tensor fused_cross_entropy(const Tensor& input, const Tensor& target, int64_t ignore_index, bool mean) {
+  const Device d = input.device();
+  const ScalarType t = input.scalar_type();
+  if ((t != kFloat && t != kDouble) || target.scalar_type() != kLong || target.device() != d || input.dim() != 2 ||
+      target.dim() != 1 || target.size(0) != input.size(0))
+    return Tensor();  // the composed path gives the errors
+  backend::Backend& be = ops::backend_for(d);
+  const int64_t n = input.size(0), c = input.size(1);
+  Tensor x = input.contiguous(), tg = target.contiguous();
+  Tensor logp = locus::detail::make_empty(x.sizes(), t, d), loss = locus::detail::make_empty({}, t, d),
+         count = locus::detail::make_empty({}, t, d);
+  if (!be.log_softmax_nll(ops::device_index(d), ops::current_stream(d), t, ops::buffer(x), ops::buffer(tg),
+                          ops::buffer(logp), ops::buffer(loss), ops::buffer(count), n, c, ignore_index, mean))
+    return Tensor();
+  if (autograd::should_record(input)) {
+    autograd::record("NllLossBackward0", loss, {&input},
+                     [x, tg, logp, count, ignore_index, mean](const Tensor& g) -> variable_list {
+                       if (GradMode::is_enabled()) {  // create_graph: a gradient that is itself differentiable
+                         Tensor valid = tg.ne(ignore_index);
+                         Tensor onehot = one_hot(where(valid, tg, 0), x.size(1)).to(x.scalar_type());
+                         // (no row counts when count is 0: every row is ignored, its gradient 0)
+                         Tensor scale = (mean ? g / count.clamp_min(1) : g) * valid.to(x.scalar_type()).unsqueeze(1);
+                         return {(x.softmax(1) - onehot) * scale};
+                       }
+                       const Device dev = logp.device();
+                       Tensor gd = g.contiguous(), grad = locus::detail::make_empty(logp.sizes(), logp.scalar_type(), dev);
+                       if (!ops::backend_for(dev).log_softmax_nll_backward(
+                               ops::device_index(dev), ops::current_stream(dev), logp.scalar_type(), ops::buffer(logp),
+                               ops::buffer(tg), ops::buffer(gd), ops::buffer(count), ops::buffer(grad), logp.size(0),
+                               logp.size(1), ignore_index, mean))
+                         throw Error("[cross_entropy] the backend of " + dev.str() +
+                                     " computed the fused forward but has no backward for it.");
+                       return {grad};
+                     });
+  }
+  return loss;
+}
+
 Tensor reduce_weighted(const Tensor& loss, const Tensor& w, enumtype::Reduction r, const DimVector& shape) {
   switch (r) {
     case enumtype::Reduction::None: return loss.reshape(shape);
     case enumtype::Reduction::Sum: return loss.sum();
-    case enumtype::Reduction::Mean: return loss.sum() / w.sum();
+    case enumtype::Reduction::Mean: {
+      // 0 / 0 is NaN when every target is ignored, as PyTorch's, while the gradient stays 0 (a
+      // plain division would send 0 * inf = NaN back to every input)
+      Tensor ws = w.sum(), some = ws.ne(0);
+      return where(some, loss.sum() / where(some, ws, 1), std::numeric_limits<double>::quiet_NaN());
+    }
   }
   return loss;
 }
@@ -333,6 +380,12 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   if (input.dim() < 2) throw Error("[cross_entropy] expected input of shape [N, C] (or [N, C, d...]), got " + ops::shape_str(input.sizes()) + ".");
   double eps = options.label_smoothing();
   if (eps < 0 || eps > 1) throw Error("[cross_entropy] label_smoothing must be between 0.0 and 1.0. Got: " + std::to_string(eps) + ".");
+  if (eps == 0 && !options.weight().defined() && options.reduction() != enumtype::Reduction::None &&
+      input.dim() == 2) {
+    Tensor fused = fused_cross_entropy(input, target, options.ignore_index(),
+                                       options.reduction() == enumtype::Reduction::Mean);
+    if (fused.defined()) return fused;
+  }
   DimVector tshape(target.sizes());
   Tensor in = input, tg = target;
   flatten_classes(in, tg);

@@ -666,6 +666,76 @@ TEST_P(Layers, ConvMatchesPyTorch) {
   EXPECT_NEAR(y.sum().item<double>(), 4.078521934786422, 1e-10);
 }
 
+// cross_entropy without weights or smoothing (one kernel each way on the cpu) against its
+// definition composed of log_softmax, gather and sums: loss and gradient for both reductions,
+// float and double, ignored rows (the default -100 and another index), a batch whose rows are all
+// ignored (mean: NaN, as PyTorch's 0 / 0; gradient 0), a second derivative (create_graph), and a
+// target out of range.
+TEST_P(Layers, CrossEntropyMatchesLogSoftmaxAndNll) {
+  const Device d = GetParam();
+  auto reference = [](const Tensor& x, const Tensor& t, int64_t ignore, bool mean) {
+    Tensor valid = t.ne(ignore);
+    Tensor picked = x.log_softmax(1).gather(1, where(valid, t, 0).unsqueeze(1)).squeeze(1);
+    Tensor sum = -(picked * valid.to(x.scalar_type())).sum();
+    return mean ? sum / valid.to(x.scalar_type()).sum() : sum;
+  };
+  for (ScalarType dt : {kFloat, kDouble}) {
+    const double tol = dt == kFloat ? 2e-5 : 1e-12;
+    manual_seed(3);
+    Tensor logits = (randn({37, 11}, TensorOptions().dtype(dt)) * 3).to(d);
+    Tensor t = randint(0, 11, {37}, TensorOptions().dtype(kLong));
+    t.index_put_({indexing::Slice(0, 37, 5)}, -100);  // every fifth row ignored
+    t = t.to(d);
+    Tensor t3 = where(t.ne(-100), t, 3);  // the same rows, ignored as class 3 below
+    for (bool mean : {true, false}) {
+      for (int64_t ignore : {int64_t{-100}, int64_t{3}}) {
+        const Tensor& tg = ignore == 3 ? t3 : t;
+        auto opt = F::CrossEntropyFuncOptions().ignore_index(ignore).reduction(mean ? kMean : kSum);
+        Tensor x = logits.clone().requires_grad_(true), y = logits.clone().requires_grad_(true);
+        Tensor loss = F::cross_entropy(x, tg, opt), want = reference(y, tg, ignore, mean);
+        loss.backward();
+        want.backward();
+        EXPECT_NEAR(loss.item<double>(), want.item<double>(), tol * std::abs(want.item<double>()))
+            << dtype_name(dt) << " mean " << mean << " ignore " << ignore;
+        EXPECT_TRUE(x.grad().allclose(y.grad(), tol, tol)) << dtype_name(dt) << " mean " << mean;
+        if (d.is_cpu()) EXPECT_EQ(loss.grad_fn()->name(), "NllLossBackward0");
+      }
+    }
+    Tensor x = logits.clone().requires_grad_(true);
+    Tensor all_ignored = full({37}, -100, TensorOptions().dtype(kLong).device(d));
+    Tensor nan_loss = F::cross_entropy(x, all_ignored);
+    EXPECT_TRUE(std::isnan(nan_loss.item<double>()));
+    nan_loss.backward();
+    EXPECT_EQ(x.grad().abs().max().item<double>(), 0.0);
+    EXPECT_EQ(F::cross_entropy(x, all_ignored, F::CrossEntropyFuncOptions().reduction(kSum)).item<double>(), 0.0);
+  }
+  if (d.is_cpu()) {  // d/dx of |d loss / dx|^2 through the gradient's own graph, against central differences
+    manual_seed(4);
+    Tensor x0 = randn({6, 5}, TensorOptions().dtype(kDouble)) * 2;
+    Tensor t = tensor({4, -100, 0, 2, 2, 1}, TensorOptions().dtype(kLong));
+    auto grad_at = [&](const Tensor& x, bool graph) {
+      Tensor a = x.detach().clone().requires_grad_(true);
+      return std::make_pair(autograd::grad({F::cross_entropy(a, t)}, {a}, {}, std::nullopt, graph)[0], a);
+    };
+    auto [g, a] = grad_at(x0, true);
+    (g * g).sum().backward();
+    for (int64_t i = 0; i < x0.numel(); ++i) {
+      Tensor p = x0.clone(), m = x0.clone();
+      p.data_ptr<double>()[i] += 1e-6;
+      m.data_ptr<double>()[i] -= 1e-6;
+      Tensor gp = grad_at(p, false).first, gm = grad_at(m, false).first;
+      double numeric = ((gp * gp).sum().item<double>() - (gm * gm).sum().item<double>()) / 2e-6;
+      EXPECT_NEAR(a.grad().data_ptr<double>()[i], numeric, 1e-6) << "element " << i;
+    }
+  }
+  Tensor bad = tensor({1, 12, 0}, TensorOptions().dtype(kLong)).to(d);
+  EXPECT_THROW_MSG(F::cross_entropy(randn({3, 10}).to(d), bad), Error, "12 is out of bounds");
+  if (d.is_cpu())
+    EXPECT_THROW_MSG(F::cross_entropy(randn({3, 10}), bad), Error,
+                     "[cross_entropy] Target 12 is out of bounds: targets are class indices in [0, 10) or "
+                     "ignore_index (-100), found at row 1.");
+}
+
 TEST_P(Layers, CrossEntropyLabelSmoothingMatchesPyTorch) {
   // x = torch.tensor([[1.,-2.,3.],[0.5,4.,-1.]], requires_grad=True)
   // y = F.cross_entropy(x, torch.tensor([2,1]), label_smoothing=0.1); y.backward()

@@ -221,6 +221,15 @@ class CpuBackend final : public Backend {
   void im2col(int, StreamHandle, ScalarType dtype, Buffer in, Buffer out, const Im2Col& p, bool reverse) override {
     cpu::im2col(dtype, in, out, p, reverse);
   }
+  bool log_softmax_nll(int, StreamHandle, ScalarType dtype, Buffer logits, Buffer target, Buffer logp, Buffer loss,
+                       Buffer count, int64_t n, int64_t c, int64_t ignore_index, bool mean) override {
+    return cpu::log_softmax_nll(dtype, logits, target, logp, loss, count, n, c, ignore_index, mean);
+  }
+  bool log_softmax_nll_backward(int, StreamHandle, ScalarType dtype, Buffer logp, Buffer target, Buffer grad_loss,
+                                Buffer count, Buffer grad_in, int64_t n, int64_t c, int64_t ignore_index,
+                                bool mean) override {
+    return cpu::log_softmax_nll_backward(dtype, logp, target, grad_loss, count, grad_in, n, c, ignore_index, mean);
+  }
   bool max_pool2d(int, StreamHandle, ScalarType dtype, Buffer in, Buffer out, Buffer indices, int64_t planes,
                   const Im2Col& p) override {
     cpu::max_pool2d(dtype, in, out, indices, planes, p);

@@ -293,6 +293,12 @@ void fill(const TensorRef& out, double value);
 void fill_linear(const TensorRef& out, double start, double step);
 void reduce(backend::ReduceOp op, const TensorRef& out, const TensorRef& in);
 void softmax(const TensorRef& out, const TensorRef& in, int64_t outer, int64_t dim, int64_t inner, bool log);
+// cross_entropy's fused forward and backward (Backend::log_softmax_nll), float and double (false
+// for other dtypes): src/backends/cpu/reduce.cpp.
+bool log_softmax_nll(ScalarType dtype, Buffer logits, Buffer target, Buffer logp, Buffer loss, Buffer count,
+                     int64_t n, int64_t c, int64_t ignore_index, bool mean);
+bool log_softmax_nll_backward(ScalarType dtype, Buffer logp, Buffer target, Buffer grad_loss, Buffer count,
+                              Buffer grad_in, int64_t n, int64_t c, int64_t ignore_index, bool mean);
 void gemm(const backend::Backend::Gemm& g);
 void random(backend::RandomKind kind, const TensorRef& out, uint64_t seed, uint64_t offset, double a, double b);
 void index(backend::IndexOp op, const TensorRef& out, const TensorRef& in, const TensorRef& idx, int dim);

@@ -563,4 +563,77 @@ void softmax(const TensorRef& out, const TensorRef& in, int64_t outer, int64_t d
   });
 }
 
+namespace {
+
+template <class T>
+void log_softmax_nll_typed(const T* x, const int64_t* t, T* logp, T* loss, T* count, int64_t n, int64_t c,
+                           int64_t ignore_index, bool mean) {
+  using C = compute_t<T>;
+  for (int64_t i = 0; i < n; ++i)  // every target checked before anything is written
+    if (t[i] != ignore_index && (t[i] < 0 || t[i] >= c))
+      throw Error("[cross_entropy] Target " + std::to_string(t[i]) + " is out of bounds: targets are class indices in [0, " +
+                  std::to_string(c) + ") or ignore_index (" + std::to_string(ignore_index) + "), found at row " +
+                  std::to_string(i) + ".");
+  softmax_typed<T>(logp, x, n, c, 1, true);
+  C sum = 0;
+  int64_t rows = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (t[i] != ignore_index) {
+      sum -= static_cast<C>(logp[i * c + t[i]]);
+      ++rows;
+    }
+  *count = static_cast<T>(rows);
+  *loss = static_cast<T>(mean ? sum / static_cast<C>(rows) : sum);  // 0 / 0: NaN, as PyTorch
+}
+
+template <class T>
+void log_softmax_nll_backward_typed(const T* logp, const int64_t* t, const T* grad_loss, const T* count, T* grad_in,
+                                    int64_t n, int64_t c, int64_t ignore_index, bool mean) {
+  using C = compute_t<T>;
+  const C scale = mean ? static_cast<C>(*grad_loss) / static_cast<C>(*count) : static_cast<C>(*grad_loss);
+  parallel_for(0, n, std::max<int64_t>(1, kGrainMath / std::max<int64_t>(c, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      T* g = grad_in + i * c;
+      if (t[i] == ignore_index) {
+        std::fill(g, g + c, T(0));
+        continue;
+      }
+      const T* lp = logp + i * c;
+      for (int64_t j = 0; j < c; ++j) g[j] = static_cast<T>(std::exp(static_cast<C>(lp[j])) * scale);
+      g[t[i]] = static_cast<T>(static_cast<C>(g[t[i]]) - scale);
+    }
+  });
+}
+
+}  // namespace
+
+bool log_softmax_nll(ScalarType dtype, Buffer logits, Buffer target, Buffer logp, Buffer loss, Buffer count,
+                     int64_t n, int64_t c, int64_t ignore_index, bool mean) {
+  if (dtype == kFloat)
+    log_softmax_nll_typed<float>(data_as<const float>(logits), data_as<const int64_t>(target), data_as<float>(logp),
+                                 data_as<float>(loss), data_as<float>(count), n, c, ignore_index, mean);
+  else if (dtype == kDouble)
+    log_softmax_nll_typed<double>(data_as<const double>(logits), data_as<const int64_t>(target),
+                                  data_as<double>(logp), data_as<double>(loss), data_as<double>(count), n, c,
+                                  ignore_index, mean);
+  else
+    return false;
+  return true;
+}
+
+bool log_softmax_nll_backward(ScalarType dtype, Buffer logp, Buffer target, Buffer grad_loss, Buffer count,
+                              Buffer grad_in, int64_t n, int64_t c, int64_t ignore_index, bool mean) {
+  if (dtype == kFloat)
+    log_softmax_nll_backward_typed<float>(data_as<const float>(logp), data_as<const int64_t>(target),
+                                          data_as<const float>(grad_loss), data_as<const float>(count),
+                                          data_as<float>(grad_in), n, c, ignore_index, mean);
+  else if (dtype == kDouble)
+    log_softmax_nll_backward_typed<double>(data_as<const double>(logp), data_as<const int64_t>(target),
+                                           data_as<const double>(grad_loss), data_as<const double>(count),
+                                           data_as<double>(grad_in), n, c, ignore_index, mean);
+  else
+    return false;
+  return true;
+}
+
 }  // namespace locus::cpu
