@@ -251,15 +251,15 @@ class Backend {
     return false;
   }
   /// Optional fast path of cross_entropy without class weights or label smoothing: logits [n, c]
-  /// and logp contiguous of the floating `dtype`, target [n] contiguous kLong. Checks every
-  /// target first (throws locus::Error naming the first one outside [0, c) that is not
-  /// ignore_index, having written nothing), then writes logp = log_softmax(logits) row by row,
-  /// count (1 element of dtype) = the rows whose target is not ignore_index and loss (1 element)
-  /// = the sum over those rows of -logp[row][target], divided by count when `mean` (0 / 0: NaN, as
-  /// PyTorch). Returns false when the backend has no such kernel: the caller then composes it.
+  /// and logp contiguous of the floating `dtype`, target [n] contiguous kLong. Writes logp =
+  /// log_softmax(logits) row by row, count (1 element of dtype) = the rows whose target is not
+  /// ignore_index and loss (1 element) = the sum over those rows of -logp[row][target], divided by
+  /// count when `mean` (0 / 0: NaN, as PyTorch), skipping targets outside [0, c); bad (1 kLong) =
+  /// the first row whose target is outside [0, c) and not ignore_index, or -1 (the caller reports
+  /// it). Returns false when the backend has no such kernel: the caller then composes it.
   virtual bool log_softmax_nll(int index, StreamHandle s, ScalarType dtype, Buffer logits, Buffer target,
-                               Buffer logp, Buffer loss, Buffer count, int64_t n, int64_t c, int64_t ignore_index,
-                               bool mean) {
+                               Buffer logp, Buffer loss, Buffer count, Buffer bad, int64_t n, int64_t c,
+                               int64_t ignore_index, bool mean) {
     return false;
   }
   /// Its gradient: grad_in [n, c] = (exp(logp) - onehot(target)) * grad_loss (1 element), divided

@@ -276,4 +276,80 @@ KERNEL void softmax_group(GLOBAL uchar* outb, i64 outo, GLOBAL uchar* inb, i64 i
     ST(out, base + j, log_softmax ? v - ls : exp(v) / s);
   }
 }
+
+/* cross_entropy without class weights (Backend::log_softmax_nll), in one work-group of RGROUP
+ * items, each taking rows l, l + RGROUP, ...: logp = log_softmax(x) per row, the picked terms and
+ * the counted rows summed in local memory; bad = the first row whose target is neither in [0, c)
+ * nor ignore (or -1). A batch of rows is small next to what one group can do. */
+KERNEL void log_softmax_nll(GLOBAL uchar* xb, i64 xo, GLOBAL uchar* tb, i64 to, GLOBAL uchar* lpb, i64 lpo,
+                            GLOBAL uchar* lossb, i64 losso, GLOBAL uchar* countb, i64 counto, GLOBAL uchar* badb,
+                            i64 bado, i64 n, i64 c, i64 ignore, int mean) {
+  LOCAL A ssum[RGROUP];
+  LOCAL A scnt[RGROUP];
+  LOCAL i64 sbad[RGROUP];
+  GLOBAL T* x = TYPED(T, xb, xo);
+  GLOBAL i64* tg = TYPED(i64, tb, to);
+  GLOBAL T* lp = TYPED(T, lpb, lpo);
+  int l = (int)LID(0);
+  A acc = 0, cnt = 0;
+  i64 bad = -1;
+  for (i64 i = l; i < n; i += RGROUP) {
+    i64 base = i * c;
+    A m = LD(x, base);
+    for (i64 j = 1; j < c; ++j) {
+      A v = LD(x, base + j);
+      if (IS_NAN(v) || v > m) m = v;
+    }
+    A s = 0;
+    for (i64 j = 0; j < c; ++j) s += exp(LD(x, base + j) - m);
+    A ls = log(s);
+    for (i64 j = 0; j < c; ++j) ST(lp, base + j, (LD(x, base + j) - m) - ls);
+    i64 t = tg[i];
+    if (t == ignore) continue;
+    if (t < 0 || t >= c) {
+      if (bad < 0) bad = i;
+      continue;
+    }
+    acc -= (LD(x, base + t) - m) - ls;
+    cnt += 1;
+  }
+  ssum[l] = acc;
+  scnt[l] = cnt;
+  sbad[l] = bad;
+  BARRIER();
+  for (int w = RGROUP / 2; w > 0; w >>= 1) {
+    if (l < w) {
+      ssum[l] += ssum[l + w];
+      scnt[l] += scnt[l + w];
+      i64 b = sbad[l + w];
+      if (b >= 0 && (sbad[l] < 0 || b < sbad[l])) sbad[l] = b;
+    }
+    BARRIER();
+  }
+  if (l == 0) {
+    ST(TYPED(T, lossb, losso), 0, mean ? ssum[0] / scnt[0] : ssum[0]);
+    ST(TYPED(T, countb, counto), 0, scnt[0]);
+    TYPED(i64, badb, bado)[0] = sbad[0];
+  }
+}
+
+/* its gradient, one work-item per element: (exp(logp) - onehot) * scale on counted rows, else 0 */
+KERNEL void log_softmax_nll_backward(GLOBAL uchar* lpb, i64 lpo, GLOBAL uchar* tb, i64 to, GLOBAL uchar* gb, i64 go,
+                                     GLOBAL uchar* countb, i64 counto, GLOBAL uchar* outb, i64 outo, i64 n, i64 c,
+                                     i64 ignore, int mean) {
+  GLOBAL T* lp = TYPED(T, lpb, lpo);
+  GLOBAL i64* tg = TYPED(i64, tb, to);
+  GLOBAL T* out = TYPED(T, outb, outo);
+  A scale = LD(TYPED(T, gb, go), 0);
+  if (mean) scale = scale / LD(TYPED(T, countb, counto), 0);
+  for (i64 k = GID(0); k < n * c; k += GSIZE(0)) {
+    i64 i = k / c, t = tg[i];
+    A v = 0;
+    if (t != ignore && t >= 0 && t < c) {
+      v = exp(LD(lp, k)) * scale;
+      if (k - i * c == t) v -= scale;
+    }
+    ST(out, k, v);
+  }
+}
 #endif /* IS_FLOAT */

@@ -315,10 +315,16 @@ Tensor fused_cross_entropy(const Tensor& input, const Tensor& target, int64_t ig
   const int64_t n = input.size(0), c = input.size(1);
   Tensor x = input.contiguous(), tg = target.contiguous();
   Tensor logp = locus::detail::make_empty(x.sizes(), t, d), loss = locus::detail::make_empty({}, t, d),
-         count = locus::detail::make_empty({}, t, d);
+         count = locus::detail::make_empty({}, t, d), bad = locus::detail::make_empty({}, kLong, d);
   if (!be.log_softmax_nll(ops::device_index(d), ops::current_stream(d), t, ops::buffer(x), ops::buffer(tg),
-                          ops::buffer(logp), ops::buffer(loss), ops::buffer(count), n, c, ignore_index, mean))
+                          ops::buffer(logp), ops::buffer(loss), ops::buffer(count), ops::buffer(bad), n, c,
+                          ignore_index, mean))
     return Tensor();
+  // (one read back on an accelerator, where the composed form's gather checked its indices with two)
+  if (const int64_t row = bad.item<int64_t>(); row >= 0)
+    throw Error("[cross_entropy] Target " + std::to_string(tg[row].item<int64_t>()) +
+                " is out of bounds: targets are class indices in [0, " + std::to_string(c) + ") or ignore_index (" +
+                std::to_string(ignore_index) + "), found at row " + std::to_string(row) + ".");
   if (autograd::should_record(input)) {
     autograd::record("NllLossBackward0", loss, {&input},
                      [x, tg, logp, count, ignore_index, mean](const Tensor& g) -> variable_list {

@@ -222,8 +222,8 @@ class CpuBackend final : public Backend {
     cpu::im2col(dtype, in, out, p, reverse);
   }
   bool log_softmax_nll(int, StreamHandle, ScalarType dtype, Buffer logits, Buffer target, Buffer logp, Buffer loss,
-                       Buffer count, int64_t n, int64_t c, int64_t ignore_index, bool mean) override {
-    return cpu::log_softmax_nll(dtype, logits, target, logp, loss, count, n, c, ignore_index, mean);
+                       Buffer count, Buffer bad, int64_t n, int64_t c, int64_t ignore_index, bool mean) override {
+    return cpu::log_softmax_nll(dtype, logits, target, logp, loss, count, bad, n, c, ignore_index, mean);
   }
   bool log_softmax_nll_backward(int, StreamHandle, ScalarType dtype, Buffer logp, Buffer target, Buffer grad_loss,
                                 Buffer count, Buffer grad_in, int64_t n, int64_t c, int64_t ignore_index,

@@ -296,7 +296,7 @@ void softmax(const TensorRef& out, const TensorRef& in, int64_t outer, int64_t d
 // cross_entropy's fused forward and backward (Backend::log_softmax_nll), float and double (false
 // for other dtypes): src/backends/cpu/reduce.cpp.
 bool log_softmax_nll(ScalarType dtype, Buffer logits, Buffer target, Buffer logp, Buffer loss, Buffer count,
-                     int64_t n, int64_t c, int64_t ignore_index, bool mean);
+                     Buffer bad, int64_t n, int64_t c, int64_t ignore_index, bool mean);
 bool log_softmax_nll_backward(ScalarType dtype, Buffer logp, Buffer target, Buffer grad_loss, Buffer count,
                               Buffer grad_in, int64_t n, int64_t c, int64_t ignore_index, bool mean);
 void gemm(const backend::Backend::Gemm& g);

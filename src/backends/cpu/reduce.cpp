@@ -566,22 +566,22 @@ void softmax(const TensorRef& out, const TensorRef& in, int64_t outer, int64_t d
 namespace {
 
 template <class T>
-void log_softmax_nll_typed(const T* x, const int64_t* t, T* logp, T* loss, T* count, int64_t n, int64_t c,
-                           int64_t ignore_index, bool mean) {
+void log_softmax_nll_typed(const T* x, const int64_t* t, T* logp, T* loss, T* count, int64_t* bad, int64_t n,
+                           int64_t c, int64_t ignore_index, bool mean) {
   using C = compute_t<T>;
-  for (int64_t i = 0; i < n; ++i)  // every target checked before anything is written
-    if (t[i] != ignore_index && (t[i] < 0 || t[i] >= c))
-      throw Error("[cross_entropy] Target " + std::to_string(t[i]) + " is out of bounds: targets are class indices in [0, " +
-                  std::to_string(c) + ") or ignore_index (" + std::to_string(ignore_index) + "), found at row " +
-                  std::to_string(i) + ".");
   softmax_typed<T>(logp, x, n, c, 1, true);
   C sum = 0;
   int64_t rows = 0;
-  for (int64_t i = 0; i < n; ++i)
-    if (t[i] != ignore_index) {
-      sum -= static_cast<C>(logp[i * c + t[i]]);
-      ++rows;
+  *bad = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    if (t[i] == ignore_index) continue;
+    if (t[i] < 0 || t[i] >= c) {
+      if (*bad < 0) *bad = i;
+      continue;
     }
+    sum -= static_cast<C>(logp[i * c + t[i]]);
+    ++rows;
+  }
   *count = static_cast<T>(rows);
   *loss = static_cast<T>(mean ? sum / static_cast<C>(rows) : sum);  // 0 / 0: NaN, as PyTorch
 }
@@ -608,14 +608,15 @@ void log_softmax_nll_backward_typed(const T* logp, const int64_t* t, const T* gr
 }  // namespace
 
 bool log_softmax_nll(ScalarType dtype, Buffer logits, Buffer target, Buffer logp, Buffer loss, Buffer count,
-                     int64_t n, int64_t c, int64_t ignore_index, bool mean) {
+                     Buffer bad, int64_t n, int64_t c, int64_t ignore_index, bool mean) {
   if (dtype == kFloat)
     log_softmax_nll_typed<float>(data_as<const float>(logits), data_as<const int64_t>(target), data_as<float>(logp),
-                                 data_as<float>(loss), data_as<float>(count), n, c, ignore_index, mean);
+                                 data_as<float>(loss), data_as<float>(count), data_as<int64_t>(bad), n, c,
+                                 ignore_index, mean);
   else if (dtype == kDouble)
     log_softmax_nll_typed<double>(data_as<const double>(logits), data_as<const int64_t>(target),
-                                  data_as<double>(logp), data_as<double>(loss), data_as<double>(count), n, c,
-                                  ignore_index, mean);
+                                  data_as<double>(logp), data_as<double>(loss), data_as<double>(count),
+                                  data_as<int64_t>(bad), n, c, ignore_index, mean);
   else
     return false;
   return true;

@@ -53,6 +53,7 @@ const std::vector<KernelUse>& kernel_uses() {
       {"reduce.cl", "reduce_serial", false},  {"reduce.cl", "reduce_group", false},
       {"reduce.cl", "reduce_partial", false}, {"reduce.cl", "reduce_finish", false},
       {"reduce.cl", "softmax_serial", true},  {"reduce.cl", "softmax_group", true},
+      {"reduce.cl", "log_softmax_nll", true}, {"reduce.cl", "log_softmax_nll_backward", true},
       {"index.cl", "index_op", false},        {"im2col.cl", "im2col", false},
       {"im2col.cl", "col2im", false},         {"random.cl", "random_fill", false},
       {"gemm.cl", "gemm_tiled", false},       {"amp.cl", "amp_unscale", true},

@@ -191,6 +191,13 @@ class GpuBackend : public backend::Backend {
               int64_t oc, const Im2Col& p) final;
   bool conv2d_backward(int index, StreamHandle s, ScalarType dtype, Buffer in, Buffer weight, Buffer grad_out,
                        Buffer grad_in, Buffer grad_weight, Buffer grad_bias, int64_t oc, const Im2Col& p) final;
+  /// reduce.cl: cross_entropy's core in one launch each way, float32 and float64 (reduce.cpp).
+  bool log_softmax_nll(int index, StreamHandle s, ScalarType dtype, Buffer logits, Buffer target, Buffer logp,
+                       Buffer loss, Buffer count, Buffer bad, int64_t n, int64_t c, int64_t ignore_index,
+                       bool mean) final;
+  bool log_softmax_nll_backward(int index, StreamHandle s, ScalarType dtype, Buffer logp, Buffer target,
+                                Buffer grad_loss, Buffer count, Buffer grad_in, int64_t n, int64_t c,
+                                int64_t ignore_index, bool mean) final;
   /// optim.cl: one launch per parameter, float32 and float64 (optim.cpp).
   bool adam_step_into(int index, StreamHandle s, ScalarType dtype, const AdamBuffers& out, const AdamBuffers& in,
                       Buffer grad, int64_t n, const Adam& a) final;

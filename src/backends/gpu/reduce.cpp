@@ -121,6 +121,46 @@ void GpuBackend::reduce(int index, StreamHandle s, backend::ReduceOp op, const T
     l.run1d(g.out_numel);
 }
 
+bool GpuBackend::log_softmax_nll(int index, StreamHandle s, ScalarType dtype, Buffer logits, Buffer target,
+                                 Buffer logp, Buffer loss, Buffer count, Buffer bad, int64_t n, int64_t c,
+                                 int64_t ignore_index, bool mean) {
+  if (dtype != kFloat && !(dtype == kDouble && caps(index).fp64)) return false;
+  const uint32_t local = group_size(caps(index).local);
+  Launch(*this, index, s, kernel(index, "reduce.cl", dtype, "log_softmax_nll", group_define(local)))
+      .buf(logits)
+      .buf(target)
+      .buf(logp)
+      .buf(loss)
+      .buf(count)
+      .buf(bad)
+      .arg(n)
+      .arg(c)
+      .arg(ignore_index)
+      .arg(int32_t{mean})
+      .run_groups(1, local);
+  return true;
+}
+
+bool GpuBackend::log_softmax_nll_backward(int index, StreamHandle s, ScalarType dtype, Buffer logp, Buffer target,
+                                          Buffer grad_loss, Buffer count, Buffer grad_in, int64_t n, int64_t c,
+                                          int64_t ignore_index, bool mean) {
+  if (dtype != kFloat && !(dtype == kDouble && caps(index).fp64)) return false;
+  if (n * c == 0) return true;
+  const uint32_t local = group_size(caps(index).local);
+  Launch(*this, index, s, kernel(index, "reduce.cl", dtype, "log_softmax_nll_backward", group_define(local)))
+      .buf(logp)
+      .buf(target)
+      .buf(grad_loss)
+      .buf(count)
+      .buf(grad_in)
+      .arg(n)
+      .arg(c)
+      .arg(ignore_index)
+      .arg(int32_t{mean})
+      .run1d(n * c);
+  return true;
+}
+
 void GpuBackend::softmax(int index, StreamHandle s, const TensorRef& out, const TensorRef& in, int64_t outer,
                          int64_t dim, int64_t inner, bool log) {
   if (outer * dim * inner == 0) return;
