@@ -256,7 +256,8 @@ class Backend {
   /// ignore_index and loss (1 element) = the sum over those rows of -logp[row][target], divided by
   /// count when `mean` (0 / 0: NaN, as PyTorch), skipping targets outside [0, c); bad (1 kLong) =
   /// the first row whose target is outside [0, c) and not ignore_index, or -1 (the caller reports
-  /// it). Returns false when the backend has no such kernel: the caller then composes it.
+  /// it). Returns false when the backend has no such kernel (or none for this dtype or size): the
+  /// caller then composes it.
   virtual bool log_softmax_nll(int index, StreamHandle s, ScalarType dtype, Buffer logits, Buffer target,
                                Buffer logp, Buffer loss, Buffer count, Buffer bad, int64_t n, int64_t c,
                                int64_t ignore_index, bool mean) {

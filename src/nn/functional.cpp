@@ -309,7 +309,7 @@ Tensor fused_cross_entropy(const Tensor& input, const Tensor& target, int64_t ig
   const Device d = input.device();
   const ScalarType t = input.scalar_type();
   if ((t != kFloat && t != kDouble) || target.scalar_type() != kLong || target.device() != d || input.dim() != 2 ||
-      target.dim() != 1 || target.size(0) != input.size(0))
+      input.size(1) == 0 || target.dim() != 1 || target.size(0) != input.size(0))
     return Tensor();  // the composed path gives the errors
   backend::Backend& be = ops::backend_for(d);
   const int64_t n = input.size(0), c = input.size(1);

@@ -728,6 +728,16 @@ TEST_P(Layers, CrossEntropyMatchesLogSoftmaxAndNll) {
       EXPECT_NEAR(a.grad().cpu().data_ptr<double>()[i], numeric, 1e-6) << "element " << i;
     }
   }
+  {  // 600 rows of 500 classes: past what a GPU's one-group kernel takes (composed there), same loss
+    manual_seed(5);
+    Tensor x = (randn({600, 500}) * 2).to(d).requires_grad_(true), y = x.detach().clone().requires_grad_(true);
+    Tensor t = randint(0, 500, {600}, TensorOptions().dtype(kLong)).to(d);
+    Tensor loss = F::cross_entropy(x, t), want = reference(y, t, -100, true);
+    loss.backward();
+    want.backward();
+    EXPECT_NEAR(loss.item<double>(), want.item<double>(), 1e-5 * std::abs(want.item<double>()));
+    EXPECT_TRUE(x.grad().allclose(y.grad(), 1e-5, 1e-8));
+  }
   Tensor bad = tensor({1, 12, 0, -3}, TensorOptions().dtype(kLong)).to(d);
   EXPECT_THROW_MSG(F::cross_entropy(randn({4, 10}).to(d), bad), Error,
                    "[cross_entropy] Target 12 is out of bounds: targets are class indices in [0, 10) or "

@@ -125,6 +125,9 @@ bool GpuBackend::log_softmax_nll(int index, StreamHandle s, ScalarType dtype, Bu
                                  Buffer logp, Buffer loss, Buffer count, Buffer bad, int64_t n, int64_t c,
                                  int64_t ignore_index, bool mean) {
   if (dtype != kFloat && !(dtype == kDouble && caps(index).fp64)) return false;
+  // one work-group does it all: a classifier's batch, not a language model's [tokens, vocabulary]
+  // (the composed form spreads those rows over the device)
+  if (n * c > (int64_t{1} << 18)) return false;
   const uint32_t local = group_size(caps(index).local);
   Launch(*this, index, s, kernel(index, "reduce.cl", dtype, "log_softmax_nll", group_define(local)))
       .buf(logits)
