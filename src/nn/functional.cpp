@@ -328,22 +328,22 @@ Tensor fused_cross_entropy(const Tensor& input, const Tensor& target, int64_t ig
   if (autograd::should_record(input)) {
     autograd::record("NllLossBackward0", loss, {&input},
                      [x, tg, logp, count, ignore_index, mean](const Tensor& g) -> variable_list {
-                       if (GradMode::is_enabled()) {  // create_graph: a gradient that is itself differentiable
-                         Tensor valid = tg.ne(ignore_index);
-                         Tensor onehot = one_hot(where(valid, tg, 0), x.size(1)).to(x.scalar_type());
-                         // (no row counts when count is 0: every row is ignored, its gradient 0)
-                         Tensor scale = (mean ? g / count.clamp_min(1) : g) * valid.to(x.scalar_type()).unsqueeze(1);
-                         return {(x.softmax(1) - onehot) * scale};
-                       }
                        const Device dev = logp.device();
-                       Tensor gd = g.contiguous(), grad = locus::detail::make_empty(logp.sizes(), logp.scalar_type(), dev);
-                       if (!ops::backend_for(dev).log_softmax_nll_backward(
-                               ops::device_index(dev), ops::current_stream(dev), logp.scalar_type(), ops::buffer(logp),
-                               ops::buffer(tg), ops::buffer(gd), ops::buffer(count), ops::buffer(grad), logp.size(0),
-                               logp.size(1), ignore_index, mean))
-                         throw Error("[cross_entropy] the backend of " + dev.str() +
-                                     " computed the fused forward but has no backward for it.");
-                       return {grad};
+                       if (!GradMode::is_enabled()) {  // one kernel; under create_graph, the formula below
+                         const ScalarType dt = logp.scalar_type();
+                         Tensor gd = g.contiguous(), grad = locus::detail::make_empty(logp.sizes(), dt, dev);
+                         if (ops::backend_for(dev).log_softmax_nll_backward(
+                                 ops::device_index(dev), ops::current_stream(dev), dt, ops::buffer(logp),
+                                 ops::buffer(tg), ops::buffer(gd), ops::buffer(count), ops::buffer(grad),
+                                 logp.size(0), logp.size(1), ignore_index, mean))
+                           return {grad};
+                       }
+                       // (softmax(x) - onehot) * scale from differentiable ops: second derivatives work
+                       Tensor valid = tg.ne(ignore_index);
+                       Tensor onehot = one_hot(where(valid, tg, 0), x.size(1)).to(x.scalar_type());
+                       // (no row counts when count is 0: every row is ignored, its gradient 0)
+                       Tensor scale = (mean ? g / count.clamp_min(1) : g) * valid.to(x.scalar_type()).unsqueeze(1);
+                       return {(x.softmax(1) - onehot) * scale};
                      });
   }
   return loss;
