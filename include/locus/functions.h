@@ -85,6 +85,16 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);
 /// beta * self + alpha * (mat1 @ mat2)
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
+Tensor dot(const Tensor& a, const Tensor& b);
+Tensor mv(const Tensor& mat, const Tensor& vec);
+Tensor outer(const Tensor& a, const Tensor& b);
+Tensor ger(const Tensor& a, const Tensor& b);
+Tensor tril(const Tensor& a, int64_t diagonal = 0);
+Tensor triu(const Tensor& a, int64_t diagonal = 0);
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
              const Scalar& alpha = 1);
 

@@ -182,6 +182,14 @@ class Tensor {
 
   // ---- copies and fills ----------------------------------------------------------------------
   Tensor clone() const;
+  /// New tensors of the given size with this tensor's dtype and device, unless `options` sets
+  /// them (libtorch's new_empty, new_zeros, new_ones, new_full).
+  Tensor new_empty(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_zeros(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_ones(IntArrayRef size, const TensorOptions& options = {}) const;
+  Tensor new_full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& options = {}) const;
+  /// This tensor with other's dtype and device, as libtorch's type_as (to(other)).
+  Tensor type_as(const Tensor& other) const { return to(other); }
   Tensor& copy_(const Tensor& src, bool non_blocking = false);
   Tensor& fill_(const Scalar& value);
   Tensor& zero_() { return fill_(0); }
@@ -238,6 +246,41 @@ class Tensor {
   Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
   Tensor& relu_();
+  /// In-place forms of the unary ops. The result must fit this tensor's dtype (PyTorch's rule: an
+  /// integer tensor's sqrt_() throws rather than truncating); like every in-place op, they throw
+  /// on a tensor that requires grad while grad mode is on.
+  Tensor& neg_();
+  Tensor& abs_();
+  Tensor& exp_();
+  Tensor& log_();
+  Tensor& sqrt_();
+  Tensor& rsqrt_();
+  Tensor& sin_();
+  Tensor& cos_();
+  Tensor& square_();
+  Tensor& reciprocal_();
+  Tensor& sigmoid_();
+  Tensor& tanh_();
+  Tensor& sign_();
+  Tensor& floor_();
+  Tensor& ceil_();
+  Tensor& round_();
+  Tensor& pow_(const Scalar& exponent);
+  Tensor& pow_(const Tensor& exponent);
+  /// self + value * tensor1 * tensor2, broadcast, in PyTorch's result dtype (an integral result
+  /// refuses a floating-point value). Differentiable in all three tensors.
+  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
+  Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+  /// self + value * tensor1 / tensor2 (true division; integer tensor1 and tensor2 are refused, as
+  /// PyTorch does).
+  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
+  Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+  /// self + weight * (end - self), floating point, `end` (and a tensor weight) of self's dtype;
+  /// for |weight| >= 0.5 computed as end - (end - self) * (1 - weight), as PyTorch.
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor& lerp_(const Tensor& end, const Scalar& weight);
+  Tensor& lerp_(const Tensor& end, const Tensor& weight);
 
   // ---- comparisons (bool results) ------------------------------------------------------------
   Tensor eq(const Tensor& other) const;
@@ -319,6 +362,19 @@ class Tensor {
   Tensor mm(const Tensor& other) const;
   Tensor bmm(const Tensor& other) const;
   Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  /// The inner product of two 1-D tensors of one length and dtype: a 0-dim tensor.
+  Tensor dot(const Tensor& other) const;
+  /// A matrix [n, m] times a vector [m]: a vector [n].
+  Tensor mv(const Tensor& vec) const;
+  /// The outer product of two 1-D tensors: [n] and [m] give [n, m] (PyTorch's outer, alias ger).
+  Tensor outer(const Tensor& vec2) const;
+  Tensor ger(const Tensor& vec2) const { return outer(vec2); }
+  /// The lower (tril) or upper (triu) triangle of the last two dims, zeros elsewhere: element
+  /// [i, j] is kept when j - i <= diagonal (tril) or j - i >= diagonal (triu). Differentiable.
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor& tril_(int64_t diagonal = 0);
+  Tensor& triu_(int64_t diagonal = 0);
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;

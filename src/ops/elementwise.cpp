@@ -209,6 +209,23 @@ Tensor& inplace(Tensor& self, const char* name, ScalarType result, const std::fu
   return self;
 }
 
+}  // namespace
+
+ScalarType ops::result_type(std::initializer_list<const Tensor*> tensors) {
+  ResultType rt;
+  for (const Tensor* t : tensors) rt.add(*t);
+  return rt.get();
+}
+
+Tensor& ops::assign_result(Tensor& self, const char* name, const std::function<Tensor()>& f) {
+  if (autograd::should_record(self)) autograd::check_inplace(name, self);
+  ops::check_no_internal_overlap(name, self);
+  Tensor r = f();
+  return inplace(self, name, r.scalar_type(), [&](Tensor*) { return r; });
+}
+
+namespace {
+
 ScalarType result_of(const Tensor& a, const Tensor& b) {
   ResultType rt;
   rt.add(a);
@@ -378,6 +395,31 @@ Tensor Tensor::clamp(std::optional<Scalar> mn, std::optional<Scalar> mx) const {
   return unary_impl(UnaryOp::Clamp, "clamp", ops::cast(*this, rt), p);
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> mn, std::optional<Scalar> mx) { return copy_(clamp(mn, mx)); }
+
+// In-place unary forms: the out-of-place op, then PyTorch's cast check against this tensor's
+// dtype (an integer tensor's sqrt_() is refused, not truncated) and the copy back.
+#define LOCUS_UNARY_INPLACE(fn, to_float)                                                          \
+  Tensor& Tensor::fn##_() {                                                                        \
+    ScalarType rt = (to_float) && !locus::is_floating_point(scalar_type()) ? default_dtype() : scalar_type(); \
+    return inplace(*this, #fn "_", rt, [&](Tensor*) { return fn(); });                            \
+  }
+LOCUS_UNARY_INPLACE(neg, false)
+LOCUS_UNARY_INPLACE(abs, false)
+LOCUS_UNARY_INPLACE(square, false)
+LOCUS_UNARY_INPLACE(sign, false)
+LOCUS_UNARY_INPLACE(floor, false)
+LOCUS_UNARY_INPLACE(ceil, false)
+LOCUS_UNARY_INPLACE(round, false)
+LOCUS_UNARY_INPLACE(exp, true)
+LOCUS_UNARY_INPLACE(log, true)
+LOCUS_UNARY_INPLACE(sqrt, true)
+LOCUS_UNARY_INPLACE(rsqrt, true)
+LOCUS_UNARY_INPLACE(sin, true)
+LOCUS_UNARY_INPLACE(cos, true)
+LOCUS_UNARY_INPLACE(reciprocal, true)
+LOCUS_UNARY_INPLACE(sigmoid, true)
+LOCUS_UNARY_INPLACE(tanh, true)
+#undef LOCUS_UNARY_INPLACE
 Tensor& Tensor::relu_() { return copy_(relu()); }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) { return copy_(masked_fill(mask, value)); }
 

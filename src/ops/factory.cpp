@@ -171,6 +171,12 @@ TensorOptions like(const Tensor& t, const TensorOptions& o) {
 }
 }  // namespace
 Tensor empty_like(const Tensor& t, const TensorOptions& o) { return empty(t.sizes(), like(t, o)); }
+Tensor Tensor::new_empty(IntArrayRef size, const TensorOptions& o) const { return empty(size, like(*this, o)); }
+Tensor Tensor::new_zeros(IntArrayRef size, const TensorOptions& o) const { return zeros(size, like(*this, o)); }
+Tensor Tensor::new_ones(IntArrayRef size, const TensorOptions& o) const { return ones(size, like(*this, o)); }
+Tensor Tensor::new_full(IntArrayRef size, const Scalar& v, const TensorOptions& o) const {
+  return full(size, v, like(*this, o));
+}
 Tensor zeros_like(const Tensor& t, const TensorOptions& o) { return zeros(t.sizes(), like(t, o)); }
 Tensor ones_like(const Tensor& t, const TensorOptions& o) { return ones(t.sizes(), like(t, o)); }
 Tensor full_like(const Tensor& t, const Scalar& v, const TensorOptions& o) { return full(t.sizes(), v, like(t, o)); }

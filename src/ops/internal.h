@@ -1,6 +1,9 @@
 #pragma once
 // Ops with no public Tensor method, which nn, optim and autograd call (the backends only ever
 // through ops). Convolution and pooling are in ops/conv.h.
+#include <functional>
+#include <initializer_list>
+
 #include "core/backend.h"
 #include "locus/tensor.h"
 
@@ -32,5 +35,11 @@ bool fused_adam_into(const Tensor& p, const Tensor& grad, const Tensor& exp_avg,
 /// nothing can fail, and views of dst's storage see the new values. Otherwise dst.copy_(fresh),
 /// which a device can fail. The commit of an all-or-nothing optimizer step.
 void commit_into(Tensor& dst, Tensor& fresh);
+/// The in-place form of a composed op: refuses a self that autograd records, or whose elements
+/// overlap, before computing f(); then f()'s result must cast to self's dtype (PyTorch's canCast)
+/// and have self's shape, and is copied into self. Returns self.
+Tensor& assign_result(Tensor& self, const char* name, const std::function<Tensor()>& f);
+/// PyTorch's result dtype of an op over these tensors (0-dim ones count only against their category).
+ScalarType result_type(std::initializer_list<const Tensor*> tensors);
 
 }  // namespace locus::ops

@@ -120,3 +120,30 @@ TEST(TorchHeader, GlobalContextSetFlushDenormal) {
 #endif
   EXPECT_GT(tiny * scale, 0.0f);
 }
+
+// An optimizer step written as libtorch's own Adam writes it (mul_, add_ with alpha, addcmul_,
+// addcdiv_ with a negative value), in torch:: spelling, against torch::optim::Adam.
+TEST(TorchHeader, HandWrittenAdamStepMatchesTheOptimizer) {
+  torch::manual_seed(3);
+  torch::Tensor w0 = torch::randn({4, 5}), x = torch::randn({8, 5});
+  torch::Tensor a = w0.clone().requires_grad_(true), b = w0.clone().requires_grad_(true);
+  torch::optim::Adam opt({a}, torch::optim::AdamOptions(0.01));
+  torch::Tensor exp_avg = torch::zeros_like(b), exp_avg_sq = torch::zeros_like(b);
+  const double beta1 = 0.9, beta2 = 0.999, eps = 1e-8, lr = 0.01;
+  for (int step = 1; step <= 3; ++step) {
+    opt.zero_grad();
+    x.mm(a.t()).tanh().sum().backward();
+    opt.step();
+    b.mutable_grad() = torch::Tensor();
+    x.mm(b.t()).tanh().sum().backward();
+    torch::NoGradGuard no_grad;
+    const torch::Tensor& grad = b.grad();
+    exp_avg.mul_(beta1).add_(grad, 1 - beta1);
+    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, 1 - beta2);
+    const double bias_correction1 = 1 - std::pow(beta1, step), bias_correction2 = 1 - std::pow(beta2, step);
+    torch::Tensor denom = (exp_avg_sq.sqrt() / std::sqrt(bias_correction2)).add_(eps);
+    b.addcdiv_(exp_avg, denom, -lr / bias_correction1);
+  }
+  EXPECT_FALSE(torch::equal(a, w0));
+  EXPECT_TRUE(torch::allclose(a, b, 1e-5, 1e-7)) << a - b;
+}
