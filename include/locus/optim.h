@@ -1,5 +1,6 @@
 #pragma once
 // locus::optim: SGD, Adam, AdamW and learning-rate schedulers (libtorch's torch::optim).
+#include "locus/optim/adagrad.h"
 #include "locus/optim/adam.h"
 #include "locus/optim/optimizer.h"
 #include "locus/optim/rmsprop.h"

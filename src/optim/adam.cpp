@@ -149,11 +149,7 @@ Adam::Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults)
 }
 
 Tensor Adam::step(LossClosure closure) {
-  Tensor loss;
-  if (closure) {
-    AutoGradMode enable(true);
-    loss = closure();
-  }
+  Tensor loss = call_closure(closure);
   NoGradGuard no_grad;
   adam_step_all<AdamOptions>(param_groups_, false, [this](const Tensor& p) -> ParamState& { return state_for(p); },
                            [this](const Tensor& p) { state_.erase(p.unsafeGetTensorImpl()); });
@@ -166,11 +162,7 @@ AdamW::AdamW(std::vector<OptimizerParamGroup> param_groups, AdamWOptions default
 }
 
 Tensor AdamW::step(LossClosure closure) {
-  Tensor loss;
-  if (closure) {
-    AutoGradMode enable(true);
-    loss = closure();
-  }
+  Tensor loss = call_closure(closure);
   NoGradGuard no_grad;
   adam_step_all<AdamWOptions>(param_groups_, true, [this](const Tensor& p) -> ParamState& { return state_for(p); },
                            [this](const Tensor& p) { state_.erase(p.unsafeGetTensorImpl()); });

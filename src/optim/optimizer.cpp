@@ -59,6 +59,12 @@ ParamState& Optimizer::state_for(const Tensor& p) {
   return s;
 }
 
+Tensor Optimizer::call_closure(const LossClosure& closure) {
+  if (!closure) return Tensor();
+  AutoGradMode enable(true);
+  return closure();
+}
+
 Tensor& Optimizer::state_tensor(ParamState& s, const std::string& name, const Tensor& p) {
   if (Tensor* t = s.tensors.find(name)) return *t;
   return s.tensors.insert(name, zeros(p.sizes(), TensorOptions().dtype(p.scalar_type()).device(p.device())));

@@ -25,11 +25,7 @@ RMSprop::RMSprop(std::vector<OptimizerParamGroup> param_groups, RMSpropOptions d
 }
 
 Tensor RMSprop::step(LossClosure closure) {
-  Tensor loss;
-  if (closure) {
-    AutoGradMode enable(true);
-    loss = closure();
-  }
+  Tensor loss = call_closure(closure);
   NoGradGuard no_grad;
   // As SGD and Adam: every new value is computed into new tensors first, then committed by
   // ops::commit_into (swaps the memory, cannot fail); state made at a first step is inserted last.

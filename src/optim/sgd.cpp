@@ -17,11 +17,7 @@ SGD::SGD(std::vector<OptimizerParamGroup> param_groups, SGDOptions defaults)
 }
 
 Tensor SGD::step(LossClosure closure) {
-  Tensor loss;
-  if (closure) {
-    AutoGradMode enable(true);
-    loss = closure();
-  }
+  Tensor loss = call_closure(closure);
   NoGradGuard no_grad;
   // All or nothing, as Adam (adam.cpp): every parameter's new value and momentum buffer are
   // computed into new tensors first (an allocation or launch can fail there, nothing is written),

@@ -142,6 +142,81 @@ TEST_P(Optim, RMSprop) {  // expected values from PyTorch 1.13, as SGD's above
   EXPECT_EQ(values(*sd.find("state.0.step"))[0], 1);
 }
 
+TEST_P(Optim, Adagrad) {  // expected values from PyTorch 1.13, as SGD's above
+  Device d = GetParam();
+  expect_near(run<optim::Adagrad>(d, optim::AdagradOptions(0.1)), {0.7773245, -1.7764606, 2.7742078});
+  expect_near(run<optim::Adagrad>(d, optim::AdagradOptions(0.1).lr_decay(0.5).weight_decay(0.1)),
+              {0.8270162, -1.826512, 2.8253622});
+  expect_near(run<optim::Adagrad>(d, optim::AdagradOptions(0.05).initial_accumulator_value(0.5).eps(1e-6)),
+              {0.8892409, -1.887364, 2.8864851});
+  // state exists from construction (PyTorch's eager "sum" and step 0), on the parameter's device
+  Tensor p = tensor({1.0, -2.0}, TensorOptions().device(d)).requires_grad_();
+  optim::Adagrad opt(std::vector<Tensor>{p}, optim::AdagradOptions(0.1).initial_accumulator_value(0.25));
+  auto sd = opt.state_dict();
+  ASSERT_NE(sd.find("state.0.sum"), nullptr);
+  EXPECT_EQ(sd.find("state.0.sum")->device(), d);
+  EXPECT_EQ(values(*sd.find("state.0.sum")), (std::vector<double>{0.25, 0.25}));
+  EXPECT_EQ(values(*sd.find("state.0.step"))[0], 0);
+  (p * p).sum().backward();
+  opt.step();
+  sd = opt.state_dict();
+  EXPECT_EQ(values(*sd.find("state.0.sum")), (std::vector<double>{4.25, 16.25}));  // + g^2, g = 2p
+  EXPECT_EQ(values(*sd.find("state.0.step"))[0], 1);
+  const std::vector<double> after_one = values(p);
+  EXPECT_NEAR(after_one[1], -2 + 0.1 * 4 / std::sqrt(16.25), 1e-6);
+  // a group added later gets its state at its first step; a failing step changes nothing
+  Tensor q = tensor({3.0}, TensorOptions().device(d)).requires_grad_();
+  opt.add_param_group(optim::OptimizerParamGroup({q}));
+  EXPECT_EQ(opt.state_dict().find("state.1.sum"), nullptr);
+  q.set_grad(tensor({1.0}, TensorOptions().device(d)));
+  p.set_grad(tensor({1.0, 2.0, 3.0}, TensorOptions().device(d)));  // the wrong shape: the step fails
+  EXPECT_THROW(opt.step(), Error);
+  EXPECT_EQ(values(p), after_one);
+  EXPECT_EQ(values(q), (std::vector<double>{3}));
+  EXPECT_EQ(opt.state_dict().find("state.1.sum"), nullptr);
+  EXPECT_EQ(values(*opt.state_dict().find("state.0.step"))[0], 1);
+  p.set_grad(tensor({0.0, 0.0}, TensorOptions().device(d)));
+  opt.step();
+  // the new group takes the optimizer's defaults: its sum starts at 0.25, then + 1^2
+  EXPECT_EQ(values(*opt.state_dict().find("state.1.sum")), (std::vector<double>{1.25}));
+  EXPECT_NEAR(values(q)[0], 3 - 0.1 / std::sqrt(1.25), 1e-6);
+}
+
+// step(closure), as libtorch's: the closure runs first with grad mode on (even under a
+// NoGradGuard), its loss comes back, and the update uses the gradients it left.
+TEST(OptimClosure, EveryOptimizerCallsItAndReturnsItsLoss) {
+  auto check = [](auto make) {
+    Tensor p = tensor({1.0, -2.0}).requires_grad_(), q = p.detach().clone().requires_grad_();
+    auto with = make(p);
+    auto without = make(q);
+    int calls = 0;
+    Tensor loss;
+    {
+      NoGradGuard no_grad;
+      loss = with.step([&] {
+        ++calls;
+        with.zero_grad();
+        Tensor l = (p * p).sum();
+        EXPECT_TRUE(l.requires_grad());
+        l.backward();
+        return l;
+      });
+    }
+    EXPECT_EQ(calls, 1);
+    ASSERT_TRUE(loss.defined());
+    EXPECT_EQ(loss.item<float>(), 5.0f);
+    (q * q).sum().backward();
+    EXPECT_FALSE(without.step().defined());  // no closure: an undefined loss
+    EXPECT_EQ(values(p), values(q));
+    EXPECT_NE(values(p), (std::vector<double>{1.0, -2.0}));
+  };
+  check([](Tensor t) { return optim::SGD(std::vector<Tensor>{t}, optim::SGDOptions(0.1)); });
+  check([](Tensor t) { return optim::Adam(std::vector<Tensor>{t}, optim::AdamOptions(0.1)); });
+  check([](Tensor t) { return optim::AdamW(std::vector<Tensor>{t}, optim::AdamWOptions(0.1)); });
+  check([](Tensor t) { return optim::RMSprop(std::vector<Tensor>{t}, optim::RMSpropOptions(0.1)); });
+  check([](Tensor t) { return optim::Adagrad(std::vector<Tensor>{t}, optim::AdagradOptions(0.1)); });
+}
+
 TEST(OptimMessages, Validation) {
   Tensor p = ones({2}).requires_grad_();
   EXPECT_THROW_MSG(optim::SGD(std::vector<Tensor>{p}, optim::SGDOptions(0.1).nesterov(true)), Error,
@@ -160,6 +235,15 @@ TEST(OptimMessages, EveryCheck) {
   EXPECT_THROW_MSG(optim::RMSprop(p, optim::RMSpropOptions().eps(-1)), Error, "RMSprop: Invalid epsilon value");
   EXPECT_THROW_MSG(optim::RMSprop(p, optim::RMSpropOptions().weight_decay(-1)), Error, "RMSprop: Invalid weight_decay value");
   EXPECT_THROW_MSG(optim::Adam(p, optim::AdamOptions(0.1).eps(-1)), Error, "Adam: Invalid epsilon value: -1.000000");
+  EXPECT_THROW_MSG(optim::Adagrad(p, optim::AdagradOptions(-0.1)), Error, "Adagrad: Invalid learning rate: -0.100000");
+  EXPECT_THROW_MSG(optim::Adagrad(p, optim::AdagradOptions().lr_decay(-1)), Error,
+                   "Adagrad: Invalid lr_decay value: -1.000000");
+  EXPECT_THROW_MSG(optim::Adagrad(p, optim::AdagradOptions().weight_decay(-1)), Error,
+                   "Adagrad: Invalid weight_decay value: -1.000000");
+  EXPECT_THROW_MSG(optim::Adagrad(p, optim::AdagradOptions().initial_accumulator_value(-1)), Error,
+                   "Adagrad: Invalid initial_accumulator_value value: -1.000000");
+  EXPECT_THROW_MSG(optim::Adagrad(p, optim::AdagradOptions().eps(-1)), Error,
+                   "Adagrad: Invalid epsilon value: -1.000000");
   EXPECT_THROW_MSG(optim::Adam(p, optim::AdamOptions(0.1).betas(std::make_tuple(1.0, 0.999))), Error,
                    "Adam: Invalid beta parameter at index 0: 1.000000");
   EXPECT_THROW_MSG(optim::AdamW(p, optim::AdamWOptions(0.1).betas(std::make_tuple(0.9, -0.5))), Error,

@@ -86,6 +86,9 @@ class Optimizer {
   ParamState& state_for(const Tensor& p);
   /// A state tensor, created as zeros like `p` on first use.
   Tensor& state_tensor(ParamState& s, const std::string& name, const Tensor& p);
+  /// What a step does first: calls `closure`, when given, with grad mode on and returns its loss
+  /// (an undefined tensor without one).
+  static Tensor call_closure(const LossClosure& closure);
 
   std::vector<OptimizerParamGroup> param_groups_;
   std::unordered_map<const void*, ParamState> state_;
