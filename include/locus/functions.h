@@ -95,6 +95,19 @@ Tensor outer(const Tensor& a, const Tensor& b);
 Tensor ger(const Tensor& a, const Tensor& b);
 Tensor tril(const Tensor& a, int64_t diagonal = 0);
 Tensor triu(const Tensor& a, int64_t diagonal = 0);
+Tensor diag(const Tensor& a, int64_t offset = 0);
+Tensor roll(const Tensor& a, IntArrayRef shifts, IntArrayRef dims = {});
+Tensor movedim(const Tensor& a, IntArrayRef source, IntArrayRef destination);
+Tensor movedim(const Tensor& a, int64_t source, int64_t destination);
+Tensor moveaxis(const Tensor& a, IntArrayRef source, IntArrayRef destination);
+Tensor moveaxis(const Tensor& a, int64_t source, int64_t destination);
+Tensor unflatten(const Tensor& a, int64_t dim, IntArrayRef sizes);
+Tensor count_nonzero(const Tensor& a);
+Tensor count_nonzero(const Tensor& a, int64_t dim);
+Tensor count_nonzero(const Tensor& a, IntArrayRef dims);
+Tensor nan_to_num(const Tensor& a, std::optional<double> nan = 0.0, std::optional<double> posinf = std::nullopt,
+                  std::optional<double> neginf = std::nullopt);
+Tensor repeat_interleave(const Tensor& a, int64_t repeats, std::optional<int64_t> dim = std::nullopt);
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
              const Scalar& alpha = 1);
 

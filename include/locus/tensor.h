@@ -165,6 +165,20 @@ class Tensor {
   /// Views of the given sizes along `dim`; they must add up to size(dim).
   std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
   std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+  /// The elements shifted along each of `dims` by `shifts` (wrapping around); without dims, the
+  /// flattened tensor by one shift, reshaped back. A new tensor.
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  /// The view with dims `source` moved to positions `destination`, the others in their order.
+  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
+  Tensor movedim(int64_t source, int64_t destination) const {
+    return movedim(IntArrayRef{source}, IntArrayRef{destination});
+  }
+  Tensor moveaxis(IntArrayRef source, IntArrayRef destination) const { return movedim(source, destination); }
+  Tensor moveaxis(int64_t source, int64_t destination) const { return movedim(source, destination); }
+  /// Dim `dim` split into `sizes` (one of them may be -1), as PyTorch's unflatten.
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  /// Each element `repeats` times in a row along `dim` (without dim: of the flattened tensor).
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
   /// Python's x[...] (locus/indexing.h): x.index({Slice(0, 2), 1}), x.index({mask}). Views for
   /// integers, slices, None and Ellipsis; a copy when an index is a tensor.
@@ -304,6 +318,12 @@ class Tensor {
   Tensor isfinite() const;
   Tensor logical_and(const Tensor& other) const;
   Tensor logical_or(const Tensor& other) const;
+  /// NaN, +inf and -inf replaced by `nan` (default 0), `posinf` and `neginf` (default the dtype's
+  /// largest and lowest finite values); integer tensors are copied unchanged.
+  Tensor nan_to_num(std::optional<double> nan = 0.0, std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  Tensor& nan_to_num_(std::optional<double> nan = 0.0, std::optional<double> posinf = std::nullopt,
+                      std::optional<double> neginf = std::nullopt);
 
   // ---- reductions ----------------------------------------------------------------------------
   Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
@@ -311,6 +331,10 @@ class Tensor {
   Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor mean(IntArrayRef dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor prod(std::optional<ScalarType> dtype = std::nullopt) const;
+  /// The number of non-zero elements (int64), overall or along `dim` / `dims`.
+  Tensor count_nonzero() const;
+  Tensor count_nonzero(int64_t dim) const;
+  Tensor count_nonzero(IntArrayRef dims) const;
   /// Running sums along `dim`: out[..., i, ...] = sum of [..., 0..i, ...]. Integer and bool inputs
   /// give int64 (as PyTorch), unless `dtype` says otherwise; differentiable.
   Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
@@ -375,6 +399,9 @@ class Tensor {
   Tensor triu(int64_t diagonal = 0) const;
   Tensor& tril_(int64_t diagonal = 0);
   Tensor& triu_(int64_t diagonal = 0);
+  /// 1-D: a square matrix with the vector on diagonal `offset`; 2-D: that diagonal as a vector
+  /// (a copy). Differentiable.
+  Tensor diag(int64_t offset = 0) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;

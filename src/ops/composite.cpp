@@ -1,13 +1,16 @@
 // Ops composed from other differentiable ops (libtorch's addcmul, addcdiv, lerp, dot, mv, outer,
 // tril, triu): each checks its arguments as PyTorch does, then runs on any device through the ops
 // it is made of, and autograd differentiates it through them.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <string>
 
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/functions.h"
+#include "core/tensor_impl.h"
 #include "ops/checks.h"
 #include "ops/internal.h"
 
@@ -148,6 +151,126 @@ Tensor& Tensor::triu_(int64_t diagonal) {
   return ops::assign_result(*this, "triu_", [&] { return triu(diagonal); });
 }
 
+Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
+  if (shifts.empty() || (!dims.empty() && shifts.size() != dims.size()) || (dims.empty() && shifts.size() != 1))
+    throw Error("[roll] shifts and dims must align: got " + std::to_string(shifts.size()) + " shift(s) and " +
+                std::to_string(dims.size()) + " dim(s) (without dims, give one shift: the tensor is rolled flat).");
+  if (dims.empty()) return flatten().roll(shifts, {0}).view(sizes());
+  Tensor out = *this;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const int64_t d = detail::wrap_dim(dims[k], dim(), "roll"), n = size(d);
+    if (n == 0) continue;
+    const int64_t s = ((shifts[k] % n) + n) % n;
+    if (s != 0) out = cat({out.narrow(d, n - s, s), out.narrow(d, 0, n - s)}, d);
+  }
+  return out.is_same(*this) ? clone() : out;
+}
+
+Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
+  if (source.size() != destination.size())
+    throw Error("[movedim] source " + ops::shape_str(source) + " and destination " + ops::shape_str(destination) +
+                " must contain the same number of dims.");
+  const int64_t n = dim();
+  std::vector<int64_t> order(static_cast<size_t>(n), -1), src(source.size()), dst(destination.size());
+  std::vector<bool> src_used(static_cast<size_t>(n), false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    src[i] = detail::wrap_dim(source[i], n, "movedim");
+    dst[i] = detail::wrap_dim(destination[i], n, "movedim");
+    if (src_used[static_cast<size_t>(src[i])])
+      throw Error("[movedim] repeated dim in `source` " + ops::shape_str(source) + ".");
+    if (order[static_cast<size_t>(dst[i])] != -1)
+      throw Error("[movedim] repeated dim in `destination` " + ops::shape_str(destination) + ".");
+    src_used[static_cast<size_t>(src[i])] = true;
+    order[static_cast<size_t>(dst[i])] = src[i];
+  }
+  int64_t next = 0;  // the other dims keep their relative order
+  for (int64_t& o : order) {
+    if (o != -1) continue;
+    while (src_used[static_cast<size_t>(next)]) ++next;
+    o = next++;
+  }
+  return permute(order);
+}
+
+Tensor Tensor::unflatten(int64_t d, IntArrayRef sizes) const {
+  d = detail::wrap_dim(d, dim(), "unflatten");
+  if (sizes.empty()) throw Error("[unflatten] sizes must be non-empty.");
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      if (infer != -1)
+        throw Error("[unflatten] only one dimension can be inferred (-1), got " + ops::shape_str(sizes) + ".");
+      infer = static_cast<int64_t>(i);
+    } else {
+      known *= sizes[i];
+    }
+  }
+  const int64_t n = size(d);
+  if ((infer == -1 && known != n) || (infer != -1 && (known == 0 || n % known != 0)))
+    throw Error("[unflatten] provided sizes " + ops::shape_str(sizes) + " don't multiply up to the size of dim " +
+                std::to_string(d) + " (" + std::to_string(n) + ") in the input tensor " +
+                ops::shape_str(this->sizes()) + ".");
+  std::vector<int64_t> shape(this->sizes().begin(), this->sizes().begin() + d);
+  for (int64_t s : sizes) shape.push_back(s == -1 ? n / known : s);
+  shape.insert(shape.end(), this->sizes().begin() + d + 1, this->sizes().end());
+  return reshape(shape);
+}
+
+Tensor Tensor::count_nonzero() const { return ne(0).sum(kLong); }
+Tensor Tensor::count_nonzero(int64_t d) const { return ne(0).sum(IntArrayRef{d}, false, kLong); }
+Tensor Tensor::count_nonzero(IntArrayRef dims) const { return ne(0).sum(dims, false, kLong); }
+
+Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posinf,
+                          std::optional<double> neginf) const {
+  if (!is_floating_point()) return clone();
+  double big = std::numeric_limits<double>::max();
+  switch (scalar_type()) {
+    case kFloat: big = std::numeric_limits<float>::max(); break;
+    case kHalf: big = 65504.0; break;
+    case kBFloat16: big = 3.3895313892515355e38; break;
+    default: break;
+  }
+  Tensor out = where(isnan(), nan.value_or(0.0), *this);
+  out = where(out.eq(std::numeric_limits<double>::infinity()), posinf.value_or(big), out);
+  return where(out.eq(-std::numeric_limits<double>::infinity()), neginf.value_or(-big), out);
+}
+Tensor& Tensor::nan_to_num_(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  return ops::assign_result(*this, "nan_to_num_", [&] { return nan_to_num(nan, posinf, neginf); });
+}
+
+Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> d) const {
+  if (repeats < 0) throw Error("[repeat_interleave] repeats can not be negative, got " + std::to_string(repeats) + ".");
+  if (!d) return flatten().repeat_interleave(repeats, 0);
+  const int64_t k = detail::wrap_dim(*d, dim(), "repeat_interleave");
+  std::vector<int64_t> expanded(sizes().begin(), sizes().end()), result(sizes().begin(), sizes().end());
+  expanded.insert(expanded.begin() + k + 1, repeats);
+  result[static_cast<size_t>(k)] *= repeats;
+  return unsqueeze(k + 1).expand(expanded).reshape(result);
+}
+
+Tensor Tensor::diag(int64_t offset) const {
+  const int64_t off = offset < 0 ? -offset : offset;
+  if (dim() == 1) {
+    // a square matrix of side len + |offset| with the vector on that diagonal: the values padded to
+    // the side, as a column (offset >= 0: row i holds v[i]) or a row (offset < 0: column j holds v[j])
+    const int64_t n = size(0) + off;
+    TensorOptions idx = TensorOptions().dtype(kLong).device(device());
+    Tensor on = (arange(n, idx).unsqueeze(0) - arange(n, idx).unsqueeze(1)).eq(offset);
+    Tensor padded = cat({*this, zeros({off}, TensorOptions().dtype(scalar_type()).device(device()))});
+    return where(on, offset >= 0 ? padded.unsqueeze(1) : padded.unsqueeze(0),
+                 zeros({}, TensorOptions().dtype(scalar_type()).device(device())));
+  }
+  if (dim() != 2)
+    throw Error("[diag] expected a 1-D or 2-D tensor, got " + std::to_string(dim()) + "-D (shape " +
+                ops::shape_str(sizes()) + ").");
+  const int64_t rows = size(0), cols = size(1);
+  const int64_t len = std::max<int64_t>(0, offset >= 0 ? std::min(rows, cols - offset) : std::min(rows + offset, cols));
+  if (len == 0) return empty({0}, TensorOptions().dtype(scalar_type()).device(device()));
+  const int64_t start = offset >= 0 ? offset : off * cols;
+  Tensor idx = arange(start, start + len * (cols + 1), cols + 1, TensorOptions().dtype(kLong).device(device()));
+  return reshape({-1}).index_select(0, idx);
+}
+
 Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
   return self.addcmul(t1, t2, value);
 }
@@ -162,5 +285,22 @@ Tensor outer(const Tensor& a, const Tensor& b) { return a.outer(b); }
 Tensor ger(const Tensor& a, const Tensor& b) { return a.outer(b); }
 Tensor tril(const Tensor& a, int64_t diagonal) { return a.tril(diagonal); }
 Tensor triu(const Tensor& a, int64_t diagonal) { return a.triu(diagonal); }
+Tensor roll(const Tensor& a, IntArrayRef shifts, IntArrayRef dims) { return a.roll(shifts, dims); }
+Tensor movedim(const Tensor& a, IntArrayRef source, IntArrayRef destination) { return a.movedim(source, destination); }
+Tensor movedim(const Tensor& a, int64_t source, int64_t destination) { return a.movedim(source, destination); }
+Tensor moveaxis(const Tensor& a, IntArrayRef source, IntArrayRef destination) { return a.movedim(source, destination); }
+Tensor moveaxis(const Tensor& a, int64_t source, int64_t destination) { return a.movedim(source, destination); }
+Tensor unflatten(const Tensor& a, int64_t dim, IntArrayRef sizes) { return a.unflatten(dim, sizes); }
+Tensor count_nonzero(const Tensor& a) { return a.count_nonzero(); }
+Tensor count_nonzero(const Tensor& a, int64_t dim) { return a.count_nonzero(dim); }
+Tensor count_nonzero(const Tensor& a, IntArrayRef dims) { return a.count_nonzero(dims); }
+Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<double> posinf,
+                  std::optional<double> neginf) {
+  return a.nan_to_num(nan, posinf, neginf);
+}
+Tensor repeat_interleave(const Tensor& a, int64_t repeats, std::optional<int64_t> dim) {
+  return a.repeat_interleave(repeats, dim);
+}
+Tensor diag(const Tensor& a, int64_t offset) { return a.diag(offset); }
 
 }  // namespace locus

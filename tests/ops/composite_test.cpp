@@ -2,6 +2,7 @@
 // against hand-computed ones, gradients against central differences, PyTorch's dtype rules and
 // every error message.
 #include <cmath>
+#include <limits>
 
 #include "autograd/gradcheck.h"
 #include "testing.h"
@@ -235,6 +236,97 @@ TEST_P(Composite, NewFactoriesAndTypeAs) {
     Tensor moved = tensor({1.0}).type_as(h);  // type_as takes other's device as well (libtorch)
     EXPECT_EQ(moved.device(), GetParam());
   }
+}
+
+TEST_P(Composite, RollMovedimUnflattenRepeatInterleave) {  // expected values from PyTorch 1.13
+  Tensor x = arange(1, 7, o().dtype(kFloat)).reshape({2, 3});
+  EXPECT_EQ(values(x.roll({1})), (V{6, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(x.roll({1}).sizes(), IntArrayRef({2, 3}));
+  EXPECT_EQ(values(x.roll({-1}, {1})), (V{2, 3, 1, 5, 6, 4}));
+  EXPECT_EQ(values(roll(x, {1, 2}, {0, 1})), (V{5, 6, 4, 2, 3, 1}));
+  EXPECT_EQ(values(x.roll({7}, {1})), values(x.roll({1}, {1})));  // shifts wrap
+  Tensor same = x.roll({3}, {1});
+  EXPECT_FALSE(same.is_same(x));  // a new tensor even when nothing moves
+  EXPECT_EQ(values(same), values(x));
+  EXPECT_THROW_MSG(x.roll({1, 2}, {0}), Error, "[roll] shifts and dims must align: got 2 shift(s) and 1 dim(s)");
+  EXPECT_THROW_MSG(x.roll({1}, {2}), Error, "[roll] dimension out of range");
+
+  Tensor y = zeros({2, 3, 4, 5}, o());
+  EXPECT_EQ(y.movedim(1, -1).sizes(), IntArrayRef({2, 4, 5, 3}));
+  EXPECT_EQ(movedim(y, {0, 1}, {2, 0}).sizes(), IntArrayRef({3, 4, 2, 5}));
+  EXPECT_EQ(y.moveaxis({3, 0}, {0, 3}).sizes(), IntArrayRef({5, 3, 4, 2}));
+  EXPECT_EQ(values(x.movedim(0, 1)), values(x.t()));
+  EXPECT_THROW_MSG(y.movedim({0, 1}, {2}), Error,
+                   "[movedim] source [0, 1] and destination [2] must contain the same number of dims.");
+  EXPECT_THROW_MSG(y.movedim({0, -4}, {1, 2}), Error, "[movedim] repeated dim in `source` [0, -4].");
+  EXPECT_THROW_MSG(y.movedim({0, 1}, {2, 2}), Error, "[movedim] repeated dim in `destination` [2, 2].");
+
+  EXPECT_EQ(arange(6, o()).unflatten(0, {2, -1}).sizes(), IntArrayRef({2, 3}));
+  Tensor u = unflatten(arange(12, o()).reshape({2, 6}), 1, {3, 2});
+  EXPECT_EQ(u.sizes(), IntArrayRef({2, 3, 2}));
+  EXPECT_EQ(values(u), values(arange(12, o())));
+  EXPECT_THROW_MSG(zeros({2, 5}, o()).unflatten(1, {2, 2}), Error,
+                   "[unflatten] provided sizes [2, 2] don't multiply up to the size of dim 1 (5) in the input tensor "
+                   "[2, 5].");
+  EXPECT_THROW_MSG(zeros({6}, o()).unflatten(0, {-1, -1}), Error, "[unflatten] only one dimension can be inferred");
+
+  EXPECT_EQ(values(x.repeat_interleave(2)), (V{1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6}));
+  EXPECT_EQ(values(x.repeat_interleave(2, 0)), (V{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
+  Tensor r = repeat_interleave(x, 2, -1);
+  EXPECT_EQ(r.sizes(), IntArrayRef({2, 6}));
+  EXPECT_EQ(values(r), (V{1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6}));
+  EXPECT_EQ(x.repeat_interleave(0, 1).sizes(), IntArrayRef({2, 0}));
+  EXPECT_THROW_MSG(x.repeat_interleave(-1), Error, "[repeat_interleave] repeats can not be negative, got -1.");
+}
+
+TEST_P(Composite, DiagCountNonzeroNanToNum) {  // expected values from PyTorch 1.13
+  Tensor v = tensor({1.0, 2.0}, o());
+  EXPECT_EQ(values(v.diag()), (V{1, 0, 0, 2}));
+  EXPECT_EQ(values(v.diag(1)), (V{0, 1, 0, 0, 0, 2, 0, 0, 0}));
+  EXPECT_EQ(values(diag(v, -1)), (V{0, 0, 0, 1, 0, 0, 0, 2, 0}));
+  Tensor x = arange(1, 7, o().dtype(kFloat)).reshape({2, 3});
+  EXPECT_EQ(values(x.diag()), (V{1, 5}));
+  EXPECT_EQ(values(x.diag(1)), (V{2, 6}));
+  EXPECT_EQ(values(x.diag(-1)), (V{4}));
+  EXPECT_EQ(x.diag(3).sizes(), IntArrayRef({0}));
+  EXPECT_EQ(x.diag(-2).sizes(), IntArrayRef({0}));
+  EXPECT_EQ(values(x.t().diag(1)), (V{4}));  // a transposed view
+  EXPECT_THROW_MSG(zeros({2, 2, 2}, o()).diag(), Error,
+                   "[diag] expected a 1-D or 2-D tensor, got 3-D (shape [2, 2, 2]).");
+
+  Tensor c = tensor({{0, 1, 2}, {3, 0, 0}}, o());
+  EXPECT_EQ(c.count_nonzero().item<int64_t>(), 3);
+  EXPECT_EQ(c.count_nonzero().dtype(), kLong);
+  EXPECT_EQ(values(count_nonzero(c, 0)), (V{1, 1, 1}));
+  EXPECT_EQ(values(c.count_nonzero(IntArrayRef{0, 1})), (V{3}));
+  EXPECT_EQ(values(tensor({0.0, -0.0, 0.5}, o()).count_nonzero()), (V{1}));
+
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  Tensor z = tensor({nan, inf, -inf, 1.5}, o());
+  EXPECT_EQ(values(z.nan_to_num()), (V{0, std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(), 1.5}));
+  EXPECT_EQ(values(nan_to_num(z, 1., 2., -3.)), (V{1, 2, -3, 1.5}));
+  const double dmax = std::numeric_limits<double>::max();
+  EXPECT_EQ(values(z.to(kDouble).nan_to_num()), (V{0, dmax, -dmax, 1.5}));
+  EXPECT_EQ(values(z.to(kHalf).nan_to_num()), (V{0, 65504, -65504, 1.5}));
+  EXPECT_EQ(values(z.to(kBFloat16).nan_to_num()), (V{0, 3.3895313892515355e38, -3.3895313892515355e38, 1.5}));
+  Tensor i = tensor({1, 2}, o());
+  Tensor ic = i.nan_to_num();
+  EXPECT_FALSE(ic.is_same(i));
+  EXPECT_EQ(values(ic), (V{1, 2}));
+  Tensor zz = z.clone();
+  EXPECT_TRUE(zz.nan_to_num_(std::nullopt, 7.0).is_same(zz));
+  EXPECT_EQ(values(zz), (V{0, 7, -std::numeric_limits<float>::max(), 1.5}));
+}
+
+TEST_P(Composite, ShapeOpGradients) {
+  const Device d = GetParam();
+  gradcheck([](const Vs& x) { return x[0].roll({1, -2}, {0, 1}) * x[0]; }, {sample({3, 4})}, d);
+  gradcheck([](const Vs& x) { return x[0].roll({2}); }, {sample({2, 3})}, d);
+  gradcheck([](const Vs& x) { return x[0].movedim({0, 2}, {2, 0}).contiguous(); }, {sample({2, 3, 4})}, d);
+  gradcheck([](const Vs& x) { return x[0].unflatten(1, {2, -1}); }, {sample({2, 6})}, d);
+  gradcheck([](const Vs& x) { return x[0].repeat_interleave(3, 1); }, {sample({2, 3})}, d);
+  gradcheck([](const Vs& x) { return x[0].diag(1) + x[1].diag(-1).sum(); }, {sample({3}), sample({4, 3}, 1.)}, d);
+  gradcheck([](const Vs& x) { return x[0].nan_to_num(); }, {sample({5})}, d);
 }
 
 LOCUS_INSTANTIATE_DEVICES(Composite);
