@@ -115,6 +115,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
+Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Scalar& value);
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
 /// Positions of the non-zero elements, int64 [count, dim] (Tensor::nonzero).
 Tensor nonzero(const Tensor& a);

@@ -406,6 +406,13 @@ class Tensor {
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  /// self[..., index[i][j], ...] = src[i][j] along `dim` (a copy for scatter, in place for
+  /// scatter_); index no larger than src, and than self apart from dim. Of repeated positions the
+  /// last write wins (PyTorch leaves the choice unspecified). scatter is differentiable in self and src.
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   /// In place: value where mask (bool, broadcastable to this tensor) is true.
   Tensor& masked_fill_(const Tensor& mask, const Scalar& value);

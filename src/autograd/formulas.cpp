@@ -466,6 +466,31 @@ void on_scatter_add(Tensor& out, const Tensor& self, int64_t dim, const Tensor& 
   });
 }
 
+void on_scatter(Tensor& out, const Tensor& self, int64_t dim, const Tensor& idx, const Tensor* src) {
+  bool ns = requires_grad_fast(self), nsrc = src != nullptr && requires_grad_fast(*src);
+  Tensor i = idx;
+  Tensor none;
+  const Tensor& s = src != nullptr ? *src : none;
+  DimVector ss(src != nullptr ? src->sizes() : IntArrayRef{});
+  ScalarType st = src != nullptr ? src->scalar_type() : self.scalar_type();
+  auto fn = [i, dim, ns, nsrc, ss, st](const Tensor& g) -> variable_list {
+    variable_list r{maybe(ns, [&] { return g.scatter(dim, i, 0); })};
+    r.push_back(maybe(nsrc, [&] {
+      Tensor gs = g.gather(dim, i);
+      if (gs.sizes() == ss.ref()) return gs;
+      Tensor full = zeros(ss, TensorOptions().dtype(st).device(g.device()));
+      NoGradGuard no_grad;
+      Tensor v = full;
+      for (int64_t k = 0; k < gs.dim(); ++k) v = v.narrow(k, 0, gs.size(k));
+      v.copy_(gs);
+      return full;
+    }));
+    return r;
+  };
+  if (src != nullptr) record("ScatterBackward0", out, {&self, &s}, fn);
+  else record("ScatterBackward1", out, {&self}, [fn](const Tensor& g) -> variable_list { return {fn(g)[0]}; });
+}
+
 void on_cat(Tensor& out, const std::vector<const Tensor*>& parts, int64_t dim) {
   bool any = false;
   for (const Tensor* p : parts) any = any || requires_grad_fast(*p);

@@ -75,6 +75,8 @@ void on_clone(Tensor& out, const Tensor& in);
 void on_index_select(Tensor& out, const Tensor& in, int64_t dim, const Tensor& idx);
 void on_gather(Tensor& out, const Tensor& in, int64_t dim, const Tensor& idx);
 void on_scatter_add(Tensor& out, const Tensor& self, int64_t dim, const Tensor& idx, const Tensor& src);
+/// scatter: self's gradient is zero where written; src (null for a scalar value) gets the gradient at index.
+void on_scatter(Tensor& out, const Tensor& self, int64_t dim, const Tensor& idx, const Tensor* src);
 void on_cat(Tensor& out, const std::vector<const Tensor*>& parts, int64_t dim);
 
 // One-line hooks for view functions that return their result directly.

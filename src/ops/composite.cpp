@@ -1,6 +1,7 @@
-// Ops composed from other differentiable ops (libtorch's addcmul, addcdiv, lerp, dot, mv, outer,
-// tril, triu): each checks its arguments as PyTorch does, then runs on any device through the ops
-// it is made of, and autograd differentiates it through them.
+// Ops composed from other differentiable ops (libtorch's addcmul, addcdiv, lerp, pow_, dot, mv,
+// outer, tril, triu, roll, movedim, unflatten, count_nonzero, nan_to_num, repeat_interleave, diag):
+// each checks its arguments as PyTorch does, then runs on any device through the ops it is made
+// of, and autograd differentiates it through them. No backend kernel of its own.
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -98,29 +98,109 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   return out;
 }
 
-Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  ops::check_same_device("scatter_add_", {{"self", this}, {"index", &index}, {"src", &src}});
-  ops::check_no_internal_overlap("scatter_add_", *this);
-  ops::check_no_partial_overlap("scatter_add_", *this, src, /*same_ok=*/false);
-  ops::check_no_partial_overlap("scatter_add_", *this, index, /*same_ok=*/false);
-  int64_t d = detail::wrap_dim(dim, this->dim(), "scatter_add_");
-  if (index.dim() != this->dim() || src.dim() != this->dim())
-    throw Error("[scatter_add_] index and src must have as many dimensions as self (" + std::to_string(this->dim()) +
-                "), got " + std::to_string(index.dim()) + " and " + std::to_string(src.dim()) + ".");
-  for (int64_t i = 0; i < this->dim(); ++i) {
-    if (index.size(i) > src.size(i) || (i != d && index.size(i) > size(i)))
-      throw Error("[scatter_add_] expected index " + ops::shape_str(index.sizes()) + " to be no larger than src " +
-                  ops::shape_str(src.sizes()) + " and than self " + ops::shape_str(sizes()) + " apart from dim " +
-                  std::to_string(d) + ".");
+namespace {
+// scatter_add_'s and scatter_'s checks: devices, overlaps, dims, index no larger than src (when
+// given) and than self apart from dim d, index values in range. Returns the index as int64, and
+// src narrowed to the index's shape in self's dtype in `s`.
+Tensor check_scatter(const char* op, const Tensor& self, int64_t& d, const Tensor& index, const Tensor* src,
+                     Tensor* s) {
+  if (src != nullptr)
+    ops::check_same_device(op, {{"self", &self}, {"index", &index}, {"src", src}});
+  else
+    ops::check_same_device(op, {{"self", &self}, {"index", &index}});
+  ops::check_no_internal_overlap(op, self);
+  if (src != nullptr) ops::check_no_partial_overlap(op, self, *src, /*same_ok=*/false);
+  ops::check_no_partial_overlap(op, self, index, /*same_ok=*/false);
+  d = detail::wrap_dim(d, self.dim(), op);
+  if (index.dim() != self.dim() || (src != nullptr && src->dim() != self.dim()))
+    throw Error("[" + std::string(op) + "] index" + (src != nullptr ? " and src" : "") +
+                " must have as many dimensions as self (" + std::to_string(self.dim()) + "), got " +
+                std::to_string(index.dim()) + (src != nullptr ? " and " + std::to_string(src->dim()) : "") + ".");
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if ((src != nullptr && index.size(i) > src->size(i)) || (i != d && index.size(i) > self.size(i)))
+      throw Error("[" + std::string(op) + "] expected index " + ops::shape_str(index.sizes()) +
+                  " to be no larger than " +
+                  (src != nullptr ? "src " + ops::shape_str(src->sizes()) + " and than " : std::string()) + "self " +
+                  ops::shape_str(self.sizes()) + " apart from dim " + std::to_string(d) + ".");
   }
-  Tensor idx = check_index("scatter_add_", index, this->dim() == 0 ? 1 : size(d), "the scattered dimension");
+  Tensor idx = check_index(op, index, self.dim() == 0 ? 1 : self.size(d), "the scattered dimension");
+  if (src != nullptr) {
+    *s = *src;
+    for (int64_t i = 0; i < self.dim(); ++i) *s = s->narrow(i, 0, index.size(i));
+    *s = ops::cast(*s, self.scalar_type());
+  }
+  return idx;
+}
+
+// self[pos] = values for each position of idx along d (the other coordinates: idx's own), through
+// index_put_ with one index tensor per dim: exact, and the last of repeated positions wins.
+void scatter_write(Tensor& self, int64_t d, const Tensor& idx, const Tensor& values) {
+  if (idx.numel() == 0) return;
+  if (self.dim() == 0) {
+    Tensor flat = self.reshape({1});
+    scatter_write(flat, 0, idx.reshape({1}), values.reshape({1}));
+    return;
+  }
+  std::vector<indexing::TensorIndex> at;
+  for (int64_t k = 0; k < self.dim(); ++k) {
+    if (k == d) {
+      at.emplace_back(idx);
+      continue;
+    }
+    std::vector<int64_t> shape(static_cast<size_t>(self.dim()), 1);
+    shape[static_cast<size_t>(k)] = idx.size(k);
+    Tensor coord = arange(idx.size(k), TensorOptions().dtype(kLong).device(self.device()));
+    at.emplace_back(coord.view(shape).expand(idx.sizes()));
+  }
+  self.index_put_(at, values);
+}
+}  // namespace
+
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  int64_t d = dim;
+  Tensor s;
+  Tensor idx = check_scatter("scatter_add_", *this, d, index, &src, &s);
   if (idx.numel() == 0) return *this;
-  // src restricted to index's shape, in self's dtype
-  Tensor s = src;
-  for (int64_t i = 0; i < this->dim(); ++i) s = s.narrow(i, 0, index.size(i));
-  s = ops::cast(s, scalar_type());
   run_index("scatter_add_", IndexOp::ScatterAdd, *this, s, idx, static_cast<int>(d));
   return *this;
+}
+
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::should_record(*this)) autograd::check_inplace("scatter_", *this);
+  int64_t d = dim;
+  Tensor s;
+  Tensor idx = check_scatter("scatter_", *this, d, index, &src, &s);
+  NoGradGuard no_grad;
+  scatter_write(*this, d, idx, s);
+  return *this;
+}
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::should_record(*this)) autograd::check_inplace("scatter_", *this);
+  int64_t d = dim;
+  Tensor idx = check_scatter("scatter_", *this, d, index, nullptr, nullptr);
+  NoGradGuard no_grad;
+  scatter_write(*this, d, idx, full(index.sizes(), value, TensorOptions().dtype(scalar_type()).device(device())));
+  return *this;
+}
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = clone();
+    out.scatter_(dim, index, src);
+  }
+  if (autograd::should_record(*this, src)) autograd::on_scatter(out, *this, dim, index, &src);
+  return out;
+}
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) const {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = clone();
+    out.scatter_(dim, index, value);
+  }
+  if (autograd::should_record(*this)) autograd::on_scatter(out, *this, dim, index, nullptr);
+  return out;
 }
 
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
@@ -254,6 +334,12 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes) {
 
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) { return a.index_select(dim, index); }
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) { return a.gather(dim, index); }
+Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
+  return a.scatter(dim, index, src);
+}
+Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Scalar& value) {
+  return a.scatter(dim, index, value);
+}
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) { return a.scatter_add(dim, index, src); }
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) { return a.allclose(b, rtol, atol, equal_nan); }
 bool equal(const Tensor& a, const Tensor& b) { return a.equal(b); }

@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "autograd/gradcheck.h"
 #include "testing.h"
 
 using namespace locus;
@@ -86,6 +87,56 @@ TEST_P(Indexing, IndexSelectGatherScatterAdd) {
   EXPECT_THROW_MSG(x.index_select(1, tensor({3}, o(kLong))), Error, "index 3 is out of bounds");
   EXPECT_THROW_MSG(x.index_select(1, tensor({-1}, o(kLong))), Error, "index -1 is out of bounds");
   EXPECT_THROW_MSG(x.index_select(1, tensor({0.0}, o())), Error, "expected 'index' to be int64");
+}
+
+TEST_P(Indexing, Scatter) {  // expected values from PyTorch 1.13
+  Tensor x = tensor({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, o());
+  Tensor idx = tensor({{2, 0}, {1, 1}}, o(kLong));
+  Tensor z = zeros({2, 4}, o());
+  Tensor r = z.scatter(1, idx, x);  // src larger than index: its first [2, 2] block; the last write wins
+  EXPECT_EQ(values(r), (V{2, 0, 1, 0, 0, 5, 0, 0}));
+  EXPECT_EQ(values(z), V(8, 0.0));  // scatter copies
+  EXPECT_EQ(values(scatter(full({3, 3}, 9.0, o()), 0, tensor({{2, 0, 1}}, o(kLong)), x)),
+            (V{9, 2, 9, 9, 9, 3, 1, 9, 9}));
+  Tensor s = zeros({2, 3}, o());
+  EXPECT_TRUE(s.scatter_(1, tensor({{0}, {2}}, o(kLong)), 1.5).is_same(s));
+  EXPECT_EQ(values(s), (V{1.5, 0, 0, 0, 0, 1.5}));
+  // one-hot rows the libtorch way, int64, int32 indices
+  Tensor onehot = zeros({3, 4}, o(kLong)).scatter_(1, tensor({{1}, {3}, {0}}, o(kInt)), 1);
+  EXPECT_EQ(values(onehot), (V{0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0}));
+  EXPECT_EQ(values(zeros({2}, o()).scatter(0, tensor({1}, o(kLong)), x[0])), (V{0, 1}));
+  EXPECT_EQ(values(s.scatter(1, empty({2, 0}, o(kLong)), 7.0)), values(s));  // an empty index writes nothing
+  // the checks scatter shares with scatter_add_; nothing is written when one fails
+  Tensor y = x.clone();
+  EXPECT_THROW_MSG(y.scatter_(1, tensor({0, 1}, o(kLong)), x), Error,
+                   "[scatter_] index and src must have as many dimensions as self (2), got 1 and 2.");
+  EXPECT_THROW_MSG(y.scatter_(1, tensor({0, 1}, o(kLong)), 1.0), Error,
+                   "[scatter_] index must have as many dimensions as self (2), got 1.");
+  EXPECT_THROW_MSG(y.scatter_add_(1, tensor({{0, 1, 2, 0}}, o(kLong)), x), Error,
+                   "[scatter_add_] expected index [1, 4] to be no larger than src [2, 3] and than self [2, 3] apart "
+                   "from dim 1.");
+  EXPECT_THROW_MSG(y.scatter_(0, tensor({{0, 1, 2, 0}}, o(kLong)), 1.0), Error,
+                   "[scatter_] expected index [1, 4] to be no larger than self [2, 3] apart from dim 0.");
+  EXPECT_THROW_MSG(y.scatter_(1, tensor({{3}}, o(kLong)), x), Error,
+                   "[scatter_] index 3 is out of bounds for the scattered dimension with size 3 (valid indices "
+                   "are 0..2).");
+  EXPECT_THROW_MSG(y.scatter_(1, tensor({{0.0}}, o()), x), Error, "[scatter_] expected 'index' to be int64");
+  EXPECT_THROW_MSG(zeros({1, 3}, o()).expand({2, 3}).scatter_(1, idx, x), Error,
+                   "[scatter_] unsupported operation: more than one element of the written-to tensor refers");
+  EXPECT_TRUE(y.equal(x));
+  Tensor leaf = x.clone().requires_grad_(true);
+  EXPECT_THROW_MSG(leaf.scatter_(1, idx, 0.0), Error, "[scatter_] a leaf Variable that requires grad");
+  // gradients: self's is zero where written, src's is the gradient at index (a repeated position
+  // too, as PyTorch's formula)
+  using Vs = std::vector<Tensor>;
+  const Device d = GetParam();
+  gradcheck([&](const Vs& v) { return v[0].scatter(1, tensor({{2, 0}, {1, 3}}, o(kLong)), v[1]); },
+            {sample({2, 4}), sample({2, 3}, 1.)}, d);
+  gradcheck([&](const Vs& v) { return v[0].scatter(0, tensor({{1, 0, 1}}, o(kLong)), 2.5) * v[0]; },
+            {sample({2, 3})}, d);
+  Tensor src = x.clone().requires_grad_(true);
+  zeros({2, 4}, o()).scatter(1, idx, src).sum().backward();
+  EXPECT_EQ(values(src.grad()), (V{1, 1, 0, 1, 1, 0}));
 }
 
 TEST_P(Indexing, OneHot) {
