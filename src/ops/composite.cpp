@@ -198,6 +198,8 @@ Tensor Tensor::unflatten(int64_t d, IntArrayRef sizes) const {
   if (sizes.empty()) throw Error("[unflatten] sizes must be non-empty.");
   int64_t known = 1, infer = -1;
   for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] < -1)
+      throw Error("[unflatten] sizes must be non-negative or -1 (inferred), got " + ops::shape_str(sizes) + ".");
     if (sizes[i] == -1) {
       if (infer != -1)
         throw Error("[unflatten] only one dimension can be inferred (-1), got " + ops::shape_str(sizes) + ".");

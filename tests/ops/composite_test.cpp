@@ -269,6 +269,8 @@ TEST_P(Composite, RollMovedimUnflattenRepeatInterleave) {  // expected values fr
                    "[unflatten] provided sizes [2, 2] don't multiply up to the size of dim 1 (5) in the input tensor "
                    "[2, 5].");
   EXPECT_THROW_MSG(zeros({6}, o()).unflatten(0, {-1, -1}), Error, "[unflatten] only one dimension can be inferred");
+  EXPECT_THROW_MSG(zeros({6}, o()).unflatten(0, {-2, -3}), Error,
+                   "[unflatten] sizes must be non-negative or -1 (inferred), got [-2, -3].");
 
   EXPECT_EQ(values(x.repeat_interleave(2)), (V{1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6}));
   EXPECT_EQ(values(x.repeat_interleave(2, 0)), (V{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
