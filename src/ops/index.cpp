@@ -170,6 +170,10 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
   int64_t d = dim;
   Tensor s;
   Tensor idx = check_scatter("scatter_", *this, d, index, &src, &s);
+  if (src.scalar_type() != scalar_type())  // as PyTorch: a float src is not truncated into an int self
+    throw Error(std::string("[scatter_] expected self and src to have the same dtype, got ") +
+                dtype_name(scalar_type()) + " and " + dtype_name(src.scalar_type()) +
+                "; convert src with .to(self.scalar_type()).");
   NoGradGuard no_grad;
   scatter_write(*this, d, idx, s);
   return *this;

@@ -121,6 +121,10 @@ TEST_P(Indexing, Scatter) {  // expected values from PyTorch 1.13
                    "[scatter_] index 3 is out of bounds for the scattered dimension with size 3 (valid indices "
                    "are 0..2).");
   EXPECT_THROW_MSG(y.scatter_(1, tensor({{0.0}}, o()), x), Error, "[scatter_] expected 'index' to be int64");
+  EXPECT_THROW_MSG(zeros({2, 3}, o(kLong)).scatter_(1, idx, x), Error,
+                   "[scatter_] expected self and src to have the same dtype, got int64 and float32; convert src with "
+                   ".to(self.scalar_type()).");
+  EXPECT_THROW_MSG(y.scatter(1, idx, x.to(kDouble)), Error, "[scatter_] expected self and src to have the same dtype");
   EXPECT_THROW_MSG(zeros({1, 3}, o()).expand({2, 3}).scatter_(1, idx, x), Error,
                    "[scatter_] unsupported operation: more than one element of the written-to tensor refers");
   EXPECT_TRUE(y.equal(x));
