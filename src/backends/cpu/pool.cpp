@@ -3,11 +3,12 @@
 // The CNN's 2x2 stride-2 pooling has its own paths. Float with AVX-512: one pass per output row
 // that reads both input rows, takes the maxima of the pairs and then of the two rows, and writes
 // the maxima with their positions (16 outputs a step, the row's tail by masks). Otherwise two
-// passes (pool2x2_planes). The backward of windows that do not overlap (stride = kernel, no
-// padding) writes every element of the input gradient, the output gradient where the index
-// points and zero elsewhere, instead of adding into a zeroed plane at the indices (for float with
-// AVX-512 it still zeroes each plane first, a cheap way to claim its cache lines: see there).
+// passes (pool2x2_planes). The backward of windows that do not overlap (no padding, stride at
+// least the window's span) zeroes each plane and stores each window's gradient at its maximum, no
+// addition needed (float 2x2 with AVX-512: its own kernel writes every element; see there);
+// overlapping windows add into a zeroed plane at the indices.
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -330,30 +331,24 @@ void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const P& p)
   });
 }
 
-// Windows that do not overlap and have no padding: each element of a plane's gradient is written
-// once, in window order (PyTorch's positions are in the plane, so a window's elements are found
-// from its position alone).
+// Windows that do not overlap: each position of a plane is in one window at most, so its gradient
+// is zero but at the one maximum of its window, written once. The plane is zeroed first, by
+// memset (whose string stores claim its cache lines without reading them), then each window's
+// gradient is stored at its maximum. Measured in the CNN's training run on an AVX2 CPU (perf
+// samples, 400 steps): 19% of the samples when every element of the plane was compared with its
+// window's position, instead of this.
 template <class T>
-LOCUS_CPU_CLONES void bwd_disjoint(const T* __restrict g, const int64_t* __restrict at, T* __restrict plane,
-                                   const P& p) {
-  const int64_t w = p.w, kh = p.kh, kw = p.kw;
-  for (int64_t y = 0; y < p.oh; ++y)
-    for (int64_t i = 0; i < kh; ++i) {
-      T* row = plane + (y * kh + i) * w;
-      const int64_t off = (y * kh + i) * w;
-      for (int64_t x = 0; x < p.ow; ++x)
-        for (int64_t j = 0; j < kw; ++j)
-          row[x * kw + j] = at[y * p.ow + x] == off + x * kw + j ? g[y * p.ow + x] : T(0);
-      std::fill(row + p.ow * kw, row + w, T(0));  // columns in no window
-    }
-  std::fill(plane + p.oh * kh * w, plane + p.h * w, T(0));  // rows in no window
+void bwd_disjoint(const T* __restrict g, const int64_t* __restrict at, T* __restrict plane, int64_t hw, int64_t l) {
+  std::memset(static_cast<void*>(plane), 0, static_cast<size_t>(hw) * sizeof(T));
+  for (int64_t t = 0; t < l; ++t) plane[at[t]] = g[t];
 }
 
 template <class T>
 void max_pool_bwd(const T* gy, const int64_t* ix, T* gx, int64_t planes, const P& p) {
   using C = compute_t<T>;
   const int64_t in_hw = p.h * p.w, out_hw = p.oh * p.ow;
-  const bool disjoint = p.kh == p.sh && p.kw == p.sw && p.ph == 0 && p.pw == 0 && p.dh == 1 && p.dw == 1;
+  // windows that do not overlap and have no padding (a window in the padding alone has position 0)
+  const bool disjoint = (p.kh - 1) * p.dh < p.sh && (p.kw - 1) * p.dw < p.sw && p.ph == 0 && p.pw == 0;
   parallel_for(0, planes, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(in_hw, 1)), [&](int64_t b, int64_t e) {
     if constexpr (std::is_same_v<T, float>) {
       static const bool avx512 = avx512_available();
@@ -364,7 +359,7 @@ void max_pool_bwd(const T* gy, const int64_t* ix, T* gx, int64_t planes, const P
       const T* g = gy + q * out_hw;
       const int64_t* at = ix + q * out_hw;
       if (disjoint) {
-        bwd_disjoint<T>(g, at, plane, p);
+        bwd_disjoint<T>(g, at, plane, in_hw, out_hw);
         continue;
       }
       std::fill(plane, plane + in_hw, T(0));

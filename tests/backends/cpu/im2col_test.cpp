@@ -337,18 +337,21 @@ TEST(CpuMaxPool, BackwardAddsAtTheIndices) {
   EXPECT_EQ(gx.values(), std::vector<double>({1, 0, 5, 0, 0, 4, 11, 0}));
 }
 
-// The backward of windows that do not overlap writes every element once (no zeroing first): the
-// output gradient at each window's index, zero elsewhere, the row and column outside every
-// window included; against a direct loop, for 2x2 (the AVX-512 path for float: rows of 14, 16 and
-// 13 outputs a row a step, of 8, 7 and 3 two rows a step, odd heights and widths) and 3x3 windows,
-// every floating dtype. The gradient buffer starts full of NaN so an element left unwritten shows.
+// The backward of windows that do not overlap (the plane zeroed, then each window's gradient at its
+// maximum): the output gradient at each window's index, zero elsewhere, the rows and columns outside
+// every window included; against a direct loop, for 2x2 (the AVX-512 path for float: rows of 14, 16
+// and 13 outputs a row a step, of 8, 7 and 3 two rows a step, odd heights and widths) and 3x3
+// windows, windows with gaps between them (2x2 at stride 3, dilated 2x2 at stride 3), every
+// floating dtype. The gradient buffer starts full of NaN so an element left unwritten shows.
 TEST(CpuMaxPool, DisjointBackwardWritesEveryElementOnce) {
+  struct Win { int64_t k, s, d; };
   for (ScalarType dt : {kFloat, kDouble, kBFloat16, kHalf})
-    for (int64_t k : {2, 3})
+    for (Win win : {Win{2, 2, 1}, Win{3, 3, 1}, Win{2, 3, 1}, Win{2, 3, 2}})
       for (int64_t h : {7, 8})
         for (int64_t w : {28, 33, 32, 27, 7, 14, 15, 16})
           for (int64_t planes : {3, 70}) {
-            P p = params(1, h, w, k, k, 0, 1);
+            const int64_t k = win.k;
+            P p = params(1, h, w, k, win.s, 0, win.d);
             const int64_t hw = h * w, l = p.oh * p.ow;
             std::vector<double> g(static_cast<size_t>(planes * l)), ix(g.size());
             std::vector<double> want(static_cast<size_t>(planes * hw), 0.0);
@@ -356,7 +359,8 @@ TEST(CpuMaxPool, DisjointBackwardWritesEveryElementOnce) {
               for (int64_t y = 0; y < p.oh; ++y)
                 for (int64_t x = 0; x < p.ow; ++x) {
                   const size_t t = static_cast<size_t>(q * l + y * p.ow + x);
-                  const int64_t at = (y * k + static_cast<int64_t>(t % 5) % k) * w + x * k + static_cast<int64_t>(t % 3) % k;
+                  const int64_t i = static_cast<int64_t>(t % 5) % k, j = static_cast<int64_t>(t % 3) % k;
+                  const int64_t at = (y * win.s + i * win.d) * w + x * win.s + j * win.d;
                   g[t] = static_cast<double>(t % 17) - 8.0;
                   ix[t] = static_cast<double>(at);
                   want[static_cast<size_t>(q * hw + at)] = g[t];
@@ -368,7 +372,7 @@ TEST(CpuMaxPool, DisjointBackwardWritesEveryElementOnce) {
             for (size_t i = static_cast<size_t>(planes * hw); i < got.size(); ++i)
               ASSERT_TRUE(std::isnan(got[i])) << "written past the end: " << toString(dt) << " w=" << w;
             got.resize(want.size());
-            ASSERT_EQ(got, want) << toString(dt) << " k=" << k << " h=" << h << " w=" << w << " planes=" << planes;
+            ASSERT_EQ(got, want) << toString(dt) << " k=" << k << " s=" << win.s << " d=" << win.d << " h=" << h << " w=" << w << " planes=" << planes;
           }
 }
 
