@@ -225,6 +225,47 @@ LOCUS_AVX2 void max_pool_rows(const float* h, const int32_t* hp, float* out, int
   }
 }
 
+namespace {
+// The larger of each pair (v[2t], v[2t+1]) of the 16 floats at p, as pool_pairs: the second when
+// the first is not NaN and the second is not <= it; *take gets -1 in the lanes that took it.
+LOCUS_AVX2 inline __m256 pair_max(const float* p, __m256i* take) {
+  const __m256 v0 = _mm256_loadu_ps(p), v1 = _mm256_loadu_ps(p + 8);
+  // evens and odds, in the order 0 1 4 5 | 2 3 6 7 of the pairs: put right by one permute
+  const __m256 a = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(v0, v1, 0x88)), 0xd8));
+  const __m256 b = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(v0, v1, 0xdd)), 0xd8));
+  const __m256 t = _mm256_andnot_ps(_mm256_cmp_ps(b, a, _CMP_LE_OQ), _mm256_cmp_ps(a, a, _CMP_ORD_Q));
+  *take = _mm256_castps_si256(t);
+  return _mm256_blendv_ps(a, b, t);
+}
+
+// Eight outputs at output column x of the row pair at `top` (input row y0, width w).
+LOCUS_AVX2 inline void pool2x2_eight(const float* top, int64_t w, int64_t y0, int64_t x, float* out, int64_t* ix) {
+  __m256i ta, tb;
+  const __m256 a = pair_max(top + 2 * x, &ta), b = pair_max(top + w + 2 * x, &tb);
+  // positions: 2x + 2t (+1 where the pair's second was taken; take is -1 there), in row y0 or y0 + 1
+  const __m256i cols = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int32_t>(y0 * w + 2 * x)),
+                                        _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14));
+  const __m256i pa = _mm256_sub_epi32(cols, ta);
+  const __m256i pb = _mm256_sub_epi32(_mm256_add_epi32(cols, _mm256_set1_epi32(static_cast<int32_t>(w))), tb);
+  const __m256 t = _mm256_andnot_ps(_mm256_cmp_ps(b, a, _CMP_LE_OQ), _mm256_cmp_ps(a, a, _CMP_ORD_Q));
+  _mm256_storeu_ps(out + x, _mm256_blendv_ps(a, b, t));
+  const __m256i at = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(pa), _mm256_castsi256_ps(pb), t));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(ix + x), _mm256_cvtepi32_epi64(_mm256_castsi256_si128(at)));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(ix + x + 4), _mm256_cvtepi32_epi64(_mm256_extracti128_si256(at, 1)));
+}
+}  // namespace
+
+LOCUS_AVX2 void max_pool2x2(const float* in, float* out, int64_t* ix, int64_t planes, int64_t h, int64_t w,
+                            int64_t oh, int64_t ow) {
+  for (int64_t q = 0; q < planes; ++q, in += h * w)
+    for (int64_t r = 0; r < oh; ++r, out += ow, ix += ow) {
+      const float* top = in + 2 * r * w;
+      int64_t x = 0;
+      for (; x + 8 <= ow; x += 8) pool2x2_eight(top, w, 2 * r, x, out, ix);
+      if (x < ow) pool2x2_eight(top, w, 2 * r, ow - 8, out, ix);  // the last 8 again, overlapping
+    }
+}
+
 LOCUS_AVX2 void copy_rows(const float* src, int64_t ss, float* dst, int64_t ds, int64_t rows, int64_t n,
                           const float* add) {
   for (int64_t r = 0; r < rows; ++r, src += ss, dst += ds) {
@@ -253,6 +294,7 @@ void grad_input(const float*, int64_t, int64_t, const float*, int64_t, const int
 void grad_weight(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*) {}
 void max_pool_rows(const float*, const int32_t*, float*, int64_t*, int64_t, int64_t) {}
 void copy_rows(const float*, int64_t, float*, int64_t, int64_t, int64_t, const float*) {}
+void max_pool2x2(const float*, float*, int64_t*, int64_t, int64_t, int64_t, int64_t, int64_t) {}
 }  // namespace locus::cpu::conv_avx2
 
 #endif

@@ -40,6 +40,14 @@ void grad_weight(const float* gy, int64_t oc, int64_t k, const float* pad, const
 /// readable elements past the last row's.
 void max_pool_rows(const float* h, const int32_t* hp, float* out, int64_t* ix, int64_t ow, int64_t rows);
 
+/// 2x2 stride-2 max pooling of `planes` planes of h x w (in), outputs oh x ow each (oh = h / 2,
+/// ow = w / 2, ow >= 8) with their positions in the plane, in one pass: eight outputs a step from
+/// two vectors of each of the two input rows (the row's last eight again, overlapping). Narrower
+/// rows take the two passes: masked loads and stores (vmaskmov) made it slower there on Zen 3. The
+/// same choices as pool_pairs + max_pool_rows: ties to the left, then to the top; a NaN wins.
+void max_pool2x2(const float* in, float* out, int64_t* ix, int64_t planes, int64_t h, int64_t w, int64_t oh,
+                 int64_t ow);
+
 /// dst[r * ds + t] = src[r * ss + t] (+ *add when add is not null) for r < rows, t < n: the rows
 /// of a plane, often 7 to 56 wide, in whole vectors (the last one overlapping), not a memmove call
 /// per row. Needs n >= 8, and src and dst apart.

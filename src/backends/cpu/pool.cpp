@@ -287,6 +287,9 @@ void max_pool(const T* in, T* out, int64_t* indices, int64_t planes, const P& p)
       if constexpr (std::is_same_v<T, float>) {
         static const bool avx512 = avx512_available();
         if (avx512) return pool2x2_avx512(in, out, indices, b, e, p);
+        static const bool avx2 = conv_avx2::available();
+        if (avx2 && p.ow >= 8)
+          return conv_avx2::max_pool2x2(in + b * hw, out + b * l, indices + b * l, e - b, p.h, p.w, p.oh, p.ow);
       }
       // the common 2x2 pool: every window inside the plane, no bounds to check; planes in groups
       // whose pair maxima (h, with their positions) stay in the first-level cache
