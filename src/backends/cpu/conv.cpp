@@ -307,19 +307,17 @@ P transposed_geometry(const P& p, int64_t oc) {
 
 // ---- float on the shifted layout of conv_avx512.h (no junk positions) --------------------------
 // Which kernels serve it for n images with geometry p (one image per thread, so at least as many
-// images as threads): the AVX-512 ones for any stride; the AVX2 ones of conv_avx2.h, whose
-// runs are whole vectors of 16, only for stride 1 with oh*ow and h*w multiples of 16 (the output
-// and input gradient rows are then exactly the runs, and no position past them is read) and not
-// for a 1x1 window without padding (GEMM); for the backward, only from 16 input channels (conv
-// 3->64 on 32x32 forward+backward measured 6-10 % slower than on the wide layout: its AVX2 kernels
-// read a window row's three column rows from three planes instead of one).
+// images as threads): the AVX-512 ones for any stride; the AVX2 ones of conv_avx2.h only for
+// stride 1 (a row's last part vector computed whole into a buffer, read within the copy's slack)
+// and not for a 1x1 window without padding (GEMM); for the backward, only from 16 input channels
+// (conv 3->64 on 32x32 forward+backward measured 6-10 % slower than on the wide layout: its AVX2
+// kernels read a window row's three column rows from three planes instead of one).
 enum class ShiftedKernels { kNone, kAvx2, kAvx512 };
 ShiftedKernels shifted_kernels(int64_t n, const P& p, bool backward) {
   if (n < num_threads()) return ShiftedKernels::kNone;
   if (conv_avx512::available()) return ShiftedKernels::kAvx512;
   const bool direct = p.kh == 1 && p.kw == 1 && p.ph == 0 && p.pw == 0;
-  if (conv_avx2::available() && p.sh == 1 && p.sw == 1 && !direct && p.oh * p.ow % conv_avx2::kStep == 0 &&
-      p.h * p.w % conv_avx2::kStep == 0 && (!backward || p.c >= 16))
+  if (conv_avx2::available() && p.sh == 1 && p.sw == 1 && !direct && (!backward || p.c >= 16))
     return ShiftedKernels::kAvx2;
   return ShiftedKernels::kNone;
 }

@@ -77,18 +77,33 @@ LOCUS_AVX2 void bcast_block(const float* __restrict w, int64_t steps, const floa
 #undef LOCUS_OUT
 }
 
-// Runs bcast_block over every block of positions, with N = rows (1 to kRows).
+template <bool Gather>
+void bcast_any(int64_t rows, const float* w, int64_t steps, const float* base, const int64_t* offs, int64_t stride,
+               float* dst, int64_t t) {
+  switch (rows) {
+    case 6: return bcast_block<6, Gather>(w, steps, base, offs, stride, dst, t);
+    case 5: return bcast_block<5, Gather>(w, steps, base, offs, stride, dst, t);
+    case 4: return bcast_block<4, Gather>(w, steps, base, offs, stride, dst, t);
+    case 3: return bcast_block<3, Gather>(w, steps, base, offs, stride, dst, t);
+    case 2: return bcast_block<2, Gather>(w, steps, base, offs, stride, dst, t);
+    default: return bcast_block<1, Gather>(w, steps, base, offs, stride, dst, t);
+  }
+}
+
+// Runs bcast_block over every block of positions, with N = rows (1 to kRows). The forward
+// (Gather) takes any lw: the last part block is computed whole into a buffer (its source runs
+// read up to a vector past lw), and its first lw % kStep positions copied out.
 template <bool Gather>
 void bcast_rows(int64_t rows, const float* w, int64_t steps, const float* base, const int64_t* offs, int64_t stride,
                 float* dst, int64_t lw) {
-  for (int64_t t = 0; t < lw; t += kStep) {
-    switch (rows) {
-      case 6: bcast_block<6, Gather>(w, steps, base, offs, stride, dst, t); break;
-      case 5: bcast_block<5, Gather>(w, steps, base, offs, stride, dst, t); break;
-      case 4: bcast_block<4, Gather>(w, steps, base, offs, stride, dst, t); break;
-      case 3: bcast_block<3, Gather>(w, steps, base, offs, stride, dst, t); break;
-      case 2: bcast_block<2, Gather>(w, steps, base, offs, stride, dst, t); break;
-      default: bcast_block<1, Gather>(w, steps, base, offs, stride, dst, t); break;
+  int64_t t = 0;
+  for (; t + kStep <= lw; t += kStep) bcast_any<Gather>(rows, w, steps, base, offs, stride, dst, t);
+  if constexpr (Gather) {
+    if (t < lw) {
+      float tail[kRows * kStep];
+      bcast_any<true>(rows, w, steps, base + t, offs, kStep, tail, 0);
+      for (int64_t q = 0; q < rows; ++q)
+        for (int64_t u = 0; u < lw - t; ++u) dst[q * stride + t + u] = tail[q * kStep + u];
     }
   }
 }
@@ -109,20 +124,32 @@ LOCUS_AVX2 void gw_block(const float* __restrict gy, int64_t lw, const float* __
   const float* p0 = pad + offs[0];
   const float* p1 = pad + offs[NR > 1 ? 1 : 0];
   const float* p2 = pad + offs[NR > 2 ? 2 : 0];
-  for (int64_t t = 0; t < lw; t += 8) {
-    const __m256 x0 = _mm256_loadu_ps(p0 + t);
-    const __m256 x1 = NR > 1 ? _mm256_loadu_ps(p1 + t) : x0;
-    const __m256 x2 = NR > 2 ? _mm256_loadu_ps(p2 + t) : x0;
-#define LOCUS_ROW(q, C0, C1, C2)                                   \
+  int64_t t = 0;
+#define LOCUS_ROW(q, C0, C1, C2, LOAD)                             \
   if constexpr (NO > q) {                                          \
-    const __m256 g = _mm256_loadu_ps(gy + q * lw + t);             \
+    const __m256 g = LOAD(gy + q * lw + t);                        \
     C0 = _mm256_fmadd_ps(g, x0, C0);                               \
     if constexpr (NR > 1) C1 = _mm256_fmadd_ps(g, x1, C1);         \
     if constexpr (NR > 2) C2 = _mm256_fmadd_ps(g, x2, C2);         \
   }
-    LOCUS_ROW(0, c00, c01, c02) LOCUS_ROW(1, c10, c11, c12) LOCUS_ROW(2, c20, c21, c22) LOCUS_ROW(3, c30, c31, c32)
-#undef LOCUS_ROW
+#define LOCUS_STEP(LOAD)                                                                               \
+  const __m256 x0 = LOAD(p0 + t);                                                                      \
+  const __m256 x1 = NR > 1 ? LOAD(p1 + t) : x0;                                                        \
+  const __m256 x2 = NR > 2 ? LOAD(p2 + t) : x0;                                                        \
+  LOCUS_ROW(0, c00, c01, c02, LOAD) LOCUS_ROW(1, c10, c11, c12, LOAD) LOCUS_ROW(2, c20, c21, c22, LOAD) \
+  LOCUS_ROW(3, c30, c31, c32, LOAD)
+  for (; t + 8 <= lw; t += 8) {
+    LOCUS_STEP(_mm256_loadu_ps)
   }
+  if (t < lw) {  // the last lw % 8 positions by masked loads: nothing past the rows read
+    const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(lw - t)),
+                                         _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+#define LOCUS_MASKED(p) _mm256_maskload_ps(p, m)
+    LOCUS_STEP(LOCUS_MASKED)
+#undef LOCUS_MASKED
+  }
+#undef LOCUS_STEP
+#undef LOCUS_ROW
 #define LOCUS_SUM(q, C0, C1, C2)                            \
   if constexpr (NO > q) {                                   \
     gw[q * k] += hsum(C0);                                  \

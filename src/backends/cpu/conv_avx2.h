@@ -1,13 +1,15 @@
 #pragma once
 // Float convolution on the padded ("wide") layout with AVX2 + FMA, and a pooling pass:
 // src/backends/cpu/conv_avx2.cpp.
-// Column row r of an image is pad[offs[r] .. offs[r] + lw); lw is a multiple of kStep, and every
-// such run must lie inside `pad`. Rows of `out`, `gy` are lw long.
+// Column row r of an image is pad[offs[r] .. offs[r] + lw). forward() takes any lw and reads each
+// run up to lw rounded up to a multiple of kStep, which must lie inside `pad`; grad_input() needs lw
+// a multiple of kStep; grad_weight() takes any lw and reads nothing past the runs and rows. Rows of
+// `out`, `gy` are lw long.
 #include <cstdint>
 
 namespace locus::cpu::conv_avx2 {
 
-constexpr int64_t kStep = 16;  // positions per micro-kernel: lw must be a multiple
+constexpr int64_t kStep = 16;  // positions per micro-kernel
 constexpr int64_t kRows = 6;   // output channels (forward) or column rows (input gradient) per block
 
 /// Rows in block b of n rows split into blocks of at most kRows, as evenly as possible (32 rows:
