@@ -311,13 +311,15 @@ P transposed_geometry(const P& p, int64_t oc) {
 // stride 1 (a row's last part vector computed whole into a buffer, read within the copy's slack)
 // and not for a 1x1 window without padding (GEMM); for the backward, only from 16 input channels
 // (conv 3->64 on 32x32 forward+backward measured 6-10 % slower than on the wide layout: its AVX2
-// kernels read a window row's three column rows from three planes instead of one).
+// kernels read a window row's three column rows from three planes instead of one) or when the
+// input gradient is not wanted (a first layer: the weight gradient then reads the output gradient
+// in place, where the wide layout copies it to its padded width; the CNN's conv 1->16 on 28x28).
 enum class ShiftedKernels { kNone, kAvx2, kAvx512 };
-ShiftedKernels shifted_kernels(int64_t n, const P& p, bool backward) {
+ShiftedKernels shifted_kernels(int64_t n, const P& p, bool backward, bool input_grad = true) {
   if (n < num_threads()) return ShiftedKernels::kNone;
   if (conv_avx512::available()) return ShiftedKernels::kAvx512;
   const bool direct = p.kh == 1 && p.kw == 1 && p.ph == 0 && p.pw == 0;
-  if (conv_avx2::available() && p.sh == 1 && p.sw == 1 && !direct && (!backward || p.c >= 16))
+  if (conv_avx2::available() && p.sh == 1 && p.sw == 1 && !direct && (!backward || p.c >= 16 || !input_grad))
     return ShiftedKernels::kAvx2;
   return ShiftedKernels::kNone;
 }
@@ -640,7 +642,7 @@ template <class T>
 void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t oc, const P& p) {
   if constexpr (std::is_same_v<T, float>) {
     const P pt = transposed_geometry(p, oc);
-    if (shifted_kernels(p.n, p, true) != ShiftedKernels::kNone && (gx == nullptr || pt.oh > 0))
+    if (shifted_kernels(p.n, p, true, gx != nullptr) != ShiftedKernels::kNone && (gx == nullptr || pt.oh > 0))
       return conv_bwd_shifted(x, w, gy, gx, gw, gb, oc, p, pt);
   }
   // the wide layout's junk positions meet the input (for gw) and the weight (for gx)
