@@ -131,7 +131,7 @@ void gemm_t(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T beta, const T* 
 //    With float on an AVX2 CPU ("implicit"), the kernels of conv_avx2.cpp read those runs from the
 //    padded copy directly: no columns at all (lw is then rounded up to their step);
 //  - otherwise, im2col rows of width oh * ow.
-// Float on an AVX-512 CPU (any stride), and on an AVX2 one where the runs are whole vectors, takes
+// Float on an AVX-512 CPU (any stride), and on an AVX2 one with stride 1 (shifted_kernels), takes
 // none of these but the "shifted" layout of conv_avx512.h (Shifted, below): kw*sh shifted copies of
 // each channel, whose runs are exactly the oh*ow output positions, read in place by the kernels;
 // there a 3x3 stride-1 convolution with 8 channels or more both ways goes to Winograd's F(2x2, 3x3)

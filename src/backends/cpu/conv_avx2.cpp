@@ -1,5 +1,6 @@
-// Float convolution kernels (and the vertical pass of 2x2 max pooling) for AVX2 + FMA, on the
-// "wide" layout of im2col.cpp (stride 1): column row r of an image is the contiguous run
+// Float convolution kernels (and 2x2 max pooling) for AVX2 + FMA, on the "wide" layout of
+// conv.cpp (stride 1) and on its "shifted" one (conv_avx512.h; the same kernels, other offsets,
+// rows of any length): column row r of an image is the contiguous run
 // pad[offs[r] .. offs[r] + lw) of its zero-padded copy, so these kernels read the padded copy
 // directly (an implicit GEMM: no columns are ever written). Register-blocked micro-kernels: up to 6
 // rows x 16 positions by broadcast and FMA (the forward; the input gradient when it is not itself
