@@ -1,6 +1,6 @@
 #pragma once
-// Float convolution on the padded ("wide") layout with AVX2 + FMA, and a pooling pass:
-// src/backends/cpu/conv_avx2.cpp.
+// Float convolution with AVX2 + FMA on the padded ("wide") and the shifted layouts of conv.cpp,
+// and 2x2 max pooling: src/backends/cpu/conv_avx2.cpp.
 // Column row r of an image is pad[offs[r] .. offs[r] + lw). forward() takes any lw and reads each
 // run up to lw rounded up to a multiple of kStep, which must lie inside `pad`; grad_input() needs lw
 // a multiple of kStep; grad_weight() takes any lw and reads nothing past the runs and rows. Rows of
