@@ -1,27 +1,31 @@
-// Winograd F(2x2, 3x3) for float convolutions with AVX-512F. Each 2x2 block of outputs (a tile)
+// Winograd F(2x2, 3x3) for float convolutions with AVX-512F, or AVX2 + FMA (the forward and the
+// input gradient; the weight gradient AVX-512 only). Each 2x2 block of outputs (a tile)
 // is computed from the 4x4 input block under it as A^T [(G g G^T) . (B^T d B)] A, so the 36
 // multiplications of the direct sum become 16, as 16 matrix products over the channels (one per
 // element xi of the 4x4 transformed tile):
 //   M[xi][o][t] = sum_c U[xi][o][c] * V[xi][c][t],  U = G g G^T (per o, c),  V = B^T d B (per c, t)
 // Images go in blocks (up to 4, fewer for large images or many channels, more for images of fewer
 // than 8 tiles), their tiles side by side (t = image, tile row, tile column), so each product's rows
-// are long: the products are conv_avx512's forward kernel, reading the rows of V as its runs. A
-// block's V and M stay within 4 MiB (L2), their 16 planes a cache line off a power of 2 apart.
-// The transforms are vectorised over a tile row (up to 15 tiles): input rows are read as two
-// vectors of 16 columns, the 4x4 blocks' columns picked with permutes; outputs are written a row
-// at a time, the two columns of each tile interleaved with permutes.
+// are long: the products are conv_avx512's (or conv_avx2's) forward kernel, reading the rows of V as
+// its runs. A block's V and M stay within 4 MiB (L2), their 16 planes a cache line off a power of 2
+// apart. The transforms are vectorised over a tile row (up to 15 tiles): with AVX-512, input rows
+// are read as two vectors of 16 columns, the 4x4 blocks' columns picked with permutes; outputs are
+// written a row at a time, the two columns of each tile interleaved with permutes. With AVX2, eight
+// tiles a vector, from a zero-bordered copy of each channel (input_transform_avx2).
 #include "backends/cpu/conv_winograd.h"
 
 #include <algorithm>
 #include <atomic>
 #include <vector>
 
+#include "backends/cpu/conv_avx2.h"
 #include "backends/cpu/conv_avx512.h"
 #include "backends/cpu/parallel_for.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define LOCUS_AVX512 __attribute__((target("avx512f,fma")))
+#define LOCUS_AVX2 __attribute__((target("avx2,fma")))
 
 namespace locus::cpu::conv_winograd {
 namespace {
@@ -236,7 +240,154 @@ LOCUS_AVX512 void output_transform(const Plan& g, const float* m, int64_t ld, in
   }
 }
 
-// U = G g G^T for every (o, c), packed for conv_avx512::forward: xi's block at xi * oc * c, in a
+// The transforms for AVX2 machines, eight tiles of a tile row a vector. Each channel is first
+// copied into a zero-bordered plane (rows `rs` apart), so that every read is a whole vector; an
+// input row's 16 + 2 columns under eight tiles are split into even and odd ones (deinterleave), so
+// tile b's four columns are lanes b of E, O, E1 (E a tile on) and O1. The stores write whole
+// vectors: lanes past a tile row's last tile land on the next tile row's first tiles (written
+// after), or past the block's last tile within V's rows (kernels().slack).
+LOCUS_AVX2 inline void deinterleave(__m256 lo, __m256 hi, __m256& even, __m256& odd) {
+  const __m256 e = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)),
+               o = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+  even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), _MM_SHUFFLE(3, 1, 2, 0)));
+  odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
+LOCUS_AVX2 void input_transform_avx2(const Plan& g, const float* image, float* v, int64_t ld, int64_t t0) {
+  const P& p = g.p;
+  const int64_t tw = g.tw, plane = g.vplane(ld), groups = (tw + 7) / 8;
+  const int64_t rows = 2 * g.th + 2, rs = 16 * groups + 8;  // the bordered plane: the tiles' rows, 2 columns past
+  // the image's rows [y0, y1) and columns [x0, x1) in the bordered plane, the rest 0
+  const int64_t y0 = std::min(p.ph, rows), y1 = std::min(p.ph + p.h, rows), x0 = std::min(p.pw, rs),
+                x1 = std::min(p.pw + p.w, rs);
+  // zeroed when the geometry changes: each channel's copy writes the same elements
+  thread_local std::vector<float> bordered;
+  thread_local int64_t zeroed[6] = {};
+  const int64_t key[6] = {rows, rs, y0, y1, x0, x1};
+  if (!std::equal(key, key + 6, zeroed)) {
+    bordered.assign(static_cast<size_t>(rows * rs), 0.f);
+    std::copy(key, key + 6, zeroed);
+  }
+  float* const bp = bordered.data();
+  for (int64_t c = 0; c < p.c; ++c) {
+    const float* ch = image + c * p.h * p.w + (y0 - p.ph) * p.w + (x0 - p.pw);
+    if (x1 - x0 >= 8) {
+      conv_avx2::copy_rows(ch, p.w, bp + y0 * rs + x0, rs, y1 - y0, x1 - x0, nullptr);
+    } else {
+      for (int64_t y = y0; y < y1; ++y)
+        std::copy(ch + (y - y0) * p.w, ch + (y - y0) * p.w + (x1 - x0), bp + y * rs + x0);
+    }
+    for (int64_t a = 0; a < g.th; ++a)
+      for (int64_t q = 0; q < groups; ++q) {
+        __m256 e[4], o[4], e1[4], o1[4];
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i) {
+          const float* r = bp + (2 * a + i) * rs + 16 * q;
+          deinterleave(_mm256_loadu_ps(r), _mm256_loadu_ps(r + 8), e[i], o[i]);
+          deinterleave(_mm256_loadu_ps(r + 2), _mm256_loadu_ps(r + 10), e1[i], o1[i]);
+        }
+        float* dst = v + c * ld + t0 + a * tw + 8 * q;
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i) {  // row i of B^T d, then its columns times B
+          __m256 re, ro, re1, ro1;
+          switch (i) {
+            case 0:
+              re = _mm256_sub_ps(e[0], e[2]); ro = _mm256_sub_ps(o[0], o[2]);
+              re1 = _mm256_sub_ps(e1[0], e1[2]); ro1 = _mm256_sub_ps(o1[0], o1[2]);
+              break;
+            case 1:
+              re = _mm256_add_ps(e[1], e[2]); ro = _mm256_add_ps(o[1], o[2]);
+              re1 = _mm256_add_ps(e1[1], e1[2]); ro1 = _mm256_add_ps(o1[1], o1[2]);
+              break;
+            case 2:
+              re = _mm256_sub_ps(e[2], e[1]); ro = _mm256_sub_ps(o[2], o[1]);
+              re1 = _mm256_sub_ps(e1[2], e1[1]); ro1 = _mm256_sub_ps(o1[2], o1[1]);
+              break;
+            default:
+              re = _mm256_sub_ps(e[1], e[3]); ro = _mm256_sub_ps(o[1], o[3]);
+              re1 = _mm256_sub_ps(e1[1], e1[3]); ro1 = _mm256_sub_ps(o1[1], o1[3]);
+              break;
+          }
+          float* d = dst + 4 * i * plane;
+          _mm256_storeu_ps(d, _mm256_sub_ps(re, re1));
+          _mm256_storeu_ps(d + plane, _mm256_add_ps(ro, re1));
+          _mm256_storeu_ps(d + 2 * plane, _mm256_sub_ps(re1, ro));
+          _mm256_storeu_ps(d + 3 * plane, _mm256_sub_ps(ro, ro1));
+        }
+      }
+  }
+}
+
+// Eight tiles a vector from M's 16 planes (read a vector past the last tile: M's rows are followed
+// by more rows or the planes' and buffer's slack; those lanes are not written), the two output
+// columns of each tile interleaved. Output rows are stored as whole vectors, the lanes past a row
+// landing on the next row's first 16 (written later), but for the image's last row: through a buffer.
+LOCUS_AVX2 void output_transform_avx2(const Plan& g, const float* m, int64_t ld, int64_t t0, const float* bias,
+                                      float* out) {
+  const P& p = g.p;
+  const int64_t tw = g.tw, plane = g.mplane(ld), l = p.oh * p.ow, groups = (tw + 7) / 8;
+  float row[2 * kMaxTileCols + 2];  // the image's last row
+  for (int64_t o = 0; o < g.oc; ++o) {
+    const __m256 b = _mm256_set1_ps(bias != nullptr ? bias[o] : 0.f);
+    for (int64_t a = 0; a < g.th; ++a) {
+      for (int64_t q = groups - 1; q >= 0; --q) {  // a row's second group (its lanes past the row) first
+        const float* s = m + o * ld + t0 + a * tw + 8 * q;
+        __m256 r[2][4];  // the two rows of A^T M
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) {
+          const __m256 m0 = _mm256_loadu_ps(s + j * plane), m1 = _mm256_loadu_ps(s + (4 + j) * plane),
+                       m2 = _mm256_loadu_ps(s + (8 + j) * plane), m3 = _mm256_loadu_ps(s + (12 + j) * plane);
+          r[0][j] = _mm256_add_ps(_mm256_add_ps(m0, m1), m2);
+          r[1][j] = _mm256_sub_ps(_mm256_sub_ps(m1, m2), m3);
+        }
+#pragma GCC unroll 2
+        for (int i = 0; i < 2; ++i) {  // then times A
+          const __m256 y0 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(r[i][0], r[i][1]), r[i][2]), b),
+                       y1 = _mm256_add_ps(_mm256_sub_ps(_mm256_sub_ps(r[i][1], r[i][2]), r[i][3]), b);
+          const __m256 lo = _mm256_unpacklo_ps(y0, y1), hi = _mm256_unpackhi_ps(y0, y1);
+          const int64_t y = 2 * a + i;
+          if (y >= p.oh) break;
+          float* d = o + 1 == g.oc && y + 1 == p.oh ? row : out + o * l + y * p.ow;
+          _mm256_storeu_ps(d + 16 * q, _mm256_permute2f128_ps(lo, hi, 0x20));
+          if (16 * q + 8 < p.ow) _mm256_storeu_ps(d + 16 * q + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+        }
+      }
+      if (o + 1 == g.oc && 2 * a + 2 >= p.oh) std::copy(row, row + p.ow, out + o * l + (p.oh - 1) * p.ow);
+    }
+  }
+}
+
+// What forward() runs on this CPU: the transforms, the weights' packing and the 16 products
+// M[xi] = U[xi] V[xi] (conv_avx512's forward kernel on AVX-512, conv_avx2's on AVX2; both take
+// rows of V as runs, read in whole vectors of 16 past t up to ld).
+struct Kernels {
+  void (*input)(const Plan&, const float*, float*, int64_t, int64_t);
+  void (*output)(const Plan&, const float*, int64_t, int64_t, const float*, float*);
+  void (*pack)(const float*, int64_t, int64_t, float*);
+  void (*product)(const float* u, int64_t oc, int64_t c, const float* v, const int64_t* offs, float* m, int64_t t);
+  int64_t slack;  // floats the input transform may write past a block's last tile in V's rows
+};
+const Kernels& kernels() {
+  static const Kernels avx512{
+      [](const Plan& g, const float* image, float* v, int64_t ld, int64_t t0) {
+        if (g.tw <= 7) input_transform_pairs(g, image, v, ld, t0);  // an input row in one vector
+        else input_transform(g, image, v, ld, t0);
+      },
+      [](const Plan& g, const float* m, int64_t ld, int64_t t0, const float* bias, float* out) {
+        if (g.tw <= 7) output_transform_pairs(g, m, ld, t0, bias, out);
+        else output_transform(g, m, ld, t0, bias, out);
+      },
+      conv_avx512::pack_forward,
+      [](const float* u, int64_t oc, int64_t c, const float* v, const int64_t* offs, float* m, int64_t t) {
+        conv_avx512::forward(u, oc, c, v, offs, nullptr, m, t);
+      },
+      0};
+  static const Kernels avx2{input_transform_avx2, output_transform_avx2, conv_avx2::pack_forward,
+                            conv_avx2::forward, 8};
+  return conv_avx512::available() ? avx512 : avx2;
+}
+
+// U = G g G^T for every (o, c), packed for the forward kernel (kernels()): xi's block at xi * oc * c, in a
 // buffer of the calling thread kept between calls (a 256 x 256 weight's is 4 MiB: allocating and
 // faulting it per call cost as much as the transform). With `flip`, w is the weight [c, oc, 3, 3]
 // of the convolution whose input gradient this one is: window (o, c) is w's (c, o) reversed. The
@@ -294,7 +445,7 @@ const float* transformed_weight(const float* w, int64_t oc, int64_t c, bool flip
     }
   });
   parallel_for(0, 16, 1, [&](int64_t x0, int64_t x1) {
-    for (int64_t xi = x0; xi < x1; ++xi) conv_avx512::pack_forward(uu + xi * np, oc, c, packed.data() + xi * n);
+    for (int64_t xi = x0; xi < x1; ++xi) kernels().pack(uu + xi * np, oc, c, packed.data() + xi * n);
   });
   if (u.size() * sizeof(float) > kKeepBuffer) {
     std::vector<float>().swap(u);
@@ -352,8 +503,9 @@ std::vector<float>& thread_buffer() {
 
 namespace {
 bool geometry_applies(const P& p) {
-  return conv_avx512::available() && p.kh == 3 && p.kw == 3 && p.sh == 1 && p.sw == 1 && p.dh == 1 &&
-         p.dw == 1 && p.ph <= 2 && p.pw <= 2 && p.oh >= 1 && p.ow >= 1 && (p.ow + 1) / 2 <= kMaxTileCols &&
+  return (conv_avx512::available() || conv_avx2::available()) && p.kh == 3 && p.kw == 3 && p.sh == 1 &&
+         p.sw == 1 && p.dh == 1 && p.dw == 1 && p.ph <= 2 && p.pw <= 2 && p.oh >= 1 && p.ow >= 1 &&
+         (p.ow + 1) / 2 <= kMaxTileCols &&
          p.n >= num_threads();
 }
 }  // namespace
@@ -365,7 +517,7 @@ bool applies(const P& p, int64_t oc) {
 
 bool grad_weight_applies(const P& p, int64_t oc) {
   const int64_t tiles = ((p.oh + 1) / 2) * ((p.ow + 1) / 2);
-  return applies(p, oc) && ((p.c <= 32 && oc <= 32) || tiles <= kMaxWideTiles);
+  return conv_avx512::available() && applies(p, oc) && ((p.c <= 32 && oc <= 32) || tiles <= kMaxWideTiles);
 }
 
 void forward(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p, bool flip) {
@@ -376,7 +528,9 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
   const int64_t image_in = p.c * p.h * p.w, image_out = oc * p.oh * p.ow;
   auto block = [&](int64_t b) {
     const int64_t i0 = b * per_block, nb = std::min(per_block, p.n - i0);
-    const int64_t t = nb * tiles, ld = (t + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
+    const Kernels& k = kernels();
+    const int64_t t = nb * tiles,
+                  ld = (t + k.slack + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
     std::vector<float>& buf = thread_buffer();
     const size_t need = static_cast<size_t>(16 * g.vplane(ld) + 16 * g.mplane(t) + conv_avx512::kStep);
     if (buf.size() < need) buf.resize(need);
@@ -387,20 +541,12 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
         float* row = v + xi * g.vplane(ld) + c * ld;
         std::fill(row + t, row + ld, 0.f);
       }
-    const bool pairs = g.tw <= 7;  // an input row in one vector
-    for (int64_t i = 0; i < nb; ++i) {
-      if (pairs) input_transform_pairs(g, x + (i0 + i) * image_in, v, ld, i * tiles);
-      else input_transform(g, x + (i0 + i) * image_in, v, ld, i * tiles);
-    }
+    for (int64_t i = 0; i < nb; ++i) k.input(g, x + (i0 + i) * image_in, v, ld, i * tiles);
     std::vector<int64_t> offs(static_cast<size_t>(p.c));
     for (int64_t c = 0; c < p.c; ++c) offs[static_cast<size_t>(c)] = c * ld;
     for (int64_t xi = 0; xi < 16; ++xi)
-      conv_avx512::forward(u + xi * oc * p.c, oc, p.c, v + xi * g.vplane(ld), offs.data(), nullptr,
-                           m + xi * g.mplane(t), t);
-    for (int64_t i = 0; i < nb; ++i) {
-      if (pairs) output_transform_pairs(g, m, t, i * tiles, bias, y + (i0 + i) * image_out);
-      else output_transform(g, m, t, i * tiles, bias, y + (i0 + i) * image_out);
-    }
+      k.product(u + xi * oc * p.c, oc, p.c, v + xi * g.vplane(ld), offs.data(), m + xi * g.mplane(t), t);
+    for (int64_t i = 0; i < nb; ++i) k.output(g, m, t, i * tiles, bias, y + (i0 + i) * image_out);
   };
   // blocks handed to the threads as they come free (a shared machine's core taken away for a
   // while holds no one up)
