@@ -1,17 +1,17 @@
-// Winograd F(2x2, 3x3) for float convolutions with AVX-512F, or AVX2 + FMA (the forward and the
-// input gradient; the weight gradient AVX-512 only). Each 2x2 block of outputs (a tile)
-// is computed from the 4x4 input block under it as A^T [(G g G^T) . (B^T d B)] A, so the 36
-// multiplications of the direct sum become 16, as 16 matrix products over the channels (one per
-// element xi of the 4x4 transformed tile):
+// Winograd F(2x2, 3x3) for float convolutions with AVX-512F, or AVX2 + FMA. Each 2x2 block of
+// outputs (a tile) is computed from the 4x4 input block under it as A^T [(G g G^T) . (B^T d B)] A,
+// so the 36 multiplications of the direct sum become 16, as 16 matrix products over the channels
+// (one per element xi of the 4x4 transformed tile):
 //   M[xi][o][t] = sum_c U[xi][o][c] * V[xi][c][t],  U = G g G^T (per o, c),  V = B^T d B (per c, t)
 // Images go in blocks (up to 4, fewer for large images or many channels, more for images of fewer
 // than 8 tiles), their tiles side by side (t = image, tile row, tile column), so each product's rows
-// are long: the products are conv_avx512's (or conv_avx2's) forward kernel, reading the rows of V as
-// its runs. A block's V and M stay within 4 MiB (L2), their 16 planes a cache line off a power of 2
-// apart. The transforms are vectorised over a tile row (up to 15 tiles): with AVX-512, input rows
-// are read as two vectors of 16 columns, the 4x4 blocks' columns picked with permutes; outputs are
-// written a row at a time, the two columns of each tile interleaved with permutes. With AVX2, eight
-// tiles a vector, from a zero-bordered copy of each channel (input_transform_avx2).
+// are long: the products are conv_avx512's (or conv_avx2's) forward and weight-gradient kernels,
+// reading the rows of V as their runs. A block's V and M stay within 4 MiB (L2), their 16 planes a
+// cache line off a power of 2 apart. The transforms are vectorised over a tile row (up to 15
+// tiles): with AVX-512, input rows are read as two vectors of 16 columns, the 4x4 blocks' columns
+// picked with permutes; outputs are written a row at a time, the two columns of each tile
+// interleaved with permutes. With AVX2, eight tiles a vector, from a zero-bordered copy of each
+// channel (input_transform_avx2, grad_output_transform_avx2).
 #include "backends/cpu/conv_winograd.h"
 
 #include <algorithm>
@@ -244,13 +244,20 @@ LOCUS_AVX512 void output_transform(const Plan& g, const float* m, int64_t ld, in
 // copied into a zero-bordered plane (rows `rs` apart), so that every read is a whole vector; an
 // input row's 16 + 2 columns under eight tiles are split into even and odd ones (deinterleave), so
 // tile b's four columns are lanes b of E, O, E1 (E a tile on) and O1. The stores write whole
-// vectors: lanes past a tile row's last tile land on the next tile row's first tiles (written
-// after), or past the block's last tile within V's rows (kernels().slack).
+// vectors: lanes past a tile row's last tile land on the next tile rows' first tiles (written
+// after); a vector reaching past the image's last tile is stored masked (the next image may be
+// another thread's, or the block's last tile end a row).
 LOCUS_AVX2 inline void deinterleave(__m256 lo, __m256 hi, __m256& even, __m256& odd) {
   const __m256 e = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)),
                o = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
   even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), _MM_SHUFFLE(3, 1, 2, 0)));
   odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
+// Stores v at d, only its first `n` lanes when `masked` (else all eight).
+LOCUS_AVX2 inline void store_tiles(float* d, __m256 v, bool masked, __m256i n) {
+  if (masked) _mm256_maskstore_ps(d, _mm256_cmpgt_epi32(n, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)), v);
+  else _mm256_storeu_ps(d, v);
 }
 
 LOCUS_AVX2 void input_transform_avx2(const Plan& g, const float* image, float* v, int64_t ld, int64_t t0) {
@@ -287,6 +294,9 @@ LOCUS_AVX2 void input_transform_avx2(const Plan& g, const float* image, float* v
           deinterleave(_mm256_loadu_ps(r + 2), _mm256_loadu_ps(r + 10), e1[i], o1[i]);
         }
         float* dst = v + c * ld + t0 + a * tw + 8 * q;
+        const int64_t left = g.th * tw - (a * tw + 8 * q);  // tiles from dst to the image's end
+        const bool last = left < 8;
+        const __m256i lanes = _mm256_set1_epi32(static_cast<int32_t>(left));
 #pragma GCC unroll 4
         for (int i = 0; i < 4; ++i) {  // row i of B^T d, then its columns times B
           __m256 re, ro, re1, ro1;
@@ -309,10 +319,10 @@ LOCUS_AVX2 void input_transform_avx2(const Plan& g, const float* image, float* v
               break;
           }
           float* d = dst + 4 * i * plane;
-          _mm256_storeu_ps(d, _mm256_sub_ps(re, re1));
-          _mm256_storeu_ps(d + plane, _mm256_add_ps(ro, re1));
-          _mm256_storeu_ps(d + 2 * plane, _mm256_sub_ps(re1, ro));
-          _mm256_storeu_ps(d + 3 * plane, _mm256_sub_ps(ro, ro1));
+          store_tiles(d, _mm256_sub_ps(re, re1), last, lanes);
+          store_tiles(d + plane, _mm256_add_ps(ro, re1), last, lanes);
+          store_tiles(d + 2 * plane, _mm256_sub_ps(re1, ro), last, lanes);
+          store_tiles(d + 3 * plane, _mm256_sub_ps(ro, ro1), last, lanes);
         }
       }
   }
@@ -321,12 +331,14 @@ LOCUS_AVX2 void input_transform_avx2(const Plan& g, const float* image, float* v
 // Eight tiles a vector from M's 16 planes (read a vector past the last tile: M's rows are followed
 // by more rows or the planes' and buffer's slack; those lanes are not written), the two output
 // columns of each tile interleaved. Output rows are stored as whole vectors, the lanes past a row
-// landing on the next row's first 16 (written later), but for the image's last row: through a buffer.
+// landing on the rows (and channels) after it, written later; but the rows whose vectors would
+// reach past the image's end go through a buffer.
 LOCUS_AVX2 void output_transform_avx2(const Plan& g, const float* m, int64_t ld, int64_t t0, const float* bias,
                                       float* out) {
   const P& p = g.p;
   const int64_t tw = g.tw, plane = g.mplane(ld), l = p.oh * p.ow, groups = (tw + 7) / 8;
-  float row[2 * kMaxTileCols + 2];  // the image's last row
+  float row[2][2 * kMaxTileCols + 2];  // rows through the buffer
+  const int64_t span = (p.ow + 7) / 8 * 8;  // floats a row's stores write
   for (int64_t o = 0; o < g.oc; ++o) {
     const __m256 b = _mm256_set1_ps(bias != nullptr ? bias[o] : 0.f);
     for (int64_t a = 0; a < g.th; ++a) {
@@ -347,13 +359,82 @@ LOCUS_AVX2 void output_transform_avx2(const Plan& g, const float* m, int64_t ld,
           const __m256 lo = _mm256_unpacklo_ps(y0, y1), hi = _mm256_unpackhi_ps(y0, y1);
           const int64_t y = 2 * a + i;
           if (y >= p.oh) break;
-          float* d = o + 1 == g.oc && y + 1 == p.oh ? row : out + o * l + y * p.ow;
+          float* d = o * l + y * p.ow + span > g.oc * l ? row[i] : out + o * l + y * p.ow;
           _mm256_storeu_ps(d + 16 * q, _mm256_permute2f128_ps(lo, hi, 0x20));
           if (16 * q + 8 < p.ow) _mm256_storeu_ps(d + 16 * q + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
         }
       }
-      if (o + 1 == g.oc && 2 * a + 2 >= p.oh) std::copy(row, row + p.ow, out + o * l + (p.oh - 1) * p.ow);
+      for (int64_t i = 0; i < 2 && 2 * a + i < p.oh; ++i)
+        if (o * l + (2 * a + i) * p.ow + span > g.oc * l)
+          std::copy(row[i], row[i] + p.ow, out + o * l + (2 * a + i) * p.ow);
     }
+  }
+}
+
+// dM[xi][o][t0 + a*tw + b] = (A dY A^T)[xi] for one image's tiles (rows of dM `ld` long, xi's
+// block mplane(ld) floats), dY the 2x2 blocks of gy [oc, oh*ow] (0 past the outputs), eight tiles
+// a vector from a zero-bordered copy of each output channel; gb_sums[o] += the sum of gy's row o
+// when not null. Stores as input_transform_avx2's: those reaching past the image's tiles masked.
+LOCUS_AVX2 void grad_output_transform_avx2(const Plan& g, const float* gy, float* dm, int64_t ld, int64_t t0,
+                                           float* gb_sums) {
+  const P& p = g.p;
+  const int64_t tw = g.tw, plane = g.mplane(ld), l = p.oh * p.ow, groups = (tw + 7) / 8;
+  const int64_t rows = 2 * g.th, rs = 16 * groups;
+  thread_local std::vector<float> bordered;
+  thread_local int64_t zeroed[4] = {};
+  const int64_t key[4] = {rows, rs, p.oh, p.ow};
+  if (!std::equal(key, key + 4, zeroed)) {  // zeroed when the geometry changes, as input_transform_avx2's
+    bordered.assign(static_cast<size_t>(rows * rs), 0.f);
+    std::copy(key, key + 4, zeroed);
+  }
+  float* const bp = bordered.data();
+  for (int64_t o = 0; o < g.oc; ++o) {
+    const float* src = gy + o * l;
+    if (gb_sums != nullptr) {
+      __m256 acc = _mm256_setzero_ps();
+      int64_t i = 0;
+      for (; i + 8 <= l; i += 8) acc = _mm256_add_ps(acc, _mm256_loadu_ps(src + i));
+      alignas(32) float lanes[8];
+      _mm256_store_ps(lanes, acc);
+      float sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+      for (; i < l; ++i) sum += src[i];
+      gb_sums[o] += sum;
+    }
+    if (p.ow >= 8) {
+      conv_avx2::copy_rows(src, p.ow, bp, rs, p.oh, p.ow, nullptr);
+    } else {
+      for (int64_t y = 0; y < p.oh; ++y) std::copy(src + y * p.ow, src + (y + 1) * p.ow, bp + y * rs);
+    }
+    for (int64_t a = 0; a < g.th; ++a)
+      for (int64_t q = 0; q < groups; ++q) {
+        __m256 y[2][2];  // rows 2a + i, columns 2b + j
+#pragma GCC unroll 2
+        for (int i = 0; i < 2; ++i) {
+          const float* r = bp + (2 * a + i) * rs + 16 * q;
+          deinterleave(_mm256_loadu_ps(r), _mm256_loadu_ps(r + 8), y[i][0], y[i][1]);
+        }
+        // rows of A dY: dY0, dY0 + dY1, dY0 - dY1, -dY1; then the same on columns
+        __m256 z[4][2];
+#pragma GCC unroll 2
+        for (int j = 0; j < 2; ++j) {
+          z[0][j] = y[0][j];
+          z[1][j] = _mm256_add_ps(y[0][j], y[1][j]);
+          z[2][j] = _mm256_sub_ps(y[0][j], y[1][j]);
+          z[3][j] = _mm256_sub_ps(_mm256_setzero_ps(), y[1][j]);
+        }
+        float* d = dm + o * ld + t0 + a * tw + 8 * q;
+        const int64_t left = g.th * tw - (a * tw + 8 * q);
+        const bool last = left < 8;
+        const __m256i lanes = _mm256_set1_epi32(static_cast<int32_t>(left));
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i) {
+          float* r = d + 4 * i * plane;
+          store_tiles(r, z[i][0], last, lanes);
+          store_tiles(r + plane, _mm256_add_ps(z[i][0], z[i][1]), last, lanes);
+          store_tiles(r + 2 * plane, _mm256_sub_ps(z[i][0], z[i][1]), last, lanes);
+          store_tiles(r + 3 * plane, _mm256_sub_ps(_mm256_setzero_ps(), z[i][1]), last, lanes);
+        }
+      }
   }
 }
 
@@ -365,7 +446,6 @@ struct Kernels {
   void (*output)(const Plan&, const float*, int64_t, int64_t, const float*, float*);
   void (*pack)(const float*, int64_t, int64_t, float*);
   void (*product)(const float* u, int64_t oc, int64_t c, const float* v, const int64_t* offs, float* m, int64_t t);
-  int64_t slack;  // floats the input transform may write past a block's last tile in V's rows
 };
 const Kernels& kernels() {
   static const Kernels avx512{
@@ -380,10 +460,9 @@ const Kernels& kernels() {
       conv_avx512::pack_forward,
       [](const float* u, int64_t oc, int64_t c, const float* v, const int64_t* offs, float* m, int64_t t) {
         conv_avx512::forward(u, oc, c, v, offs, nullptr, m, t);
-      },
-      0};
+      }};
   static const Kernels avx2{input_transform_avx2, output_transform_avx2, conv_avx2::pack_forward,
-                            conv_avx2::forward, 8};
+                            conv_avx2::forward};
   return conv_avx512::available() ? avx512 : avx2;
 }
 
@@ -499,6 +578,33 @@ std::vector<float>& thread_buffer() {
   return buf;
 }
 
+// What grad_weight runs on this CPU: the transform of one image's output gradient into dM, and the
+// 16 products dU[xi] += dM[xi] V[xi]^T over a block's t tiles. With AVX-512, dM is [xi][t][oc]
+// (from gy transposed through `scratch`, [l, oc]) and dU [xi][c][oc]; with AVX2 (by_output), dM is
+// [xi][oc][t] (from gy as it is), its rows t long, and dU [xi][oc][c].
+struct GradKernels {
+  void (*grad_output)(const Plan&, const float* gy, float* dm, int64_t ld, int64_t t0, float* scratch, float* gb_sums);
+  void (*product)(const float* dm, int64_t oc, int64_t c, const float* v, const int64_t* offs, int64_t t, float* du);
+  bool by_output;
+};
+const GradKernels& grad_kernels() {
+  static const GradKernels avx512{
+      [](const Plan& g, const float* gy, float* dm, int64_t ld, int64_t t0, float* scratch, float* gb_sums) {
+        conv_avx512::transpose(gy, g.oc, g.p.oh * g.p.ow, scratch, gb_sums);
+        grad_output_transform(g, scratch, dm, ld, t0);
+      },
+      [](const float* dm, int64_t oc, int64_t c, const float* v, const int64_t* offs, int64_t t, float* du) {
+        conv_avx512::grad_weight(dm, oc, c, v, offs, t, du);
+      },
+      false};
+  static const GradKernels avx2{
+      [](const Plan& g, const float* gy, float* dm, int64_t ld, int64_t t0, float*, float* gb_sums) {
+        grad_output_transform_avx2(g, gy, dm, ld, t0, gb_sums);
+      },
+      conv_avx2::grad_weight, true};
+  return conv_avx512::available() ? avx512 : avx2;
+}
+
 }  // namespace
 
 namespace {
@@ -512,12 +618,16 @@ bool geometry_applies(const P& p) {
 
 bool applies(const P& p, int64_t oc) {
   const int64_t tiles = ((p.oh + 1) / 2) * ((p.ow + 1) / 2);
-  return geometry_applies(p) && p.c >= 8 && oc >= 8 && 16 * (p.c + oc) * tiles <= kMaxImageFloats;
+  // With AVX2, whose transforms cost more against the products, only where 1/c + 1/oc <= 1/16 (32
+  // channels both ways, 24 -> 48): level with the direct kernels at 16 -> 32 on 14x14 (Zen 3), 10-35 %
+  // faster from 32 -> 32 on 14x14 to 128 -> 256 on 8x8.
+  const bool enough = conv_avx512::available() || p.c * oc >= 16 * (p.c + oc);
+  return geometry_applies(p) && p.c >= 8 && oc >= 8 && enough && 16 * (p.c + oc) * tiles <= kMaxImageFloats;
 }
 
 bool grad_weight_applies(const P& p, int64_t oc) {
   const int64_t tiles = ((p.oh + 1) / 2) * ((p.ow + 1) / 2);
-  return conv_avx512::available() && applies(p, oc) && ((p.c <= 32 && oc <= 32) || tiles <= kMaxWideTiles);
+  return applies(p, oc) && ((p.c <= 32 && oc <= 32) || tiles <= kMaxWideTiles);
 }
 
 void forward(const float* x, const float* w, const float* bias, float* y, int64_t oc, const P& p, bool flip) {
@@ -529,8 +639,7 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
   auto block = [&](int64_t b) {
     const int64_t i0 = b * per_block, nb = std::min(per_block, p.n - i0);
     const Kernels& k = kernels();
-    const int64_t t = nb * tiles,
-                  ld = (t + k.slack + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
+    const int64_t t = nb * tiles, ld = (t + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
     std::vector<float>& buf = thread_buffer();
     const size_t need = static_cast<size_t>(16 * g.vplane(ld) + 16 * g.mplane(t) + conv_avx512::kStep);
     if (buf.size() < need) buf.resize(need);
@@ -561,13 +670,15 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
 
 namespace {
 
-// gw [oc, c, 3, 3] = G^T dU G from dU transposed ([xi][c][oc], total), on the pool's threads.
-void weight_from_du(const float* total, int64_t oc, int64_t c, float* gw) {
+// gw [oc, c, 3, 3] = G^T dU G from dU (total: [xi][oc][c] when by_output, else transposed,
+// [xi][c][oc]), on the pool's threads.
+void weight_from_du(const float* total, int64_t oc, int64_t c, bool by_output, float* gw) {
   parallel_for(0, c, std::max<int64_t>(1, 2048 / oc), [&](int64_t c0, int64_t c1) {
     for (int64_t ch = c0; ch < c1; ++ch)
       for (int64_t o = 0; o < oc; ++o) {
         float du[4][4], h[4][3];
-        for (int xi = 0; xi < 16; ++xi) du[xi / 4][xi % 4] = total[(xi * c + ch) * oc + o];
+        for (int xi = 0; xi < 16; ++xi)
+          du[xi / 4][xi % 4] = by_output ? total[(xi * oc + o) * c + ch] : total[(xi * c + ch) * oc + o];
         for (int i = 0; i < 4; ++i) {  // dU G: columns of G [[1,0,0],[.5,.5,.5],[.5,-.5,.5],[0,0,1]]
           h[i][0] = du[i][0] + 0.5f * (du[i][1] + du[i][2]);
           h[i][1] = 0.5f * (du[i][1] - du[i][2]);
@@ -602,28 +713,28 @@ void grad_weight_wide(const Plan& g, const float* x, const float* gy, float* gw,
   std::vector<float> bias_sums(static_cast<size_t>(gb != nullptr ? p.n * oc : 0), 0.f);  // [image][oc]
   std::vector<int64_t> offs(static_cast<size_t>(p.c));
   for (int64_t c = 0; c < p.c; ++c) offs[static_cast<size_t>(c)] = c * ld;
-  const bool pairs = g.tw <= 7;
+  const Kernels& k = kernels();
+  const GradKernels& gk = grad_kernels();
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t i0 = b * per_block, nb = std::min(per_block, p.n - i0);
+    const int64_t dl = gk.by_output ? nb * tiles : ld;  // dM's rows (by output channel) or planes' rows
     parallel_for(0, nb, 1, [&](int64_t lo, int64_t hi) {
       std::vector<float>& scratch = thread_buffer();
       if (scratch.size() < static_cast<size_t>(l * oc)) scratch.resize(static_cast<size_t>(l * oc));
       for (int64_t i = lo; i < hi; ++i) {
-        if (pairs) input_transform_pairs(g, x + (i0 + i) * image_in, v, ld, i * tiles);
-        else input_transform(g, x + (i0 + i) * image_in, v, ld, i * tiles);
-        conv_avx512::transpose(gy + (i0 + i) * image_out, oc, l, scratch.data(),
-                               gb != nullptr ? bias_sums.data() + (i0 + i) * oc : nullptr);
-        grad_output_transform(g, scratch.data(), dm, ld, i * tiles);
+        k.input(g, x + (i0 + i) * image_in, v, ld, i * tiles);
+        gk.grad_output(g, gy + (i0 + i) * image_out, dm, dl, i * tiles, scratch.data(),
+                       gb != nullptr ? bias_sums.data() + (i0 + i) * oc : nullptr);
       }
     });
     parallel_for(0, 16, 1, [&](int64_t x0, int64_t x1) {
       for (int64_t xi = x0; xi < x1; ++xi)
-        conv_avx512::grad_weight(dm + xi * g.mplane(ld), oc, p.c, v + xi * g.vplane(ld), offs.data(), nb * tiles,
-                                 du + xi * p.c * oc);
+        gk.product(dm + xi * g.mplane(dl), oc, p.c, v + xi * g.vplane(ld), offs.data(), nb * tiles,
+                   du + xi * p.c * oc);
     });
   }
   if (thread_buffer().size() * sizeof(float) > kKeepBuffer) std::vector<float>().swap(thread_buffer());
-  weight_from_du(du, oc, p.c, gw);
+  weight_from_du(du, oc, p.c, gk.by_output, gw);
   if (gb != nullptr) {
     std::fill_n(gb, oc, 0.f);
     for (int64_t i = 0; i < p.n; ++i)
@@ -652,17 +763,17 @@ void grad_weight(const float* x, const float* gy, float* gw, float* gb, int64_t 
     float* dm = v + 16 * g.vplane(ld);
     float* gyt = dm + 16 * g.mplane(t);
     float* sum = sums.data() + b * size;
-    const bool pairs = g.tw <= 7;
+    const Kernels& k = kernels();
+    const GradKernels& gk = grad_kernels();
     for (int64_t i = 0; i < nb; ++i) {
-      if (pairs) input_transform_pairs(g, x + (i0 + i) * image_in, v, ld, i * tiles);
-      else input_transform(g, x + (i0 + i) * image_in, v, ld, i * tiles);
-      conv_avx512::transpose(gy + (i0 + i) * image_out, oc, l, gyt, gb != nullptr ? sum + 16 * p.c * oc : nullptr);
-      grad_output_transform(g, gyt, dm, t, i * tiles);
+      k.input(g, x + (i0 + i) * image_in, v, ld, i * tiles);
+      gk.grad_output(g, gy + (i0 + i) * image_out, dm, t, i * tiles, gyt,
+                     gb != nullptr ? sum + 16 * p.c * oc : nullptr);
     }
     std::vector<int64_t> offs(static_cast<size_t>(p.c));
     for (int64_t c = 0; c < p.c; ++c) offs[static_cast<size_t>(c)] = c * ld;
     for (int64_t xi = 0; xi < 16; ++xi)
-      conv_avx512::grad_weight(dm + xi * g.mplane(t), oc, p.c, v + xi * g.vplane(ld), offs.data(), t, sum + xi * p.c * oc);
+      gk.product(dm + xi * g.mplane(t), oc, p.c, v + xi * g.vplane(ld), offs.data(), t, sum + xi * p.c * oc);
   };
   std::atomic<int64_t> next{0};
   const int64_t threads = std::min<int64_t>(blocks, num_threads());
@@ -674,7 +785,7 @@ void grad_weight(const float* x, const float* gy, float* gw, float* gb, int64_t 
   float* total = sums.data();
   for (int64_t b = 1; b < blocks; ++b)
     for (int64_t q = 0; q < size; ++q) total[q] += sums[static_cast<size_t>(b * size + q)];
-  weight_from_du(total, oc, p.c, gw);
+  weight_from_du(total, oc, p.c, grad_kernels().by_output, gw);
   if (gb != nullptr) std::copy_n(total + 16 * p.c * oc, oc, gb);
 }
 
