@@ -128,6 +128,14 @@ TEST_P(Reduce, FloatSoftmaxRowsMatchDoubleMasksAndNaN) {
   EXPECT_EQ(ms[3], 0.0);
   EXPECT_NEAR(ms[0] + ms[2], 1.0, 1e-6);
   for (int i = 4; i < 8; ++i) EXPECT_TRUE(std::isnan(ms[static_cast<size_t>(i)])) << i;
+  // rows long enough for the vector paths (8 and 16 lanes) and a tail: masks and a NaN inside them
+  std::vector<float> wv(2 * 37, 0.25f);
+  for (size_t i : {3, 20, 36}) wv[i] = -std::numeric_limits<float>::infinity();
+  wv[37 + 9] = std::nanf("");
+  V ws = values(from_blob(wv.data(), {2, 37}, TensorOptions().dtype(kFloat)).clone().to(GetParam()).softmax(1));
+  for (size_t i : {3, 20, 36}) EXPECT_EQ(ws[i], 0.0) << i;
+  EXPECT_NEAR(ws[0], 1.0 / 34, 1e-7);
+  for (size_t i = 37; i < 74; ++i) EXPECT_TRUE(std::isnan(ws[i])) << i;
 }
 
 // Few outputs over a long extent (a full reduction of a million elements): OpenCL splits each

@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "backends/cpu/conv_avx2.h"
 #include "backends/cpu/conv_avx512.h"
 #include "backends/cpu/kernels.h"
 
@@ -454,6 +455,91 @@ __attribute__((target("avx512f"))) void softmax_row_avx512(float* y, const float
     }
   }
 }
+
+// exp_f32 on 8 lanes with AVX2 + FMA: the same reduction and polynomial, the power of two by
+// exponent bits as exp_f32 builds it; the same results for lanes below -87.3 (0), above 88.4
+// (infinity) and NaN (kept).
+__attribute__((target("avx2,fma"))) inline __m256 exp_f32x8(__m256 x) {
+  const __m256 hi = _mm256_set1_ps(88.3762626647949f), lo = _mm256_set1_ps(-87.3365447505531f);
+  const __m256 xc = _mm256_min_ps(_mm256_max_ps(x, lo), hi);
+  const __m256 fx = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), xc);
+  r = _mm256_fmadd_ps(fx, _mm256_set1_ps(2.12194440e-4f), r);
+  const __m256 z = _mm256_mul_ps(r, r);
+  __m256 y = _mm256_fmadd_ps(_mm256_set1_ps(1.9875691500e-4f), r, _mm256_set1_ps(1.3981999507e-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+  y = _mm256_add_ps(_mm256_fmadd_ps(y, z, r), _mm256_set1_ps(1.0f));
+  const __m256i bits =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
+  y = _mm256_mul_ps(y, _mm256_castsi256_ps(bits));
+  y = _mm256_blendv_ps(y, _mm256_setzero_ps(), _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
+  y = _mm256_blendv_ps(y, _mm256_set1_ps(__builtin_inff()), _mm256_cmp_ps(x, hi, _CMP_GT_OQ));
+  return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+// softmax_row_avx512 with AVX2 + FMA (eight lanes; rows' last n % 8 through the portable steps):
+// the max, the exponentials stored and summed in one pass, then the scaling or (x - max) - log(sum).
+// vmaxps may drop a NaN from the max, but its exponential is NaN, so the sum is and the whole row
+// comes out NaN, as PyTorch's.
+__attribute__((target("avx2,fma"))) void softmax_row_avx2(float* y, const float* x, int64_t n, bool log) {
+  const int64_t n8 = n / 8 * 8;
+  __m256 m0 = _mm256_set1_ps(-__builtin_inff()), m1 = m0;
+  int64_t i = 0;
+  for (; i + 16 <= n8; i += 16) {
+    const __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
+    m0 = _mm256_max_ps(m0, a);
+    m1 = _mm256_max_ps(m1, b);
+  }
+  for (; i < n8; i += 8) {
+    const __m256 a = _mm256_loadu_ps(x + i);
+    m0 = _mm256_max_ps(m0, a);
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, _mm256_max_ps(m0, m1));
+  float mx = lanes[0];
+  for (int l = 1; l < 8; ++l) mx = MaxR<float>::step(mx, lanes[l]);
+  for (i = n8; i < n; ++i) mx = MaxR<float>::step(mx, x[i]);
+  const __m256 vmx = _mm256_set1_ps(mx);
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  for (i = 0; i + 32 <= n8; i += 32) {
+    const __m256 e0 = exp_f32x8(_mm256_sub_ps(_mm256_loadu_ps(x + i), vmx));
+    const __m256 e1 = exp_f32x8(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), vmx));
+    const __m256 e2 = exp_f32x8(_mm256_sub_ps(_mm256_loadu_ps(x + i + 16), vmx));
+    const __m256 e3 = exp_f32x8(_mm256_sub_ps(_mm256_loadu_ps(x + i + 24), vmx));
+    _mm256_storeu_ps(y + i, e0);
+    _mm256_storeu_ps(y + i + 8, e1);
+    _mm256_storeu_ps(y + i + 16, e2);
+    _mm256_storeu_ps(y + i + 24, e3);
+    s0 = _mm256_add_ps(s0, e0);
+    s1 = _mm256_add_ps(s1, e1);
+    s2 = _mm256_add_ps(s2, e2);
+    s3 = _mm256_add_ps(s3, e3);
+  }
+  for (; i < n8; i += 8) {
+    const __m256 e = exp_f32x8(_mm256_sub_ps(_mm256_loadu_ps(x + i), vmx));
+    _mm256_storeu_ps(y + i, e);
+    s0 = _mm256_add_ps(s0, e);
+  }
+  _mm256_store_ps(lanes, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  float sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+  for (i = n8; i < n; ++i) sum += y[i] = exp_f32(x[i] - mx);
+  if (log) {
+    const float ls = std::log(sum);
+    const __m256 vls = _mm256_set1_ps(ls);
+    for (i = 0; i < n8; i += 8)
+      _mm256_storeu_ps(y + i, _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vmx), vls));
+    for (; i < n; ++i) y[i] = (x[i] - mx) - ls;
+  } else {
+    const float inv = 1.0f / sum;
+    const __m256 vinv = _mm256_set1_ps(inv);
+    for (i = 0; i < n8; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), vinv));
+    for (; i < n; ++i) y[i] *= inv;
+  }
+}
 #endif
 
 template <class T>
@@ -464,6 +550,7 @@ void softmax_typed(T* out, const T* in, int64_t outer, int64_t dim, int64_t inne
       void (*row)(float*, const float*, int64_t, bool) = softmax_row_f32;
 #ifdef LOCUS_SOFTMAX_AVX512
       if (conv_avx512::available()) row = softmax_row_avx512;  // AVX-512F, unless LOCUS_CPU_ISA caps it
+      else if (conv_avx2::available()) row = softmax_row_avx2;  // AVX2 + FMA, unless capped below avx2
 #endif
       parallel_for(0, outer, std::max<int64_t>(1, kGrainMath / std::max<int64_t>(dim, 1)), [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) row(out + r * dim, in + r * dim, dim, log);
