@@ -1,4 +1,5 @@
-// bench/sgemm_route: locus's AVX-512 GEMM kernels (src/backends/cpu/gemm_avx512.cpp) against
+// bench/sgemm_route: locus's AVX-512 GEMM kernels (src/backends/cpu/gemm_avx512.cpp), or on a CPU
+// without AVX-512F (or with LOCUS_CPU_ISA=avx2) its AVX2 ones (gemm_avx2.cpp), against
 // OpenBLAS as locus calls it (cpu::gemm_f32_blas: the split over the pool, or OpenBLAS's threads),
 // shape by shape, in one process and interleaved: rounds of (kernels, OpenBLAS) pairs, each a
 // timed batch of calls. Prints GFLOP/s of both from their best batch (on a shared machine the
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/gemm_avx2.h"
 #include "backends/cpu/gemm_avx512.h"
 
 namespace {
@@ -62,11 +64,15 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   using namespace locus::cpu;
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 41;
-  if (!gemm_avx512::available()) {
-    std::printf("sgemm_route: no AVX-512F here (or LOCUS_CPU_ISA caps it): nothing to compare\n");
+  const bool avx512 = gemm_avx512::available();
+  if (!avx512 && !gemm_avx2::available()) {
+    std::printf("sgemm_route: neither AVX-512F nor AVX2 here (or LOCUS_CPU_ISA caps them): nothing to compare\n");
     return 0;
   }
-  std::printf("%-18s %5s %6s %6s  %9s %9s  %7s %7s  %s\n", "shape", "m", "n", "k", "avx512", "openblas", "best",
+  const char* kernels = avx512 ? "avx512" : "avx2";
+  auto kernel_gemm = avx512 ? &gemm_avx512::gemm : &gemm_avx2::gemm;
+  auto kernel_routes = avx512 ? &gemm_avx512::routes : &gemm_avx2::routes;
+  std::printf("%-18s %5s %6s %6s  %9s %9s  %7s %7s  %s\n", "shape", "m", "n", "k", kernels, "openblas", "best",
               "paired", "routed to");
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1, 1);
@@ -80,7 +86,7 @@ int main(int argc, char** argv) {
     const float beta = s.tb ? 1.0f : 0.0f;  // as Linear: the forward adds to the bias, the gradients do not
     const int reps = static_cast<int>(std::clamp(5e7 / flops, 1.0, 2000.0));  // ~0.5-3 ms per batch
     auto mine = [&] {
-      gemm_avx512::gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), ldb, beta, c.data(), s.n);
+      kernel_gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), ldb, beta, c.data(), s.n);
     };
     auto blas = [&] {
       gemm_f32_blas(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), ldb, beta, c.data(), s.n);
@@ -96,7 +102,7 @@ int main(int argc, char** argv) {
     const double m = *std::min_element(tm.begin(), tm.end()), o = *std::min_element(tb.begin(), tb.end());
     std::printf("%-18s %5lld %6lld %6lld  %9.1f %9.1f  %7.2f %7.2f  %s\n", s.name, static_cast<long long>(s.m),
                 static_cast<long long>(s.n), static_cast<long long>(s.k), flops / m * 1e-9, flops / o * 1e-9, o / m, median(ratio),
-                gemm_avx512::routes(s.ta, s.tb, s.m, s.n, s.k) ? "avx512" : "openblas");
+                kernel_routes(s.ta, s.tb, s.m, s.n, s.k) ? kernels : "openblas");
     std::fflush(stdout);
   }
   return 0;

@@ -29,6 +29,7 @@
 // loaded), as OpenBLAS's are, so they do not hold the cores the pool needs next. A forked child
 // uses OpenBLAS only (GNU OpenMP hangs in a child whose parent ran a parallel region).
 #include "backends/cpu/blas.h"
+#include "backends/cpu/gemm_avx2.h"
 #include "backends/cpu/gemm_avx512.h"
 #include "backends/cpu/parallel_for.h"
 
@@ -333,6 +334,9 @@ void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float
   // and k 0 stay below (they must not read A or B)
   if (m > 0 && n > 0 && k > 0 && alpha != 0 && ldc >= n && gemm_avx512::routes(trans_a, trans_b, m, n, k))
     return gemm_avx512::gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  // and on AVX2 without AVX-512, the products with a short K (gemm_avx2.h)
+  if (m > 0 && n > 0 && k > 0 && alpha != 0 && ldc >= n && gemm_avx2::routes(trans_a, trans_b, m, n, k))
+    return gemm_avx2::gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if (gemm_f32_dnnl(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) return;
   gemm_f32_blas(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }

@@ -6,7 +6,7 @@ namespace locus::cpu {
 // Row-major C = alpha * op(A) @ op(B) + beta * C. lda/ldb/ldc are row strides (elements) of A, B, C as stored.
 void gemm_f32(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
               const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
-// gemm_f32 without the AVX-512 kernels (gemm_avx512.h): OpenBLAS, or the portable loops; for the
+// gemm_f32 without the AVX-512 and AVX2 kernels (gemm_avx512.h, gemm_avx2.h): OpenBLAS, or the portable loops; for the
 // benchmark that decides the routing (bench/sgemm_route.cpp).
 void gemm_f32_blas(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                    int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
