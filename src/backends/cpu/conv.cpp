@@ -356,8 +356,9 @@ struct Shifted {
 // image[c][phase + u*sh - ph][x*sw - pw + j*dw] for x < ow, 0 outside the image.
 void shift_image(const Shifted& s, const float* image, float* pad) {
   const P& p = s.one;
-  static const bool avx512 = conv_avx512::available();
-  if (avx512 && p.sw == 1) {  // every plane written whole, zeros included: no fill first
+  static const bool avx512 = conv_avx512::available(), avx2 = conv_avx2::available();
+  // every plane written whole, zeros included: no fill first (AVX2: rows of 8 or more)
+  if ((avx512 || (avx2 && p.ow >= 8)) && p.sw == 1) {
     const int64_t planes = p.c * p.kw * p.sh, end = planes * s.hq * p.ow;
     for (int64_t c = 0; c < p.c; ++c)
       for (int64_t j = 0; j < p.kw; ++j) {
@@ -369,7 +370,8 @@ void shift_image(const Shifted& s, const float* image, float* pad) {
           const int64_t u1 = std::min<int64_t>(s.hq, (p.h + p.ph - phase + p.sh - 1) / p.sh);
           float* plane = pad + ((c * p.kw + j) * p.sh + phase) * s.hq * p.ow;
           const float* src = image + (c * p.h + phase + u0 * p.sh - p.ph) * p.w;
-          conv_avx512::shift_plane(src, p.sh * p.w, shift, plane, s.hq, p.ow, u0, u1, x0, x1);
+          if (avx512) conv_avx512::shift_plane(src, p.sh * p.w, shift, plane, s.hq, p.ow, u0, u1, x0, x1);
+          else conv_avx2::shift_plane(src, p.sh * p.w, shift, plane, s.hq, p.ow, u0, u1, x0, x1);
         }
       }
     std::fill(pad + end, pad + s.padded, 0.f);
