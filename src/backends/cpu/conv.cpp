@@ -434,7 +434,7 @@ void conv_fwd(const T* x, const T* w, const T* bias, T* y, int64_t oc, const P& 
     if constexpr (std::is_same_v<T, float>) {
       if (g.implicit) {
         pad_image<T>(g, x + i * image_size, pad);
-        conv_avx2::forward(packed.data(), oc, g.k, pad, g.offs.data(), wide_out, g.lw);
+        conv_avx2::forward(packed.data(), oc, g.k, pad, g.offs.data(), nullptr, wide_out, g.lw);
       }
     }
     if (!g.implicit) {
@@ -506,10 +506,7 @@ void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* 
     const float* pad = shifted_copy(s, x + i * image_size, s.as_is ? nullptr : scratch<float>(static_cast<size_t>(s.padded)));
     float* yi = y + i * oc * s.l;
     if (avx512) return conv_avx512::forward(packed.data(), oc, s.k, pad, s.offs.data(), bias, yi, s.l);
-    conv_avx2::forward(packed.data(), oc, s.k, pad, s.offs.data(), yi, s.l);
-    if (bias != nullptr)
-      for (int64_t o = 0; o < oc; ++o)
-        for (int64_t t = 0; t < s.l; ++t) yi[o * s.l + t] += bias[o];
+    conv_avx2::forward(packed.data(), oc, s.k, pad, s.offs.data(), bias, yi, s.l);
   });
 }
 
@@ -617,7 +614,7 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
       if (lanes) return conv_lanes::forward(packed.data(), p.c, pt, gyi, nullptr, tpad, gx + i * image_size);
       const float* src = shifted_copy(*st, gyi, tpad);
       if (avx512) conv_avx512::forward(packed.data(), p.c, st->k, src, st->offs.data(), nullptr, gx + i * image_size, st->l);
-      else conv_avx2::forward(packed.data(), p.c, st->k, src, st->offs.data(), gx + i * image_size, st->l);
+      else conv_avx2::forward(packed.data(), p.c, st->k, src, st->offs.data(), nullptr, gx + i * image_size, st->l);
     }
   });
   // the blocks' sums into block 0's, each element in block order (on the pool's threads), then gw
@@ -709,7 +706,7 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
           T* tpad = buf + g.scratch_size(oc);
           T* twide = tpad + gt->padded;
           pad_image<T>(*gt, gyi, tpad);
-          conv_avx2::forward(packed.data(), p.c, gt->k, tpad, gt->offs.data(), twide, gt->lw);
+          conv_avx2::forward(packed.data(), p.c, gt->k, tpad, gt->offs.data(), nullptr, twide, gt->lw);
           compact<T>(*gt, twide, p.c, nullptr, gxi);
           return;
         }

@@ -45,9 +45,19 @@ namespace {
 // dst + offs[q] (input gradient: added, one row after the other, as rows overlap there).
 template <int N, bool Gather>
 LOCUS_AVX2 void bcast_block(const float* __restrict w, int64_t steps, const float* __restrict base,
-                            const int64_t* __restrict offs, int64_t stride, float* __restrict dst, int64_t t0) {
-  __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0, a2 = a0, b2 = a0, a3 = a0, b3 = a0, a4 = a0, b4 = a0,
-         a5 = a0, b5 = a0;
+                            const int64_t* __restrict offs, int64_t stride, float* __restrict dst, int64_t t0,
+                            const float* __restrict bias) {
+  // the forward's sums start at the bias (row q's at bias[q]) where there is one
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
+  if constexpr (Gather) {
+    if (bias != nullptr) {
+#define LOCUS_BIAS(q, A) \
+  if constexpr (N > q) A = _mm256_broadcast_ss(bias + q);
+      LOCUS_BIAS(0, a0) LOCUS_BIAS(1, a1) LOCUS_BIAS(2, a2) LOCUS_BIAS(3, a3) LOCUS_BIAS(4, a4) LOCUS_BIAS(5, a5)
+#undef LOCUS_BIAS
+    }
+  }
+  __m256 b0 = a0, b1 = a1, b2 = a2, b3 = a3, b4 = a4, b5 = a5;
   for (int64_t i = 0; i < steps; ++i) {
     const float* x = base + (Gather ? offs[i] : i * stride) + t0;
     const __m256 x0 = _mm256_loadu_ps(x), x1 = _mm256_loadu_ps(x + 8);
@@ -80,14 +90,14 @@ LOCUS_AVX2 void bcast_block(const float* __restrict w, int64_t steps, const floa
 
 template <bool Gather>
 void bcast_any(int64_t rows, const float* w, int64_t steps, const float* base, const int64_t* offs, int64_t stride,
-               float* dst, int64_t t) {
+               float* dst, int64_t t, const float* bias = nullptr) {
   switch (rows) {
-    case 6: return bcast_block<6, Gather>(w, steps, base, offs, stride, dst, t);
-    case 5: return bcast_block<5, Gather>(w, steps, base, offs, stride, dst, t);
-    case 4: return bcast_block<4, Gather>(w, steps, base, offs, stride, dst, t);
-    case 3: return bcast_block<3, Gather>(w, steps, base, offs, stride, dst, t);
-    case 2: return bcast_block<2, Gather>(w, steps, base, offs, stride, dst, t);
-    default: return bcast_block<1, Gather>(w, steps, base, offs, stride, dst, t);
+    case 6: return bcast_block<6, Gather>(w, steps, base, offs, stride, dst, t, bias);
+    case 5: return bcast_block<5, Gather>(w, steps, base, offs, stride, dst, t, bias);
+    case 4: return bcast_block<4, Gather>(w, steps, base, offs, stride, dst, t, bias);
+    case 3: return bcast_block<3, Gather>(w, steps, base, offs, stride, dst, t, bias);
+    case 2: return bcast_block<2, Gather>(w, steps, base, offs, stride, dst, t, bias);
+    default: return bcast_block<1, Gather>(w, steps, base, offs, stride, dst, t, bias);
   }
 }
 
@@ -97,10 +107,10 @@ void bcast_any(int64_t rows, const float* w, int64_t steps, const float* base, c
 // 12 * 16 + 4).
 template <int N>
 LOCUS_AVX2 void bcast_tail8(const float* __restrict w, int64_t steps, const float* __restrict base,
-                            const int64_t* __restrict offs, float* __restrict tail) {
+                            const int64_t* __restrict offs, float* __restrict tail, const float* __restrict bias) {
   __m256 e[N], o[N];
 #pragma GCC unroll 6
-  for (int q = 0; q < N; ++q) e[q] = o[q] = _mm256_setzero_ps();
+  for (int q = 0; q < N; ++q) e[q] = bias != nullptr ? _mm256_broadcast_ss(bias + q) : _mm256_setzero_ps(), o[q] = _mm256_setzero_ps();
   int64_t i = 0;
   for (; i + 2 <= steps; i += 2) {
     const __m256 x0 = _mm256_loadu_ps(base + offs[i]), x1 = _mm256_loadu_ps(base + offs[i + 1]);
@@ -120,29 +130,30 @@ LOCUS_AVX2 void bcast_tail8(const float* __restrict w, int64_t steps, const floa
   for (int q = 0; q < N; ++q) _mm256_storeu_ps(tail + q * 8, _mm256_add_ps(e[q], o[q]));
 }
 
-void tail8_any(int64_t rows, const float* w, int64_t steps, const float* base, const int64_t* offs, float* tail) {
+void tail8_any(int64_t rows, const float* w, int64_t steps, const float* base, const int64_t* offs, float* tail,
+               const float* bias) {
   switch (rows) {
-    case 6: return bcast_tail8<6>(w, steps, base, offs, tail);
-    case 5: return bcast_tail8<5>(w, steps, base, offs, tail);
-    case 4: return bcast_tail8<4>(w, steps, base, offs, tail);
-    case 3: return bcast_tail8<3>(w, steps, base, offs, tail);
-    case 2: return bcast_tail8<2>(w, steps, base, offs, tail);
-    default: return bcast_tail8<1>(w, steps, base, offs, tail);
+    case 6: return bcast_tail8<6>(w, steps, base, offs, tail, bias);
+    case 5: return bcast_tail8<5>(w, steps, base, offs, tail, bias);
+    case 4: return bcast_tail8<4>(w, steps, base, offs, tail, bias);
+    case 3: return bcast_tail8<3>(w, steps, base, offs, tail, bias);
+    case 2: return bcast_tail8<2>(w, steps, base, offs, tail, bias);
+    default: return bcast_tail8<1>(w, steps, base, offs, tail, bias);
   }
 }
 
 // The forward's last lw % kStep positions of `rows` rows at t: computed whole (their source runs
 // read up to a vector past lw) into a buffer, then copied out; one vector's worth by bcast_tail8.
 void forward_tail(int64_t rows, const float* w, int64_t steps, const float* base, const int64_t* offs, float* dst,
-                  int64_t stride, int64_t t, int64_t n) {
+                  int64_t stride, int64_t t, int64_t n, const float* bias) {
   float tail[kRows * kStep];
   if (n <= 8) {
-    tail8_any(rows, w, steps, base + t, offs, tail);
+    tail8_any(rows, w, steps, base + t, offs, tail, bias);
     for (int64_t q = 0; q < rows; ++q)
       for (int64_t u = 0; u < n; ++u) dst[q * stride + t + u] = tail[q * 8 + u];
     return;
   }
-  bcast_any<true>(rows, w, steps, base + t, offs, kStep, tail, 0);
+  bcast_any<true>(rows, w, steps, base + t, offs, kStep, tail, 0, bias);
   for (int64_t q = 0; q < rows; ++q)
     for (int64_t u = 0; u < n; ++u) dst[q * stride + t + u] = tail[q * kStep + u];
 }
@@ -238,16 +249,17 @@ void pack_grad_input(const float* w, int64_t oc, int64_t k, float* packed) {
   }
 }
 
-void forward(const float* packed, int64_t oc, int64_t k, const float* pad, const int64_t* offs, float* out,
-             int64_t lw) {
+void forward(const float* packed, int64_t oc, int64_t k, const float* pad, const int64_t* offs, const float* bias,
+             float* out, int64_t lw) {
   // Blocks of output channels outer, positions inner (the other order, positions outer, measured
   // slower end to end on the CNN's convolutions on Zen 3, although it reads the copy only once).
   const int64_t whole = lw / kStep * kStep;
   for (int64_t o0 = 0, b = 0; o0 < oc; o0 += block_rows(oc, b++)) {
+    const float* bo = bias != nullptr ? bias + o0 : nullptr;
     for (int64_t t = 0; t < whole; t += kStep)
-      bcast_any<true>(block_rows(oc, b), packed + o0 * k, k, pad, offs, lw, out + o0 * lw, t);
+      bcast_any<true>(block_rows(oc, b), packed + o0 * k, k, pad, offs, lw, out + o0 * lw, t, bo);
     if (whole < lw)
-      forward_tail(block_rows(oc, b), packed + o0 * k, k, pad, offs, out + o0 * lw, lw, whole, lw - whole);
+      forward_tail(block_rows(oc, b), packed + o0 * k, k, pad, offs, out + o0 * lw, lw, whole, lw - whole, bo);
   }
 }
 
@@ -396,7 +408,7 @@ namespace locus::cpu::conv_avx2 {
 bool available() { return false; }
 void pack_forward(const float*, int64_t, int64_t, float*) {}
 void pack_grad_input(const float*, int64_t, int64_t, float*) {}
-void forward(const float*, int64_t, int64_t, const float*, const int64_t*, float*, int64_t) {}
+void forward(const float*, int64_t, int64_t, const float*, const int64_t*, const float*, float*, int64_t) {}
 void grad_input(const float*, int64_t, int64_t, const float*, int64_t, const int64_t*, float*) {}
 void grad_weight(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*) {}
 void max_pool_rows(const float*, const int32_t*, float*, int64_t*, int64_t, int64_t) {}

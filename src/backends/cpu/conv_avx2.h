@@ -25,9 +25,9 @@ void pack_forward(const float* w, int64_t oc, int64_t k, float* packed);
 /// w [oc, k] rearranged for grad_input (oc * k floats).
 void pack_grad_input(const float* w, int64_t oc, int64_t k, float* packed);
 
-/// out[o][t] = sum_r w[o][r] * pad[offs[r] + t] for t < lw.
-void forward(const float* packed, int64_t oc, int64_t k, const float* pad, const int64_t* offs, float* out,
-             int64_t lw);
+/// out[o][t] = bias[o] + sum_r w[o][r] * pad[offs[r] + t] for t < lw (no bias term when bias is null).
+void forward(const float* packed, int64_t oc, int64_t k, const float* pad, const int64_t* offs, const float* bias,
+             float* out, int64_t lw);
 /// gpad[offs[r] + t] += sum_o w[o][r] * gy[o][t] for t < lw.
 void grad_input(const float* packed, int64_t oc, int64_t k, const float* gy, int64_t lw, const int64_t* offs,
                 float* gpad);

@@ -462,7 +462,8 @@ const Kernels& kernels() {
         conv_avx512::forward(u, oc, c, v, offs, nullptr, m, t);
       }};
   static const Kernels avx2{input_transform_avx2, output_transform_avx2, conv_avx2::pack_forward,
-                            conv_avx2::forward};
+                            [](const float* u, int64_t oc, int64_t c, const float* v, const int64_t* offs, float* m,
+                               int64_t t) { conv_avx2::forward(u, oc, c, v, offs, nullptr, m, t); }};
   return conv_avx512::available() ? avx512 : avx2;
 }
 
