@@ -561,6 +561,8 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
   const bool summed = gw != nullptr || gb != nullptr;
   const std::unique_ptr<float[]> sums(new float[static_cast<size_t>(summed ? blocks * size : 0)]);
   const bool gw_lanes = avx512 && conv_lanes::suits(p, oc);  // the weight gradient without the padding's taps
+  // with AVX2, channels in the lanes (from the output gradient transposed) where that pays
+  const bool avx2_lanes = !avx512 && gw != nullptr && conv_avx2::lanes_suit(oc, k);
   // The AVX-512 kernels take a block's images in groups, each group's at its first image: enough
   // that each weight-gradient element sums a few hundred positions in registers before it is
   // read and written back (8x8: 4 images a group; 128->256 3x3 at 8x8 forward + backward measured
@@ -602,10 +604,15 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
       } else {
         float* pad = gyt + l * oc;
         shift_image(s, x + i * image_size, pad);
-        conv_avx2::grad_weight(gyi, oc, k, pad, s.offs.data(), l, gwc);  // [oc, k]
+        if (avx2_lanes) {  // the bias gradient read on the way
+          conv_avx2::transpose(gyi, oc, l, gyt, gb != nullptr ? gwc + oc * k : nullptr);
+          conv_avx2::grad_weight_lanes(gyt, oc, k, pad, s.offs.data(), l, gwc);  // [k, oc]
+        } else {
+          conv_avx2::grad_weight(gyi, oc, k, pad, s.offs.data(), l, gwc);  // [oc, k]
+        }
       }
     }
-    if (gb != nullptr && !(gw != nullptr && avx512)) {
+    if (gb != nullptr && !(gw != nullptr && (avx512 || avx2_lanes))) {
       float* gbc = gwc + oc * k;
       for (int64_t o = 0; o < oc; ++o) gbc[o] += row_sum<float>(gyi + o * l, l);
     }
@@ -628,8 +635,14 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
     }
   });
   if (gw != nullptr) {
-    if (avx512) conv_avx512::transpose(total, k, oc, gw);
-    else std::copy_n(total, oc * k, gw);
+    if (avx512) {
+      conv_avx512::transpose(total, k, oc, gw);
+    } else if (avx2_lanes) {  // [k, oc] -> [oc, k]
+      for (int64_t o = 0; o < oc; ++o)
+        for (int64_t r = 0; r < k; ++r) gw[o * k + r] = total[r * oc + o];
+    } else {
+      std::copy_n(total, oc * k, gw);
+    }
   }
   if (gb != nullptr) std::copy_n(total + oc * k, oc, gb);
 }

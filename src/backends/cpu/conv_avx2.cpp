@@ -286,6 +286,96 @@ void grad_weight(const float* gy, int64_t oc, int64_t k, const float* pad, const
   }
 }
 
+bool lanes_suit(int64_t oc, int64_t k) { return oc % 16 == 0 && k >= 64; }
+
+LOCUS_AVX2 void transpose(const float* src, int64_t rows, int64_t cols, float* dst, float* sums) {
+  for (int64_t r0 = 0; r0 < rows; r0 += 8) {
+    const float* s = src + r0 * cols;
+    __m256 total = _mm256_setzero_ps();  // row r0 + i's sum in lane i
+    int64_t c0 = 0;
+    for (; c0 + 8 <= cols; c0 += 8) {  // an 8x8 block by unpacks, shuffles and lane permutes
+      const __m256 a0 = _mm256_loadu_ps(s + c0), a1 = _mm256_loadu_ps(s + cols + c0),
+                   a2 = _mm256_loadu_ps(s + 2 * cols + c0), a3 = _mm256_loadu_ps(s + 3 * cols + c0),
+                   a4 = _mm256_loadu_ps(s + 4 * cols + c0), a5 = _mm256_loadu_ps(s + 5 * cols + c0),
+                   a6 = _mm256_loadu_ps(s + 6 * cols + c0), a7 = _mm256_loadu_ps(s + 7 * cols + c0);
+      const __m256 t0 = _mm256_unpacklo_ps(a0, a1), t1 = _mm256_unpackhi_ps(a0, a1), t2 = _mm256_unpacklo_ps(a2, a3),
+                   t3 = _mm256_unpackhi_ps(a2, a3), t4 = _mm256_unpacklo_ps(a4, a5), t5 = _mm256_unpackhi_ps(a4, a5),
+                   t6 = _mm256_unpacklo_ps(a6, a7), t7 = _mm256_unpackhi_ps(a6, a7);
+      const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+                   u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE),
+                   u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+                   u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+      const __m256 o[8] = {_mm256_permute2f128_ps(u0, u4, 0x20), _mm256_permute2f128_ps(u1, u5, 0x20),
+                           _mm256_permute2f128_ps(u2, u6, 0x20), _mm256_permute2f128_ps(u3, u7, 0x20),
+                           _mm256_permute2f128_ps(u0, u4, 0x31), _mm256_permute2f128_ps(u1, u5, 0x31),
+                           _mm256_permute2f128_ps(u2, u6, 0x31), _mm256_permute2f128_ps(u3, u7, 0x31)};
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) {
+        _mm256_storeu_ps(dst + (c0 + i) * rows + r0, o[i]);
+        total = _mm256_add_ps(total, o[i]);
+      }
+    }
+    for (; c0 < cols; ++c0) {  // the last cols % 8 columns one by one
+      float* d = dst + c0 * rows + r0;
+      for (int64_t i = 0; i < 8; ++i) d[i] = s[i * cols + c0];
+      total = _mm256_add_ps(total, _mm256_loadu_ps(d));
+    }
+    if (sums != nullptr) _mm256_storeu_ps(sums + r0, _mm256_add_ps(_mm256_loadu_ps(sums + r0), total));
+  }
+}
+
+namespace {
+// gwt[r][o0 + ..] += sum_t pad[offs[r] + t] * gyt[t][o0 + ..] for R rows r and V vectors of 8
+// channels: R * V = 12 accumulators, V loads and R broadcasts a position.
+template <int R, int V>
+LOCUS_AVX2 void gw_lanes_block(const float* __restrict gyt, int64_t ld, int64_t l, const float* __restrict pad,
+                               const int64_t* __restrict offs, float* __restrict gwt) {
+  __m256 c[R][V];
+  const float* p[R];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+    p[r] = pad + offs[r];
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) c[r][v] = _mm256_setzero_ps();
+  }
+  for (int64_t t = 0; t < l; ++t) {
+    __m256 g[V];
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) g[v] = _mm256_loadu_ps(gyt + t * ld + 8 * v);
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) {
+      const __m256 x = _mm256_broadcast_ss(p[r] + t);
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v) c[r][v] = _mm256_fmadd_ps(x, g[v], c[r][v]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) {
+      float* d = gwt + r * ld + 8 * v;
+      _mm256_storeu_ps(d, _mm256_add_ps(_mm256_loadu_ps(d), c[r][v]));
+    }
+}
+
+// All k rows for V vectors of channels: blocks of 12 / V rows, then the rest.
+template <int V>
+void gw_lanes_rows(const float* gyt, int64_t ld, int64_t k, int64_t l, const float* pad, const int64_t* offs,
+                   float* gwt) {
+  constexpr int kR = 12 / V;
+  int64_t r = 0;
+  for (; r + kR <= k; r += kR) gw_lanes_block<kR, V>(gyt, ld, l, pad, offs + r, gwt + r * ld);
+  for (; r < k; ++r) gw_lanes_block<1, V>(gyt, ld, l, pad, offs + r, gwt + r * ld);
+}
+}  // namespace
+
+void grad_weight_lanes(const float* gyt, int64_t oc, int64_t k, const float* pad, const int64_t* offs, int64_t l,
+                       float* gwt) {
+  int64_t o0 = 0;
+  for (; o0 + 32 <= oc; o0 += 32) gw_lanes_rows<4>(gyt + o0, oc, k, l, pad, offs, gwt + o0);
+  if (o0 < oc) gw_lanes_rows<2>(gyt + o0, oc, k, l, pad, offs, gwt + o0);  // 16 channels (lanes_suit)
+}
+
 namespace {
 // Eight outputs of max_pool_rows at x.
 LOCUS_AVX2 inline void pool_eight(const float* h, const int32_t* hp, float* out, int64_t* ix, int64_t ow, int64_t x) {
@@ -414,6 +504,9 @@ void grad_weight(const float*, int64_t, int64_t, const float*, const int64_t*, i
 void max_pool_rows(const float*, const int32_t*, float*, int64_t*, int64_t, int64_t) {}
 void copy_rows(const float*, int64_t, float*, int64_t, int64_t, int64_t, const float*) {}
 void shift_plane(const float*, int64_t, int64_t, float*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t) {}
+bool lanes_suit(int64_t, int64_t) { return false; }
+void transpose(const float*, int64_t, int64_t, float*, float*) {}
+void grad_weight_lanes(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*) {}
 void max_pool2x2(const float*, float*, int64_t*, int64_t, int64_t, int64_t, int64_t, int64_t) {}
 }  // namespace locus::cpu::conv_avx2
 

@@ -125,6 +125,10 @@ TEST(CpuConv2d, KernelsMatchDirectLoopsOnOddShapes) {
            Shape{2, 32, 12, 16, 3, 3, 2, 2, 2, 32, 2},
            // the CNN's two convolutions (Cin 1: the direct kernels; 16 -> 32: Winograd's)
            Shape{2, 1, 28, 28, 3, 3, 1, 1, 1, 16}, Shape{2, 16, 14, 14, 3, 3, 1, 1, 1, 32},
+           // AVX2's weight gradient with the channels in the lanes (conv_avx2::lanes_suit: 16k
+           // channels, 64+ column rows): 32 + 16 channels with 400 rows (blocks of 3 and of 6 rows
+           // and the rest) on 63 positions (an 8x8 transpose's last 7 columns); 16 on 25 positions
+           Shape{2, 16, 9, 7, 5, 5, 2, 2, 1, 48}, Shape{3, 16, 5, 5, 3, 3, 1, 1, 1, 16},
            // Winograd F(2x2, 3x3) (3x3, stride 1, 8 channels or more both ways, output rows up to
            // 30; the weight gradient with at most 32 channels both ways, or more on outputs up to
            // 8x8, block after block):
