@@ -5,9 +5,11 @@
 // directly (an implicit GEMM: no columns are ever written). Register-blocked micro-kernels: up to 6
 // rows x 16 positions by broadcast and FMA (the forward; the input gradient when it is not itself
 // a forward convolution: rows of the output gradient, added at the offsets), 4 output channels x 3
-// column rows reduced over the positions (the weight gradient). Measured on the CNN's shapes (Zen
-// 3, one thread): 72 GFLOP/s for conv 16->32 3x3 on 14x14 against 60 for copying columns +
-// OpenBLAS, 72 against 26 for conv 1->16 on 28x28.
+// column rows reduced over the positions (the weight gradient), or, from the output gradient
+// transposed, 3 column rows x 32 channels (6 x 16) in the lanes (the weight gradient where
+// lanes_suit: no sums across lanes). Measured on the CNN's shapes (Zen 3, one thread): 72 GFLOP/s
+// for conv 16->32 3x3 on 14x14 against 60 for copying columns + OpenBLAS, 72 against 26 for conv
+// 1->16 on 28x28.
 #include "backends/cpu/conv_avx2.h"
 
 #include <algorithm>
