@@ -112,7 +112,10 @@ LOCUS_AVX2 void bcast_tail8(const float* __restrict w, int64_t steps, const floa
                             const int64_t* __restrict offs, float* __restrict tail, const float* __restrict bias) {
   __m256 e[N], o[N];
 #pragma GCC unroll 6
-  for (int q = 0; q < N; ++q) e[q] = bias != nullptr ? _mm256_broadcast_ss(bias + q) : _mm256_setzero_ps(), o[q] = _mm256_setzero_ps();
+  for (int q = 0; q < N; ++q) {
+    e[q] = bias != nullptr ? _mm256_broadcast_ss(bias + q) : _mm256_setzero_ps();
+    o[q] = _mm256_setzero_ps();
+  }
   int64_t i = 0;
   for (; i + 2 <= steps; i += 2) {
     const __m256 x0 = _mm256_loadu_ps(base + offs[i]), x1 = _mm256_loadu_ps(base + offs[i + 1]);
