@@ -152,15 +152,11 @@ void tail8_any(int64_t rows, const float* w, int64_t steps, const float* base, c
 void forward_tail(int64_t rows, const float* w, int64_t steps, const float* base, const int64_t* offs, float* dst,
                   int64_t stride, int64_t t, int64_t n, const float* bias) {
   float tail[kRows * kStep];
-  if (n <= 8) {
-    tail8_any(rows, w, steps, base + t, offs, tail, bias);
-    for (int64_t q = 0; q < rows; ++q)
-      for (int64_t u = 0; u < n; ++u) dst[q * stride + t + u] = tail[q * 8 + u];
-    return;
-  }
-  bcast_any<true>(rows, w, steps, base + t, offs, kStep, tail, 0, bias);
+  const int64_t width = n <= 8 ? 8 : kStep;  // of the buffer's rows
+  if (n <= 8) tail8_any(rows, w, steps, base + t, offs, tail, bias);
+  else bcast_any<true>(rows, w, steps, base + t, offs, kStep, tail, 0, bias);
   for (int64_t q = 0; q < rows; ++q)
-    for (int64_t u = 0; u < n; ++u) dst[q * stride + t + u] = tail[q * kStep + u];
+    for (int64_t u = 0; u < n; ++u) dst[q * stride + t + u] = tail[q * width + u];
 }
 
 // out[i] = the sum of v[i]'s lanes for i < M (M a multiple of 4): eight at a time by a tree of
