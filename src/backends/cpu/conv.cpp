@@ -26,11 +26,26 @@ template <class T>
 void im2col_fwd(const T* in, T* col, const P& p) {
   const int64_t rows = p.c * p.kh * p.kw, cols = p.oh * p.ow;
   // rows of every image: row r of image b is col row b*rows + r, its plane is image b's
+  // float on AVX2 with rows of 8 or more at column stride 1 or 2: a col row is conv_avx2::shift_plane's
+  static const bool avx2 = conv_avx2::available();
+  const bool vector_rows = std::is_same_v<T, float> && avx2 && p.ow >= 8 && p.sw <= 2;
   parallel_for(0, p.n * rows, std::max<int64_t>(1, kGrainCheap / std::max<int64_t>(cols, 1)), [&](int64_t rb, int64_t re) {
     for (int64_t r = rb; r < re; ++r) {
       int64_t c = r / (p.kh * p.kw), i = (r / p.kw) % p.kh, j = r % p.kw;  // c counts planes of all images
       const T* plane = in + c * p.h * p.w;
       T* dst = col + r * cols;
+      if constexpr (std::is_same_v<T, float>) {
+        if (vector_rows) {  // output rows y in [y0, y1) read image row y*sh + top, columns x*sw + iw0
+          const int64_t top = i * p.dh - p.ph, iw0 = j * p.dw - p.pw;
+          const int64_t y0 = std::clamp<int64_t>(top >= 0 ? 0 : (-top + p.sh - 1) / p.sh, 0, p.oh);
+          const int64_t y1 = std::clamp<int64_t>(p.h - top <= 0 ? 0 : (p.h - top + p.sh - 1) / p.sh, y0, p.oh);
+          const int64_t x0 = std::clamp<int64_t>(iw0 >= 0 ? 0 : (-iw0 + p.sw - 1) / p.sw, 0, p.ow);
+          const int64_t x1 = std::clamp<int64_t>(p.w - iw0 <= 0 ? 0 : (p.w - iw0 + p.sw - 1) / p.sw, x0, p.ow);
+          const float* src = y1 > y0 ? plane + (y0 * p.sh + top) * p.w : plane;
+          conv_avx2::shift_plane(src, p.sh * p.w, iw0, dst, p.oh, p.ow, y0, y1, x0, x1, p.sw);
+          continue;
+        }
+      }
       for (int64_t y = 0; y < p.oh; ++y) {
         int64_t ih = y * p.sh - p.ph + i * p.dh;
         T* d = dst + y * p.ow;

@@ -454,24 +454,42 @@ LOCUS_AVX2 void max_pool2x2(const float* in, float* out, int64_t* ix, int64_t pl
     }
 }
 
+namespace {
+// The lanes of a vector of src (step 1), or of one of the two read for eight outputs at step 2,
+// whose output position first + lane / step lies in [x0, x1); at step 2 only the even lanes.
+LOCUS_AVX2 inline __m256i lanes_inside(int64_t first, int step, int64_t x0, int64_t x1) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i x = _mm256_add_epi32(step == 1 ? lane : _mm256_srli_epi32(lane, 1),
+                                     _mm256_set1_epi32(static_cast<int32_t>(first)));
+  __m256i in = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(x0)), x),
+                                   _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(x1)), x));
+  if (step == 2) in = _mm256_and_si256(in, _mm256_setr_epi32(-1, 0, -1, 0, -1, 0, -1, 0));
+  return in;
+}
+}  // namespace
+
 LOCUS_AVX2 void shift_plane(const float* src, int64_t ss, int64_t shift, float* plane, int64_t rows, int64_t n,
-                            int64_t u0, int64_t u1, int64_t x0, int64_t x1) {
+                            int64_t u0, int64_t u1, int64_t x0, int64_t x1, int64_t sw) {
   const __m256 zero = _mm256_setzero_ps();
   u0 = std::clamp<int64_t>(u0, 0, rows);
   u1 = std::clamp(u1, u0, rows);
   for (int64_t xc = 0; xc < n; xc += 8) {  // a row's vectors (the last one overlapping): which lanes read src
     const int64_t at = std::min(xc, n - 8);
-    const __m256i x = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                                       _mm256_set1_epi32(static_cast<int32_t>(at)));
-    const __m256i read =
-        _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(x0)), x),
-                            _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(x1)), x));
     float* d = plane + at;
     int64_t u = 0;
     for (; u < u0; ++u) _mm256_storeu_ps(d + u * n, zero);
     // the lanes outside [x0, x1) read nothing (masked), however far they lie outside src's row
-    const float* s = src + at + shift;
-    for (; u < u1; ++u, s += ss) _mm256_storeu_ps(d + u * n, _mm256_maskload_ps(s, read));
+    const float* s = src + at * sw + shift;
+    if (sw == 1) {
+      const __m256i read = lanes_inside(at, 1, x0, x1);
+      for (; u < u1; ++u, s += ss) _mm256_storeu_ps(d + u * n, _mm256_maskload_ps(s, read));
+    } else {  // the even elements of two vectors: [lo0 lo2 hi0 hi2 | lo4 lo6 hi4 hi6], then 64-bit pairs reordered
+      const __m256i lo = lanes_inside(at, 2, x0, x1), hi = lanes_inside(at + 4, 2, x0, x1);
+      for (; u < u1; ++u, s += ss) {
+        const __m256 e = _mm256_shuffle_ps(_mm256_maskload_ps(s, lo), _mm256_maskload_ps(s + 8, hi), 0x88);
+        _mm256_storeu_ps(d + u * n, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xd8)));
+      }
+    }
     for (; u < rows; ++u) _mm256_storeu_ps(d + u * n, zero);
   }
 }
@@ -504,7 +522,8 @@ void grad_input(const float*, int64_t, int64_t, const float*, int64_t, const int
 void grad_weight(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*) {}
 void max_pool_rows(const float*, const int32_t*, float*, int64_t*, int64_t, int64_t) {}
 void copy_rows(const float*, int64_t, float*, int64_t, int64_t, int64_t, const float*) {}
-void shift_plane(const float*, int64_t, int64_t, float*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t) {}
+void shift_plane(const float*, int64_t, int64_t, float*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                 int64_t) {}
 bool lanes_suit(int64_t, int64_t) { return false; }
 void transpose(const float*, int64_t, int64_t, float*, float*) {}
 void grad_weight_lanes(const float*, int64_t, int64_t, const float*, const int64_t*, int64_t, float*) {}

@@ -66,12 +66,13 @@ void max_pool_rows(const float* h, const int32_t* hp, float* out, int64_t* ix, i
 void max_pool2x2(const float* in, float* out, int64_t* ix, int64_t planes, int64_t h, int64_t w, int64_t oh,
                  int64_t ow);
 
-/// One plane of the shifted copy at stride 1, every element written (no memset first), as
-/// conv_avx512::shift_plane: plane[u * n + x] = src[(u - u0) * ss + x + shift] for u0 <= u < u1 and
-/// x0 <= x < x1, 0 for the other u < rows, x < n; reads nothing outside those elements of src
-/// (masked loads). Needs n >= 8: a row is whole vectors, the last one overlapping.
+/// One plane of the shifted copy at column stride sw (1 or 2), every element written (no memset
+/// first), as conv_avx512::shift_plane and gather_even: plane[u * n + x] = src[(u - u0) * ss + x * sw
+/// + shift] for u0 <= u < u1 and x0 <= x < x1, 0 for the other u < rows, x < n; reads nothing
+/// outside those elements of src (masked loads). Needs n >= 8: a row is whole vectors, the last one
+/// overlapping.
 void shift_plane(const float* src, int64_t ss, int64_t shift, float* plane, int64_t rows, int64_t n, int64_t u0,
-                 int64_t u1, int64_t x0, int64_t x1);
+                 int64_t u1, int64_t x0, int64_t x1, int64_t sw = 1);
 
 /// dst[r * ds + t] = src[r * ss + t] (+ *add when add is not null) for r < rows, t < n: the rows
 /// of a plane, often 7 to 56 wide, in whole vectors (the last one overlapping), not a memmove call

@@ -49,7 +49,11 @@ TEST(CpuIm2Col, MatchesDirectConvolution) {
                   Case{2, 10, 10, 3, 1, 2, 2, 2}, Case{4, 6, 5, 1, 1, 0, 1, 3}, Case{1, 4, 4, 5, 1, 3, 1, 1},
                   // strided: stride 3, padding wider than the window, dilation, a strided 1x1, stride 2 on 32
                   Case{2, 11, 10, 3, 3, 1, 1, 2}, Case{1, 7, 8, 3, 2, 4, 1, 2}, Case{2, 12, 13, 3, 2, 2, 2, 3},
-                  Case{3, 9, 7, 1, 2, 0, 1, 2}, Case{2, 32, 32, 3, 2, 1, 1, 2}}) {
+                  Case{3, 9, 7, 1, 2, 0, 1, 2}, Case{2, 32, 32, 3, 2, 1, 1, 2},
+                  // rows of 8 or more at stride 1 or 2 (conv_avx2::shift_plane on AVX2): padding wider than
+                  // the window, dilation on an odd width, a strided 1x1, a 5x5 window at stride 2
+                  Case{2, 20, 21, 3, 2, 4, 1, 2}, Case{3, 19, 17, 3, 2, 2, 2, 2}, Case{2, 18, 18, 1, 2, 0, 1, 2},
+                  Case{2, 9, 12, 3, 1, 1, 1, 2}, Case{1, 23, 22, 5, 2, 2, 1, 3}}) {
     P p = params(cs.c, cs.h, cs.w, cs.k, cs.s, cs.pad, cs.d);
     std::vector<double> in(static_cast<size_t>(p.c * p.h * p.w)), wt(static_cast<size_t>(cs.f * p.c * p.kh * p.kw));
     for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<double>(static_cast<int>(i % 13) - 6);
