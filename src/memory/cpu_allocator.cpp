@@ -52,11 +52,11 @@ size_t block_size(size_t bytes) {
 // Large blocks start at staggered offsets within a page ("cache colouring", as jemalloc does for
 // its large allocations): the system hands out large blocks page aligned, so without it every
 // large tensor starts at the same offset in a page, and an elementwise op's operands and result
-// met at the same L1 sets and the same low 12 address bits at every step (4K aliasing: the core
+// meet at the same L1 sets and the same low 12 address bits at every step (4K aliasing: the core
 // takes a load for one that may depend on the store before it). An add of two 4 MiB operands
-// into a third, on two threads of a Zen 3, took 119-123 us with the three at one offset and
-// 104-106 us at three (docs/benchmarks.md, stop 41). Offsets are whole cache lines, 17 apart,
-// so 64 blocks in a row all start at different ones; at most a page more per block.
+// into a third, on two threads of a Zen 3, took 119-138 us with the three at one offset and
+// 104-120 us at three, in four runs (docs/benchmarks.md, stop 41). Offsets are whole cache lines,
+// 17 apart, so 64 blocks in a row all start at different ones; at most a page more per block.
 constexpr size_t kColourSpan = 4096, kColourStep = 17 * kAlign;
 size_t next_colour(size_t n) {
   static std::atomic<size_t> next{0};
