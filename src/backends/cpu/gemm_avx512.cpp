@@ -130,7 +130,7 @@ void gemm_bc(bool ta, int64_t m, int64_t j0, int64_t j1, int64_t k, float alpha,
     const __mmask16 last = tail_mask(nc - 16 * (vecs - 1));
     const auto& table = kBc[ta][last != 0xffff];
     int64_t p = 0;
-    do {  // once at least, so that k == 0 still gives C = beta * C
+    do {
       const int64_t kc = std::min<int64_t>(kKc, k - p);
       const float bt = p == 0 ? beta : 1.0f;
       for (int64_t i = 0; i < m; i += kBcRows) {
@@ -253,6 +253,11 @@ bool routes(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k) {
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
           const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
+  if (k <= 0) {  // C = beta * C, A and B not touched (they may be empty: no pointer into them is formed)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == 0 ? 0.0f : beta * c[i * ldc + j];
+    return;
+  }
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   if (trans_b) {
     // Each thread transposes all of A into its own buffer (A is short: m <= 128): the transposed
