@@ -1,10 +1,12 @@
 // The cpu allocator: 64-byte aligned memory from the system allocator, counted with relaxed
-// atomics so statistics and the limit work as on other devices. Small blocks (< 128 KiB) are not
-// cached: malloc's own caches serve them well. Large blocks are: glibc hands them back to the
-// kernel on free (munmap, or a heap trim), so every training step paid page faults to zero fresh
-// pages for the same activations again (a quarter of a CNN step's time). A freed large block is
-// kept, by size class, up to a cap; empty_cache() releases them, and so does an
-// allocation that fails, before its one retry. reserved = allocated + cached.
+// atomics so statistics and the limit work as on other devices. Small blocks (< 32 KiB) are not
+// cached: malloc's own caches serve them well. Larger ones are: glibc hands them back to the
+// kernel on free (munmap from 128 KiB, and a heap trim once 128 KiB are free at the heap's top,
+// which three freed 64 KiB blocks are), so every training step paid page faults to zero fresh
+// pages for the same activations again (a quarter of a CNN step's time; a third of an MLP
+// forward on a batch of 64, whose 64 KiB activations were trimmed and faulted in again each
+// call). A freed block is kept, by size class, up to a cap; empty_cache() releases them, and so
+// does an allocation that fails, before its one retry. reserved = allocated + cached.
 //
 // Alignment is done by hand (malloc 64 bytes more, keep the raw pointer just below the aligned
 // one): glibc's aligned_alloc bypasses the thread cache and costs 4x a malloc of the same size.
@@ -38,13 +40,17 @@ namespace locus::memory {
 namespace {
 
 constexpr size_t kAlign = 64;
-// Blocks from glibc's mmap threshold on are cached (below it, malloc's heap serves them without
-// faults); classes are 4 KiB apart up to 1 MiB, 64 KiB apart above.
+// Blocks from kCacheMin on are cached (see the top); classes are 64 bytes apart below kCacheMin,
+// 1 KiB apart up to glibc's mmap threshold (kLargeMin), 4 KiB up to 1 MiB, 64 KiB above.
+constexpr size_t kCacheMin = size_t{32} << 10;
 constexpr size_t kLargeMin = size_t{128} << 10;
 
 /// Bytes actually taken for a request of `bytes` (0 on overflow).
 size_t block_size(size_t bytes) {
-  size_t step = bytes < kLargeMin ? kAlign : bytes < (size_t{1} << 20) ? size_t{4} << 10 : size_t{64} << 10;
+  size_t step = bytes < kCacheMin   ? kAlign
+                : bytes < kLargeMin ? size_t{1} << 10
+                : bytes < (size_t{1} << 20) ? size_t{4} << 10
+                                            : size_t{64} << 10;
   if (bytes > SIZE_MAX - step) return 0;
   return (bytes + step - 1) / step * step;
 }
@@ -166,12 +172,12 @@ class CpuAllocator final : public DeviceAllocator {
       allocated_.fetch_sub(sn, std::memory_order_relaxed);
       oom(bytes, true);
     }
-    void* p = n >= kLargeMin && !refuse ? take_cached(n) : nullptr;
+    void* p = n >= kCacheMin && !refuse ? take_cached(n) : nullptr;
     if (p != nullptr) {
       hits_.fetch_add(1, std::memory_order_relaxed);
     } else {
       p = refuse ? nullptr : block_alloc(n);
-      if (p == nullptr && (n >= kLargeMin || refuse) && cached_.load(std::memory_order_relaxed) > 0) {
+      if (p == nullptr && (n >= kCacheMin || refuse) && cached_.load(std::memory_order_relaxed) > 0) {
         empty_cache();  // the cached blocks may be what the system lacks: release, retry once
         p = refuse ? nullptr : block_alloc(n);
       }
@@ -194,7 +200,7 @@ class CpuAllocator final : public DeviceAllocator {
   void free(const Allocation& a) noexcept override {
     if (a.buf.base == nullptr) return;
     size_t n = block_size(a.size);
-    if (n < kLargeMin || !keep_cached(a.buf.base, n)) {
+    if (n < kCacheMin || !keep_cached(a.buf.base, n)) {
       block_free(a.buf.base, n);
       system_frees_.fetch_add(1, std::memory_order_relaxed);
     }
@@ -293,7 +299,7 @@ class CpuAllocator final : public DeviceAllocator {
   std::atomic<int64_t> ooms_{0};
   std::atomic<size_t> limit_{0};
   std::atomic<int64_t> hits_{0}, system_allocs_{0}, system_frees_{0}, cached_{0}, reserved_peak_{0};
-  std::mutex mu_;  // large blocks only
+  std::mutex mu_;  // cached blocks only
   std::unordered_map<size_t, std::vector<void*>> cache_;
 };
 
