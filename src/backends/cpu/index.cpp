@@ -33,6 +33,10 @@ void gather_along(const TensorRef& out, const TensorRef& in, const TensorRef& id
   });
 }
 
+constexpr size_t kPrefetchRow = 256;  // bytes: shorter rows are a line or a few, no stream to start
+constexpr int64_t kAhead = 4;
+constexpr size_t kPrefetchBytes = 512;
+
 template <class U>
 void index_select(const TensorRef& out, const TensorRef& in, const TensorRef& idx, int dim) {
   const int64_t is = idx.ndim > 0 ? idx.strides[0] : 1;
@@ -45,10 +49,19 @@ void index_select(const TensorRef& out, const TensorRef& in, const TensorRef& id
     for (int d = 0; d < dim; ++d) outer *= out.sizes[d];
     for (int d = dim + 1; d < out.ndim; ++d) inner *= out.sizes[d];
     const int64_t n_in = in.sizes[dim];
+    const size_t row_bytes = static_cast<size_t>(inner) * sizeof(U);
+    auto src = [&](int64_t r) { return x + ((r / L) * n_in + ix[(r % L) * is]) * inner; };
     parallel_for(0, outer * L, std::max<int64_t>(1, kGrainCheap / inner), [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
-        int64_t ob = r / L, j = r % L;
-        std::memcpy(o + r * inner, x + (ob * n_in + ix[j * is]) * inner, static_cast<size_t>(inner) * sizeof(U));
+        // rows picked at random from a dataset larger than the caches (a batch's examples): the
+        // first lines of the row kAhead on are asked for while this one is copied, so that its
+        // stream has started when its turn comes (64 rows of 784 floats out of 60000: 22 -> 20 us
+        // on Zen 4; whole rows asked for were slower, 24 us: the hardware prefetcher does the rest)
+        if (row_bytes >= kPrefetchRow && r + kAhead < e) {
+          const char* next = reinterpret_cast<const char*>(src(r + kAhead));
+          for (size_t c = 0; c < row_bytes && c < kPrefetchBytes; c += 64) __builtin_prefetch(next + c);
+        }
+        std::memcpy(o + r * inner, src(r), row_bytes);
       }
     });
     return;
