@@ -4,6 +4,7 @@
 
 #include <zlib.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -186,6 +187,15 @@ TEST(FashionMnist, BatchedPipelineEqualsThePerExampleOne) {
   EXPECT_EQ(got.target.scalar_type(), locus::kLong);
   EXPECT_EQ(values(got.target), values(want.target));
   EXPECT_THROW_MSG(pipeline.get_batch({1, 60000}), locus::Error, "[MNIST] index 60000 is out of range for 60000 examples.");
+  // Normalize(0, 1) (locus-train --no-normalize) is skipped in the batch: the same pixels, a fresh
+  // tensor (writing to it leaves the dataset as it was)
+  auto plain = train.map(transforms::Normalize<>(0.0, 1.0)).map(transforms::Stack<>());
+  Example<> raw = plain.get_batch(idx);
+  EXPECT_TRUE(raw.data.equal(locus::stack({train.get(59999).data, train.get(0).data, train.get(17).data,
+                                            train.get(17).data, train.get(31337).data})));
+  const double first = train.get(59999).data.flatten()[400].item<double>();
+  raw.data.fill_(7.0);
+  EXPECT_EQ(train.get(59999).data.flatten()[400].item<double>(), first);
   // and through the loader, shuffled by seed, as locus-train runs it
   auto loader = make_data_loader(std::move(pipeline), DataLoaderOptions().batch_size(64).seed(3));
   int64_t n = 0;
@@ -204,6 +214,18 @@ TEST(Transforms, NormalizeStackAndLambda) {
   transforms::Normalize<> per_channel({0.0, 1.0}, {1.0, 2.0});
   locus::Tensor y = locus::ones({2, 1, 2});
   EXPECT_EQ(values(per_channel(y)), (std::vector<double>{1, 1, 0, 0}));
+  // the identity: every mean 0 (not -0.0, which would turn -0.0 into +0.0) and every stddev 1
+  EXPECT_TRUE(transforms::Normalize<>(0.0, 1.0).is_identity());
+  EXPECT_TRUE(transforms::Normalize<>({0.0, 0.0}, {1.0, 1.0}).is_identity());
+  EXPECT_FALSE(transforms::Normalize<>(-0.0, 1.0).is_identity());
+  EXPECT_FALSE(transforms::Normalize<>(0.0, 2.0).is_identity());
+  EXPECT_FALSE(per_channel.is_identity());
+  EXPECT_FALSE(norm.is_identity());
+  locus::Tensor z = locus::tensor({-0.0, 0.0, -1.5}, locus::kFloat);
+  locus::Tensor zn = transforms::Normalize<>(0.0, 1.0)(z).flatten();  // what the skip stands for, sign of zero too
+  EXPECT_TRUE(std::signbit(zn[0].item<float>()));
+  EXPECT_FALSE(std::signbit(zn[1].item<float>()));
+  EXPECT_EQ(values(zn), values(z));
   EXPECT_THROW_MSG(transforms::Normalize<>({0.1, 0.2}, {1.0}), locus::Error,
                    "[Normalize] mean and stddev must be non-empty and of one length: got 2 and 1.");
   EXPECT_THROW_MSG(transforms::Normalize<>(0.1, 0.0), locus::Error, "[Normalize] stddev must be positive");

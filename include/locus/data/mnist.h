@@ -38,13 +38,16 @@ class MNIST : public Dataset<MNIST> {
 };
 
 /// The loader's usual pipeline, mnist.map(Normalize).map(Stack), batched: one gather and one
-/// normalisation per batch instead of one per example, with the same values. (An explicit
-/// specialisation of MapDataset::get_batch; declared here, with MNIST, so every use sees it.)
+/// normalisation per batch instead of one per example, with the same values; none where the
+/// normalisation is the identity (mean 0, stddev 1: the gathered batch is a fresh tensor already).
+/// (An explicit specialisation of MapDataset::get_batch; declared here, with MNIST, so every use
+/// sees it.)
 template <>
 inline Example<> MapDataset<MapDataset<MNIST, transforms::Normalize<>>, transforms::Stack<>>::get_batch(
     std::vector<size_t> request) {
   Example<> batch = dataset().dataset().gather(request);
   transforms::Normalize<> normalize = dataset().transform();  // shares its tensors; operator() is not const
+  if (normalize.is_identity()) return batch;
   return {normalize(std::move(batch.data)), std::move(batch.target)};
 }
 

@@ -2,6 +2,7 @@
 // Transforms, as libtorch's data::transforms. A BatchTransform maps a whole batch; a Transform
 // maps each example of a std::vector batch; a TensorTransform maps each example's data tensor.
 //   dataset.map(transforms::Normalize<>(0.2860, 0.3530)).map(transforms::Stack<>())
+#include <cmath>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -95,6 +96,8 @@ class Normalize : public TensorTransform<Target> {
       LOCUS_CHECK(stddev[i] > 0, "[Normalize] stddev must be positive: got " + std::to_string(stddev[i]) + ".");
       scale[i] = 1.0 / stddev[i];
       shift[i] = -mean[i] / stddev[i];
+      // x * 1 + -0.0 is x for every float x (-0.0 and NaN included); a mean of -0.0 would make +0.0
+      identity_ = identity_ && stddev[i] == 1.0 && mean[i] == 0.0 && !std::signbit(mean[i]);
     }
     int64_t c = static_cast<int64_t>(mean.size());
     this->mean = locus::tensor(mean, locus::kFloat).reshape({c, 1, 1});
@@ -107,10 +110,13 @@ class Normalize : public TensorTransform<Target> {
     if (input.device() == scale_.device()) return input.mul(scale_).add_(shift_);
     return input.mul(scale_.to(input.device())).add_(shift_.to(input.device()));
   }
+  /// Whether every channel's mean is 0 and stddev 1: then operator() gives its input's values.
+  bool is_identity() const { return identity_; }
   Tensor mean, stddev;
 
  private:
   Tensor scale_, shift_;
+  bool identity_ = true;
 };
 
 /// Collates a std::vector of examples into one example by stacking (dimension 0).
