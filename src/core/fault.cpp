@@ -21,7 +21,7 @@ State& state() {
   return s;
 }
 
-const char* kNames[kSites] = {"alloc", "launch", "copy"};
+const char* kNames[kSites] = {"alloc", "launch", "copy", "scratch"};
 
 // LOCUS_FAULT arms the switch when liblocus loads; its parse errors wait for the first call.
 bool arm_from_env() {
@@ -59,7 +59,7 @@ bool hit_slow(Site site) {
 Plan parse(const std::string& value) {
   auto bad = [&]() {
     return Error("[LOCUS_FAULT] cannot parse '" + value +
-                 "': expected site:N[,site:N] with site alloc, launch or copy and N >= 1. "
+                 "': expected site:N[,site:N] with site alloc, launch, copy or scratch and N >= 1. "
                  "Set e.g. LOCUS_FAULT=alloc:3 to fail the third allocation.");
   };
   Plan p;

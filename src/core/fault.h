@@ -11,9 +11,13 @@
 //            CUBLAS_STATUS_EXECUTION_FAILED) through the runtime's check macro: a BackendError.
 //  - copy:   the N-th host->device, device->host, device or peer copy of those runtimes, the same
 //            way (CL_OUT_OF_RESOURCES, CUDA_ERROR_OUT_OF_MEMORY).
+//  - scratch: the N-th request for a cpu kernel's scratch memory (convolution and Winograd
+//            buffers, the GEMM's transposes: std::vector, outside the allocator) throws the
+//            std::bad_alloc of a system out of memory, which the cpu backend reports as the
+//            OutOfMemoryError of the op.
 // Only that one call fails; the calls after it succeed (a transient fault).
 //
-// Armed from the environment (LOCUS_FAULT=alloc:N[,launch:N][,copy:N], counted from the start of
+// Armed from the environment (LOCUS_FAULT=alloc:N[,launch:N][,copy:N][,scratch:N], counted from the start of
 // the process; a malformed value makes the first counted call throw locus::Error) or, in tests,
 // by a fault::Injector scope (in this namespace, not locus::testing, which would make gtest's
 // `testing::` ambiguous in tests that use namespace locus). Always compiled in: unarmed, a check
@@ -24,8 +28,8 @@
 
 namespace locus::fault {
 
-enum Site : int { kAlloc = 0, kLaunch = 1, kCopy = 2 };
-constexpr int kSites = 3;
+enum Site : int { kAlloc = 0, kLaunch = 1, kCopy = 2, kScratch = 3 };
+constexpr int kSites = 4;
 
 namespace detail {
 extern std::atomic<bool> armed;
@@ -36,10 +40,10 @@ bool hit_slow(Site s);
 inline bool hit(Site s) { return detail::armed.load(std::memory_order_relaxed) && detail::hit_slow(s); }
 
 /// Parses a LOCUS_FAULT value: {fail_at per site, 0 = never}. Throws locus::Error:
-/// "[LOCUS_FAULT] cannot parse 'x': expected site:N[,site:N] with site alloc, launch or copy and
-/// N >= 1 (e.g. LOCUS_FAULT=alloc:3)."
+/// "[LOCUS_FAULT] cannot parse 'x': expected site:N[,site:N] with site alloc, launch, copy or
+/// scratch and N >= 1 (e.g. LOCUS_FAULT=alloc:3)."
 struct Plan {
-  int64_t fail_at[kSites] = {0, 0, 0};
+  int64_t fail_at[kSites] = {0, 0, 0, 0};
 };
 Plan parse(const std::string& value);
 

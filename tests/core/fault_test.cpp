@@ -13,12 +13,15 @@ TEST(Fault, ParsesTheEnvironmentValue) {
   EXPECT_EQ(p.fail_at[fault::kAlloc], 0);
   EXPECT_EQ(p.fail_at[fault::kLaunch], 12);
   EXPECT_EQ(p.fail_at[fault::kCopy], 1);
+  p = fault::parse("scratch:2");
+  EXPECT_EQ(p.fail_at[fault::kScratch], 2);
+  EXPECT_EQ(p.fail_at[fault::kAlloc], 0);
   for (const char* bad : {"alloc", "alloc:", "alloc:0", "alloc:-1", "alloc:01", "alloc:3x", "free:3", "alloc:3,",
                           ":3", "alloc:99999999999999999999"}) {
     SCOPED_TRACE(bad);
     EXPECT_THROW_MSG(fault::parse(bad), Error,
                      std::string("[LOCUS_FAULT] cannot parse '") + bad +
-                         "': expected site:N[,site:N] with site alloc, launch or copy and N >= 1. "
+                         "': expected site:N[,site:N] with site alloc, launch, copy or scratch and N >= 1. "
                          "Set e.g. LOCUS_FAULT=alloc:3 to fail the third allocation.");
   }
 }
@@ -42,6 +45,26 @@ TEST(Fault, FailsTheNthAllocationOnlyAndCounts) {
   for (int i = 0; i < 5; ++i) Tensor t = empty({10});
   EXPECT_EQ(counting.calls(fault::kAlloc), 5);
   EXPECT_FALSE(counting.fired());
+}
+
+// A cpu kernel's scratch memory (outside the allocator) running out is the op's OutOfMemoryError,
+// not std::bad_alloc, and not an allocator OOM; the next call succeeds with the same result.
+TEST(Fault, ScratchRequestFailsAsTheOpsOutOfMemoryError) {
+  const Device cpu(kCPU);
+  manual_seed(0);
+  Tensor x = randn({4, 8, 12, 12}), w = randn({16, 8, 3, 3}), b = randn({16});
+  Tensor want = conv2d(x, w, b, {1, 1}, {1, 1});
+  const int64_t ooms = memory_stats(cpu)["num_ooms"];
+  {
+    fault::Injector f(fault::kScratch, 1);
+    EXPECT_THROW_MSG(conv2d(x, w, b, {1, 1}, {1, 1}), OutOfMemoryError,
+                     "[conv2d] out of memory on cpu: the kernel's scratch space (buffers kept per thread, outside "
+                     "the allocator) could not be allocated. Free memory (a smaller batch, or "
+                     "locus::set_num_threads(1): one buffer instead of one per thread) and retry.");
+    EXPECT_TRUE(f.fired());
+    EXPECT_TRUE(conv2d(x, w, b, {1, 1}, {1, 1}).equal(want));
+  }
+  EXPECT_EQ(memory_stats(cpu)["num_ooms"], ooms);
 }
 
 // LOCUS_FAULT from the environment (read when liblocus loads): ctest runs these with it set

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <string>
 #include <thread>
 
@@ -97,6 +98,21 @@ void copy_bytes(void* dst, const void* src, size_t bytes) {
     size_t lo = static_cast<size_t>(b * kPiece), hi = std::min(bytes, static_cast<size_t>(e * kPiece));
     std::memcpy(static_cast<char*>(dst) + lo, static_cast<const char*>(src) + lo, hi - lo);
   });
+}
+
+// The kernels' scratch memory (convolution and Winograd buffers per thread, the GEMM's transposes)
+// is std::vector, outside the allocator: running out there is std::bad_alloc, reported here as the
+// OutOfMemoryError the allocator would give, naming the op (LOCUS_FAULT=scratch:N injects it).
+template <class F>
+decltype(auto) scratch_checked(const char* op, F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemoryError(std::string("[") + op +
+                           "] out of memory on cpu: the kernel's scratch space (buffers kept per thread, outside "
+                           "the allocator) could not be allocated. Free memory (a smaller batch, or "
+                           "locus::set_num_threads(1): one buffer instead of one per thread) and retry.");
+  }
 }
 
 class CpuBackend final : public Backend {
@@ -209,7 +225,9 @@ class CpuBackend final : public Backend {
                int64_t inner, bool log) override {
     cpu::softmax(out, in, outer, dim, inner, log);
   }
-  void gemm(int, StreamHandle, const Gemm& g) override { cpu::gemm(g); }
+  void gemm(int, StreamHandle, const Gemm& g) override {
+    scratch_checked("matmul", [&] { cpu::gemm(g); });
+  }
   void random(int, StreamHandle, RandomKind kind, const TensorRef& out, uint64_t seed, uint64_t offset, double a,
               double b) override {
     cpu::random(kind, out, seed, offset, a, b);
@@ -219,7 +237,7 @@ class CpuBackend final : public Backend {
     cpu::index(op, out, in, idx, dim);
   }
   void im2col(int, StreamHandle, ScalarType dtype, Buffer in, Buffer out, const Im2Col& p, bool reverse) override {
-    cpu::im2col(dtype, in, out, p, reverse);
+    scratch_checked("im2col", [&] { cpu::im2col(dtype, in, out, p, reverse); });
   }
   bool log_softmax_nll(int, StreamHandle, ScalarType dtype, Buffer logits, Buffer target, Buffer logp, Buffer loss,
                        Buffer count, Buffer bad, int64_t n, int64_t c, int64_t ignore_index, bool mean) override {
@@ -232,7 +250,7 @@ class CpuBackend final : public Backend {
   }
   bool max_pool2d(int, StreamHandle, ScalarType dtype, Buffer in, Buffer out, Buffer indices, int64_t planes,
                   const Im2Col& p) override {
-    cpu::max_pool2d(dtype, in, out, indices, planes, p);
+    scratch_checked("max_pool2d", [&] { cpu::max_pool2d(dtype, in, out, indices, planes, p); });
     return true;
   }
   bool max_pool2d_backward(int, StreamHandle, ScalarType dtype, Buffer grad_out, Buffer indices, Buffer grad_in,
@@ -242,11 +260,13 @@ class CpuBackend final : public Backend {
   }
   bool conv2d(int, StreamHandle, ScalarType dtype, Buffer in, Buffer weight, Buffer bias, Buffer out, int64_t oc,
               const Im2Col& p) override {
-    return cpu::conv2d(dtype, in, weight, bias, out, oc, p);
+    return scratch_checked("conv2d", [&] { return cpu::conv2d(dtype, in, weight, bias, out, oc, p); });
   }
   bool conv2d_backward(int, StreamHandle, ScalarType dtype, Buffer in, Buffer weight, Buffer grad_out, Buffer grad_in,
                        Buffer grad_weight, Buffer grad_bias, int64_t oc, const Im2Col& p) override {
-    return cpu::conv2d_backward(dtype, in, weight, grad_out, grad_in, grad_weight, grad_bias, oc, p);
+    return scratch_checked("conv2d backward", [&] {
+      return cpu::conv2d_backward(dtype, in, weight, grad_out, grad_in, grad_weight, grad_bias, oc, p);
+    });
   }
   bool adam_step(int, StreamHandle, ScalarType dtype, Buffer param, Buffer grad, Buffer exp_avg, Buffer exp_avg_sq,
                  Buffer max_sq, int64_t n, const Adam& a) override {

@@ -204,6 +204,7 @@ constexpr size_t kKeepScratch = size_t{16} << 20;
 
 template <class T>
 T* scratch(size_t n) {
+  scratch_fault_point();
   std::vector<T>& buf = thread_scratch<T>();
   if (buf.size() < n) {
     buf.clear();

@@ -20,6 +20,7 @@
 
 #include "backends/cpu/conv_avx2.h"
 #include "backends/cpu/conv_avx512.h"
+#include "backends/cpu/kernels.h"
 #include "backends/cpu/parallel_for.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -481,6 +482,7 @@ const float* transformed_weight(const float* w, int64_t oc, int64_t c, bool flip
   // planes np apart: n is often a large power of 2, and 25 streams that far apart would share
   // L1's sets (the transform measured 4-5x slower so)
   const int64_t np = n + 16;
+  scratch_fault_point();
   thread_local std::vector<float> taps, u;  // w's nine taps as planes [9][np], then U [16][np]
   taps.resize(static_cast<size_t>(9 * np));
   u.resize(static_cast<size_t>(16 * np));
@@ -641,6 +643,7 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
     const int64_t i0 = b * per_block, nb = std::min(per_block, p.n - i0);
     const Kernels& k = kernels();
     const int64_t t = nb * tiles, ld = (t + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
+    scratch_fault_point();
     std::vector<float>& buf = thread_buffer();
     const size_t need = static_cast<size_t>(16 * g.vplane(ld) + 16 * g.mplane(t) + conv_avx512::kStep);
     if (buf.size() < need) buf.resize(need);
@@ -720,6 +723,7 @@ void grad_weight_wide(const Plan& g, const float* x, const float* gy, float* gw,
     const int64_t i0 = b * per_block, nb = std::min(per_block, p.n - i0);
     const int64_t dl = gk.by_output ? nb * tiles : ld;  // dM's rows (by output channel) or planes' rows
     parallel_for(0, nb, 1, [&](int64_t lo, int64_t hi) {
+      scratch_fault_point();
       std::vector<float>& scratch = thread_buffer();
       if (scratch.size() < static_cast<size_t>(l * oc)) scratch.resize(static_cast<size_t>(l * oc));
       for (int64_t i = lo; i < hi; ++i) {
@@ -757,6 +761,7 @@ void grad_weight(const float* x, const float* gy, float* gw, float* gb, int64_t 
   auto block = [&](int64_t b) {
     const int64_t i0 = b * per_block, nb = std::min(per_block, p.n - i0);
     const int64_t t = nb * tiles, ld = (t + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
+    scratch_fault_point();
     std::vector<float>& buf = thread_buffer();
     const size_t need = static_cast<size_t>(16 * g.vplane(ld) + 16 * g.mplane(t) + l * oc + conv_avx512::kStep);
     if (buf.size() < need) buf.resize(need);

@@ -28,6 +28,7 @@
 
 #include "backends/cpu/convert.h"
 #include "backends/cpu/gemm_avx512.h"
+#include "backends/cpu/kernels.h"
 #include "backends/cpu/parallel_for.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -274,6 +275,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
     // each thread transposes all of A (short) into its own buffer, as gemm_avx512.cpp measured best
     const int64_t ldt = (m + 7) / 8 * 8;
     auto run = [&](int64_t lo, int64_t hi) {
+      scratch_fault_point();
       static thread_local std::vector<float> at_buf;
       if (at_buf.size() < static_cast<size_t>(k * ldt)) at_buf.resize(static_cast<size_t>(k * ldt));
       float* at = at_buf.data();

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "backends/cpu/convert.h"
+#include "backends/cpu/kernels.h"
 #include "backends/cpu/parallel_for.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -266,6 +267,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
     // region serves instead of two.
     const int64_t ldt = (m + 15) / 16 * 16;
     auto run = [&](int64_t lo, int64_t hi) {
+      scratch_fault_point();
       static thread_local std::vector<float> at_buf;
       if (at_buf.size() < static_cast<size_t>(k * ldt)) at_buf.resize(static_cast<size_t>(k * ldt));
       float* at = at_buf.data();

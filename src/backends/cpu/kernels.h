@@ -13,11 +13,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <string>
 #include <type_traits>
 
 #include "backends/cpu/parallel_for.h"
 #include "core/backend.h"
+#include "core/fault.h"
 #include "locus/dtype.h"
 #include "locus/error.h"
 
@@ -32,6 +34,13 @@ namespace locus::cpu {
 using backend::Buffer;
 using backend::TensorRef;
 using backend::kMaxDims;
+
+/// A fault point (LOCUS_FAULT=scratch:N, core/fault.h) before a kernel takes scratch memory
+/// (std::vector, outside the allocator): the injected failure is the std::bad_alloc of a system
+/// out of memory, which CpuBackend reports as the op's OutOfMemoryError, as it does a real one.
+inline void scratch_fault_point() {
+  if (fault::hit(fault::kScratch)) throw std::bad_alloc();
+}
 
 /// Elements below which an elementwise op never uses a second thread (per chunk grain).
 constexpr int64_t kGrainCheap = 32768;
