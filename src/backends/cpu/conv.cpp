@@ -22,6 +22,17 @@ namespace {
 
 using P = backend::Backend::Im2Col;
 
+// The outputs k in [0, n) whose input coordinate origin + k * stride lies inside [0, size), as a
+// range [lo, hi) with 0 <= lo <= hi <= n (stride >= 1): a row's or a column's in-image part.
+struct Span {
+  int64_t lo, hi;
+};
+Span inside(int64_t origin, int64_t stride, int64_t size, int64_t n) {
+  const int64_t lo = std::clamp<int64_t>(origin >= 0 ? 0 : (-origin + stride - 1) / stride, 0, n);
+  const int64_t hi = std::clamp<int64_t>(size - origin <= 0 ? 0 : (size - origin + stride - 1) / stride, lo, n);
+  return {lo, hi};
+}
+
 template <class T>
 void im2col_fwd(const T* in, T* col, const P& p) {
   const int64_t rows = p.c * p.kh * p.kw, cols = p.oh * p.ow;
@@ -37,12 +48,9 @@ void im2col_fwd(const T* in, T* col, const P& p) {
       if constexpr (std::is_same_v<T, float>) {
         if (vector_rows) {  // output rows y in [y0, y1) read image row y*sh + top, columns x*sw + iw0
           const int64_t top = i * p.dh - p.ph, iw0 = j * p.dw - p.pw;
-          const int64_t y0 = std::clamp<int64_t>(top >= 0 ? 0 : (-top + p.sh - 1) / p.sh, 0, p.oh);
-          const int64_t y1 = std::clamp<int64_t>(p.h - top <= 0 ? 0 : (p.h - top + p.sh - 1) / p.sh, y0, p.oh);
-          const int64_t x0 = std::clamp<int64_t>(iw0 >= 0 ? 0 : (-iw0 + p.sw - 1) / p.sw, 0, p.ow);
-          const int64_t x1 = std::clamp<int64_t>(p.w - iw0 <= 0 ? 0 : (p.w - iw0 + p.sw - 1) / p.sw, x0, p.ow);
-          const float* src = y1 > y0 ? plane + (y0 * p.sh + top) * p.w : plane;
-          conv_avx2::shift_plane(src, p.sh * p.w, iw0, dst, p.oh, p.ow, y0, y1, x0, x1, p.sw);
+          const Span ys = inside(top, p.sh, p.h, p.oh), xs = inside(iw0, p.sw, p.w, p.ow);
+          const float* src = ys.hi > ys.lo ? plane + (ys.lo * p.sh + top) * p.w : plane;
+          conv_avx2::shift_plane(src, p.sh * p.w, iw0, dst, p.oh, p.ow, ys.lo, ys.hi, xs.lo, xs.hi, p.sw);
           continue;
         }
       }
@@ -54,21 +62,16 @@ void im2col_fwd(const T* in, T* col, const P& p) {
           continue;
         }
         const T* src = plane + ih * p.w;
-        int64_t iw0 = -p.pw + j * p.dw;
-        if (p.sw == 1) {  // a contiguous segment with zero borders
-          int64_t x0 = std::min<int64_t>(p.ow, std::max<int64_t>(0, -iw0));
-          int64_t x1 = std::max<int64_t>(x0, std::min<int64_t>(p.ow, p.w - iw0));
-          // a plain loop, not memcpy: rows are short (a convolution's are often 7 to 56 wide)
-          for (int64_t x = 0; x < x0; ++x) d[x] = T(0);
+        const int64_t iw0 = -p.pw + j * p.dw;
+        // the in-bounds x range [x0, x1) first, then loops without a test; plain loops, not
+        // memcpy: rows are short (a convolution's are often 7 to 56 wide)
+        const auto [x0, x1] = inside(iw0, p.sw, p.w, p.ow);
+        for (int64_t x = 0; x < x0; ++x) d[x] = T(0);
+        if (p.sw == 1)
           for (int64_t x = x0; x < x1; ++x) d[x] = src[iw0 + x];
-          for (int64_t x = x1; x < p.ow; ++x) d[x] = T(0);
-        } else {  // strided: the in-bounds x range [x0, x1) first, then a loop without a test
-          int64_t x0 = std::min<int64_t>(p.ow, iw0 >= 0 ? 0 : (-iw0 + p.sw - 1) / p.sw);
-          int64_t x1 = std::max<int64_t>(x0, std::min<int64_t>(p.ow, (p.w - iw0 + p.sw - 1) / p.sw));
-          for (int64_t x = 0; x < x0; ++x) d[x] = T(0);
+        else
           for (int64_t x = x0; x < x1; ++x) d[x] = src[x * p.sw + iw0];
-          for (int64_t x = x1; x < p.ow; ++x) d[x] = T(0);
-        }
+        for (int64_t x = x1; x < p.ow; ++x) d[x] = T(0);
       }
     }
   });
@@ -95,18 +98,15 @@ void col2im(T* in, const T* col, const P& p) {
             if (ih < 0 || ih >= p.h) continue;
             T* row = plane + ih * p.w;
             const T* s = src + y * p.ow;
-            int64_t iw0 = -p.pw + j * p.dw;
-            if (p.sw == 1) {  // a contiguous run: the in-bounds x range, then a plain (vectorised) add
-              int64_t x0 = std::min<int64_t>(p.ow, std::max<int64_t>(0, -iw0));
-              int64_t x1 = std::max<int64_t>(x0, std::min<int64_t>(p.ow, p.w - iw0));
+            const int64_t iw0 = -p.pw + j * p.dw;
+            const auto [x0, x1] = inside(iw0, p.sw, p.w, p.ow);  // the in-bounds x range
+            if (p.sw == 1) {  // a contiguous run: a plain (vectorised) add
               add_run<T>(row + iw0 + x0, s + x0, x1 - x0);
               continue;
             }
             if constexpr (std::is_same_v<T, float>) {
               static const bool avx512 = conv_avx512::available();
-              if (p.sw == 2 && avx512) {  // the in-bounds x range, every other element of the row
-                const int64_t x0 = std::min<int64_t>(p.ow, std::max<int64_t>(0, (-iw0 + 1) / 2));
-                const int64_t x1 = std::max<int64_t>(x0, std::min<int64_t>(p.ow, (p.w - iw0 + 1) / 2));
+              if (p.sw == 2 && avx512) {  // every other element of the row
                 conv_avx512::add_stride2(row + iw0 + 2 * x0, s + x0, x1 - x0);
                 continue;
               }
@@ -379,11 +379,10 @@ void shift_image(const Shifted& s, const float* image, float* pad) {
     for (int64_t c = 0; c < p.c; ++c)
       for (int64_t j = 0; j < p.kw; ++j) {
         const int64_t shift = j * p.dw - p.pw;  // plane x reads image column x + shift
-        const int64_t x0 = std::max<int64_t>(0, -shift), x1 = std::min<int64_t>(p.ow, p.w - shift);
+        const auto [x0, x1] = inside(shift, 1, p.w, p.ow);
         for (int64_t phase = 0; phase < p.sh; ++phase) {
-          const int64_t top = p.ph - phase;  // plane row u reads image row phase + u*sh - ph
-          const int64_t u0 = top <= 0 ? 0 : (top + p.sh - 1) / p.sh;
-          const int64_t u1 = std::min<int64_t>(s.hq, (p.h + p.ph - phase + p.sh - 1) / p.sh);
+          // plane row u reads image row phase + u*sh - ph
+          const auto [u0, u1] = inside(phase - p.ph, p.sh, p.h, s.hq);
           float* plane = pad + ((c * p.kw + j) * p.sh + phase) * s.hq * p.ow;
           const float* src = image + (c * p.h + phase + u0 * p.sh - p.ph) * p.w;
           if (avx512) conv_avx512::shift_plane(src, p.sh * p.w, shift, plane, s.hq, p.ow, u0, u1, x0, x1);
@@ -397,14 +396,11 @@ void shift_image(const Shifted& s, const float* image, float* pad) {
   for (int64_t c = 0; c < p.c; ++c)
     for (int64_t j = 0; j < p.kw; ++j) {
       const int64_t shift = j * p.dw - p.pw;  // plane x reads image column x*sw + shift
-      const int64_t x0 = shift >= 0 ? 0 : (-shift + p.sw - 1) / p.sw;
-      const int64_t x1 = p.w - shift <= 0 ? 0 : std::min<int64_t>(p.ow, (p.w - shift + p.sw - 1) / p.sw);
+      const auto [x0, x1] = inside(shift, p.sw, p.w, p.ow);
       if (x1 <= x0) continue;
       for (int64_t phase = 0; phase < p.sh; ++phase) {
         // plane rows u whose image row phase + u*sh - ph is inside the image
-        const int64_t top = p.ph - phase;  // u*sh >= top
-        const int64_t u0 = top <= 0 ? 0 : (top + p.sh - 1) / p.sh;
-        const int64_t u1 = std::min<int64_t>(s.hq, (p.h + p.ph - phase + p.sh - 1) / p.sh);
+        const auto [u0, u1] = inside(phase - p.ph, p.sh, p.h, s.hq);
         if (u1 <= u0) continue;
         float* plane = pad + ((c * p.kw + j) * p.sh + phase) * s.hq * p.ow;
         const float* src = image + (c * p.h + phase + u0 * p.sh - p.ph) * p.w;
