@@ -255,6 +255,9 @@ class Tensor {
   Tensor floor() const;
   Tensor ceil() const;
   Tensor round() const;
+  Tensor log1p() const;  // log(1 + x), accurate near 0
+  Tensor expm1() const;  // exp(x) - 1, accurate near 0
+  Tensor erf() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
   Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
@@ -279,6 +282,9 @@ class Tensor {
   Tensor& floor_();
   Tensor& ceil_();
   Tensor& round_();
+  Tensor& log1p_();
+  Tensor& expm1_();
+  Tensor& erf_();
   Tensor& pow_(const Scalar& exponent);
   Tensor& pow_(const Tensor& exponent);
   /// self + value * tensor1 * tensor2, broadcast, in PyTorch's result dtype (an integral result

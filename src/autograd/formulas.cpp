@@ -213,6 +213,11 @@ void on_unary(UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryPara
       o = out.detach();
       record("Expm1Backward0", out, {&a}, [o](const Tensor& g) -> variable_list { return {g * (o + 1)}; });
       return;
+    case UnaryOp::Erf:  // 2 / sqrt(pi) * exp(-a^2)
+      record("ErfBackward0", out, {&a}, [a](const Tensor& g) -> variable_list {
+        return {g * a.square().neg().exp() * 1.12837916709551257390};
+      });
+      return;
     case UnaryOp::Gelu:
       o = out.detach();
       record("GeluBackward0", out, {&a}, [a, o](const Tensor& g) -> variable_list {

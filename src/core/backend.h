@@ -68,6 +68,7 @@ enum class UnaryOp : int {
   Neg, Abs, Exp, Log, Sqrt, Relu, Sigmoid, Tanh, Clamp, PowScalar, Sin, Cos, Rsqrt, Reciprocal,
   Gelu, GeluTanh, Sign, Square, Log1p, Expm1, Floor, Ceil, Round, LogicalNot,
   ReluBackward, /* out = grad where a>0 — via binary instead */
+  Erf,
 };
 struct UnaryParams {
   double a = 0, b = 0;   // Clamp: min (a) and max (b); PowScalar: exponent (a)

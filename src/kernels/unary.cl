@@ -27,6 +27,7 @@
 #define U_ROUND 22
 #define U_LOGICAL_NOT 23
 #define U_RELU_BACKWARD 24
+#define U_ERF 25
 
 #ifndef IS_FLOAT
 DEVICE_FN A ipow(A x, i64 e) {
@@ -80,6 +81,7 @@ DEVICE_FN A unary_op(int op, A x, Scalar pa, Scalar pb, int has_a, int has_b) {
     case U_SQUARE: return (A)(x * x);
     case U_LOG1P: return (A)log1p(f);
     case U_EXPM1: return (A)expm1(f);
+    case U_ERF: return (A)erf(f);
 #ifdef IS_FLOAT
     case U_FLOOR: return (A)floor(f);
     case U_CEIL: return (A)ceil(f);

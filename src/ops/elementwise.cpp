@@ -381,6 +381,9 @@ Tensor Tensor::sign() const { return unary_impl(UnaryOp::Sign, "sign", *this); }
 Tensor Tensor::floor() const { return unary_impl(UnaryOp::Floor, "floor", *this); }
 Tensor Tensor::ceil() const { return unary_impl(UnaryOp::Ceil, "ceil", *this); }
 Tensor Tensor::round() const { return unary_impl(UnaryOp::Round, "round", *this); }
+Tensor Tensor::log1p() const { return unary_impl(UnaryOp::Log1p, "log1p", *this, {}, true); }
+Tensor Tensor::expm1() const { return unary_impl(UnaryOp::Expm1, "expm1", *this, {}, true); }
+Tensor Tensor::erf() const { return unary_impl(UnaryOp::Erf, "erf", *this, {}, true); }
 Tensor Tensor::clamp(std::optional<Scalar> mn, std::optional<Scalar> mx) const {
   if (!mn && !mx) throw Error("[clamp] at least one of 'min' or 'max' must not be None.");
   backend::UnaryParams p;
@@ -419,6 +422,9 @@ LOCUS_UNARY_INPLACE(cos, true)
 LOCUS_UNARY_INPLACE(reciprocal, true)
 LOCUS_UNARY_INPLACE(sigmoid, true)
 LOCUS_UNARY_INPLACE(tanh, true)
+LOCUS_UNARY_INPLACE(log1p, true)
+LOCUS_UNARY_INPLACE(expm1, true)
+LOCUS_UNARY_INPLACE(erf, true)
 #undef LOCUS_UNARY_INPLACE
 Tensor& Tensor::relu_() { return copy_(relu()); }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) { return copy_(masked_fill(mask, value)); }
@@ -475,6 +481,18 @@ Tensor sqrt(const Tensor& a) { return a.sqrt(); }
 Tensor relu(const Tensor& a) { return a.relu(); }
 Tensor sigmoid(const Tensor& a) { return a.sigmoid(); }
 Tensor tanh(const Tensor& a) { return a.tanh(); }
+Tensor rsqrt(const Tensor& a) { return a.rsqrt(); }
+Tensor sin(const Tensor& a) { return a.sin(); }
+Tensor cos(const Tensor& a) { return a.cos(); }
+Tensor square(const Tensor& a) { return a.square(); }
+Tensor reciprocal(const Tensor& a) { return a.reciprocal(); }
+Tensor sign(const Tensor& a) { return a.sign(); }
+Tensor floor(const Tensor& a) { return a.floor(); }
+Tensor ceil(const Tensor& a) { return a.ceil(); }
+Tensor round(const Tensor& a) { return a.round(); }
+Tensor log1p(const Tensor& a) { return a.log1p(); }
+Tensor expm1(const Tensor& a) { return a.expm1(); }
+Tensor erf(const Tensor& a) { return a.erf(); }
 Tensor clamp(const Tensor& a, std::optional<Scalar> mn, std::optional<Scalar> mx) { return a.clamp(mn, mx); }
 Tensor clamp_min(const Tensor& a, const Scalar& mn) { return a.clamp_min(mn); }
 Tensor clamp_max(const Tensor& a, const Scalar& mx) { return a.clamp_max(mx); }

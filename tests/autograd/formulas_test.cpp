@@ -51,6 +51,9 @@ TEST_P(Formulas, Unary) {
   gradcheck([](const V& x) { return x[0].relu(); }, {a}, d);
   gradcheck([](const V& x) { return x[0].sigmoid(); }, {a}, d);
   gradcheck([](const V& x) { return x[0].tanh(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].log1p(); }, {pos}, d);
+  gradcheck([](const V& x) { return x[0].expm1(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].erf(); }, {a}, d);
   gradcheck([](const V& x) { return x[0].clamp(-0.5, 0.7); }, {a}, d);
   gradcheck([](const V& x) { return where(x[0] > 0, x[0] * 2, x[1]); }, {a, sample({3}, 1.0)}, d);
   gradcheck([](const V& x) { return x[0].masked_fill(x[0] < 0, 0.25); }, {a}, d);

@@ -87,6 +87,53 @@ TEST_P(Elementwise, UnaryMath) {
   EXPECT_THROW_MSG(tensor({true}, o()).neg(), Error, "on a bool tensor is not supported");
 }
 
+// libtorch's free functions for the unary ops (torch::sin(x), ...), log1p / expm1 / erf as
+// methods, free functions and in place, against the C library in double; integers give floats.
+TEST_P(Elementwise, UnaryFreeFunctionsLog1pExpm1Erf) {
+  const V xs = {-2.5, -0.5, -1e-6, 0.0, 3e-7, 0.75, 2.0};
+  Tensor x = tensor(xs, o());
+  auto near_each = [&](const Tensor& got, double (*f)(double), double tol, const char* what) {
+    SCOPED_TRACE(what);
+    ASSERT_EQ(got.device(), GetParam());
+    EXPECT_EQ(got.dtype(), kFloat);
+    V g = values(got);
+    ASSERT_EQ(g.size(), xs.size());
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double want = f(xs[i]);
+      EXPECT_NEAR(g[i], want, tol * std::max(1.0, std::abs(want))) << "x = " << xs[i];
+    }
+  };
+  near_each(locus::sin(x), [](double v) { return std::sin(v); }, 1e-6, "sin");
+  near_each(locus::cos(x), [](double v) { return std::cos(v); }, 1e-6, "cos");
+  near_each(locus::square(x), [](double v) { return v * v; }, 1e-6, "square");
+  near_each(locus::sign(x), [](double v) { return double((v > 0) - (v < 0)); }, 0, "sign");
+  near_each(locus::floor(x), [](double v) { return std::floor(v); }, 0, "floor");
+  near_each(locus::ceil(x), [](double v) { return std::ceil(v); }, 0, "ceil");
+  near_each(locus::round(x), [](double v) { return std::nearbyint(v); }, 0, "round (half to even)");
+  near_each(locus::erf(x), [](double v) { return std::erf(v); }, 1e-6, "erf");
+  near_each(x.erf(), [](double v) { return std::erf(v); }, 1e-6, "erf()");
+  // near 0 the point of log1p and expm1: log(1 + 3e-7) in float would lose most digits
+  Tensor p = x.clamp_min(-0.5);
+  near_each(locus::log1p(p), [](double v) { return std::log1p(std::max(v, -0.5)); }, 2e-6, "log1p");
+  EXPECT_NEAR(values(locus::log1p(p))[4] / 3e-7, 1.0, 1e-6);
+  near_each(locus::expm1(x), [](double v) { return std::expm1(v); }, 2e-6, "expm1");
+  EXPECT_NEAR(values(x.expm1())[2] / -1e-6, 1.0, 1e-6);
+  Tensor q = tensor({0.25, 4.0}, o());
+  EXPECT_EQ(values(locus::rsqrt(q)), (V{2, 0.5}));
+  EXPECT_EQ(values(locus::reciprocal(q)), (V{4, 0.25}));
+  Tensor y = x.clone();
+  y.erf_();
+  EXPECT_TRUE(y.equal(x.erf()));
+  y = x.clone();
+  y.expm1_();
+  EXPECT_TRUE(y.equal(x.expm1()));
+  y = q.clone();
+  y.log1p_();
+  EXPECT_TRUE(y.equal(q.log1p()));
+  EXPECT_EQ(tensor({1, 2}, o()).erf().dtype(), kFloat);  // integer inputs give floats
+  EXPECT_THROW_MSG(tensor({1, 2}, o()).erf_(), Error, "result type Float can't be cast to the desired output type Long");
+}
+
 TEST_P(Elementwise, ComparisonsGiveBool) {
   Tensor a = tensor({1.0, 2.0, 3.0}, o());
   Tensor b = tensor({3.0, 2.0, 1.0}, o());

@@ -90,6 +90,7 @@ struct Cos { template <class C> C operator()(C x) const { return std::cos(x); } 
 struct Tanh { template <class C> C operator()(C x) const { return std::tanh(x); } };
 struct Log1p { template <class C> C operator()(C x) const { return std::log1p(x); } };
 struct Expm1 { template <class C> C operator()(C x) const { return std::expm1(x); } };
+struct Erf { template <class C> C operator()(C x) const { return std::erf(x); } };
 // 1 / (1 + e^-x) without overflow for large |x|
 struct Sigmoid {
   template <class C> C operator()(C x) const {
@@ -141,6 +142,7 @@ void unary_float(UnaryOp op, const TensorRef& out, const TensorRef& in, const Un
     case UnaryOp::Tanh: return run_map<T>(out, in, kGrainMath, Tanh{});
     case UnaryOp::Log1p: return run_map<T>(out, in, kGrainMath, Log1p{});
     case UnaryOp::Expm1: return run_map<T>(out, in, kGrainMath, Expm1{});
+    case UnaryOp::Erf: return run_map<T>(out, in, kGrainMath, Erf{});
     case UnaryOp::Sigmoid: return run_map<T>(out, in, kGrainMath, Sigmoid{});
     case UnaryOp::Gelu: return run_map<T>(out, in, kGrainMath, Gelu{});
     case UnaryOp::GeluTanh: return run_map<T>(out, in, kGrainMath, GeluTanh{});
