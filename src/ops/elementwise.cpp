@@ -381,8 +381,14 @@ Tensor Tensor::sign() const { return unary_impl(UnaryOp::Sign, "sign", *this); }
 Tensor Tensor::floor() const { return unary_impl(UnaryOp::Floor, "floor", *this); }
 Tensor Tensor::ceil() const { return unary_impl(UnaryOp::Ceil, "ceil", *this); }
 Tensor Tensor::round() const { return unary_impl(UnaryOp::Round, "round", *this); }
-Tensor Tensor::log1p() const { return unary_impl(UnaryOp::Log1p, "log1p", *this, {}, true); }
-Tensor Tensor::expm1() const { return unary_impl(UnaryOp::Expm1, "expm1", *this, {}, true); }
+Tensor Tensor::log1p() const {
+  if (auto c = ac::policy(ac::Op::Log1p, device()); c != ac::Cast::None) return ac::rerun(c, [&](auto C) { return C(*this).log1p(); });
+  return unary_impl(UnaryOp::Log1p, "log1p", *this, {}, true);
+}
+Tensor Tensor::expm1() const {
+  if (auto c = ac::policy(ac::Op::Expm1, device()); c != ac::Cast::None) return ac::rerun(c, [&](auto C) { return C(*this).expm1(); });
+  return unary_impl(UnaryOp::Expm1, "expm1", *this, {}, true);
+}
 Tensor Tensor::erf() const { return unary_impl(UnaryOp::Erf, "erf", *this, {}, true); }
 Tensor Tensor::clamp(std::optional<Scalar> mn, std::optional<Scalar> mx) const {
   if (!mn && !mx) throw Error("[clamp] at least one of 'min' or 'max' must not be None.");
