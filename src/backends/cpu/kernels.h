@@ -314,6 +314,14 @@ void index(backend::IndexOp op, const TensorRef& out, const TensorRef& in, const
 void im2col(ScalarType dtype, Buffer in, Buffer out, const backend::Backend::Im2Col& p, bool reverse);
 void adam_step(ScalarType dtype, Buffer param, Buffer grad, Buffer exp_avg, Buffer exp_avg_sq, Buffer max_sq,
                int64_t n, const backend::Backend::Adam& a);
+// How float Adam on AVX-512 updates a vector with a lane of m below 2^-100 (m decaying where the
+// gradient is 0; src/backends/cpu/optim.cpp). kDouble: in double, for CPUs whose float arithmetic
+// takes a microcode assist on denormals (Intel's: 50-90 ns a vector). kFloat: in float, which AMD's
+// Zen 4 runs at about twice its normal cost, half the double path's. Both give the same bits.
+// kAuto (the default) resolves to kFloat on AMD CPUs, kDouble elsewhere; set by tests and benchmarks.
+enum class AdamDenormalPath { kAuto, kFloat, kDouble };
+void set_adam_denormal_path(AdamDenormalPath path);
+AdamDenormalPath adam_denormal_path();  // kFloat or kDouble
 // GradScaler's fused unscale and inf/NaN check: src/backends/cpu/amp.cpp.
 void non_finite_check_and_unscale(ScalarType dtype, const Buffer* tensors, const int64_t* numels, int count,
                                   float inv_scale, Buffer found_inf);

@@ -22,8 +22,15 @@
 // arithmetic's result to the bit: epochs 2-3 0.83-1.18 s -> 0.57-0.74 s, the same losses.
 // (v decays by beta2 and reaches the denormal range only after ~80,000 steps without gradient;
 // tiny gradients, g * g below 2^-126, still take the assists: both rare, both still exact.)
+// AMD's Zen 4 takes no such assist: an FMA with denormal operands or result runs at full speed, a
+// division with a denormal dividend at about half. There the double path is the slower one (1.78
+// against 0.84 ns an element, one thread, every vector with a tiny lane), and its check alone costs
+// 20% of the common case (0.43 against 0.36 ns): adam_denormal_path() (kernels.h) picks the float
+// path on AMD CPUs, the double path elsewhere, as a template argument. The bits are the same.
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <type_traits>
 
 #include "backends/cpu/conv_avx512.h"
 #include "backends/cpu/kernels.h"
@@ -38,6 +45,24 @@
 #endif
 
 namespace locus::cpu {
+
+namespace {
+std::atomic<AdamDenormalPath> g_adam_denormal_path{AdamDenormalPath::kAuto};
+}  // namespace
+
+void set_adam_denormal_path(AdamDenormalPath path) { g_adam_denormal_path.store(path, std::memory_order_relaxed); }
+
+AdamDenormalPath adam_denormal_path() {
+  const AdamDenormalPath path = g_adam_denormal_path.load(std::memory_order_relaxed);
+  if (path != AdamDenormalPath::kAuto) return path;
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool amd = __builtin_cpu_is("amd");
+  return amd ? AdamDenormalPath::kFloat : AdamDenormalPath::kDouble;
+#else
+  return AdamDenormalPath::kDouble;
+#endif
+}
+
 namespace {
 
 // torch.optim.Adam / AdamW (single-tensor path), element by element, in T's precision. The
@@ -106,7 +131,7 @@ LOCUS_ADAM_TARGET inline __m512 join(D l, D h) {  // rounded to nearest
 }  // namespace exact
 
 // adam_range for float, 16 elements a step (the tail by masks), as described at the top.
-template <bool kAmsgrad, int kDecay>
+template <bool kAmsgrad, int kDecay, bool kExactM>
 LOCUS_ADAM_TARGET void adam_range_avx512(float* __restrict p, const float* __restrict g, float* __restrict m,
                                          float* __restrict v, float* __restrict mx, int64_t lo, int64_t hi,
                                          const backend::Backend::Adam& a) {
@@ -129,8 +154,9 @@ LOCUS_ADAM_TARGET void adam_range_avx512(float* __restrict p, const float* __res
     if constexpr (kDecay == 1) gi = _mm512_fmadd_ps(pi, vwd, gi);
     const __m512 m0 = _mm512_maskz_loadu_ps(k, m + i);
     // a lane of m below 2^-100 (m decaying where the gradient is 0): the m and p updates in double
-    const bool small_m = (_mm512_cmp_ps_mask(_mm512_abs_ps(m0), vtiny, _CMP_LT_OQ) &
-                          _mm512_cmp_ps_mask(m0, vzero, _CMP_NEQ_OQ)) != 0;
+    // where the CPU takes assists on denormals (kExactM; adam_denormal_path())
+    const bool small_m = kExactM && (_mm512_cmp_ps_mask(_mm512_abs_ps(m0), vtiny, _CMP_LT_OQ) &
+                                     _mm512_cmp_ps_mask(m0, vzero, _CMP_NEQ_OQ)) != 0;
     const __m512 mi = small_m ? vzero : _mm512_fmadd_ps(gi, vc1, _mm512_mul_ps(m0, vb1));
     const __m512 vi = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, v + i), vb2, _mm512_mul_ps(_mm512_mul_ps(gi, gi), vc2));
     if (!small_m) _mm512_mask_storeu_ps(m + i, k, mi);
@@ -171,11 +197,15 @@ void adam_typed(T* p, const T* g, T* m, T* v, T* mx, int64_t n, const backend::B
 #ifdef LOCUS_ADAM_AVX512
   if constexpr (std::is_same_v<T, float>) {
     if (conv_avx512::available()) {  // AVX-512F, and LOCUS_CPU_ISA not capped below it
-      return parallel_for(0, n, kGrainMath, [&](int64_t lo, int64_t hi) {
-        if (decay == 0) adam_range_avx512<kAmsgrad, 0>(p, g, m, v, mx, lo, hi, a);
-        else if (decay == 1) adam_range_avx512<kAmsgrad, 1>(p, g, m, v, mx, lo, hi, a);
-        else adam_range_avx512<kAmsgrad, 2>(p, g, m, v, mx, lo, hi, a);
-      });
+      const auto run = [&](auto exact) {
+        parallel_for(0, n, kGrainMath, [&](int64_t lo, int64_t hi) {
+          if (decay == 0) adam_range_avx512<kAmsgrad, 0, decltype(exact)::value>(p, g, m, v, mx, lo, hi, a);
+          else if (decay == 1) adam_range_avx512<kAmsgrad, 1, decltype(exact)::value>(p, g, m, v, mx, lo, hi, a);
+          else adam_range_avx512<kAmsgrad, 2, decltype(exact)::value>(p, g, m, v, mx, lo, hi, a);
+        });
+      };
+      if (adam_denormal_path() == AdamDenormalPath::kDouble) return run(std::true_type{});
+      return run(std::false_type{});
     }
   }
 #endif

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/cpu/conv_avx512.h"
+#include "backends/cpu/kernels.h"
 #include "cpu_testing.h"
 
 namespace {
@@ -116,9 +117,39 @@ TEST(CpuOptim, AdamFloatMatchesTheUpdateToTheBit) {
 
 // Moments near and in the denormal range: m decaying by beta1 where the gradient is 0 (a rarely
 // active input), next to lanes with gradients, tiny parameters and second moments. The AVX-512
-// kernel takes the m and p updates of such a vector in double (no microcode assists); the result
-// must still be the float arithmetic's, bit for bit, in every lane of the vector.
-TEST(CpuOptim, AdamFloatNearTheDenormalRangeMatchesToTheBit) {
+// kernel takes the m and p updates of such a vector in double (no microcode assists) or, where the
+// CPU needs no such help, in float (AdamDenormalPath): both must give the float arithmetic's
+// result, bit for bit, in every lane of the vector. Each path runs here on every CPU.
+class AdamDenormalPaths : public ::testing::TestWithParam<locus::cpu::AdamDenormalPath> {
+ protected:
+  void SetUp() override { locus::cpu::set_adam_denormal_path(GetParam()); }
+  void TearDown() override { locus::cpu::set_adam_denormal_path(locus::cpu::AdamDenormalPath::kAuto); }
+};
+
+INSTANTIATE_TEST_SUITE_P(CpuOptim, AdamDenormalPaths,
+                         ::testing::Values(locus::cpu::AdamDenormalPath::kFloat,
+                                           locus::cpu::AdamDenormalPath::kDouble),
+                         [](const auto& info) {
+                           return info.param == locus::cpu::AdamDenormalPath::kFloat ? "float" : "double";
+                         });
+
+TEST(CpuOptim, AdamDenormalPathResolvesPerCpuAndCanBeForced) {
+  using locus::cpu::AdamDenormalPath;
+  const AdamDenormalPath chosen = locus::cpu::adam_denormal_path();
+  EXPECT_TRUE(chosen == AdamDenormalPath::kFloat || chosen == AdamDenormalPath::kDouble);  // never kAuto
+#if defined(__x86_64__) && defined(__GNUC__)
+  // AMD's float arithmetic takes no microcode assist on denormals (measured on Zen 4); others' may
+  EXPECT_EQ(chosen == AdamDenormalPath::kFloat, __builtin_cpu_is("amd") != 0);
+#endif
+  locus::cpu::set_adam_denormal_path(AdamDenormalPath::kDouble);
+  EXPECT_EQ(locus::cpu::adam_denormal_path(), AdamDenormalPath::kDouble);
+  locus::cpu::set_adam_denormal_path(AdamDenormalPath::kFloat);
+  EXPECT_EQ(locus::cpu::adam_denormal_path(), AdamDenormalPath::kFloat);
+  locus::cpu::set_adam_denormal_path(AdamDenormalPath::kAuto);
+  EXPECT_EQ(locus::cpu::adam_denormal_path(), chosen);
+}
+
+TEST_P(AdamDenormalPaths, AdamFloatNearTheDenormalRangeMatchesToTheBit) {
   int checked = 0, denormal_m = 0;
   for (uint32_t seed = 0; seed < 6; ++seed) {
     for (int variant = 0; variant < 4; ++variant) {  // plain, L2 decay, AdamW, AMSGrad
