@@ -7,6 +7,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include "locus/data.h"
 #include "locus/memory.h"
@@ -164,6 +166,30 @@ TEST(FashionMnist, LoadingLeavesNoCachedBlocks) {
   EXPECT_EQ(train.images().sizes(), locus::IntArrayRef({60000, 1, 28, 28}));
   EXPECT_EQ(values(train.targets().narrow(0, 0, 3)), (std::vector<double>{9, 0, 0}));
   EXPECT_EQ(cached(), before);
+}
+
+// MNIST keeps the file's bytes; the float images [N, 1, 28, 28] (188 MB for the train split) are
+// made on the first call to images() or get(), once, shared by copies (map() copies the dataset),
+// and never for batches, which gather from the bytes.
+TEST(FashionMnist, FloatImagesAreMadeOnceAndOnlyWhenAsked) {
+  const locus::Device cpu("cpu");
+  const int64_t before = locus::memory_allocated(cpu);
+  MNIST train(MNIST::Mode::kTrain);
+  const int64_t floats = int64_t{60000} * 28 * 28 * 4;
+  EXPECT_LT(locus::memory_allocated(cpu) - before, floats / 100);  // the labels as int64 only
+  auto pipeline = train.map(locus::data::transforms::Normalize<>(0.0, 1.0)).map(locus::data::transforms::Stack<>());
+  locus::Tensor batch = pipeline.get_batch({5, 59999}).data;
+  EXPECT_LT(locus::memory_allocated(cpu) - before, floats / 100);
+  MNIST copy = train;
+  std::vector<std::thread> threads;
+  std::vector<const void*> seen(4);
+  for (int t = 0; t < 4; ++t) threads.emplace_back([&, t] { seen[t] = copy.images().data_ptr(); });
+  for (auto& t : threads) t.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(seen[t], seen[0]) << "thread " << t;
+  EXPECT_EQ(train.images().data_ptr(), seen[0]);  // the copy made them for both
+  EXPECT_GE(locus::memory_allocated(cpu) - before, floats);
+  EXPECT_LT(locus::memory_allocated(cpu) - before, floats + floats / 100);
+  EXPECT_TRUE(batch.equal(locus::stack({train.images()[5], train.images()[59999]})));
 }
 
 TEST(FashionMnist, BatchedPipelineEqualsThePerExampleOne) {

@@ -3,6 +3,7 @@
 // [N, 1, 28, 28] scaled to [0, 1], targets int64 [N]. Each file may be plain or gzip-compressed
 // (train-images-idx3-ubyte or train-images-idx3-ubyte.gz, ...). A missing, corrupt or truncated
 // file throws locus::Error naming the file and what is wrong.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,11 +30,15 @@ class MNIST : public Dataset<MNIST> {
   /// Images `indices` as one tensor [B, 1, 28, 28] and their labels [B] (our extension: the batch
   /// get() and Stack would give, in one gather).
   Example<> gather(const std::vector<size_t>& indices) const;
-  const Tensor& images() const { return images_; }
+  /// All images, float32 [N, 1, 28, 28] (made from the file's bytes on the first call to this or
+  /// get(): the batched loader never needs them, and gathers from the bytes).
+  const Tensor& images() const;
   const Tensor& targets() const { return targets_; }
 
  private:
-  Tensor images_, targets_;
+  struct FloatImages;
+  Tensor bytes_, targets_;  // bytes_: uint8 [N, 28, 28], as in the file
+  std::shared_ptr<FloatImages> images_;  // shared by copies (map() copies the dataset)
   bool train_;
 };
 
