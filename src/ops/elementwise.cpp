@@ -349,31 +349,28 @@ Tensor Tensor::logical_or(const Tensor& o) const { return binary_impl(BinaryOp::
 Tensor Tensor::logical_not() const { return unary_impl(UnaryOp::LogicalNot, "logical_not", ops::cast(*this, kBool)); }
 
 // ---- unary ----------------------------------------------------------------------------------
+// A unary op with a float result that autocast lists (`op`, autocast.h): inside an autocast region
+// on a device type whose policy casts it, the method again on the cast input; else the kernel.
+namespace {
+Tensor float_unary(const Tensor& x, ac::Op op, UnaryOp kernel, const char* name, Tensor (Tensor::*method)() const) {
+  if (auto c = ac::policy(op, x.device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return (C(x).*method)(); });
+  return unary_impl(kernel, name, x, {}, true);
+}
+}  // namespace
 Tensor Tensor::neg() const {
   if (scalar_type() == kBool) throw Error("[neg] negation, the `-` operator, on a bool tensor is not supported; use logical_not().");
   return unary_impl(UnaryOp::Neg, "neg", *this);
 }
 Tensor Tensor::abs() const { return unary_impl(UnaryOp::Abs, "abs", *this); }
-Tensor Tensor::exp() const {
-  if (auto c = ac::policy(ac::Op::Exp, device()); c != ac::Cast::None) return ac::rerun(c, [&](auto C) { return C(*this).exp(); });
-  return unary_impl(UnaryOp::Exp, "exp", *this, {}, true);
-}
-Tensor Tensor::log() const {
-  if (auto c = ac::policy(ac::Op::Log, device()); c != ac::Cast::None) return ac::rerun(c, [&](auto C) { return C(*this).log(); });
-  return unary_impl(UnaryOp::Log, "log", *this, {}, true);
-}
+Tensor Tensor::exp() const { return float_unary(*this, ac::Op::Exp, UnaryOp::Exp, "exp", &Tensor::exp); }
+Tensor Tensor::log() const { return float_unary(*this, ac::Op::Log, UnaryOp::Log, "log", &Tensor::log); }
 Tensor Tensor::sqrt() const { return unary_impl(UnaryOp::Sqrt, "sqrt", *this, {}, true); }
-Tensor Tensor::rsqrt() const {
-  if (auto c = ac::policy(ac::Op::Rsqrt, device()); c != ac::Cast::None) return ac::rerun(c, [&](auto C) { return C(*this).rsqrt(); });
-  return unary_impl(UnaryOp::Rsqrt, "rsqrt", *this, {}, true);
-}
+Tensor Tensor::rsqrt() const { return float_unary(*this, ac::Op::Rsqrt, UnaryOp::Rsqrt, "rsqrt", &Tensor::rsqrt); }
 Tensor Tensor::sin() const { return unary_impl(UnaryOp::Sin, "sin", *this, {}, true); }
 Tensor Tensor::cos() const { return unary_impl(UnaryOp::Cos, "cos", *this, {}, true); }
 Tensor Tensor::square() const { return unary_impl(UnaryOp::Square, "square", *this); }
-Tensor Tensor::reciprocal() const {
-  if (auto c = ac::policy(ac::Op::Reciprocal, device()); c != ac::Cast::None) return ac::rerun(c, [&](auto C) { return C(*this).reciprocal(); });
-  return unary_impl(UnaryOp::Reciprocal, "reciprocal", *this, {}, true);
-}
+Tensor Tensor::reciprocal() const { return float_unary(*this, ac::Op::Reciprocal, UnaryOp::Reciprocal, "reciprocal", &Tensor::reciprocal); }
 Tensor Tensor::relu() const { return unary_impl(UnaryOp::Relu, "relu", *this); }
 Tensor Tensor::sigmoid() const { return unary_impl(UnaryOp::Sigmoid, "sigmoid", *this, {}, true); }
 Tensor Tensor::tanh() const { return unary_impl(UnaryOp::Tanh, "tanh", *this, {}, true); }
@@ -381,14 +378,8 @@ Tensor Tensor::sign() const { return unary_impl(UnaryOp::Sign, "sign", *this); }
 Tensor Tensor::floor() const { return unary_impl(UnaryOp::Floor, "floor", *this); }
 Tensor Tensor::ceil() const { return unary_impl(UnaryOp::Ceil, "ceil", *this); }
 Tensor Tensor::round() const { return unary_impl(UnaryOp::Round, "round", *this); }
-Tensor Tensor::log1p() const {
-  if (auto c = ac::policy(ac::Op::Log1p, device()); c != ac::Cast::None) return ac::rerun(c, [&](auto C) { return C(*this).log1p(); });
-  return unary_impl(UnaryOp::Log1p, "log1p", *this, {}, true);
-}
-Tensor Tensor::expm1() const {
-  if (auto c = ac::policy(ac::Op::Expm1, device()); c != ac::Cast::None) return ac::rerun(c, [&](auto C) { return C(*this).expm1(); });
-  return unary_impl(UnaryOp::Expm1, "expm1", *this, {}, true);
-}
+Tensor Tensor::log1p() const { return float_unary(*this, ac::Op::Log1p, UnaryOp::Log1p, "log1p", &Tensor::log1p); }
+Tensor Tensor::expm1() const { return float_unary(*this, ac::Op::Expm1, UnaryOp::Expm1, "expm1", &Tensor::expm1); }
 Tensor Tensor::erf() const { return unary_impl(UnaryOp::Erf, "erf", *this, {}, true); }
 Tensor Tensor::clamp(std::optional<Scalar> mn, std::optional<Scalar> mx) const {
   if (!mn && !mx) throw Error("[clamp] at least one of 'min' or 'max' must not be None.");
