@@ -172,6 +172,30 @@ TEST(TorchProgram, DatasetArchiveAndHostIdioms) {
   for (const auto& p : {apath, tpath, vpath}) ::unlink(p.c_str());
 }
 
+// A custom autograd function, as the libtorch tutorial writes one ("Autograd in C++ Frontend")
+struct ScaleBy : torch::autograd::Function<ScaleBy> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, torch::Tensor x, double c) {
+    ctx->saved_data["c"] = c;
+    ctx->save_for_backward({x});
+    return x * c;
+  }
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list grad_outputs) {
+    EXPECT_EQ(ctx->get_saved_variables().size(), 1u);
+    return {grad_outputs[0] * ctx->saved_data["c"].toDouble(), torch::Tensor()};
+  }
+};
+
+TEST(TorchProgram, CustomAutogradFunction) {
+  auto x = torch::randn({2}).requires_grad_();
+  auto y = ScaleBy::apply(x, 5.5);
+  EXPECT_EQ(y.grad_fn()->name(), "ScaleByBackward");
+  y.sum().backward();
+  EXPECT_TRUE(x.grad().equal(torch::full({2}, 5.5)));
+  c10::IValue v = 3.0;
+  EXPECT_EQ(v.toDouble(), 3.0);
+}
+
 TEST(TorchProgram, ModuleIdioms) {
   torch::nn::Sequential seq(torch::nn::Linear(4, 8), torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.1)),
                             torch::nn::Identity(), torch::nn::Linear(8, 3), torch::nn::LogSoftmax(1));
