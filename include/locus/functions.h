@@ -1,6 +1,7 @@
 #pragma once
 // Free functions, as libtorch's torch::add, torch::matmul, torch::cat, ...
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "locus/tensor.h"
@@ -123,6 +124,10 @@ Tensor repeat_interleave(const Tensor& a, int64_t repeats, std::optional<int64_t
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
              const Scalar& alpha = 1);
 
+/// torch::einsum("bij,bjk->bik", {a, b}): subscripts [a-zA-Z], "..." for broadcast dims, "->"
+/// and the output's subscripts (implicit: "..." then the subscripts used once, in order A-Z a-z).
+/// Made of differentiable ops (bmm for the products), on any device.
+Tensor einsum(std::string_view equation, const std::vector<Tensor>& tensors);
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
