@@ -256,6 +256,10 @@ class Tensor {
   Tensor ceil() const;
   Tensor round() const;
   Tensor log1p() const;  // log(1 + x), accurate near 0
+  Tensor log2() const;
+  Tensor exp2() const;
+  /// atan2(self, other) elementwise (the angle of the point (other, self)), broadcasting.
+  Tensor atan2(const Tensor& other) const;
   Tensor expm1() const;  // exp(x) - 1, accurate near 0
   Tensor erf() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
@@ -283,6 +287,8 @@ class Tensor {
   Tensor& ceil_();
   Tensor& round_();
   Tensor& log1p_();
+  Tensor& log2_();
+  Tensor& exp2_();
   Tensor& expm1_();
   Tensor& erf_();
   Tensor& pow_(const Scalar& exponent);

@@ -92,6 +92,12 @@ void on_binary(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b) {
                 maybe(nb, [&] { return reduce_grad((g * (a / b).floor()).neg(), b); })};
       });
       return;
+    case BinaryOp::Atan2:  // d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2)
+      record("Atan2Backward0", out, {&a, &b}, [a, b, na, nb](const Tensor& g) -> variable_list {
+        Tensor r = g / (a * a + b * b);
+        return {maybe(na, [&] { return reduce_grad(r * b, a); }), maybe(nb, [&] { return reduce_grad((r * a).neg(), b); })};
+      });
+      return;
     default:
       return;  // comparisons and logical ops: not differentiable (bool results are never recorded)
   }
@@ -131,6 +137,12 @@ void on_binary_scalar(BinaryOp op, Tensor& out, const Tensor& a, double s, bool 
         record("RemainderBackward1", out, {&a}, [a, s](const Tensor& g) -> variable_list { return {(g * (s / a).floor()).neg()}; });
       else
         record("RemainderBackward0", out, {&a}, [](const Tensor& g) -> variable_list { return {g}; });
+      return;
+    case BinaryOp::Atan2:  // atan2(s, a) or atan2(a, s)
+      record("Atan2Backward0", out, {&a}, [a, s, scalar_first](const Tensor& g) -> variable_list {
+        Tensor r = g / (a * a + s * s);
+        return {scalar_first ? (r * s).neg() : r * s};
+      });
       return;
     default:
       return;
@@ -212,6 +224,15 @@ void on_unary(UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryPara
     case UnaryOp::Expm1:
       o = out.detach();
       record("Expm1Backward0", out, {&a}, [o](const Tensor& g) -> variable_list { return {g * (o + 1)}; });
+      return;
+    case UnaryOp::Log2:  // 1 / (a ln 2)
+      record("Log2Backward0", out, {&a}, [a](const Tensor& g) -> variable_list {
+        return {g / (a * 0.69314718055994530942)};
+      });
+      return;
+    case UnaryOp::Exp2:  // 2^a ln 2
+      o = out.detach();
+      record("Exp2Backward0", out, {&a}, [o](const Tensor& g) -> variable_list { return {g * o * 0.69314718055994530942}; });
       return;
     case UnaryOp::Erf:  // 2 / sqrt(pi) * exp(-a^2)
       record("ErfBackward0", out, {&a}, [a](const Tensor& g) -> variable_list {

@@ -68,7 +68,7 @@ enum class UnaryOp : int {
   Neg, Abs, Exp, Log, Sqrt, Relu, Sigmoid, Tanh, Clamp, PowScalar, Sin, Cos, Rsqrt, Reciprocal,
   Gelu, GeluTanh, Sign, Square, Log1p, Expm1, Floor, Ceil, Round, LogicalNot,
   ReluBackward, /* out = grad where a>0 — via binary instead */
-  Erf,
+  Erf, Log2, Exp2,
 };
 struct UnaryParams {
   double a = 0, b = 0;   // Clamp: min (a) and max (b); PowScalar: exponent (a)
@@ -80,6 +80,7 @@ enum class BinaryOp : int {
   Eq, Ne, Lt, Le, Gt, Ge,           // out dtype is kBool
   LogicalAnd, LogicalOr,            // out dtype is kBool
   ThresholdBackward,                // out = 0 if b <= 0 else a  (relu backward: a=grad, b=output; NaN b passes a)
+  Atan2,                            // atan2(a, b): float (integers promote to the default dtype)
 };
 inline bool binary_is_comparison(BinaryOp op) {
   return op >= BinaryOp::Eq && op <= BinaryOp::LogicalOr;

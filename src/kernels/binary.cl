@@ -22,6 +22,7 @@
 #define B_LOGICAL_AND 15
 #define B_LOGICAL_OR 16
 #define B_THRESHOLD_BACKWARD 17
+#define B_ATAN2 18
 
 #ifndef IS_FLOAT
 DEVICE_FN A ipow2(A x, A e) {
@@ -44,6 +45,7 @@ DEVICE_FN A binary_op(int op, A x, A y) {
 #ifdef IS_FLOAT
     case B_DIV: return x / y;
     case B_POW: return (A)pow((F)x, (F)y);
+    case B_ATAN2: return (A)atan2((F)x, (F)y);
     case B_MAXIMUM: return (IS_NAN(x) || IS_NAN(y)) ? x + y : (x > y ? x : y);
     case B_MINIMUM: return (IS_NAN(x) || IS_NAN(y)) ? x + y : (x < y ? x : y);
     case B_REMAINDER: {

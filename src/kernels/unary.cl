@@ -28,6 +28,8 @@
 #define U_LOGICAL_NOT 23
 #define U_RELU_BACKWARD 24
 #define U_ERF 25
+#define U_LOG2 26
+#define U_EXP2 27
 
 #ifndef IS_FLOAT
 DEVICE_FN A ipow(A x, i64 e) {
@@ -82,6 +84,8 @@ DEVICE_FN A unary_op(int op, A x, Scalar pa, Scalar pb, int has_a, int has_b) {
     case U_LOG1P: return (A)log1p(f);
     case U_EXPM1: return (A)expm1(f);
     case U_ERF: return (A)erf(f);
+    case U_LOG2: return (A)log2(f);
+    case U_EXP2: return (A)exp2(f);
 #ifdef IS_FLOAT
     case U_FLOOR: return (A)floor(f);
     case U_CEIL: return (A)ceil(f);

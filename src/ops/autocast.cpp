@@ -30,7 +30,8 @@ constexpr uint32_t kCpuFloat32 =
 // PyTorch's CUDA float32 list: float16's range needs float32 for exp, sums, norms and losses.
 constexpr uint32_t kGpuFloat32 = kCpuFloat32 | bit(Op::Softmax) | bit(Op::LogSoftmax) | bit(Op::Exp) | bit(Op::Log) |
                                  bit(Op::Pow) | bit(Op::Sum) | bit(Op::Rsqrt) | bit(Op::Reciprocal) |
-                                 bit(Op::LayerNorm) | bit(Op::GroupNorm) | bit(Op::Log1p) | bit(Op::Expm1);
+                                 bit(Op::LayerNorm) | bit(Op::GroupNorm) | bit(Op::Log1p) | bit(Op::Expm1) |
+                                 bit(Op::Log2);
 constexpr uint32_t kGpuPromote = bit(Op::ScatterAdd);
 
 constexpr size_t kTypes = 32;

@@ -24,7 +24,7 @@ enum class Op : uint8_t {
   Softmax, LogSoftmax, Exp, Log, Pow, Sum, Rsqrt, Reciprocal,  // float32 on cuda/opencl
   LayerNorm, GroupNorm,
   ScatterAdd,                                                  // promote on cuda/opencl
-  Log1p, Expm1,                                                // float32 on cuda/opencl
+  Log1p, Expm1, Log2,                                          // float32 on cuda/opencl
 };
 
 enum class Cast : uint8_t { None, Lower, Float32, Promote };

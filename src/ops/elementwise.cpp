@@ -73,13 +73,14 @@ const char* binary_name(BinaryOp op) {
     case BinaryOp::LogicalAnd: return "logical_and";
     case BinaryOp::LogicalOr: return "logical_or";
     case BinaryOp::ThresholdBackward: return "threshold_backward";
+    case BinaryOp::Atan2: return "atan2";
   }
   return "binary";
 }
 
 // The dtype the kernel computes in.
 ScalarType compute_type(BinaryOp op, ScalarType common) {
-  if ((op == BinaryOp::Div) && is_int_like(common)) return default_dtype();
+  if ((op == BinaryOp::Div || op == BinaryOp::Atan2) && is_int_like(common)) return default_dtype();
   if (op == BinaryOp::Pow && common == kBool) return kLong;
   if ((op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul) && common == kBool)
     return op == BinaryOp::Sub ? ScalarType::Undefined : kBool;
@@ -381,6 +382,9 @@ Tensor Tensor::round() const { return unary_impl(UnaryOp::Round, "round", *this)
 Tensor Tensor::log1p() const { return float_unary(*this, ac::Op::Log1p, UnaryOp::Log1p, "log1p", &Tensor::log1p); }
 Tensor Tensor::expm1() const { return float_unary(*this, ac::Op::Expm1, UnaryOp::Expm1, "expm1", &Tensor::expm1); }
 Tensor Tensor::erf() const { return unary_impl(UnaryOp::Erf, "erf", *this, {}, true); }
+Tensor Tensor::log2() const { return float_unary(*this, ac::Op::Log2, UnaryOp::Log2, "log2", &Tensor::log2); }
+Tensor Tensor::exp2() const { return unary_impl(UnaryOp::Exp2, "exp2", *this, {}, true); }
+Tensor Tensor::atan2(const Tensor& other) const { return binary_impl(BinaryOp::Atan2, *this, other, nullptr); }
 Tensor Tensor::clamp(std::optional<Scalar> mn, std::optional<Scalar> mx) const {
   if (!mn && !mx) throw Error("[clamp] at least one of 'min' or 'max' must not be None.");
   backend::UnaryParams p;
@@ -420,6 +424,8 @@ LOCUS_UNARY_INPLACE(reciprocal, true)
 LOCUS_UNARY_INPLACE(sigmoid, true)
 LOCUS_UNARY_INPLACE(tanh, true)
 LOCUS_UNARY_INPLACE(log1p, true)
+LOCUS_UNARY_INPLACE(log2, true)
+LOCUS_UNARY_INPLACE(exp2, true)
 LOCUS_UNARY_INPLACE(expm1, true)
 LOCUS_UNARY_INPLACE(erf, true)
 #undef LOCUS_UNARY_INPLACE
@@ -488,6 +494,9 @@ Tensor floor(const Tensor& a) { return a.floor(); }
 Tensor ceil(const Tensor& a) { return a.ceil(); }
 Tensor round(const Tensor& a) { return a.round(); }
 Tensor log1p(const Tensor& a) { return a.log1p(); }
+Tensor log2(const Tensor& a) { return a.log2(); }
+Tensor exp2(const Tensor& a) { return a.exp2(); }
+Tensor atan2(const Tensor& a, const Tensor& b) { return a.atan2(b); }
 Tensor expm1(const Tensor& a) { return a.expm1(); }
 Tensor erf(const Tensor& a) { return a.erf(); }
 Tensor clamp(const Tensor& a, std::optional<Scalar> mn, std::optional<Scalar> mx) { return a.clamp(mn, mx); }

@@ -54,6 +54,10 @@ TEST_P(Formulas, Unary) {
   gradcheck([](const V& x) { return x[0].log1p(); }, {pos}, d);
   gradcheck([](const V& x) { return x[0].expm1(); }, {a}, d);
   gradcheck([](const V& x) { return x[0].erf(); }, {a}, d);
+  gradcheck([](const V& x) { return x[0].log2(); }, {pos}, d);
+  gradcheck([](const V& x) { return x[0].exp2(); }, {a}, d);
+  gradcheck([](const V& x) { return locus::atan2(x[0], x[1]); }, {a, sample({3}, 1.0)}, d);
+  gradcheck([](const V& x) { return locus::atan2(x[0], x[1]); }, {sample({2, 1}, 1.0), sample({3}, 1.0)}, d);
   gradcheck([](const V& x) { return x[0].clamp(-0.5, 0.7); }, {a}, d);
   gradcheck([](const V& x) { return where(x[0] > 0, x[0] * 2, x[1]); }, {a, sample({3}, 1.0)}, d);
   gradcheck([](const V& x) { return x[0].masked_fill(x[0] < 0, 0.25); }, {a}, d);

@@ -160,7 +160,9 @@ TEST_P(Autocast, PolicyPerDeviceType) {
   EXPECT_EQ(h.exp().scalar_type(), gpu_f32);
   EXPECT_EQ(h.log1p().scalar_type(), gpu_f32);  // on PyTorch's CUDA float32 list, not the CPU's
   EXPECT_EQ(h.expm1().scalar_type(), gpu_f32);
+  EXPECT_EQ(h.log2().scalar_type(), gpu_f32);
   EXPECT_EQ(h.erf().scalar_type(), low);        // on neither list
+  EXPECT_EQ(h.exp2().scalar_type(), low);
   EXPECT_EQ(h.sum().scalar_type(), gpu_f32);
   EXPECT_EQ(h.sum(kHalf).scalar_type(), kHalf);  // an explicit dtype wins
   EXPECT_EQ(F::layer_norm(h, F::LayerNormFuncOptions({6})).scalar_type(), gpu_f32);

@@ -111,6 +111,8 @@ TEST_P(Elementwise, UnaryFreeFunctionsLog1pExpm1Erf) {
   near_each(locus::ceil(x), [](double v) { return std::ceil(v); }, 0, "ceil");
   near_each(locus::round(x), [](double v) { return std::nearbyint(v); }, 0, "round (half to even)");
   near_each(locus::erf(x), [](double v) { return std::erf(v); }, 1e-6, "erf");
+  near_each(locus::exp2(x), [](double v) { return std::exp2(v); }, 1e-6, "exp2");
+  near_each(x.exp2(), [](double v) { return std::exp2(v); }, 1e-6, "exp2()");
   near_each(x.erf(), [](double v) { return std::erf(v); }, 1e-6, "erf()");
   // near 0 the point of log1p and expm1: log(1 + 3e-7) in float would lose most digits
   Tensor p = x.clamp_min(-0.5);
@@ -120,18 +122,42 @@ TEST_P(Elementwise, UnaryFreeFunctionsLog1pExpm1Erf) {
   EXPECT_NEAR(values(x.expm1())[2] / -1e-6, 1.0, 1e-6);
   Tensor q = tensor({0.25, 4.0}, o());
   EXPECT_EQ(values(locus::rsqrt(q)), (V{2, 0.5}));
+  EXPECT_EQ(values(locus::log2(q)), (V{-2, 2}));
+  near_each(locus::log2(p.abs() + 0.1), [](double v) { return std::log2(std::abs(std::max(v, -0.5)) + 0.1); }, 1e-6,
+            "log2");
   EXPECT_EQ(values(locus::reciprocal(q)), (V{4, 0.25}));
-  Tensor y = x.clone();
-  y.erf_();
-  EXPECT_TRUE(y.equal(x.erf()));
-  y = x.clone();
-  y.expm1_();
-  EXPECT_TRUE(y.equal(x.expm1()));
-  y = q.clone();
-  y.log1p_();
-  EXPECT_TRUE(y.equal(q.log1p()));
+  // the in-place forms give the out-of-place results
+  auto in_place = [](const Tensor& t, Tensor& (Tensor::*op_)(), Tensor (Tensor::*op)() const) {
+    Tensor y = t.clone();
+    (y.*op_)();
+    return y.equal((t.*op)());
+  };
+  EXPECT_TRUE(in_place(x, &Tensor::erf_, &Tensor::erf));
+  EXPECT_TRUE(in_place(x, &Tensor::expm1_, &Tensor::expm1));
+  EXPECT_TRUE(in_place(q, &Tensor::log1p_, &Tensor::log1p));
+  EXPECT_TRUE(in_place(q, &Tensor::log2_, &Tensor::log2));
+  EXPECT_TRUE(in_place(x, &Tensor::exp2_, &Tensor::exp2));
+  EXPECT_EQ(values(tensor({1, 8}, o()).log2()), (V{0, 3}));  // integer inputs give floats
   EXPECT_EQ(tensor({1, 2}, o()).erf().dtype(), kFloat);  // integer inputs give floats
   EXPECT_THROW_MSG(tensor({1, 2}, o()).erf_(), Error, "result type Float can't be cast to the desired output type Long");
+}
+
+// atan2(y, x): the angle of the point (x, y), in every quadrant and on the axes; broadcasting,
+// integers giving floats, and the device rule.
+TEST_P(Elementwise, Atan2) {
+  const V ys = {1.0, 1.0, -1.0, -1.0, 0.0, 0.0, 2.0, -0.0};
+  const V xs = {1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 0.0, -1.0};
+  Tensor y = tensor(ys, o()), x = tensor(xs, o());
+  V got = values(locus::atan2(y, x));
+  for (size_t i = 0; i < ys.size(); ++i) EXPECT_NEAR(got[i], std::atan2(ys[i], xs[i]), 1e-6) << ys[i] << ", " << xs[i];
+  EXPECT_TRUE(std::signbit(got[7]));  // atan2(-0, -1) = -pi
+  EXPECT_EQ(values(y.atan2(x)), got);
+  Tensor col = tensor({{1.0}, {-1.0}}, o());  // [2, 1] with [8]: [2, 8]
+  EXPECT_EQ(locus::atan2(col, x).sizes(), IntArrayRef({2, 8}));
+  EXPECT_NEAR(values(locus::atan2(col, x))[8 + 1], std::atan2(-1.0, -1.0), 1e-6);
+  EXPECT_EQ(locus::atan2(tensor({1, 2}, o()), tensor({3, 4}, o())).dtype(), kFloat);
+  if (GetParam() != Device(kCPU))
+    EXPECT_THROW_MSG(locus::atan2(y, tensor(xs)), DeviceMismatchError, "[atan2] Expected all tensors to be on the same device");
 }
 
 TEST_P(Elementwise, ComparisonsGiveBool) {

@@ -108,6 +108,7 @@ struct Mul {
   }
 };
 struct Div { template <class C> C operator()(C a, C b) const { return a / b; } };
+struct Atan2 { template <class C> C operator()(C a, C b) const { return std::atan2(a, b); } };
 // NaN-propagating, as torch.maximum / torch.minimum
 struct Maximum { template <class C> C operator()(C a, C b) const { return (a > b || a != a) ? a : b; } };
 struct Minimum { template <class C> C operator()(C a, C b) const { return (a < b || a != a) ? a : b; } };
@@ -204,6 +205,9 @@ void dispatch_op(BinaryOp op, ScalarType dt, const char* what, K&& k) {
       if constexpr (is_float_v<T>) return k.template operator()<T, T>(Div{}, kGrainDivide);
       else unsupported(what, dt);  // the op layer promotes integer true division to float
     case BinaryOp::Pow: return k.template operator()<T, T>(Pow{}, kGrainMath);
+    case BinaryOp::Atan2:
+      if constexpr (is_float_v<T>) return k.template operator()<T, T>(Atan2{}, kGrainMath);
+      else unsupported(what, dt);  // the op layer promotes integers to float
     case BinaryOp::Maximum: return k.template operator()<T, T>(Maximum{}, kGrainCheap);
     case BinaryOp::Minimum: return k.template operator()<T, T>(Minimum{}, kGrainCheap);
     case BinaryOp::Remainder: return k.template operator()<T, T>(Remainder{}, kGrainMath);

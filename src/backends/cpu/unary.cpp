@@ -91,6 +91,8 @@ struct Tanh { template <class C> C operator()(C x) const { return std::tanh(x); 
 struct Log1p { template <class C> C operator()(C x) const { return std::log1p(x); } };
 struct Expm1 { template <class C> C operator()(C x) const { return std::expm1(x); } };
 struct Erf { template <class C> C operator()(C x) const { return std::erf(x); } };
+struct Log2 { template <class C> C operator()(C x) const { return std::log2(x); } };
+struct Exp2 { template <class C> C operator()(C x) const { return std::exp2(x); } };
 // 1 / (1 + e^-x) without overflow for large |x|
 struct Sigmoid {
   template <class C> C operator()(C x) const {
@@ -143,6 +145,8 @@ void unary_float(UnaryOp op, const TensorRef& out, const TensorRef& in, const Un
     case UnaryOp::Log1p: return run_map<T>(out, in, kGrainMath, Log1p{});
     case UnaryOp::Expm1: return run_map<T>(out, in, kGrainMath, Expm1{});
     case UnaryOp::Erf: return run_map<T>(out, in, kGrainMath, Erf{});
+    case UnaryOp::Log2: return run_map<T>(out, in, kGrainMath, Log2{});
+    case UnaryOp::Exp2: return run_map<T>(out, in, kGrainMath, Exp2{});
     case UnaryOp::Sigmoid: return run_map<T>(out, in, kGrainMath, Sigmoid{});
     case UnaryOp::Gelu: return run_map<T>(out, in, kGrainMath, Gelu{});
     case UnaryOp::GeluTanh: return run_map<T>(out, in, kGrainMath, GeluTanh{});

@@ -169,6 +169,9 @@ double host_unary(UnaryOp op, double x, const backend::UnaryParams& p) {
     case UnaryOp::Round: return std::nearbyint(x);
     case UnaryOp::LogicalNot: return x == 0;
     case UnaryOp::ReluBackward: return x > 0;
+    case UnaryOp::Erf: return std::erf(x);
+    case UnaryOp::Log2: return std::log2(x);
+    case UnaryOp::Exp2: return std::exp2(x);
   }
   return 0;
 }
@@ -184,9 +187,13 @@ TEST(OpenCLElementwise, UnaryAllOpsStrided) {
   std::vector<double> pos = {0.5, 1.25, 2.5, 3.5, 0.1, 4, 0.75, 2.5, 0.01, 1.5};
   std::vector<double> mixed = {0.5, 1.25, 2.5, 3.5, 0.1, 4, -0.75, -2.5, 0, 1.5};
   for (ScalarType dt : {kFloat, kDouble, kHalf}) {
-    for (int op = 0; op <= static_cast<int>(UnaryOp::LogicalNot); ++op) {
+    std::vector<int> all_ops;  // every op but ReluBackward (done through binary)
+    for (int op = 0; op <= static_cast<int>(UnaryOp::Exp2); ++op)
+      if (op != static_cast<int>(UnaryOp::ReluBackward)) all_ops.push_back(op);
+    for (int op : all_ops) {
       auto u = static_cast<UnaryOp>(op);
-      bool needs_pos = u == UnaryOp::Log || u == UnaryOp::Sqrt || u == UnaryOp::Rsqrt || u == UnaryOp::PowScalar;
+      bool needs_pos = u == UnaryOp::Log || u == UnaryOp::Sqrt || u == UnaryOp::Rsqrt || u == UnaryOp::PowScalar ||
+                       u == UnaryOp::Log2;
       p.a = u == UnaryOp::PowScalar ? 1.5 : -1;
       const std::vector<double>& vals = needs_pos ? pos : mixed;
       std::vector<double> sb(20, 99);
