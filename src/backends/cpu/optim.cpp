@@ -56,7 +56,10 @@ AdamDenormalPath adam_denormal_path() {
   const AdamDenormalPath path = g_adam_denormal_path.load(std::memory_order_relaxed);
   if (path != AdamDenormalPath::kAuto) return path;
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool amd = __builtin_cpu_is("amd");
+  static const bool amd = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_is("amd") != 0;
+  }();
   return amd ? AdamDenormalPath::kFloat : AdamDenormalPath::kDouble;
 #else
   return AdamDenormalPath::kDouble;
