@@ -138,6 +138,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Scalar& value);
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
 /// Positions of the non-zero elements, int64 [count, dim] (Tensor::nonzero).
 Tensor nonzero(const Tensor& a);
 /// int64 class indices -> int64 one-hot rows; num_classes = -1 infers max + 1.

@@ -418,6 +418,11 @@ class Tensor {
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  /// self[.., index[i], ..] += alpha * source[.., i, ..] along `dim` (repeated indices add up);
+  /// source has self's shape but index.numel() along dim. index_add is differentiable in self
+  /// and source.
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
   /// self[..., index[i][j], ...] = src[i][j] along `dim` (a copy for scatter, in place for
   /// scatter_); index no larger than src, and than self apart from dim. Of repeated positions the
   /// last write wins (PyTorch leaves the choice unspecified). scatter is differentiable in self and src.

@@ -207,6 +207,51 @@ Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value) co
   return out;
 }
 
+namespace {
+// index_add's arguments checked, and its index spread over source's shape for scatter_add: source
+// element [.., i, ..] (i along d) goes to self [.., index[i], ..].
+Tensor index_add_positions(const char* op, const Tensor& self, int64_t& d, const Tensor& index, const Tensor& source) {
+  ops::check_same_device(op, {{"self", &self}, {"index", &index}, {"source", &source}});
+  d = detail::wrap_dim(d, self.dim(), op);
+  if (index.dim() > 1)
+    throw Error("[" + std::string(op) + "] index must be a vector (0-D or 1-D), got shape " +
+                ops::shape_str(index.sizes()) + ".");
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  Tensor src = source.dim() == 0 ? source.reshape({1}) : source;
+  bool ok = src.dim() == nd && src.size(d) == index.numel();
+  for (int64_t i = 0; ok && i < nd; ++i)
+    if (i != d) ok = src.size(i) == (self.dim() == 0 ? 1 : self.size(i));
+  if (!ok)
+    throw Error("[" + std::string(op) + "] source " + ops::shape_str(source.sizes()) + " must have self's shape " +
+                ops::shape_str(self.sizes()) + " but with " + std::to_string(index.numel()) +
+                " (the number of indices) along dim " + std::to_string(d) + ".");
+  Tensor idx = check_index(op, index, self.dim() == 0 ? 1 : self.size(d), "the indexed dimension");
+  std::vector<int64_t> along(static_cast<size_t>(nd), 1);
+  along[static_cast<size_t>(d)] = index.numel();
+  return idx.reshape(along).expand(src.sizes()).contiguous();
+}
+}  // namespace
+
+Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  int64_t d = dim;
+  Tensor pos = index_add_positions("index_add_", *this, d, index, source);
+  Tensor src = alpha.toDouble() == 1.0 ? source : source * alpha;
+  if (this->dim() == 0) {
+    Tensor flat = reshape({1});
+    flat.scatter_add_(0, pos, src.reshape({1}));
+    return *this;
+  }
+  return scatter_add_(d, pos, src);
+}
+
+Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) const {
+  int64_t d = dim;
+  Tensor pos = index_add_positions("index_add", *this, d, index, source);
+  Tensor src = alpha.toDouble() == 1.0 ? source : source * alpha;
+  if (this->dim() == 0) return reshape({1}).scatter_add(0, pos, src.reshape({1})).reshape({});
+  return scatter_add(d, pos, src);
+}
+
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
   if (auto c = ops::autocast::policy(ops::autocast::Op::ScatterAdd, device()); c != ops::autocast::Cast::None) {
     ops::autocast::ExcludeGuard x;  // promote: self and src to the wider of the two
@@ -345,6 +390,9 @@ Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Scalar& 
   return a.scatter(dim, index, value);
 }
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) { return a.scatter_add(dim, index, src); }
+Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  return a.index_add(dim, index, source, alpha);
+}
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) { return a.allclose(b, rtol, atol, equal_nan); }
 bool equal(const Tensor& a, const Tensor& b) { return a.equal(b); }
 

@@ -143,6 +143,29 @@ TEST_P(Indexing, Scatter) {  // expected values from PyTorch 1.13
   EXPECT_EQ(values(src.grad()), (V{1, 1, 0, 1, 1, 0}));
 }
 
+// index_add: rows (or columns) of source added at index, repeats adding up; values from PyTorch 1.13:
+//   torch.zeros(3, 4).index_add(0, torch.tensor([2, 0]), torch.arange(8.).reshape(2, 4), alpha=2)
+//   torch.ones(2, 3).index_add(1, torch.tensor([0, 0, 2]), torch.arange(6.).reshape(2, 3))
+TEST_P(Indexing, IndexAdd) {
+  Tensor src = arange(8, o()).reshape({2, 4});
+  Tensor got = zeros({3, 4}, o()).index_add(0, tensor({2, 0}).to(GetParam()), src, 2);
+  EXPECT_EQ(values(got), (V{8, 10, 12, 14, 0, 0, 0, 0, 0, 2, 4, 6}));
+  Tensor y = ones({2, 3}, o());
+  Tensor& same = y.index_add_(1, tensor({0, 0, 2}).to(GetParam()), arange(6, o()).reshape({2, 3}));
+  EXPECT_TRUE(same.is_same(y));
+  EXPECT_EQ(values(y), (V{2, 1, 3, 8, 1, 6}));
+  EXPECT_EQ(values(locus::index_add(zeros({3}, o()), 0, tensor({1}).to(GetParam()), ones({1}, o()))), (V{0, 1, 0}));
+  const Tensor at = tensor({2, 0, 2}).to(GetParam());  // a repeated index: both rows add up
+  gradcheck([&](const std::vector<Tensor>& t) { return t[0].index_add(0, at, t[1], 0.5); },
+            {randn({3, 2}, kDouble), randn({3, 2}, kDouble)}, GetParam());
+  EXPECT_THROW_MSG(zeros({3, 4}, o()).index_add(0, tensor({0, 1, 2}).to(GetParam()), src), Error,
+                   "[index_add] source [2, 4] must have self's shape [3, 4] but with 3 (the number of indices) "
+                   "along dim 0.");
+  EXPECT_THROW_MSG(zeros({3, 4}, o()).index_add(0, tensor({0, 3}).to(GetParam()), src), Error, "[index_add]");
+  EXPECT_THROW_MSG(zeros({3, 4}, o()).index_add_(0, tensor({{0, 1}}).to(GetParam()), src), Error,
+                   "[index_add_] index must be a vector (0-D or 1-D), got shape [1, 2].");
+}
+
 TEST_P(Indexing, OneHot) {
   Tensor labels = tensor({0, 2, 1}, o(kLong));
   Tensor h = one_hot(labels);
