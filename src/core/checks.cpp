@@ -11,6 +11,15 @@ std::string shape_str(IntArrayRef s) {
   return out + "]";
 }
 
+namespace {
+[[noreturn]] void throw_mismatch(const char* op, Device d, Device other, const std::string& name) {
+  std::ostringstream os;
+  os << "[" << op << "] Expected all tensors to be on the same device, but found at least two devices, " << d << " and "
+     << other << "! Argument '" << name << "' is on " << other << "; move it with .to(" << d << ").";
+  throw DeviceMismatchError(os.str());
+}
+}  // namespace
+
 Device check_same_device(const char* op, std::initializer_list<Arg> args) {
   const Arg* first = nullptr;
   for (const Arg& a : args) {
@@ -22,12 +31,23 @@ Device check_same_device(const char* op, std::initializer_list<Arg> args) {
   for (const Arg& a : args) {
     if (!a.t->defined() || a.t->device() == d) continue;
     if (is_cpu_scalar(*a.t)) continue;  // a 0-dim cpu tensor is a scalar anywhere
-    std::ostringstream os;
-    os << "[" << op << "] Expected all tensors to be on the same device, but found at least two devices, "
-       << d << " and " << a.t->device() << "! Argument '" << a.name << "' is on " << a.t->device() << "; move it with .to(" << d << ").";
-    throw DeviceMismatchError(os.str());
+    throw_mismatch(op, d, a.t->device(), a.name);
   }
   return d;
+}
+
+Device check_same_device(const char* op, const std::vector<Tensor>& list, const char* list_name) {
+  const Tensor* first = nullptr;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].defined()) continue;
+    if (first == nullptr) {
+      first = &list[i];
+    } else if (list[i].device() != first->device()) {
+      throw_mismatch(op, first->device(), list[i].device(), std::string(list_name) + "[" + std::to_string(i) + "]");
+    }
+  }
+  if (first == nullptr) throw Error(std::string("[") + op + "] expected a defined tensor in '" + list_name + "'.");
+  return first->device();
 }
 
 }  // namespace locus

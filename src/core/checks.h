@@ -2,6 +2,7 @@
 // Checks every layer shares (core, ops, nn): one device for all operands, shapes in messages.
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "core/tensor_impl.h"
 #include "locus/error.h"
@@ -17,6 +18,9 @@ struct Arg {
 /// cpu tensor is accepted as a scalar on any device. Returns that device. Throws
 /// DeviceMismatchError with PyTorch's opening words, the argument and the fix.
 Device check_same_device(const char* op, std::initializer_list<Arg> args);
+/// The same check over a list argument (cat, stack, einsum): every defined element on the first
+/// defined one's device, with no scalar exception; the message names `list_name[i]`.
+Device check_same_device(const char* op, const std::vector<Tensor>& list, const char* list_name);
 /// True for a 0-dim cpu tensor used with tensors on another device.
 inline bool is_cpu_scalar(const Tensor& t) { return t.dim() == 0 && t.device().is_cpu(); }
 

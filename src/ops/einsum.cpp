@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/checks.h"
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/functions.h"
@@ -182,12 +183,7 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& tensors) {
   if (terms.size() != tensors.size())
     fail("the equation has subscripts for " + std::to_string(terms.size()) + " operand(s) but " +
          std::to_string(tensors.size()) + " tensor(s) were given; pass one tensor per comma-separated term.");
-  for (size_t i = 1; i < tensors.size(); ++i) {
-    if (tensors[i].device() != tensors[0].device())
-      throw DeviceMismatchError("[einsum] Expected all tensors to be on the same device, but operand " +
-                                std::to_string(i) + " is on " + tensors[i].device().str() + " and operand 0 on " +
-                                tensors[0].device().str() + "; move it with .to(" + tensors[0].device().str() + ").");
-  }
+  check_same_device("einsum", tensors, "operands");
   // ellipsis dims: as many as the most any operand has
   int64_t ell = 0;
   for (size_t i = 0; i < terms.size(); ++i)

@@ -157,6 +157,7 @@ void scatter_write(Tensor& self, int64_t d, const Tensor& idx, const Tensor& val
 }  // namespace
 
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::should_record(*this)) autograd::check_inplace("scatter_add_", *this);
   int64_t d = dim;
   Tensor s;
   Tensor idx = check_scatter("scatter_add_", *this, d, index, &src, &s);
@@ -233,6 +234,7 @@ Tensor index_add_positions(const char* op, const Tensor& self, int64_t& d, const
 }  // namespace
 
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  if (autograd::should_record(*this)) autograd::check_inplace("index_add_", *this);
   int64_t d = dim;
   Tensor pos = index_add_positions("index_add_", *this, d, index, source);
   Tensor src = alpha.toDouble() == 1.0 ? source : source * alpha;
@@ -258,8 +260,12 @@ Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) 
     ScalarType t = ops::autocast::widest({this, &src});
     return ops::autocast::cast_to(*this, t).scatter_add(dim, index, ops::autocast::cast_to(src, t));
   }
-  Tensor out = clone();
-  out.scatter_add_(dim, index, src);
+  Tensor out;
+  {
+    NoGradGuard no_grad;  // the add is recorded as one node below
+    out = clone();
+    out.scatter_add_(dim, index, src);
+  }
   if (autograd::should_record(*this, src)) autograd::on_scatter_add(out, *this, dim, index, src);
   return out;
 }
@@ -284,6 +290,7 @@ bool Tensor::equal(const Tensor& other) const {
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   if (tensors.empty()) throw Error("[cat] expected a non-empty list of tensors.");
+  check_same_device("cat", tensors, "tensors");
   // PyTorch skips 1-D empty tensors for backward compatibility
   std::vector<const Tensor*> parts;
   for (const Tensor& t : tensors)
@@ -297,10 +304,6 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   int64_t total = 0;
   for (size_t i = 0; i < parts.size(); ++i) {
     const Tensor& p = *parts[i];
-    if (p.device() != dev)
-      throw DeviceMismatchError("[cat] Expected all tensors to be on the same device, but found at least two devices, " +
-                                dev.str() + " and " + p.device().str() + "! Argument 'tensors[" + std::to_string(i) +
-                                "]' is on " + p.device().str() + "; move it with .to(" + dev.str() + ").");
     if (p.dim() != ref.dim())
       throw Error("[cat] tensors must have the same number of dimensions: got " + std::to_string(ref.dim()) + " and " +
                   std::to_string(p.dim()) + " (tensor " + std::to_string(i) + ").");
@@ -333,6 +336,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   if (tensors.empty()) throw Error("[stack] expected a non-empty list of tensors.");
+  check_same_device("stack", tensors, "tensors");
   int64_t d = detail::wrap_dim(dim, tensors[0].dim() + 1, "stack");
   bool grad = false, same = true;
   for (size_t i = 0; i < tensors.size(); ++i) {

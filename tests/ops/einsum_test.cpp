@@ -83,7 +83,9 @@ TEST_P(Einsum, ErrorsNameTheProblem) {
   EXPECT_THROW_MSG(einsum("i", {}), Error, "[einsum] no operands");
   if (GetParam() != Device(kCPU))
     EXPECT_THROW_MSG(einsum("ij,ij->ij", {a, ones({2, 3})}), DeviceMismatchError,
-                     "[einsum] Expected all tensors to be on the same device, but operand 1 is on cpu");
+                     "[einsum] Expected all tensors to be on the same device, but found at least two devices, " +
+                         GetParam().str() + " and cpu! Argument 'operands[1]' is on cpu; move it with .to(" +
+                         GetParam().str() + ").");
 }
 
 LOCUS_INSTANTIATE_DEVICES(Einsum);

@@ -272,6 +272,13 @@ TEST(SameDeviceRule, MismatchMessageNamesOpArgumentDevicesAndFix) {
                    "[mm] Expected all tensors to be on the same device, but found at least two devices, cpu and opencl:0! "
                    "Argument 'mat2' is on opencl:0; move it with .to(cpu).");
   EXPECT_THROW_MSG(cat({a, b}), DeviceMismatchError, "Argument 'tensors[1]' is on cpu");
+  // the list check runs first, so an empty 1-D part elsewhere is also named, and stack names itself
+  EXPECT_THROW_MSG(cat({ones({0}), a, b}), DeviceMismatchError,
+                   "[cat] Expected all tensors to be on the same device, but found at least two devices, cpu and "
+                   "opencl:0! Argument 'tensors[1]' is on opencl:0; move it with .to(cpu).");
+  EXPECT_THROW_MSG(stack({a, b}), DeviceMismatchError,
+                   "[stack] Expected all tensors to be on the same device, but found at least two devices, opencl:0 and "
+                   "cpu! Argument 'tensors[1]' is on cpu; move it with .to(opencl:0).");
   if (device_count(kOpenCL) > 1) {
     Tensor c = ones({2}, device(Device("opencl:1")));
     EXPECT_THROW_MSG(a * c, DeviceMismatchError, "opencl:0 and opencl:1! Argument 'other' is on opencl:1; move it with .to(opencl:0).");

@@ -164,6 +164,21 @@ TEST_P(Indexing, IndexAdd) {
   EXPECT_THROW_MSG(zeros({3, 4}, o()).index_add(0, tensor({0, 3}).to(GetParam()), src), Error, "[index_add]");
   EXPECT_THROW_MSG(zeros({3, 4}, o()).index_add_(0, tensor({{0, 1}}).to(GetParam()), src), Error,
                    "[index_add_] index must be a vector (0-D or 1-D), got shape [1, 2].");
+  // in place on a tensor autograd tracks: refused before anything is written, as PyTorch refuses a leaf
+  Tensor leaf = zeros({3, 4}, o()).requires_grad_();
+  const Tensor rows = tensor({2, 0}).to(GetParam());
+  EXPECT_THROW_MSG(leaf.index_add_(0, rows, src), Error,
+                   "[index_add_] a leaf Variable that requires grad is being used in an in-place operation.");
+  EXPECT_THROW_MSG(leaf.scatter_add_(0, zeros({1, 4}, o(kLong)), src.slice(0, 0, 1)), Error,
+                   "[scatter_add_] a leaf Variable that requires grad is being used in an in-place operation.");
+  Tensor inner = leaf * 2;
+  EXPECT_THROW_MSG(inner.index_add_(0, rows, src), Error, "[index_add_] in-place operations on a tensor that is part");
+  EXPECT_EQ(values(leaf.detach()), V(12, 0.0));
+  {
+    NoGradGuard no_grad;  // the documented way to update a parameter in place
+    leaf.index_add_(0, rows, src);
+  }
+  EXPECT_EQ(values(leaf.detach()), (V{4, 5, 6, 7, 0, 0, 0, 0, 0, 1, 2, 3}));
 }
 
 TEST_P(Indexing, OneHot) {
