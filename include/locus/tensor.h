@@ -350,6 +350,8 @@ class Tensor {
   /// Running sums along `dim`: out[..., i, ...] = sum of [..., 0..i, ...]. Integer and bool inputs
   /// give int64 (as PyTorch), unless `dtype` says otherwise; differentiable.
   Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  /// Running products along dim (integers and bool as int64); differentiable, zeros included.
+  Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor max() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor min() const;

@@ -96,28 +96,57 @@ ScalarType sum_dtype(const Tensor& a, std::optional<ScalarType> dt) {
 namespace {
 // Running sums of a contiguous host tensor [outer, n, inner] along n, accumulated in A (double for
 // float, as PyTorch's CPU kernel does), each output rounded once.
+// (The same loop makes running products with `product` set.)
 template <class T, class A>
-void cumsum_host(const T* x, T* y, int64_t outer, int64_t n, int64_t inner) {
+void cumsum_host(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, bool product = false) {
   std::vector<A> acc(static_cast<size_t>(inner));
   for (int64_t o = 0; o < outer; ++o) {
-    std::fill(acc.begin(), acc.end(), A(0));
+    std::fill(acc.begin(), acc.end(), A(product ? 1 : 0));
     for (int64_t i = 0; i < n; ++i) {
       const int64_t r = (o * n + i) * inner;
       for (int64_t j = 0; j < inner; ++j) {
-        acc[static_cast<size_t>(j)] += static_cast<A>(x[r + j]);
-        y[r + j] = static_cast<T>(acc[static_cast<size_t>(j)]);
+        A& a = acc[static_cast<size_t>(j)];
+        a = product ? a * static_cast<A>(x[r + j]) : a + static_cast<A>(x[r + j]);
+        y[r + j] = static_cast<T>(a);
       }
     }
   }
 }
 
-// Running sums along d on any device, from existing ops: ceil(log2 n) steps of y[k:] += y[:-k]
-// (Hillis and Steele's scan), each a few whole-tensor ops rather than n small ones.
-Tensor cumsum_scan(Tensor y, int64_t d) {
+// Running sums (or products) along d on any device, from existing ops: ceil(log2 n) steps of
+// y[k:] += y[:-k] (Hillis and Steele's scan), each a few whole-tensor ops rather than n small ones.
+Tensor cumsum_scan(Tensor y, int64_t d, bool product = false) {
   const int64_t n = y.size(d);
-  for (int64_t k = 1; k < n; k *= 2) y = cat({y.narrow(d, 0, k), y.narrow(d, k, n - k) + y.narrow(d, 0, n - k)}, d);
+  for (int64_t k = 1; k < n; k *= 2) {
+    Tensor tail = product ? y.narrow(d, k, n - k) * y.narrow(d, 0, n - k) : y.narrow(d, k, n - k) + y.narrow(d, 0, n - k);
+    y = cat({y.narrow(d, 0, k), tail}, d);
+  }
   return y;
 }
+
+// cumsum and cumprod without autograd: the input in `o`, then the host loop or the scan.
+Tensor cumulative(const Tensor& self, int64_t d, ScalarType o, bool product) {
+  AutoGradMode off(false);
+  Tensor x = self.to(o).contiguous();
+  Tensor out;
+  if (x.dim() == 0 || x.numel() == 0) {
+    out = x;
+  } else if (x.device().is_cpu() && (o == kFloat || o == kDouble || o == kLong)) {
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < d; ++i) outer *= x.size(i);
+    for (int64_t i = d + 1; i < x.dim(); ++i) inner *= x.size(i);
+    out = empty(x.sizes(), x.options());
+    const int64_t n = x.size(d);
+    if (o == kFloat) cumsum_host<float, double>(x.data_ptr<float>(), out.data_ptr<float>(), outer, n, inner, product);
+    else if (o == kDouble) cumsum_host<double, double>(x.data_ptr<double>(), out.data_ptr<double>(), outer, n, inner, product);
+    else cumsum_host<int64_t, int64_t>(x.data_ptr<int64_t>(), out.data_ptr<int64_t>(), outer, n, inner, product);
+  } else {
+    out = cumsum_scan(x, d, product);
+  }
+  return out.is_same(self) ? self.clone() : out;  // a new tensor, never the input
+}
+
+Tensor reverse_cumsum(const Tensor& g, int64_t d) { return g.flip({d}).cumsum(d).flip({d}); }
 }  // namespace
 
 ScalarType mean_dtype(const Tensor& a, std::optional<ScalarType> dt, const char* op) {
@@ -160,31 +189,41 @@ Tensor Tensor::mean(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt
 }
 Tensor Tensor::cumsum(int64_t dim, std::optional<ScalarType> dt) const {
   const int64_t d = detail::wrap_dim(dim, this->dim(), "cumsum");
-  const ScalarType o = sum_dtype(*this, dt);
-  Tensor out;
-  {
-    AutoGradMode off(false);
-    Tensor x = to(o).contiguous();
-    if (x.dim() == 0 || x.numel() == 0) {
-      out = x;
-    } else if (x.device().is_cpu() && (o == kFloat || o == kDouble || o == kLong)) {
-      int64_t outer = 1, inner = 1;
-      for (int64_t i = 0; i < d; ++i) outer *= x.size(i);
-      for (int64_t i = d + 1; i < x.dim(); ++i) inner *= x.size(i);
-      out = empty(x.sizes(), x.options());
-      if (o == kFloat) cumsum_host<float, double>(x.data_ptr<float>(), out.data_ptr<float>(), outer, x.size(d), inner);
-      else if (o == kDouble) cumsum_host<double, double>(x.data_ptr<double>(), out.data_ptr<double>(), outer, x.size(d), inner);
-      else cumsum_host<int64_t, int64_t>(x.data_ptr<int64_t>(), out.data_ptr<int64_t>(), outer, x.size(d), inner);
-    } else {
-      out = cumsum_scan(x, d);
-    }
-    if (out.is_same(*this)) out = clone();  // a new tensor, never the input
-  }
+  Tensor out = cumulative(*this, d, sum_dtype(*this, dt), false);
   if (autograd::should_record(*this)) {
     const ScalarType in = scalar_type();
     // the gradient of running sums: running sums of the gradient from the other end
     autograd::record("CumsumBackward0", out, {this}, [d, in](const Tensor& g) -> autograd::variable_list {
-      return {g.flip({d}).cumsum(d).flip({d}).to(in)};
+      return {reverse_cumsum(g, d).to(in)};
+    });
+  }
+  return out;
+}
+
+Tensor Tensor::cumprod(int64_t dim, std::optional<ScalarType> dt) const {
+  const int64_t d = detail::wrap_dim(dim, this->dim(), "cumprod");
+  Tensor out = cumulative(*this, d, sum_dtype(*this, dt), true);
+  if (autograd::should_record(*this)) {
+    const ScalarType in = scalar_type();
+    // d out_j / d x_i = prod_{k <= j, k != i} x_k for j >= i. Before a slice's first zero z that is
+    // out_j / x_i; at z it is prod_{k < z} x_k times prod_{z < k <= j} x_k; after z it is 0 (as
+    // PyTorch's cumprod_backward, exact with zeros, and made of ops so it differentiates again).
+    const Tensor x = to(out.scalar_type());
+    // the output saved detached (no cycle through this node); made again when differentiating twice
+    const Tensor saved = out.detach();
+    autograd::record("CumprodBackward0", out, {this}, [d, x, saved, in](const Tensor& g) -> autograd::variable_list {
+      if (x.dim() == 0 || x.numel() == 0) return {g.to(in)};
+      const Tensor out = GradMode::is_enabled() ? x.cumprod(d) : saved;
+      const Tensor zeros_so_far = (x == 0).cumsum(d);
+      const Tensor before = zeros_so_far == 0, first_zero = (x == 0).logical_and(zeros_so_far == 1);
+      const Tensor x_before = where(before, x, 1.0);  // 1 from the first zero on
+      Tensor grad = where(before, reverse_cumsum(g * out, d) / x_before, 0.0);
+      if (first_zero.any().item<bool>()) {
+        const Tensor prefix = x_before.cumprod(d);  // at z: prod_{k < z} x_k
+        const Tensor after = where(before.logical_or(first_zero), 1.0, x).cumprod(d);  // prod_{z < k <= j} x_k
+        grad = grad + where(first_zero, reverse_cumsum(g * after, d) * prefix, 0.0);
+      }
+      return {grad.to(in)};
     });
   }
   return out;
@@ -320,6 +359,7 @@ Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dt) const {
 
 Tensor sum(const Tensor& a, std::optional<ScalarType> dt) { return a.sum(dt); }
 Tensor cumsum(const Tensor& a, int64_t dim, std::optional<ScalarType> dt) { return a.cumsum(dim, dt); }
+Tensor cumprod(const Tensor& a, int64_t dim, std::optional<ScalarType> dt) { return a.cumprod(dim, dt); }
 Tensor sum(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt) { return a.sum(dims, keepdim, dt); }
 Tensor mean(const Tensor& a, std::optional<ScalarType> dt) { return a.mean(dt); }
 Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt) { return a.mean(dims, keepdim, dt); }

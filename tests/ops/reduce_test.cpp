@@ -288,6 +288,48 @@ TEST_P(Reduce, CumsumIsRunningSums) {
   EXPECT_THROW_MSG(a.cumsum(2), Error, "[cumsum] dimension out of range (expected to be in range of [-2, 1], but got 2)");
 }
 
+TEST_P(Reduce, CumprodIsRunningProducts) {
+  Tensor a = tensor({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, o());
+  EXPECT_EQ(values(a.cumprod(1)), (V{1, 2, 6, 4, 20, 120}));
+  EXPECT_EQ(values(cumprod(a, 0)), (V{1, 2, 3, 4, 10, 18}));
+  EXPECT_EQ(values(a.t().cumprod(-1)), (V{1, 4, 2, 10, 3, 18}));  // non-contiguous input
+  EXPECT_EQ(a.cumprod(1).device(), GetParam());
+  Tensor i = tensor({3, 1, 4, 1, 5}, o().dtype(kInt));  // integers multiply in int64, as PyTorch
+  EXPECT_EQ(i.cumprod(0).dtype(), kLong);
+  EXPECT_EQ(values(i.cumprod(0)), (V{3, 3, 12, 12, 60}));
+  EXPECT_EQ(i.cumprod(0, kDouble).dtype(), kDouble);
+  // a length that is not a power of two, against a loop
+  Tensor r = (randn({4, 37}, o().dtype(kDouble)) * 0.2 + 1);
+  std::vector<double> rv = values(r), got = values(r.cumprod(1));
+  for (size_t row = 0; row < 4; ++row) {
+    double p = 1;
+    for (size_t k = 0; k < 37; ++k) {
+      p *= rv[row * 37 + k];
+      EXPECT_NEAR(got[row * 37 + k], p, 1e-12 * std::abs(p));
+    }
+  }
+  EXPECT_EQ(tensor(5.0, o()).cumprod(0).item<double>(), 5);
+  EXPECT_EQ(zeros({2, 0}, o()).cumprod(1).sizes(), IntArrayRef({2, 0}));
+  EXPECT_THROW_MSG(a.cumprod(2), Error, "[cumprod] dimension out of range (expected to be in range of [-2, 1], but got 2)");
+}
+
+TEST_P(Reduce, CumprodGradientWithZeros) {
+  // PyTorch 1.13's values: zeros first, in the middle, twice, and none
+  Tensor x = tensor({{2.0, 0.0, 3.0, 0.0, 5.0}, {0.0, 1.5, -2.0, 4.0, 0.5}}, o().dtype(kDouble)).requires_grad_();
+  Tensor w = tensor({{1.0, 2.0, 3.0, 4.0, 5.0}, {-1.0, 0.5, 2.0, -3.0, 1.0}}, o().dtype(kDouble));
+  Tensor y = x.cumprod(1);
+  EXPECT_EQ(y.grad_fn()->name(), "CumprodBackward0");
+  EXPECT_EQ(values(y), (V{2, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+  Tensor g = autograd::grad({(y * w).sum()}, {x}, {}, std::nullopt, /*create_graph=*/true)[0];
+  EXPECT_EQ(values(g), (V{1, 22, 0, 0, 0, 23.75, 0, 0, 0, 0}));
+  // and again: the backward is made of ops
+  Tensor h = autograd::grad({(g * g).sum()}, {x})[0];
+  EXPECT_EQ(values(h), (V{484, 22, 264, 7656, 0, 0, 783.75, -570, 356.25, -570}));
+  Tensor n = tensor({1.5, -0.5, 2.0, 0.25}, o().dtype(kDouble)).requires_grad_();
+  (n.cumprod(0) * tensor({1.0, 2.0, 3.0, 4.0}, o().dtype(kDouble))).sum().backward();
+  EXPECT_EQ(values(n.grad()), (V{-4, 15, -3, -6}));
+}
+
 TEST_P(Reduce, CumsumGradient) {
   // d/dx_j of sum_i w_i * cumsum(x)_i = sum_{i >= j} w_i
   Tensor x = tensor({{1.0, 2.0, 3.0, 4.0}, {5.0, 6.0, 7.0, 8.0}}, o().dtype(kDouble)).requires_grad_();
