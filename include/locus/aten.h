@@ -32,6 +32,9 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Ten
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},
                         IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef output_padding = 0,
                         int64_t groups = 1, IntArrayRef dilation = 1);
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},
+                        IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef output_padding = 0,
+                        int64_t groups = 1, IntArrayRef dilation = 1);
 /// An empty stride means the kernel size.
 Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
                   IntArrayRef dilation = 1, bool ceil_mode = false);
@@ -40,6 +43,12 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
                   bool ceil_mode = false, bool count_include_pad = true,
                   std::optional<int64_t> divisor_override = std::nullopt);
 Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size);
+/// The 1-D forms over input [N, C, L] or [C, L]; an empty stride means the kernel size.
+Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
+                  IntArrayRef dilation = 1, bool ceil_mode = false);
+Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0,
+                  bool ceil_mode = false, bool count_include_pad = true);
+Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size);
 /// cudnn_enabled is accepted and ignored.
 Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
                   const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training,

@@ -90,6 +90,19 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::op
                                  .dilation(pair(dilation, "conv_transpose2d", "dilation")));
 }
 
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return F::conv_transpose1d(input, weight,
+                             F::ConvTranspose1dFuncOptions()
+                                 .bias(value(bias))
+                                 .stride(single(stride, "conv_transpose1d", "stride"))
+                                 .padding(single(padding, "conv_transpose1d", "padding"))
+                                 .output_padding(single(output_padding, "conv_transpose1d", "output_padding"))
+                                 .groups(groups)
+                                 .dilation(single(dilation, "conv_transpose1d", "dilation")));
+}
+
 Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation, bool ceil_mode) {
   ExpandingArray<2> k = pair(kernel_size, "max_pool2d", "kernel_size");
@@ -103,21 +116,40 @@ Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
 Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
                   bool count_include_pad, std::optional<int64_t> divisor_override) {
   ExpandingArray<2> k = pair(kernel_size, "avg_pool2d", "kernel_size");
-  if (divisor_override && *divisor_override == 0)
-    throw Error("[avg_pool2d] divisor_override must not be zero; leave it unset to divide by the window size.");
-  auto options = F::AvgPool2dFuncOptions(k)
-                     .stride(stride.empty() ? k : pair(stride, "avg_pool2d", "stride"))
-                     .padding(pair(padding, "avg_pool2d", "padding"))
-                     .ceil_mode(ceil_mode)
-                     .count_include_pad(divisor_override ? true : count_include_pad);
-  Tensor out = F::avg_pool2d(self, options);
-  // Without ceil_mode every window lies inside the padded input, so its mean times kh*kw is its sum.
-  if (divisor_override) out = out * (static_cast<double>(k[0] * k[1]) / static_cast<double>(*divisor_override));
-  return out;
+  return F::avg_pool2d(self, F::AvgPool2dFuncOptions(k)
+                                 .stride(stride.empty() ? k : pair(stride, "avg_pool2d", "stride"))
+                                 .padding(pair(padding, "avg_pool2d", "padding"))
+                                 .ceil_mode(ceil_mode)
+                                 .count_include_pad(count_include_pad)
+                                 .divisor_override(divisor_override));
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   return F::adaptive_avg_pool2d(self, pair(output_size, "adaptive_avg_pool2d", "output_size"));
+}
+
+Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  IntArrayRef dilation, bool ceil_mode) {
+  ExpandingArray<1> k = single(kernel_size, "max_pool1d", "kernel_size");
+  return F::max_pool1d(self, F::MaxPool1dFuncOptions(k)
+                                 .stride(stride.empty() ? k : single(stride, "max_pool1d", "stride"))
+                                 .padding(single(padding, "max_pool1d", "padding"))
+                                 .dilation(single(dilation, "max_pool1d", "dilation"))
+                                 .ceil_mode(ceil_mode));
+}
+
+Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad) {
+  ExpandingArray<1> k = single(kernel_size, "avg_pool1d", "kernel_size");
+  return F::avg_pool1d(self, F::AvgPool1dFuncOptions(k)
+                                 .stride(stride.empty() ? k : single(stride, "avg_pool1d", "stride"))
+                                 .padding(single(padding, "avg_pool1d", "padding"))
+                                 .ceil_mode(ceil_mode)
+                                 .count_include_pad(count_include_pad));
+}
+
+Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {
+  return F::adaptive_avg_pool1d(self, single(output_size, "adaptive_avg_pool1d", "output_size"));
 }
 
 Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,

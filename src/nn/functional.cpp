@@ -616,59 +616,263 @@ Tensor conv_transpose2d(const Tensor& input_in, const Tensor& weight, const Conv
   return batched ? out : out.squeeze(0);
 }
 
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const ConvTranspose1dFuncOptions& o) {
+  ops::check_same_device("conv_transpose1d", {{"input", &input}, {"weight", &weight}, {"bias", &o.bias()}});
+  if (weight.dim() != 3)
+    throw Error("[conv_transpose1d] expected a 3-D weight [in_channels, out_channels/groups, kernel_size], got " +
+                ops::shape_str(weight.sizes()) + ".");
+  const bool batched = input.dim() == 3;
+  if (!batched && input.dim() != 2)
+    throw Error("[conv_transpose1d] expected a 2-D (unbatched) or 3-D (batched) input [N, C, L], got " +
+                ops::shape_str(input.sizes()) + ".");
+  if (input.size(-2) != weight.size(0))
+    throw Error("[conv_transpose1d] Given transposed=1, weight of size " + ops::shape_str(weight.sizes()) +
+                ", expected input" + ops::shape_str(input.sizes()) + " to have " + std::to_string(weight.size(0)) +
+                " channels, but got " + std::to_string(input.size(-2)) + " channels instead.");
+  const int64_t s = o.stride()[0], p = o.padding()[0], op = o.output_padding()[0], dil = o.dilation()[0];
+  if (s <= 0 || dil <= 0 || p < 0 || op < 0)
+    throw Error("[conv_transpose1d] stride and dilation must be positive, padding and output_padding non-negative.");
+  if (op >= s && op >= dil)
+    throw Error("[conv_transpose1d] output padding must be smaller than either stride or dilation, but got "
+                "output_padding: " + std::to_string(op) + " stride: " + std::to_string(s) + " dilation: " +
+                std::to_string(dil) + ".");
+  Tensor x = (batched ? input : input.unsqueeze(0)).unsqueeze(2);  // [N, C, 1, L]
+  Tensor out = conv_transpose2d(x, weight.unsqueeze(2),
+                                ConvTranspose2dFuncOptions()
+                                    .bias(o.bias())
+                                    .stride({1, s})
+                                    .padding({0, p})
+                                    .output_padding({0, op})
+                                    .groups(o.groups())
+                                    .dilation({1, dil}))
+                   .squeeze(2);
+  return batched ? out : out.squeeze(0);
+}
+
 namespace {
-// PyTorch's rule for pooling: padding at most half the window in each dim, so no window lies
-// entirely in the padding (a max pool would have nothing to take there, an average nothing to count).
-void check_pool_padding(const char* op, ExpandingArray<2> k, ExpandingArray<2> pad) {
+// A pooling window per spatial dim (1 or 2 of them), the 1-D forms being the 2-D ones over a
+// height of 1 (k 1, stride 1, no padding there).
+struct Pool {
+  const char* op;
+  int nd;  // spatial dims the user gave (messages print those)
+  std::array<int64_t, 2> k, s, p, d;
+};
+
+std::string values_str(const Pool& w, const std::array<int64_t, 2>& v) {
+  return w.nd == 1 ? std::to_string(v[1]) : std::to_string(v[0]) + ", " + std::to_string(v[1]);
+}
+
+// PyTorch's rules for pooling: positive window and stride, and padding at most half the window in
+// each dim, so no window lies entirely in the padding (a max would have nothing to take there, an
+// average nothing to count).
+void check_pool(const Pool& w) {
   for (int i = 0; i < 2; ++i)
-    if (pad[i] > k[i] / 2)
-      throw Error("[" + std::string(op) + "] padding (" + std::to_string(pad[0]) + ", " + std::to_string(pad[1]) +
-                  ") must be at most half of kernel_size (" + std::to_string(k[0]) + ", " + std::to_string(k[1]) +
-                  ") in each dim, as in PyTorch; use padding <= kernel_size / 2.");
+    if (w.k[i] <= 0 || w.s[i] <= 0 || w.d[i] <= 0 || w.p[i] < 0)
+      throw Error("[" + std::string(w.op) + "] kernel_size (" + values_str(w, w.k) + "), stride (" +
+                  values_str(w, w.s) + ") and dilation must be positive and padding non-negative.");
+  for (int i = 0; i < 2; ++i)
+    if (w.p[i] > w.k[i] / 2)
+      throw Error("[" + std::string(w.op) + "] padding (" + values_str(w, w.p) + ") must be at most half of kernel_size (" +
+                  values_str(w, w.k) + ") in each dim, as in PyTorch; use padding <= kernel_size / 2.");
+}
+
+// Extra padding after the input along one dim so that ceil_mode's last window fits (0 when the
+// rounded-up size adds no window, or when the input is too small for any: the pool reports that).
+int64_t ceil_extra(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d) {
+  const int64_t span = n + 2 * p - d * (k - 1) - 1;
+  if (span < 0) return 0;
+  int64_t out = (span + s - 1) / s + 1;
+  if ((out - 1) * s >= n + p) --out;  // the last window must start inside the input or the left padding
+  return std::max<int64_t>(0, (out - 1) * s + d * (k - 1) + 1 - (n + 2 * p));
+}
+
+// The smallest value of a dtype: what ceil_mode's extension of a max pool holds.
+double lowest_of(ScalarType t) {
+  switch (t) {
+    case kByte: case kBool: return 0;
+    case kChar: return -128;
+    case kShort: return -32768;
+    case kInt: return -2147483648.0;
+    case kLong: return -9223372036854775808.0;
+    default: return -std::numeric_limits<double>::infinity();
+  }
+}
+
+// input [N, C, H, W] or [C, H, W] (2-D), [N, C, L] or [C, L] (1-D) -> the 4-D batched form.
+Tensor pool_input(const Pool& w, const Tensor& input, bool& batched) {
+  const int64_t dims = w.nd + 2;
+  batched = input.dim() == dims;
+  if (!batched && input.dim() != dims - 1)
+    throw Error("[" + std::string(w.op) + "] expected a " + std::to_string(dims - 1) + "-D (unbatched) or " +
+                std::to_string(dims) + "-D (batched) input, got " + ops::shape_str(input.sizes()) + ".");
+  Tensor x = batched ? input : input.unsqueeze(0);
+  return w.nd == 1 ? x.unsqueeze(2) : x;
+}
+Tensor pool_output(const Pool& w, Tensor out, bool batched) {
+  if (w.nd == 1) out = out.squeeze(2);
+  return batched ? out : out.squeeze(0);
+}
+
+Tensor max_pool(const Pool& w, const Tensor& input, bool ceil_mode) {
+  check_pool(w);
+  bool batched = false;
+  Tensor x = pool_input(w, input, batched);
+  if (ceil_mode) {
+    const int64_t eh = ceil_extra(x.size(2), w.k[0], w.s[0], w.p[0], w.d[0]);
+    const int64_t ew = ceil_extra(x.size(3), w.k[1], w.s[1], w.p[1], w.d[1]);
+    if (eh > 0 || ew > 0) x = pad(x, PadFuncOptions({0, ew, 0, eh}).value(lowest_of(x.scalar_type())));
+  }
+  return pool_output(w, ops::max_pool2d(x, ops::Window{w.k[0], w.k[1], w.d[0], w.d[1], w.p[0], w.p[1], w.s[0], w.s[1]}),
+                     batched);
+}
+
+// Per output position along one dim: how many cells its window divides by under ceil_mode (the
+// window clipped to the padded input, or to the input alone without count_include_pad).
+std::vector<double> pool_counts(int64_t n, int64_t out, int64_t k, int64_t s, int64_t p, bool include_pad) {
+  std::vector<double> c(static_cast<size_t>(out));
+  for (int64_t i = 0; i < out; ++i) {
+    int64_t a = i * s - p, b = std::min(a + k, n + p);
+    if (!include_pad) a = std::max<int64_t>(a, 0), b = std::min(b, n);
+    c[static_cast<size_t>(i)] = static_cast<double>(b - a);
+  }
+  return c;
+}
+
+Tensor avg_pool(const Pool& w, const Tensor& input, bool ceil_mode, bool count_include_pad,
+                std::optional<int64_t> divisor_override) {
+  check_pool(w);
+  if (divisor_override && *divisor_override == 0)
+    throw Error("[" + std::string(w.op) + "] divisor_override must not be zero; leave it unset to divide by the window size.");
+  bool batched = false;
+  Tensor x = pool_input(w, input, batched);
+  const ops::Window win{w.k[0], w.k[1], 1, 1, w.p[0], w.p[1], w.s[0], w.s[1]};
+  const int64_t h = x.size(2), wd = x.size(3);
+  const int64_t eh = ceil_mode ? ceil_extra(h, w.k[0], w.s[0], w.p[0], 1) : 0;
+  const int64_t ew = ceil_mode ? ceil_extra(wd, w.k[1], w.s[1], w.p[1], 1) : 0;
+  const double area = static_cast<double>(w.k[0] * w.k[1]);
+  if (eh == 0 && ew == 0 && !divisor_override)
+    return pool_output(w, ops::avg_pool2d(x, win, count_include_pad), batched);
+  // Every window's sum (zeros beyond the input add nothing), then the divisor PyTorch uses.
+  if (eh > 0 || ew > 0) x = pad(x, PadFuncOptions({0, ew, 0, eh}));
+  Tensor sum = ops::avg_pool2d(x, win, /*count_include_pad=*/true) * area;
+  if (divisor_override) return pool_output(w, sum / static_cast<double>(*divisor_override), batched);
+  const std::vector<double> rows = pool_counts(h, sum.size(2), w.k[0], w.s[0], w.p[0], count_include_pad);
+  const std::vector<double> cols = pool_counts(wd, sum.size(3), w.k[1], w.s[1], w.p[1], count_include_pad);
+  std::vector<double> cells;
+  for (double r : rows)
+    for (double c : cols) cells.push_back(r * c);
+  Tensor counts = tensor(cells, TensorOptions().dtype(kDouble)).view({static_cast<int64_t>(rows.size()),
+                                                                      static_cast<int64_t>(cols.size())});
+  return pool_output(w, sum / counts.to(x.device(), sum.scalar_type()), batched);
+}
+
+Pool pool2(const char* op, ExpandingArray<2> k, ExpandingArray<2> s, ExpandingArray<2> p, ExpandingArray<2> d) {
+  return {op, 2, {k[0], k[1]}, {s[0], s[1]}, {p[0], p[1]}, {d[0], d[1]}};
+}
+Pool pool1(const char* op, ExpandingArray<1> k, ExpandingArray<1> s, ExpandingArray<1> p, ExpandingArray<1> d) {
+  return {op, 1, {1, k[0]}, {1, s[0]}, {0, p[0]}, {1, d[0]}};
+}
+
+// Adaptive pooling: cell i of `out` along a dim of size n covers [floor(i n / out), ceil((i+1) n / out)).
+int64_t cell_begin(int64_t i, int64_t n, int64_t out) { return (i * n) / out; }
+int64_t cell_end(int64_t i, int64_t n, int64_t out) { return ((i + 1) * n + out - 1) / out; }
+
+void check_adaptive(const char* op, const Tensor& x, int nd, const std::array<int64_t, 2>& out) {
+  for (int i = 2 - nd; i < 2; ++i)
+    if (out[static_cast<size_t>(i)] <= 0)
+      throw Error("[" + std::string(op) + "] output_size must be positive, got " +
+                  (nd == 1 ? std::to_string(out[1]) : std::to_string(out[0]) + ", " + std::to_string(out[1])) + ".");
+  for (int i = 2; i < 4; ++i)
+    if (x.size(i) == 0)
+      throw Error("[" + std::string(op) + "] expected an input with non-zero sizes in its pooled dims, got " +
+                  ops::shape_str(x.sizes()) + ".");
+}
+
+// An average over cells along dim `dim` of x: a product with the [n, out] matrix of 1/length.
+Tensor average_cells(const Tensor& x, int64_t dim, int64_t out) {
+  const int64_t n = x.size(dim);
+  if (n == out) return x;
+  if (n % out == 0) return x.unflatten(dim, {out, n / out}).mean(dim + 1);
+  std::vector<double> m(static_cast<size_t>(n * out), 0.0);
+  for (int64_t i = 0; i < out; ++i) {
+    const int64_t a = cell_begin(i, n, out), b = cell_end(i, n, out);
+    for (int64_t j = a; j < b; ++j) m[static_cast<size_t>(j * out + i)] = 1.0 / static_cast<double>(b - a);
+  }
+  Tensor avg = tensor(m, TensorOptions().dtype(kDouble)).view({n, out}).to(x.device(), x.scalar_type());
+  return x.transpose(dim, -1).matmul(avg).transpose(dim, -1);
+}
+
+// A max over cells along dim `dim`: the cells' indices gathered (a shorter cell repeats its last
+// index, which changes no maximum), then max over each cell; its gradient goes to the first maximum.
+Tensor max_cells(const Tensor& x, int64_t dim, int64_t out) {
+  const int64_t n = x.size(dim);
+  if (n == out) return x;
+  int64_t len = 0;
+  for (int64_t i = 0; i < out; ++i) len = std::max(len, cell_end(i, n, out) - cell_begin(i, n, out));
+  std::vector<int64_t> idx;
+  for (int64_t i = 0; i < out; ++i)
+    for (int64_t j = 0; j < len; ++j) idx.push_back(std::min(cell_begin(i, n, out) + j, cell_end(i, n, out) - 1));
+  Tensor at = tensor(idx, TensorOptions().dtype(kLong)).to(x.device());
+  return std::get<0>(x.index_select(dim, at).unflatten(dim, {out, len}).max(dim + 1));
+}
+
+Tensor adaptive_pool(const char* op, const Tensor& input, int nd, std::array<int64_t, 2> out, bool is_max) {
+  bool batched = false;
+  Tensor x = pool_input(Pool{op, nd, {}, {}, {}, {}}, input, batched);
+  if (nd == 1) out[0] = 1;
+  check_adaptive(op, x, nd, out);
+  const int64_t h = x.size(2), w = x.size(3);
+  Tensor y;
+  if (!is_max && out[0] == 1 && out[1] == 1) {
+    y = x.mean({2, 3}, /*keepdim=*/true);
+  } else if (h % out[0] == 0 && w % out[1] == 0) {  // equal cells: one pooling kernel
+    const ops::Window win{h / out[0], w / out[1], 1, 1, 0, 0, h / out[0], w / out[1]};
+    y = is_max ? ops::max_pool2d(x, win) : ops::avg_pool2d(x, win, true);
+  } else {
+    y = is_max ? max_cells(max_cells(x, 2, out[0]), 3, out[1]) : average_cells(average_cells(x, 2, out[0]), 3, out[1]);
+  }
+  return pool_output(Pool{op, nd, {}, {}, {}, {}}, y, batched);
 }
 }  // namespace
 
 Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& o) {
-  if (o.ceil_mode()) throw Error("[max_pool2d] ceil_mode=true is not supported yet; pad the input instead.");
-  if (input.dim() != 4 && input.dim() != 3)
-    throw Error("[max_pool2d] expected a 3-D or 4-D input, got " + ops::shape_str(input.sizes()) + ".");
-  check_pool_padding("max_pool2d", o.kernel_size(), o.padding());
-  bool batched = input.dim() == 4;
-  Tensor out = ops::max_pool2d(batched ? input : input.unsqueeze(0),
-                               window(o.kernel_size(), o.dilation(), o.padding(), o.stride()));
-  return batched ? out : out.squeeze(0);
+  return max_pool(pool2("max_pool2d", o.kernel_size(), o.stride(), o.padding(), o.dilation()), input, o.ceil_mode());
 }
-
+Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& o) {
+  return max_pool(pool1("max_pool1d", o.kernel_size(), o.stride(), o.padding(), o.dilation()), input, o.ceil_mode());
+}
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& o) {
-  if (o.ceil_mode()) throw Error("[avg_pool2d] ceil_mode=true is not supported yet; pad the input instead.");
-  if (input.dim() != 4 && input.dim() != 3)
-    throw Error("[avg_pool2d] expected a 3-D or 4-D input, got " + ops::shape_str(input.sizes()) + ".");
-  check_pool_padding("avg_pool2d", o.kernel_size(), o.padding());
-  bool batched = input.dim() == 4;
-  Tensor out = ops::avg_pool2d(batched ? input : input.unsqueeze(0), window(o.kernel_size(), 1, o.padding(), o.stride()),
-                               o.count_include_pad());
-  return batched ? out : out.squeeze(0);
+  return avg_pool(pool2("avg_pool2d", o.kernel_size(), o.stride(), o.padding(), 1), input, o.ceil_mode(),
+                  o.count_include_pad(), o.divisor_override());
+}
+Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& o) {
+  return avg_pool(pool1("avg_pool1d", o.kernel_size(), o.stride(), o.padding(), 1), input, o.ceil_mode(),
+                  o.count_include_pad(), o.divisor_override());
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size) {
-  if (input.dim() != 4 && input.dim() != 3)
-    throw Error("[adaptive_avg_pool2d] expected a 3-D or 4-D input, got " + ops::shape_str(input.sizes()) + ".");
-  int64_t h = input.size(-2), w = input.size(-1), oh = output_size[0], ow = output_size[1];
-  if (oh <= 0 || ow <= 0) throw Error("[adaptive_avg_pool2d] output_size must be positive.");
-  if (oh == 1 && ow == 1) return input.mean({-2, -1}, /*keepdim=*/true);
-  if (h % oh == 0 && w % ow == 0)
-    return avg_pool2d(input, AvgPool2dFuncOptions({h / oh, w / ow}));
-  std::vector<Tensor> rows;
-  for (int64_t i = 0; i < oh; ++i) {
-    int64_t h0 = (i * h) / oh, h1 = ((i + 1) * h + oh - 1) / oh;
-    std::vector<Tensor> cells;
-    for (int64_t j = 0; j < ow; ++j) {
-      int64_t w0 = (j * w) / ow, w1 = ((j + 1) * w + ow - 1) / ow;
-      cells.push_back(input.narrow(-2, h0, h1 - h0).narrow(-1, w0, w1 - w0).mean({-2, -1}));
-    }
-    rows.push_back(stack(cells, -1));
-  }
-  return stack(rows, -2);
+  return adaptive_pool("adaptive_avg_pool2d", input, 2, {output_size[0], output_size[1]}, false);
+}
+Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& o) {
+  return adaptive_avg_pool2d(input, o.output_size());
+}
+Tensor adaptive_avg_pool1d(const Tensor& input, ExpandingArray<1> output_size) {
+  return adaptive_pool("adaptive_avg_pool1d", input, 1, {1, output_size[0]}, false);
+}
+Tensor adaptive_avg_pool1d(const Tensor& input, const AdaptiveAvgPool1dFuncOptions& o) {
+  return adaptive_avg_pool1d(input, o.output_size());
+}
+Tensor adaptive_max_pool2d(const Tensor& input, ExpandingArray<2> output_size) {
+  return adaptive_pool("adaptive_max_pool2d", input, 2, {output_size[0], output_size[1]}, true);
+}
+Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& o) {
+  return adaptive_max_pool2d(input, o.output_size());
+}
+Tensor adaptive_max_pool1d(const Tensor& input, ExpandingArray<1> output_size) {
+  return adaptive_pool("adaptive_max_pool1d", input, 1, {1, output_size[0]}, true);
+}
+Tensor adaptive_max_pool1d(const Tensor& input, const AdaptiveMaxPool1dFuncOptions& o) {
+  return adaptive_max_pool1d(input, o.output_size());
 }
 
 // ---- normalization and embedding ----------------------------------------------------------

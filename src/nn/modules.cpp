@@ -302,31 +302,91 @@ std::string ConvTranspose2dImpl::brief() const {
          " " + std::to_string(options.kernel_size()[0]) + "x" + std::to_string(options.kernel_size()[1]);
 }
 
+namespace {
+// The output_padding that gives the requested output size (the last `d` values of output_size),
+// PyTorch's _output_padding: each size must lie within the stride's range of sizes.
+template <size_t D>
+ExpandingArray<D> output_padding_for(const char* layer, const Tensor& input, IntArrayRef want, ExpandingArray<D> k,
+                                     ExpandingArray<D> s, ExpandingArray<D> p, ExpandingArray<D> dil) {
+  const int64_t nd = static_cast<int64_t>(D);
+  if (static_cast<int64_t>(want.size()) < nd || input.dim() < nd + 1)
+    throw Error(std::string(layer) + ": output_size must hold at least the output's " +
+                (D == 2 ? "height and width" : "length") + ", got " + std::to_string(want.size()) +
+                " values for an input of " + std::to_string(input.dim()) + " dims.");
+  std::array<int64_t, D> pad{};
+  for (size_t i = 0; i < D; ++i) {
+    const int64_t in = input.size(input.dim() - nd + static_cast<int64_t>(i));
+    const int64_t least = (in - 1) * s[i] - 2 * p[i] + dil[i] * (k[i] - 1) + 1;
+    const int64_t most = least + s[i] - 1, got = want[want.size() - D + i];
+    if (got < least || got > most) {
+      std::string size = std::to_string(want[want.size() - D]);
+      if (D == 2) size += "x" + std::to_string(want[want.size() - 1]);
+      throw Error(std::string(layer) + ": requested an output size of " + size + ", but valid sizes range from " +
+                  std::to_string(least) + " to " + std::to_string(most) + " in dim " + std::to_string(i) +
+                  " (for an input of " + ops::shape_str(input.sizes()) + ").");
+    }
+    pad[i] = got - least;
+  }
+  return ExpandingArray<D>(pad);
+}
+}  // namespace
+
 Tensor ConvTranspose2dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
   check_input_device(input, "weight", weight);
-  ExpandingArray<2> output_padding = options.output_padding();
-  if (output_size) {
-    // the output_padding that gives the requested size: PyTorch's _output_padding
-    const IntArrayRef want = *output_size;
-    if (want.size() < 2 || input.dim() < 3)
-      throw Error("ConvTranspose2d: output_size must hold at least the output's height and width, got " +
-                  std::to_string(want.size()) + " values for an input of " + std::to_string(input.dim()) + " dims.");
-    int64_t pad[2];
-    for (int i = 0; i < 2; ++i) {
-      const int64_t in = input.size(input.dim() - 2 + i), k = options.kernel_size()[i], s = options.stride()[i];
-      const int64_t least = (in - 1) * s - 2 * options.padding()[i] + options.dilation()[i] * (k - 1) + 1;
-      const int64_t most = least + s - 1, got = want[want.size() - 2 + i];
-      if (got < least || got > most)
-        throw Error("ConvTranspose2d: requested an output size of " + std::to_string(want[want.size() - 2]) + "x" +
-                    std::to_string(want[want.size() - 1]) + ", but valid sizes range from " + std::to_string(least) +
-                    " to " + std::to_string(most) + " in dim " + std::to_string(i) + " (for an input of " +
-                    ops::shape_str(input.sizes()) + ").");
-      pad[i] = got - least;
-    }
-    output_padding = ExpandingArray<2>({pad[0], pad[1]});
-  }
+  const ExpandingArray<2> output_padding =
+      output_size ? output_padding_for<2>("ConvTranspose2d", input, *output_size, options.kernel_size(), options.stride(),
+                                          options.padding(), options.dilation())
+                  : options.output_padding();
   return functional::conv_transpose2d(input, weight,
                                       functional::ConvTranspose2dFuncOptions()
+                                          .bias(bias)
+                                          .stride(options.stride())
+                                          .padding(options.padding())
+                                          .output_padding(output_padding)
+                                          .groups(options.groups())
+                                          .dilation(options.dilation()));
+}
+
+ConvTranspose1dImpl::ConvTranspose1dImpl(const ConvTranspose1dOptions& options_) : options(options_) {
+  check_groups("ConvTranspose1d", options.in_channels(), options.out_channels(), options.groups());
+  reset();
+}
+
+void ConvTranspose1dImpl::reset() {
+  TensorOptions o = detail::placement(options.device(), options.dtype());
+  weight = register_parameter(
+      "weight", empty({options.in_channels(), options.out_channels() / options.groups(), options.kernel_size()[0]}, o));
+  if (options.bias()) bias = register_parameter("bias", empty({options.out_channels()}, o));
+  else bias = register_parameter("bias", Tensor(), false);
+  reset_parameters();
+}
+
+void ConvTranspose1dImpl::reset_parameters() { reset_conv_parameters(weight, bias); }
+
+void ConvTranspose1dImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::ConvTranspose1d(" << options.in_channels() << ", " << options.out_channels()
+         << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride();
+  if (!(options.padding() == ExpandingArray<1>(0))) stream << ", padding=" << options.padding();
+  if (!(options.output_padding() == ExpandingArray<1>(0))) stream << ", output_padding=" << options.output_padding();
+  if (!(options.dilation() == ExpandingArray<1>(1))) stream << ", dilation=" << options.dilation();
+  if (options.groups() != 1) stream << ", groups=" << options.groups();
+  if (!options.bias()) stream << ", bias=false";
+  stream << ")";
+}
+
+std::string ConvTranspose1dImpl::brief() const {
+  return "ConvTranspose1d " + std::to_string(options.in_channels()) + "->" + std::to_string(options.out_channels()) +
+         " " + std::to_string(options.kernel_size()[0]);
+}
+
+Tensor ConvTranspose1dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
+  check_input_device(input, "weight", weight);
+  const ExpandingArray<1> output_padding =
+      output_size ? output_padding_for<1>("ConvTranspose1d", input, *output_size, options.kernel_size(), options.stride(),
+                                          options.padding(), options.dilation())
+                  : options.output_padding();
+  return functional::conv_transpose1d(input, weight,
+                                      functional::ConvTranspose1dFuncOptions()
                                           .bias(bias)
                                           .stride(options.stride())
                                           .padding(options.padding())
@@ -344,8 +404,23 @@ void AvgPool2dImpl::pretty_print(std::ostream& stream) const {
   stream << std::boolalpha << "locus::nn::AvgPool2d(kernel_size=" << options.kernel_size()
          << ", stride=" << options.stride() << ", padding=" << options.padding() << ")";
 }
-void AdaptiveAvgPool2dImpl::pretty_print(std::ostream& stream) const {
-  stream << "locus::nn::AdaptiveAvgPool2d(output_size=" << options.output_size() << ")";
+#define LOCUS_ADAPTIVE_POOL_PRINT(Name)                                           \
+  void Name##Impl::pretty_print(std::ostream& stream) const {                      \
+    stream << "locus::nn::" #Name "(output_size=" << options.output_size() << ")"; \
+  }
+LOCUS_ADAPTIVE_POOL_PRINT(AdaptiveAvgPool2d)
+LOCUS_ADAPTIVE_POOL_PRINT(AdaptiveAvgPool1d)
+LOCUS_ADAPTIVE_POOL_PRINT(AdaptiveMaxPool2d)
+LOCUS_ADAPTIVE_POOL_PRINT(AdaptiveMaxPool1d)
+#undef LOCUS_ADAPTIVE_POOL_PRINT
+void MaxPool1dImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "locus::nn::MaxPool1d(kernel_size=" << options.kernel_size()
+         << ", stride=" << options.stride() << ", padding=" << options.padding() << ", dilation=" << options.dilation()
+         << ", ceil_mode=" << options.ceil_mode() << ")";
+}
+void AvgPool1dImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::AvgPool1d(kernel_size=" << options.kernel_size() << ", stride=" << options.stride()
+         << ", padding=" << options.padding() << ")";
 }
 
 // ---- normalization --------------------------------------------------------------------------

@@ -505,6 +505,54 @@ TEST_P(Layers, ConvTranspose2dMatchesADirectLoop) {
                    "ConvTranspose2d: in_channels (4) and out_channels (3) must be divisible by groups (2).");
 }
 
+// Values printed by PyTorch 1.13's F.conv_transpose1d for x = sin(0.43 i) [2, 4, 5].
+TEST_P(Layers, ConvTranspose1dMatchesPyTorch) {
+  const Device d = GetParam();
+  const TensorOptions o = TensorOptions().dtype(kDouble).device(d);
+  const Tensor x = (arange(40, o) * 0.43).sin().reshape({2, 4, 5});
+  const Tensor w = (arange(36, o) * 0.29).cos().reshape({4, 3, 3});
+  auto near = [](const Tensor& got, const std::vector<double>& want) {
+    const std::vector<double> v = values(got);
+    ASSERT_EQ(v.size(), want.size());
+    for (size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(v[i], want[i], 1e-8) << i;
+  };
+  Tensor y = F::conv_transpose1d(x, w, F::ConvTranspose1dFuncOptions().stride(2).padding(1).output_padding(1));
+  ASSERT_EQ(y.sizes(), IntArrayRef({2, 3, 10}));
+  near(y[1][2], {-0.623873336, -0.466841275, 0.0884504732, 0.789218249, 0.784670237, 1.90158599, 1.33802627,
+                 2.66773482, 1.64776986, 1.43780096});
+  const Tensor w2 = (arange(24, o) * 0.37).sin().reshape({4, 3, 2});
+  const Tensor b = tensor({0.1, -0.2, 0.3, 0.05, 0.4, -0.6}, o);
+  y = conv_transpose1d(x, w2, b, 3, 0, 0, /*groups=*/2, /*dilation=*/2);
+  ASSERT_EQ(y.sizes(), IntArrayRef({2, 6, 15}));
+  near(y[0][4], {1.36703678, 0.4, 1.17859167, 1.79759279, 0.4, 1.629166, 1.97369118, 0.4, 1.85594792, 1.86326997,
+                 0.4, 1.81764759, 1.48643339, 0.4, 1.52123828});
+  // the layer: its parameters, unbatched input, output_size, gradients
+  nn::ConvTranspose1d m(nn::ConvTranspose1dOptions(4, 3, 3).stride(2).device(d).dtype(kDouble));
+  EXPECT_EQ(m->weight.sizes(), IntArrayRef({4, 3, 3}));
+  EXPECT_EQ(m->forward(x, IntArrayRef({12})).sizes(), IntArrayRef({2, 3, 12}));
+  EXPECT_TRUE(m->forward(x[0]).equal(m->forward(x)[0]));
+  std::ostringstream os;
+  os << m;
+  EXPECT_EQ(os.str(), "locus::nn::ConvTranspose1d(4, 3, kernel_size=[3], stride=[2])");
+  gradcheck([](const V& t) {
+    return F::conv_transpose1d(t[0], t[1], F::ConvTranspose1dFuncOptions().bias(t[2]).stride(2).padding(1));
+  }, {sample({1, 2, 4}), sample({2, 3, 3}, 1.), sample({3}, 2.)}, d);
+  EXPECT_THROW_MSG(m->forward(x, IntArrayRef({14})), Error,
+                   "ConvTranspose1d: requested an output size of 14, but valid sizes range from 11 to 12 in dim 0 "
+                   "(for an input of [2, 4, 5]).");
+  EXPECT_THROW_MSG(F::conv_transpose1d(x, w, F::ConvTranspose1dFuncOptions().output_padding(1)), Error,
+                   "[conv_transpose1d] output padding must be smaller than either stride or dilation, but got "
+                   "output_padding: 1 stride: 1 dilation: 1.");
+  EXPECT_THROW_MSG(F::conv_transpose1d(x, w.unsqueeze(0)), Error,
+                   "[conv_transpose1d] expected a 3-D weight [in_channels, out_channels/groups, kernel_size], got "
+                   "[1, 4, 3, 3].");
+  EXPECT_THROW_MSG(F::conv_transpose1d(x.narrow(1, 0, 3), w), Error,
+                   "[conv_transpose1d] Given transposed=1, weight of size [4, 3, 3], expected input[2, 3, 5] to have 4 "
+                   "channels, but got 3 channels instead.");
+  EXPECT_THROW_MSG(F::conv_transpose1d(x[0][0], w), Error,
+                   "[conv_transpose1d] expected a 2-D (unbatched) or 3-D (batched) input [N, C, L], got [5].");
+}
+
 TEST_P(Layers, ConvAndPoolGradients) {
   Device d = GetParam();
   gradcheck([](const V& x) { return F::conv2d(x[0], x[1], F::Conv2dFuncOptions().bias(x[2])); },

@@ -44,10 +44,8 @@ TEST(NnMessages, ConvolutionAndPooling) {
                    "[conv2d] expected a 3-D (unbatched) or 4-D (batched) input, got [4, 4].");
   EXPECT_THROW_MSG(F::conv2d(ones({1, 2, 4, 4}), ones({3, 1, 3, 3}), F::Conv2dFuncOptions().groups(2)), Error,
                    "[conv2d] groups (2) must be positive and divide out_channels (3).");
-  EXPECT_THROW_MSG(F::max_pool2d(ones({1, 1, 4, 4}), F::MaxPool2dFuncOptions(2).ceil_mode(true)), Error,
-                   "[max_pool2d] ceil_mode=true is not supported yet; pad the input instead.");
   EXPECT_THROW_MSG(F::max_pool2d(ones({4, 4}), F::MaxPool2dFuncOptions(2)), Error,
-                   "[max_pool2d] expected a 3-D or 4-D input, got [4, 4].");
+                   "[max_pool2d] expected a 3-D (unbatched) or 4-D (batched) input, got [4, 4].");
   EXPECT_THROW_MSG(F::max_pool2d(ones({1, 1, 6, 6}), F::MaxPool2dFuncOptions(3).padding(2)), Error,
                    "[max_pool2d] padding (2, 2) must be at most half of kernel_size (3, 3) in each dim, as in "
                    "PyTorch; use padding <= kernel_size / 2.");
@@ -57,13 +55,11 @@ TEST(NnMessages, ConvolutionAndPooling) {
                    "[avg_pool2d] padding (2, 2) must be at most half of kernel_size (2, 2) in each dim");
   EXPECT_EQ(F::max_pool2d(ones({1, 1, 6, 6}), F::MaxPool2dFuncOptions({4, 2}).padding({2, 1})).sizes(),
             IntArrayRef({1, 1, 2, 4}));  // exactly half is allowed (stride = kernel_size)
-  EXPECT_THROW_MSG(F::avg_pool2d(ones({1, 1, 4, 4}), F::AvgPool2dFuncOptions(2).ceil_mode(true)), Error,
-                   "[avg_pool2d] ceil_mode=true is not supported yet; pad the input instead.");
   EXPECT_THROW_MSG(F::avg_pool2d(ones({4}), F::AvgPool2dFuncOptions(2)), Error,
-                   "[avg_pool2d] expected a 3-D or 4-D input, got [4].");
+                   "[avg_pool2d] expected a 3-D (unbatched) or 4-D (batched) input, got [4].");
   EXPECT_THROW_MSG(F::adaptive_avg_pool2d(ones({4, 4}), 2), Error,
-                   "[adaptive_avg_pool2d] expected a 3-D or 4-D input, got [4, 4].");
-  EXPECT_THROW_MSG(F::adaptive_avg_pool2d(ones({1, 4, 4}), {0, 2}), Error, "[adaptive_avg_pool2d] output_size must be positive.");
+                   "[adaptive_avg_pool2d] expected a 3-D (unbatched) or 4-D (batched) input, got [4, 4].");
+  EXPECT_THROW_MSG(F::adaptive_avg_pool2d(ones({1, 4, 4}), {0, 2}), Error, "[adaptive_avg_pool2d] output_size must be positive, got 0, 2.");
   EXPECT_THROW_MSG(F::Conv2dFuncOptions().stride({1, 2, 3}), Error, "ExpandingArray: expected 2 values, got 3.");
   EXPECT_THROW_MSG(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).groups(2)), Error,
                    "Conv2d: in_channels (3) and out_channels (4) must be divisible by groups (2).");

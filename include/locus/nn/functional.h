@@ -196,6 +196,16 @@ struct ConvTranspose2dFuncOptions {
   LOCUS_ARG(ExpandingArray<2>, dilation) = 1;
 };
 
+/// conv_transpose1d's options (libtorch's F::ConvTranspose1dFuncOptions).
+struct ConvTranspose1dFuncOptions {
+  LOCUS_ARG(Tensor, bias) = {};
+  LOCUS_ARG(ExpandingArray<1>, stride) = 1;
+  LOCUS_ARG(ExpandingArray<1>, padding) = 0;
+  LOCUS_ARG(ExpandingArray<1>, output_padding) = 0;
+  LOCUS_ARG(int64_t, groups) = 1;
+  LOCUS_ARG(ExpandingArray<1>, dilation) = 1;
+};
+
 struct MaxPool2dFuncOptions {
   MaxPool2dFuncOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
   LOCUS_ARG(ExpandingArray<2>, kernel_size);
@@ -205,6 +215,7 @@ struct MaxPool2dFuncOptions {
   LOCUS_ARG(bool, ceil_mode) = false;
 };
 
+/// divisor_override: each window's sum is divided by it instead of the window's size.
 struct AvgPool2dFuncOptions {
   AvgPool2dFuncOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
   LOCUS_ARG(ExpandingArray<2>, kernel_size);
@@ -212,7 +223,39 @@ struct AvgPool2dFuncOptions {
   LOCUS_ARG(ExpandingArray<2>, padding) = 0;
   LOCUS_ARG(bool, ceil_mode) = false;
   LOCUS_ARG(bool, count_include_pad) = true;
+  LOCUS_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
 };
+
+/// 1-D pooling over the last dim of [N, C, L] (or [C, L]), one value each for the length.
+struct MaxPool1dFuncOptions {
+  MaxPool1dFuncOptions(ExpandingArray<1> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
+  LOCUS_ARG(ExpandingArray<1>, kernel_size);
+  LOCUS_ARG(ExpandingArray<1>, stride);
+  LOCUS_ARG(ExpandingArray<1>, padding) = 0;
+  LOCUS_ARG(ExpandingArray<1>, dilation) = 1;
+  LOCUS_ARG(bool, ceil_mode) = false;
+};
+
+struct AvgPool1dFuncOptions {
+  AvgPool1dFuncOptions(ExpandingArray<1> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
+  LOCUS_ARG(ExpandingArray<1>, kernel_size);
+  LOCUS_ARG(ExpandingArray<1>, stride);
+  LOCUS_ARG(ExpandingArray<1>, padding) = 0;
+  LOCUS_ARG(bool, ceil_mode) = false;
+  LOCUS_ARG(bool, count_include_pad) = true;
+  LOCUS_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
+};
+
+/// Adaptive pooling's options: the output's size (libtorch's F::AdaptiveAvgPool2dFuncOptions, ...).
+template <size_t D>
+struct AdaptivePoolFuncOptions {
+  AdaptivePoolFuncOptions(ExpandingArray<D> output_size) : output_size_(output_size) {}
+  LOCUS_ARG(ExpandingArray<D>, output_size);
+};
+using AdaptiveAvgPool1dFuncOptions = AdaptivePoolFuncOptions<1>;
+using AdaptiveAvgPool2dFuncOptions = AdaptivePoolFuncOptions<2>;
+using AdaptiveMaxPool1dFuncOptions = AdaptivePoolFuncOptions<1>;
+using AdaptiveMaxPool2dFuncOptions = AdaptivePoolFuncOptions<2>;
 
 struct BatchNormFuncOptions {
   LOCUS_ARG(Tensor, weight) = {};
@@ -374,9 +417,28 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions
 /// unbatched), weight [in, out/groups, kh, kw] -> [N, out, (H-1)*stride - 2*padding +
 /// dilation*(kh-1) + output_padding + 1, ...]; computed as a GEMM and col2im.
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const ConvTranspose2dFuncOptions& options = {});
+/// The same over a length: input [N, in, L] (or unbatched [in, L]), weight [in, out/groups, k]
+/// -> [N, out, (L-1)*stride - 2*padding + dilation*(k-1) + output_padding + 1]; computed as
+/// conv_transpose2d over a height of 1.
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const ConvTranspose1dFuncOptions& options = {});
+/// Pooling over input [N, C, H, W] (or unbatched [C, H, W]); the 1-D forms over [N, C, L] or
+/// [C, L]. ceil_mode rounds the output size up, as PyTorch: the last window must start inside the
+/// input or its left padding, and an average over a window that reaches past the padded input
+/// divides by the part inside it (by the input part alone without count_include_pad).
 Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options);
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options);
+Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& options);
+Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& options);
+/// Output cell i along a dim of size n covers [floor(i n / out), ceil((i + 1) n / out)), as PyTorch.
 Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size);
+Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& options);
+Tensor adaptive_avg_pool1d(const Tensor& input, ExpandingArray<1> output_size);
+Tensor adaptive_avg_pool1d(const Tensor& input, const AdaptiveAvgPool1dFuncOptions& options);
+/// The gradient goes to the first maximum of each window, as PyTorch's.
+Tensor adaptive_max_pool2d(const Tensor& input, ExpandingArray<2> output_size);
+Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options);
+Tensor adaptive_max_pool1d(const Tensor& input, ExpandingArray<1> output_size);
+Tensor adaptive_max_pool1d(const Tensor& input, const AdaptiveMaxPool1dFuncOptions& options);
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const BatchNormFuncOptions& options = {});
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);

@@ -1,6 +1,6 @@
 #pragma once
 // Conv2d (im2col + GEMM on the parameters' device), Conv1d (Conv2d over a height of 1),
-// ConvTranspose2d (GEMM + col2im), MaxPool2d, AvgPool2d, AdaptiveAvgPool2d.
+// ConvTranspose2d (GEMM + col2im), ConvTranspose1d, MaxPool2d/1d, AvgPool2d/1d, AdaptiveAvgPool2d/1d, AdaptiveMaxPool2d/1d.
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/module.h"
@@ -105,6 +105,40 @@ class ConvTranspose2dImpl : public Cloneable<ConvTranspose2dImpl> {
 };
 LOCUS_MODULE(ConvTranspose2d);
 
+struct ConvTranspose1dOptions {
+  ConvTranspose1dOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<1> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  LOCUS_ARG(int64_t, in_channels);
+  LOCUS_ARG(int64_t, out_channels);
+  LOCUS_ARG(ExpandingArray<1>, kernel_size);
+  LOCUS_ARG(ExpandingArray<1>, stride) = 1;
+  LOCUS_ARG(ExpandingArray<1>, padding) = 0;
+  LOCUS_ARG(ExpandingArray<1>, output_padding) = 0;
+  LOCUS_ARG(int64_t, groups) = 1;
+  LOCUS_ARG(bool, bias) = true;
+  LOCUS_ARG(ExpandingArray<1>, dilation) = 1;
+  LOCUS_PLACEMENT_ARGS;
+};
+
+/// F::conv_transpose1d as a layer: weight [in, out/groups, k] and bias [out], initialised as
+/// PyTorch does; input [N, in, L] or [in, L].
+class ConvTranspose1dImpl : public Cloneable<ConvTranspose1dImpl> {
+ public:
+  ConvTranspose1dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<1> kernel_size)
+      : ConvTranspose1dImpl(ConvTranspose1dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit ConvTranspose1dImpl(const ConvTranspose1dOptions& options);
+  void reset() override;
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  std::string brief() const override;
+  /// output_size (its last value is used) picks the length in place of options.output_padding.
+  Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
+  ConvTranspose1dOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+LOCUS_MODULE(ConvTranspose1d);
+
 using MaxPool2dOptions = functional::MaxPool2dFuncOptions;
 class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
  public:
@@ -129,19 +163,47 @@ class AvgPool2dImpl : public Cloneable<AvgPool2dImpl> {
 };
 LOCUS_MODULE(AvgPool2d);
 
-struct AdaptiveAvgPool2dOptions {
-  AdaptiveAvgPool2dOptions(ExpandingArray<2> output_size) : output_size_(output_size) {}
-  LOCUS_ARG(ExpandingArray<2>, output_size);
-};
-class AdaptiveAvgPool2dImpl : public Cloneable<AdaptiveAvgPool2dImpl> {
+using MaxPool1dOptions = functional::MaxPool1dFuncOptions;
+class MaxPool1dImpl : public Cloneable<MaxPool1dImpl> {
  public:
   void reset() override {}
-  AdaptiveAvgPool2dImpl(ExpandingArray<2> output_size) : options(output_size) {}
-  explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options) : options(options) {}
+  MaxPool1dImpl(ExpandingArray<1> kernel_size) : MaxPool1dImpl(MaxPool1dOptions(kernel_size)) {}
+  explicit MaxPool1dImpl(const MaxPool1dOptions& options) : options(options) {}
   void pretty_print(std::ostream& stream) const override;
-  Tensor forward(const Tensor& input) { return functional::adaptive_avg_pool2d(input, options.output_size()); }
-  AdaptiveAvgPool2dOptions options;
+  Tensor forward(const Tensor& input) { return functional::max_pool1d(input, options); }
+  MaxPool1dOptions options;
 };
-LOCUS_MODULE(AdaptiveAvgPool2d);
+LOCUS_MODULE(MaxPool1d);
+
+using AvgPool1dOptions = functional::AvgPool1dFuncOptions;
+class AvgPool1dImpl : public Cloneable<AvgPool1dImpl> {
+ public:
+  void reset() override {}
+  AvgPool1dImpl(ExpandingArray<1> kernel_size) : AvgPool1dImpl(AvgPool1dOptions(kernel_size)) {}
+  explicit AvgPool1dImpl(const AvgPool1dOptions& options) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::avg_pool1d(input, options); }
+  AvgPool1dOptions options;
+};
+LOCUS_MODULE(AvgPool1d);
+
+/// The adaptive pools: AdaptiveAvgPool2d, AdaptiveAvgPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool1d.
+#define LOCUS_ADAPTIVE_POOL(Name, fn, D)                                                              \
+  using Name##Options = functional::Name##FuncOptions;                                                \
+  class Name##Impl : public Cloneable<Name##Impl> {                                                   \
+   public:                                                                                            \
+    void reset() override {}                                                                          \
+    Name##Impl(ExpandingArray<D> output_size) : options(output_size) {}                               \
+    explicit Name##Impl(const Name##Options& options) : options(options) {}                           \
+    void pretty_print(std::ostream& stream) const override;                                           \
+    Tensor forward(const Tensor& input) { return functional::fn(input, options); }                    \
+    Name##Options options;                                                                            \
+  };                                                                                                  \
+  LOCUS_MODULE(Name)
+LOCUS_ADAPTIVE_POOL(AdaptiveAvgPool2d, adaptive_avg_pool2d, 2);
+LOCUS_ADAPTIVE_POOL(AdaptiveAvgPool1d, adaptive_avg_pool1d, 1);
+LOCUS_ADAPTIVE_POOL(AdaptiveMaxPool2d, adaptive_max_pool2d, 2);
+LOCUS_ADAPTIVE_POOL(AdaptiveMaxPool1d, adaptive_max_pool1d, 1);
+#undef LOCUS_ADAPTIVE_POOL
 
 }  // namespace locus::nn
