@@ -954,6 +954,41 @@ Tensor channel_affine(Tensor out, const Tensor& weight, const Tensor& bias) {
 }
 }  // namespace
 
+namespace {
+// Bicubic resampling along one axis (PyTorch's: Keys' cubic convolution with A = -0.75, the four
+// taps clamped at the borders, source positions not clamped below 0): four gathers, weighted.
+Tensor cubic_along(const Tensor& x, int64_t axis, int64_t out, double scale, bool corners) {
+  const int64_t in = x.size(axis);
+  const double a = -0.75;
+  auto near = [a](double t) { return ((a + 2) * t - (a + 3)) * t * t + 1; };         // |t| <= 1
+  auto far = [a](double t) { return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a; };  // 1 < |t| < 2
+  std::vector<int64_t> at[4];
+  std::vector<double> w[4];
+  for (int64_t j = 0; j < out; ++j) {
+    const double src = corners ? (out > 1 ? static_cast<double>(j) * static_cast<double>(in - 1) /
+                                                static_cast<double>(out - 1)
+                                          : 0)
+                               : (static_cast<double>(j) + 0.5) * scale - 0.5;
+    const double lo = std::floor(src), t = src - lo;
+    const double weights[4] = {far(t + 1), near(t), near(1 - t), far(2 - t)};
+    for (int k = 0; k < 4; ++k) {
+      at[k].push_back(std::clamp(static_cast<int64_t>(lo) - 1 + k, int64_t{0}, in - 1));
+      w[k].push_back(weights[k]);
+    }
+  }
+  DimVector wshape(static_cast<size_t>(x.dim()), 1);  // [1, 1, .., out, .., 1]
+  wshape[static_cast<size_t>(axis)] = out;
+  Tensor y;
+  for (int k = 0; k < 4; ++k) {
+    const Tensor idx = tensor(at[k], TensorOptions().dtype(kLong)).to(x.device());
+    const Tensor wk = tensor(w[k], TensorOptions().dtype(kDouble)).to(x.device(), x.scalar_type()).view(wshape);
+    const Tensor term = x.index_select(axis, idx) * wk;
+    y = k == 0 ? term : y + term;
+  }
+  return y;
+}
+}  // namespace
+
 const char* interpolate_mode_name(enumtype::InterpolateMode mode) {
   static const char* const names[] = {"nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area"};
   return names[static_cast<int>(mode)];
@@ -966,14 +1001,15 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
   const int64_t sd = input.dim() - 2;  // spatial dims
   if (sd < 1 || sd > 3)
     throw Error("[interpolate] expected a 3-D, 4-D or 5-D input [N, C, *spatial], got " + ops::shape_str(input.sizes()) + ".");
-  if (mode == M::Bicubic || mode == M::Area)
-    throw Error(std::string("[interpolate] mode '") + name + "' is not provided by locus; use nearest, nearest-exact, "
-                "linear, bilinear or trilinear (docs/migrating-from-libtorch.md).");
-  const bool linear = mode == M::Linear || mode == M::Bilinear || mode == M::Trilinear;
-  if (linear && sd != (mode == M::Linear ? 1 : mode == M::Bilinear ? 2 : 3))
+  if (mode == M::Area && sd == 3)
+    throw Error("[interpolate] mode 'area' on a 5-D input (adaptive_avg_pool3d) is not provided by locus; use "
+                "trilinear, or area on a 3-D or 4-D input.");
+  const bool linear = mode == M::Linear || mode == M::Bilinear || mode == M::Trilinear, cubic = mode == M::Bicubic;
+  const int64_t needs = mode == M::Linear ? 1 : mode == M::Bilinear || cubic ? 2 : 3;
+  if ((linear || cubic) && sd != needs)
     throw Error("[interpolate] Got " + std::to_string(input.dim()) + "D input, but " + name + " mode needs " +
-                std::to_string((mode == M::Linear ? 1 : mode == M::Bilinear ? 2 : 3) + 2) + "D input.");
-  if (!linear && o.align_corners())
+                std::to_string(needs + 2) + "D input.");
+  if (!linear && !cubic && o.align_corners())
     throw Error("[interpolate] align_corners option can only be set with the interpolating modes: linear | bilinear | "
                 "bicubic | trilinear.");
   if (o.size().has_value() == o.scale_factor().has_value())
@@ -987,6 +1023,7 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
                 " values. Give one value for every spatial dimension, or one for all.");
   const bool corners = o.align_corners().value_or(false);
   Tensor x = input;
+  std::vector<int64_t> outs;  // area: the output sizes, for the adaptive average pool it is
   for (int64_t i = 0; i < sd; ++i) {
     const int64_t axis = 2 + i, in = input.size(axis);
     const size_t k = given == 1 ? 0 : static_cast<size_t>(i);
@@ -1005,6 +1042,14 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
       throw Error("[interpolate] Input and output sizes should be greater than 0, but got input " +
                   ops::shape_str(std::vector<int64_t>(input.sizes().begin() + 2, input.sizes().end())) + " and output size " + std::to_string(out) + " in dim " +
                   std::to_string(axis) + ".");
+    if (mode == M::Area) {
+      outs.push_back(out);
+      continue;
+    }
+    if (cubic) {
+      x = cubic_along(x, axis, out, scale, corners);
+      continue;
+    }
     std::vector<int64_t> i0(static_cast<size_t>(out)), i1(static_cast<size_t>(out));
     std::vector<double> w1(static_cast<size_t>(out));
     for (int64_t j = 0; j < out; ++j) {
@@ -1032,6 +1077,9 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
     const Tensor hi = tensor(i1, TensorOptions().dtype(kLong)).to(input.device());
     x = x.index_select(axis, lo) * (1 - b) + x.index_select(axis, hi) * b;
   }
+  if (mode == M::Area)
+    return sd == 1 ? adaptive_avg_pool1d(input, ExpandingArray<1>(outs[0]))
+                   : adaptive_avg_pool2d(input, ExpandingArray<2>({outs[0], outs[1]}));
   return x;
 }
 

@@ -151,8 +151,12 @@ TEST_P(Layers, InterpolateAndUpsample) {
   EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{4, 4, 4})), Error,
                    "[interpolate] Input and output must have the same number of spatial dimensions, but got input with "
                    "spatial dimensions of [2, 2] and output size of 3 values.");
-  EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{4}).mode(kBicubic)), Error,
-                   "[interpolate] mode 'bicubic' is not provided by locus");
+  EXPECT_THROW_MSG(F::interpolate(line, F::InterpolateFuncOptions().size(std::vector<int64_t>{4}).mode(kBicubic)), Error,
+                   "[interpolate] Got 3D input, but bicubic mode needs 4D input.");
+  EXPECT_THROW_MSG(F::interpolate(cube, F::InterpolateFuncOptions().size(std::vector<int64_t>{4}).mode(kArea)), Error,
+                   "[interpolate] mode 'area' on a 5-D input (adaptive_avg_pool3d) is not provided by locus");
+  EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{4}).mode(kArea).align_corners(true)),
+                   Error, "[interpolate] align_corners option can only be set with the interpolating modes");
   EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{-2})), Error,
                    "[interpolate] scale_factor must be positive, got -2");
   std::ostringstream bilinear;
@@ -503,6 +507,40 @@ TEST_P(Layers, ConvTranspose2dMatchesADirectLoop) {
                    "[conv_transpose2d] stride and dilation must be positive, padding and output_padding non-negative.");
   EXPECT_THROW_MSG(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(4, 3, 3).groups(2)), Error,
                    "ConvTranspose2d: in_channels (4) and out_channels (3) must be divisible by groups (2).");
+}
+
+// Bicubic (A = -0.75, taps clamped at the borders) and area (adaptive average pooling) against
+// PyTorch 1.13's F.interpolate for x = sin(0.53 i) [1, 2, 4, 5].
+TEST_P(Layers, InterpolateBicubicAndArea) {
+  const Device d = GetParam();
+  const TensorOptions o = TensorOptions().device(d).dtype(kDouble);
+  const Tensor x = (arange(40, o) * 0.53).sin().reshape({1, 2, 4, 5});
+  auto near = [](const Tensor& got, const std::vector<double>& want) {
+    const std::vector<double> v = values(got);
+    ASSERT_EQ(v.size(), want.size());
+    for (size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(v[i], want[i], 1e-9) << i;
+  };
+  Tensor y = F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{7, 3}).mode(kBicubic));
+  ASSERT_EQ(y.sizes(), IntArrayRef({1, 2, 7, 3}));
+  near(y[0][1], {-1.122307345, -0.9631195751, -0.03145313313, -0.3184695195, -0.06436526798, 0.2413637225,
+                 0.6772838236, 0.9730621799, 0.4883873092, 0.3430286156, 0.03025435248, -0.3067856847, -0.3616513109,
+                 -0.9452241021, -0.7706714456, -0.2772034557, 0.01182825115, 0.2913730033, -0.1393302487,
+                 0.8518459766, 1.159791515});
+  nn::Upsample up(nn::UpsampleOptions().scale_factor(std::vector<double>{2}).mode(kBicubic).align_corners(true));
+  y = up(x);
+  ASSERT_EQ(y.sizes(), IntArrayRef({1, 2, 8, 10}));
+  near(y[0][0][3], {0.0995735719, -0.0332321573, -0.2061174249, -0.3801756129, -0.4841430272, -0.6020533754,
+                    -0.6600180315, -0.6862302564, -0.6650553795, -0.6319635244});
+  near(F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 4}).mode(kArea))[0][0],
+       {0.2347914945, 0.2003001027, 0.1108491952, -0.009017164013, -0.2091165822, -0.2344451904, -0.1954453537,
+        -0.1028180758, 0.1339154169, 0.2130653089, 0.2337530931, 0.1903023341});
+  const Tensor l = tensor({1.0, 2.0, 4.0, 8.0, 16.0}, o).view({1, 1, 5});
+  near(F::interpolate(l, F::InterpolateFuncOptions().size(std::vector<int64_t>{3}).mode(kArea)), {1.5, 4.666666667, 12});
+  near(F::interpolate(l, F::InterpolateFuncOptions().scale_factor(std::vector<double>{0.5}).mode(kArea)),
+       {2.333333333, 9.333333333});
+  gradcheck([](const V& v) {
+    return F::interpolate(v[0], F::InterpolateFuncOptions().size(std::vector<int64_t>{5, 2}).mode(kBicubic));
+  }, {sample({1, 2, 3, 4})}, d);
 }
 
 // Values printed by PyTorch 1.13's F.conv_transpose1d for x = sin(0.43 i) [2, 4, 5].
