@@ -1,6 +1,8 @@
 // LSTM, GRU and RNN (include/locus/nn/modules/rnn.h), composed from differentiable ops: per layer
 // and direction one GEMM projects every time step's input, then each step adds the hidden state's
-// product and applies the cell's gates.
+// product and applies the cell's gates. A packed input runs padded, in the packed (longest first)
+// order; a 0/1 mask per step holds each sequence's states still past its length, so the reverse
+// direction starts at the sequence's own last step and the final states are taken there.
 #include "locus/nn/modules/rnn.h"
 
 #include <cmath>
@@ -40,24 +42,31 @@ void RecurrentBase::reset_base(const Shape& s) {
   if (!(s.dropout >= 0 && s.dropout <= 1))
     throw Error(std::string(name) + ": dropout should be a number in range [0, 1] representing the probability of an "
                 "element being zeroed, got " + std::to_string(s.dropout) + ".");
+  if (s.proj_size < 0)
+    throw Error("[" + std::string(name) + "] proj_size must be non-negative (0: no projection): got " +
+                std::to_string(s.proj_size) + ".");
+  if (s.proj_size >= s.hidden_size && s.proj_size > 0)
+    throw Error("[" + std::string(name) + "] proj_size must be smaller than hidden_size: got proj_size " +
+                std::to_string(s.proj_size) + " and hidden_size " + std::to_string(s.hidden_size) +
+                ". Pass a proj_size below hidden_size, or 0 for no projection.");
   shape_ = s;
   layers_.clear();
   const int64_t dirs = s.bidirectional ? 2 : 1, rows = gates_of(s.kind) * s.hidden_size;
+  const int64_t out = s.proj_size > 0 ? s.proj_size : s.hidden_size;  // h's size
   const TensorOptions o = placement(s.device, s.dtype);
   const double bound = 1.0 / std::sqrt(static_cast<double>(s.hidden_size));
   for (int64_t layer = 0; layer < s.num_layers; ++layer)
     for (int64_t dir = 0; dir < dirs; ++dir) {
       const std::string suffix = std::to_string(layer) + (dir == 1 ? "_reverse" : "");
-      const int64_t in = layer == 0 ? s.input_size : s.hidden_size * dirs;
-      std::vector<Tensor> p;
-      p.push_back(register_parameter("weight_ih_l" + suffix, empty({rows, in}, o)));
-      p.push_back(register_parameter("weight_hh_l" + suffix, empty({rows, s.hidden_size}, o)));
+      const int64_t in = layer == 0 ? s.input_size : out * dirs;
+      std::vector<Tensor> p(5);  // w_ih, w_hh, b_ih, b_hh, w_hr; registered in PyTorch's order
+      p[0] = register_parameter("weight_ih_l" + suffix, empty({rows, in}, o));
+      p[1] = register_parameter("weight_hh_l" + suffix, empty({rows, out}, o));
       if (s.bias) {
-        p.push_back(register_parameter("bias_ih_l" + suffix, empty({rows}, o)));
-        p.push_back(register_parameter("bias_hh_l" + suffix, empty({rows}, o)));
-      } else {
-        p.resize(4);
+        p[2] = register_parameter("bias_ih_l" + suffix, empty({rows}, o));
+        p[3] = register_parameter("bias_hh_l" + suffix, empty({rows}, o));
       }
+      if (s.proj_size > 0) p[4] = register_parameter("weight_hr_l" + suffix, empty({s.proj_size, s.hidden_size}, o));
       for (Tensor& t : p)
         if (t.defined()) init::uniform_(t, -bound, bound);
       layers_.push_back(std::move(p));
@@ -73,7 +82,7 @@ std::vector<Tensor> RecurrentBase::all_weights() const {
 }
 
 std::tuple<Tensor, Tensor, Tensor> RecurrentBase::run(const Tensor& input, const Tensor& h0, const Tensor& c0,
-                                                      const char* name) {
+                                                      const char* name, const Tensor& lengths) {
   namespace ac = ops::autocast;
   // Under autocast, as PyTorch 2.x (its LSTM and RNN return the autocast dtype from float32
   // inputs and accept inputs already in it): everything in the autocast dtype. The weights' casts
@@ -83,14 +92,15 @@ std::tuple<Tensor, Tensor, Tensor> RecurrentBase::run(const Tensor& input, const
     std::vector<std::vector<Tensor>> cast(layers_.size());
     for (size_t i = 0; i < layers_.size(); ++i)
       for (const Tensor& t : layers_[i]) cast[i].push_back(ac::cast(t, c));
-    return run_layers(cast, ac::cast(input, c), ac::cast(h0, c), ac::cast(c0, c), name);
+    return run_layers(cast, ac::cast(input, c), ac::cast(h0, c), ac::cast(c0, c), name, lengths);
   }
-  return run_layers(layers_, input, h0, c0, name);
+  return run_layers(layers_, input, h0, c0, name, lengths);
 }
 
 std::tuple<Tensor, Tensor, Tensor> RecurrentBase::run_layers(const std::vector<std::vector<Tensor>>& layers,
                                                              const Tensor& input, const Tensor& h0_in,
-                                                             const Tensor& c0_in, const char* name) {
+                                                             const Tensor& c0_in, const char* name,
+                                                             const Tensor& lengths) {
   const Shape& s = shape_;
   const std::string who = name;
   if (input.dim() != 2 && input.dim() != 3)
@@ -103,12 +113,13 @@ std::tuple<Tensor, Tensor, Tensor> RecurrentBase::run_layers(const std::vector<s
                 dtype_name(input.scalar_type()) + "; convert it with .to() or the module with ->to().");
   const bool batched = input.dim() == 3;
   // [L, N, in]
-  const Tensor x = batched ? (s.batch_first ? input.transpose(0, 1) : input) : input.unsqueeze(1);
+  const bool packed = lengths.defined();
+  const Tensor x = batched ? (s.batch_first && !packed ? input.transpose(0, 1) : input) : input.unsqueeze(1);
   if (x.size(2) != s.input_size)
     throw Error(who + ": input.size(-1) must be equal to input_size. Expected " + std::to_string(s.input_size) +
                 ", got " + std::to_string(x.size(2)) + ".");
-  const int64_t dirs = s.bidirectional ? 2 : 1, len = x.size(0), n = x.size(1), hs = s.hidden_size;
-  auto initial = [&](const Tensor& t, const char* which) -> Tensor {
+  const int64_t dirs = s.bidirectional ? 2 : 1, len = x.size(0), n = x.size(1);
+  auto initial = [&](const Tensor& t, const char* which, int64_t hs) -> Tensor {
     std::vector<int64_t> want = {s.num_layers * dirs, n, hs};
     if (!batched) want.erase(want.begin() + 1);
     if (!t.defined()) return zeros({s.num_layers * dirs, n, hs}, x.options());
@@ -119,7 +130,12 @@ std::tuple<Tensor, Tensor, Tensor> RecurrentBase::run_layers(const std::vector<s
     return batched ? t : t.unsqueeze(1);
   };
   const bool lstm = s.kind == RecurrentKind::LSTM;
-  const Tensor h0 = initial(h0_in, lstm ? "hidden[0]" : "hidden"), c0 = lstm ? initial(c0_in, "hidden[1]") : Tensor();
+  const int64_t h_size = s.proj_size > 0 ? s.proj_size : s.hidden_size;
+  const Tensor h0 = initial(h0_in, lstm ? "hidden[0]" : "hidden", h_size),
+               c0 = lstm ? initial(c0_in, "hidden[1]", s.hidden_size) : Tensor();
+  // packed: [L, N, 1], 1 while step t is within sequence b's length, else 0 (its states held still)
+  Tensor running;
+  if (packed) running = (arange(len).unsqueeze(1) < lengths.unsqueeze(0)).unsqueeze(2).to(x.device(), x.scalar_type());
   std::vector<Tensor> hn, cn;
   Tensor layer_in = x;
   for (int64_t layer = 0; layer < s.num_layers; ++layer) {
@@ -133,6 +149,7 @@ std::tuple<Tensor, Tensor, Tensor> RecurrentBase::run_layers(const std::vector<s
       std::vector<Tensor> steps(static_cast<size_t>(len));
       for (int64_t k = 0; k < len; ++k) {
         const int64_t t = dir == 0 ? k : len - 1 - k;
+        const Tensor h_prev = h, c_prev = c;
         Tensor hw = h.matmul(w_hh);
         if (p[3].defined()) hw = hw + p[3];
         const Tensor xt = xw.select(0, t);
@@ -141,6 +158,7 @@ std::tuple<Tensor, Tensor, Tensor> RecurrentBase::run_layers(const std::vector<s
             const std::vector<Tensor> g = (xt + hw).chunk(4, 1);
             c = g[1].sigmoid() * c + g[0].sigmoid() * g[2].tanh();
             h = g[3].sigmoid() * c.tanh();
+            if (p[4].defined()) h = h.matmul(p[4].t());  // proj_size
             break;
           }
           case RecurrentKind::GRU: {  // gates r, z, n; the reset gate scales the hidden part of n
@@ -152,6 +170,11 @@ std::tuple<Tensor, Tensor, Tensor> RecurrentBase::run_layers(const std::vector<s
           }
           case RecurrentKind::RNNTanh: h = (xt + hw).tanh(); break;
           case RecurrentKind::RNNRelu: h = (xt + hw).relu(); break;
+        }
+        if (packed) {
+          const Tensor m = running.select(0, t);
+          h = h_prev + m * (h - h_prev);
+          if (lstm) c = c_prev + m * (c - c_prev);
         }
         steps[static_cast<size_t>(t)] = h;
       }
@@ -168,10 +191,32 @@ std::tuple<Tensor, Tensor, Tensor> RecurrentBase::run_layers(const std::vector<s
     out = out.squeeze(1);
     h_n = h_n.squeeze(1);
     if (lstm) c_n = c_n.squeeze(1);
-  } else if (s.batch_first) {
+  } else if (s.batch_first && !packed) {
     out = out.transpose(0, 1);
   }
   return {out, h_n, c_n};
+}
+
+std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> RecurrentBase::run_packed(
+    const utils::rnn::PackedSequence& input, const Tensor& h0, const Tensor& c0, const char* name) {
+  namespace rnn = utils::rnn;
+  if (!input.defined())
+    throw Error("[" + std::string(name) + "] the packed input is empty (default-constructed). Pass a PackedSequence "
+                "from pack_padded_sequence or pack_sequence.");
+  if (input.data().dim() != 2)
+    throw Error("[" + std::string(name) + "] the packed input's data must be 2-D (sum of the lengths, input_size): got "
+                "shape " + ops::shape_str(input.data().sizes()) + ".");
+  // padded [L, N, in] in the packed (longest first) order, and the lengths in that order
+  auto [padded, lengths] = rnn::pad_packed_sequence(rnn::PackedSequence(input.data(), input.batch_sizes()));
+  auto reorder = [](const Tensor& states, const Tensor& index) {
+    return states.defined() && index.defined() && states.dim() == 3 ? states.index_select(1, index.to(states.device()))
+                                                                    : states;
+  };
+  auto [out, h, c] = run(padded, reorder(h0, input.sorted_indices()), reorder(c0, input.sorted_indices()), name,
+                         lengths);
+  const rnn::PackedSequence packed = rnn::pack_padded_sequence(out, lengths);
+  return {rnn::PackedSequence(packed.data(), packed.batch_sizes(), input.sorted_indices(), input.unsorted_indices()),
+          reorder(h, input.unsorted_indices()), reorder(c, input.unsorted_indices())};
 }
 
 void RecurrentBase::print(std::ostream& stream, const char* name) const {
@@ -186,8 +231,10 @@ void RecurrentBase::print(std::ostream& stream, const char* name) const {
 namespace {
 template <class O>
 detail::RecurrentBase::Shape shape_of(detail::RecurrentKind kind, const O& o) {
-  return {kind, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(), o.batch_first(), o.bidirectional(),
-          o.dropout(), o.device(), o.dtype()};
+  detail::RecurrentBase::Shape s{kind, o.input_size(), o.hidden_size(), o.num_layers(), o.bias(), o.batch_first(),
+                                 o.bidirectional(), o.dropout(), o.device(), o.dtype(), 0};
+  if constexpr (requires { o.proj_size(); }) s.proj_size = o.proj_size();
+  return s;
 }
 }  // namespace
 
@@ -195,11 +242,19 @@ LSTMImpl::LSTMImpl(const LSTMOptions& options_) : options(options_) { reset(); }
 void LSTMImpl::reset() { reset_base(shape_of(detail::RecurrentKind::LSTM, options)); }
 void LSTMImpl::pretty_print(std::ostream& stream) const {
   print(stream, "LSTM");
+  if (options.proj_size() > 0) stream << ", proj_size=" << options.proj_size();
   stream << ")";
 }
 std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& input,
                                                                  std::optional<std::tuple<Tensor, Tensor>> hx) {
   auto [out, h, c] = run(input, hx ? std::get<0>(*hx) : Tensor(), hx ? std::get<1>(*hx) : Tensor(), "LSTM");
+  return {out, {h, c}};
+}
+
+std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> LSTMImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, std::optional<std::tuple<Tensor, Tensor>> hx) {
+  auto [out, h, c] =
+      run_packed(packed_input, hx ? std::get<0>(*hx) : Tensor(), hx ? std::get<1>(*hx) : Tensor(), "LSTM");
   return {out, {h, c}};
 }
 
@@ -211,6 +266,11 @@ void GRUImpl::pretty_print(std::ostream& stream) const {
 }
 std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
   auto [out, h, c] = run(input, hx, Tensor(), "GRU");
+  return {out, h};
+}
+std::tuple<utils::rnn::PackedSequence, Tensor> GRUImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  auto [out, h, c] = run_packed(packed_input, hx, Tensor(), "GRU");
   return {out, h};
 }
 
@@ -226,6 +286,11 @@ void RNNImpl::pretty_print(std::ostream& stream) const {
 }
 std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
   auto [out, h, c] = run(input, hx, Tensor(), "RNN");
+  return {out, h};
+}
+std::tuple<utils::rnn::PackedSequence, Tensor> RNNImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  auto [out, h, c] = run_packed(packed_input, hx, Tensor(), "RNN");
   return {out, h};
 }
 

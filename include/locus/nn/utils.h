@@ -1,7 +1,8 @@
 #pragma once
-// nn::utils: gradient clipping, parameters as one vector.
+// nn::utils: gradient clipping, parameters as one vector; packed sequences in utils/rnn.h.
 #include <vector>
 
+#include "locus/nn/utils/rnn.h"  // packed sequences: nn::utils::rnn
 #include "locus/tensor.h"
 
 namespace locus::nn::utils {
