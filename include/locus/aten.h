@@ -91,6 +91,15 @@ Tensor silu(const Tensor& self);
 Tensor mish(const Tensor& self);
 Tensor softplus(const Tensor& self, double beta = 1.0, double threshold = 20.0);
 Tensor hardtanh(const Tensor& self, double min_val = -1.0, double max_val = 1.0);
+/// The activations of nn/functional_activations.h in ATen's spelling.
+Tensor hardswish(const Tensor& self);
+Tensor hardsigmoid(const Tensor& self);
+Tensor log_sigmoid(const Tensor& self);
+Tensor glu(const Tensor& self, int64_t dim = -1);
+Tensor celu(const Tensor& self, double alpha = 1.0);
+Tensor threshold(const Tensor& self, double threshold, double value);
+Tensor hardshrink(const Tensor& self, double lambd = 0.5);
+Tensor softshrink(const Tensor& self, double lambd = 0.5);
 Tensor prelu(const Tensor& self, const Tensor& weight);
 
 }  // namespace locus

@@ -6,6 +6,7 @@
 
 #include "locus/error.h"
 #include "locus/nn/functional.h"
+#include "locus/nn/functional_activations.h"
 #include "ops/checks.h"
 
 namespace locus {
@@ -246,6 +247,16 @@ Tensor softplus(const Tensor& self, double beta, double threshold) {
 Tensor hardtanh(const Tensor& self, double min_val, double max_val) {
   return F::hardtanh(self, F::HardtanhFuncOptions().min_val(min_val).max_val(max_val));
 }
+Tensor hardswish(const Tensor& self) { return F::hardswish(self); }
+Tensor hardsigmoid(const Tensor& self) { return F::hardsigmoid(self); }
+Tensor log_sigmoid(const Tensor& self) { return F::logsigmoid(self); }
+Tensor glu(const Tensor& self, int64_t dim) { return F::glu(self, dim); }
+Tensor celu(const Tensor& self, double alpha) { return F::celu(self, F::CELUFuncOptions().alpha(alpha)); }
+Tensor threshold(const Tensor& self, double threshold, double value) {
+  return F::threshold(self, F::ThresholdFuncOptions(threshold, value));
+}
+Tensor hardshrink(const Tensor& self, double lambd) { return F::hardshrink(self, lambd); }
+Tensor softshrink(const Tensor& self, double lambd) { return F::softshrink(self, lambd); }
 Tensor prelu(const Tensor& self, const Tensor& weight) { return F::prelu(self, weight); }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,

@@ -1,9 +1,11 @@
 #pragma once
 // ReLU, LeakyReLU, ELU, SELU, GELU, SiLU, Mish, Softplus, Hardtanh, Sigmoid, Tanh, Softmax,
-// LogSoftmax, Identity, Dropout, Dropout2d, Dropout3d (parameter-free layers), and PReLU (a learned
-// slope).
+// LogSoftmax, Identity, Dropout, Dropout2d, Dropout3d, ReLU6, Hardshrink, Softshrink, CELU, GLU,
+// Tanhshrink, Softsign, LogSigmoid, Threshold, Softmin, Softmax2d, RReLU (parameter-free layers),
+// and PReLU (a learned slope).
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
+#include "locus/nn/functional_activations.h"
 #include "locus/nn/module.h"
 #include "locus/nn/modules/linear.h"  // LOCUS_PLACEMENT_ARGS
 
@@ -227,5 +229,88 @@ class PReLUImpl : public Cloneable<PReLUImpl> {
   Tensor weight;
 };
 LOCUS_MODULE(PReLU);
+
+// ---- the activations of functional_activations.h as layers ---------------------------------
+/// A layer with options whose forward is functional::fn(input, options).
+#define LOCUS_OPTIONS_ACTIVATION(Name, fn)                                                           \
+  using Name##Options = functional::Name##FuncOptions;                                               \
+  class Name##Impl : public Cloneable<Name##Impl> {                                                  \
+   public:                                                                                           \
+    void reset() override {}                                                                         \
+    explicit Name##Impl(const Name##Options& options = {}) : options(options) {}                     \
+    void pretty_print(std::ostream& stream) const override;                                          \
+    Tensor forward(const Tensor& input) { return functional::fn(input, options); }                   \
+    Name##Options options;                                                                           \
+  };                                                                                                 \
+  LOCUS_MODULE(Name)
+/// A layer without options.
+#define LOCUS_PLAIN_ACTIVATION(Name, fn)                                                             \
+  class Name##Impl : public Cloneable<Name##Impl> {                                                  \
+   public:                                                                                           \
+    void reset() override {}                                                                         \
+    void pretty_print(std::ostream& stream) const override;                                          \
+    Tensor forward(const Tensor& input) { return functional::fn(input); }                            \
+  };                                                                                                 \
+  LOCUS_MODULE(Name)
+
+LOCUS_OPTIONS_ACTIVATION(ReLU6, relu6);
+LOCUS_OPTIONS_ACTIVATION(Hardshrink, hardshrink);
+LOCUS_OPTIONS_ACTIVATION(Softshrink, softshrink);
+LOCUS_OPTIONS_ACTIVATION(CELU, celu);
+LOCUS_OPTIONS_ACTIVATION(GLU, glu);
+LOCUS_PLAIN_ACTIVATION(Tanhshrink, tanhshrink);
+LOCUS_PLAIN_ACTIVATION(Softsign, softsign);
+LOCUS_PLAIN_ACTIVATION(LogSigmoid, logsigmoid);
+#undef LOCUS_OPTIONS_ACTIVATION
+#undef LOCUS_PLAIN_ACTIVATION
+
+using ThresholdOptions = functional::ThresholdFuncOptions;
+class ThresholdImpl : public Cloneable<ThresholdImpl> {
+ public:
+  void reset() override {}
+  ThresholdImpl(double threshold, double value) : options(threshold, value) {}
+  explicit ThresholdImpl(const ThresholdOptions& options) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::threshold(input, options); }
+  ThresholdOptions options;
+};
+LOCUS_MODULE(Threshold);
+
+using SoftminOptions = functional::SoftminFuncOptions;
+class SoftminImpl : public Cloneable<SoftminImpl> {
+ public:
+  void reset() override {}
+  explicit SoftminImpl(int64_t dim) : options(dim) {}
+  explicit SoftminImpl(const SoftminOptions& options) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::softmin(input, options); }
+  SoftminOptions options;
+};
+LOCUS_MODULE(Softmin);
+
+/// softmax over the channels of [N, C, H, W] or [C, H, W].
+class Softmax2dImpl : public Cloneable<Softmax2dImpl> {
+ public:
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+};
+LOCUS_MODULE(Softmax2d);
+
+struct RReLUOptions {
+  LOCUS_ARG(double, lower) = 1.0 / 8;
+  LOCUS_ARG(double, upper) = 1.0 / 3;
+  LOCUS_ARG(bool, inplace) = false;
+};
+/// Random negative slopes in U(lower, upper) while training, their mean in eval().
+class RReLUImpl : public Cloneable<RReLUImpl> {
+ public:
+  void reset() override {}
+  explicit RReLUImpl(const RReLUOptions& options = {}) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  RReLUOptions options;
+};
+LOCUS_MODULE(RReLU);
 
 }  // namespace locus::nn

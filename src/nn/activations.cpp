@@ -1,0 +1,132 @@
+// The activation functions of include/locus/nn/functional_activations.h and their modules'
+// printing: each a few differentiable ops (where, clamp, exp, softmax), so every device runs them.
+#include "locus/nn/functional_activations.h"
+
+#include <ostream>
+#include <string>
+
+#include "autograd/record.h"
+#include "locus/error.h"
+#include "locus/factory.h"
+#include "locus/functions.h"
+#include "locus/nn/modules/activation.h"
+#include "ops/checks.h"
+
+namespace locus::nn {
+namespace functional {
+namespace {
+// The result written into input when asked to work in place and autograd does not track input
+// (as relu and hardtanh do); otherwise the new tensor.
+Tensor maybe_inplace(const Tensor& input, const Tensor& r, bool inplace) {
+  if (!inplace || autograd::should_record(input)) return r;
+  Tensor t = input;
+  return t.copy_(r);
+}
+std::string num(double v) {
+  std::string s = std::to_string(v);
+  while (s.size() > 1 && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+}  // namespace
+
+Tensor relu6(const Tensor& input, const ReLU6FuncOptions& o) { return maybe_inplace(input, input.clamp(0, 6), o.inplace()); }
+
+Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& o) {
+  return where(input.abs() > o.lambda(), input, 0.0);
+}
+
+Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& o) {
+  const double l = o.lambda();
+  if (l < 0) throw Error("[softshrink] lambda must be greater or equal to 0, but found to be " + num(l) + ".");
+  return where(input > l, input - l, where(input < -l, input + l, 0.0));
+}
+
+Tensor tanhshrink(const Tensor& input) { return input - input.tanh(); }
+
+Tensor softsign(const Tensor& input) { return input / (input.abs() + 1); }
+
+Tensor logsigmoid(const Tensor& input) { return input.clamp_max(0) - (-input.abs()).exp().log1p(); }
+
+Tensor threshold(const Tensor& input, const ThresholdFuncOptions& o) {
+  return maybe_inplace(input, where(input > o.threshold(), input, o.value()), o.inplace());
+}
+
+Tensor celu(const Tensor& input, const CELUFuncOptions& o) {
+  const double a = o.alpha();
+  if (a == 0) throw Error("[celu] alpha must not be zero (it divides x); use relu for the limit.");
+  // exp of min(x, 0) / alpha: the branch where() drops stays finite
+  return maybe_inplace(input, where(input > 0, input, ((input.clamp_max(0) / a).exp() - 1) * a), o.inplace());
+}
+
+Tensor glu(const Tensor& input, const GLUFuncOptions& o) {
+  if (input.dim() == 0) throw Error("[glu] glu does not support scalars because halving size must be even.");
+  const int64_t d = o.dim() < 0 ? o.dim() + input.dim() : o.dim();
+  if (d < 0 || d >= input.dim())
+    throw Error("[glu] Dimension out of range (expected to be in range of [" + std::to_string(-input.dim()) + ", " +
+                std::to_string(input.dim() - 1) + "], but got " + std::to_string(o.dim()) + ").");
+  const int64_t n = input.size(d);
+  if (n % 2 != 0)
+    throw Error("[glu] Halving dimension must be even, but dimension " + std::to_string(d) + " is size " +
+                std::to_string(n) + ".");
+  return input.narrow(d, 0, n / 2) * input.narrow(d, n / 2, n / 2).sigmoid();
+}
+
+Tensor softmin(const Tensor& input, const SoftminFuncOptions& o) { return (-input).softmax(o.dim(), o.dtype()); }
+
+Tensor rrelu(const Tensor& input, const RReLUFuncOptions& o) {
+  const double lo = o.lower(), hi = o.upper();
+  if (lo > hi)
+    throw Error("[rrelu] lower bound (" + num(lo) + ") must not be above the upper bound (" + num(hi) + ").");
+  Tensor r;
+  if (o.training()) {
+    const Tensor slope = empty(input.sizes(), input.options()).uniform_(lo, hi);
+    r = where(input >= 0, input, input * slope);
+  } else {
+    r = where(input >= 0, input, input * ((lo + hi) / 2));
+  }
+  return maybe_inplace(input, r, o.inplace());
+}
+
+Tensor hardsigmoid(const Tensor& input) { return (input + 3).clamp(0, 6) / 6; }
+Tensor hardswish(const Tensor& input) { return input * (input + 3).clamp(0, 6) / 6; }
+
+}  // namespace functional
+
+Tensor Softmax2dImpl::forward(const Tensor& input) {
+  if (input.dim() != 3 && input.dim() != 4)
+    throw Error("[Softmax2d] expected a 3-D [C, H, W] or 4-D [N, C, H, W] input, got " + ops::shape_str(input.sizes()) +
+                ".");
+  return input.softmax(-3);
+}
+
+Tensor RReLUImpl::forward(const Tensor& input) {
+  return functional::rrelu(input, functional::RReLUFuncOptions()
+                                      .lower(options.lower())
+                                      .upper(options.upper())
+                                      .inplace(options.inplace())
+                                      .training(is_training()));
+}
+
+void ReLU6Impl::pretty_print(std::ostream& s) const { s << "locus::nn::ReLU6(" << (options.inplace() ? "inplace=true" : "") << ")"; }
+void HardshrinkImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Hardshrink(" << options.lambda() << ")"; }
+void SoftshrinkImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Softshrink(" << options.lambda() << ")"; }
+void TanhshrinkImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Tanhshrink()"; }
+void SoftsignImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Softsign()"; }
+void LogSigmoidImpl::pretty_print(std::ostream& s) const { s << "locus::nn::LogSigmoid()"; }
+void ThresholdImpl::pretty_print(std::ostream& s) const {
+  s << "locus::nn::Threshold(threshold=" << options.threshold() << ", value=" << options.value()
+    << (options.inplace() ? ", inplace=true" : "") << ")";
+}
+void CELUImpl::pretty_print(std::ostream& s) const {
+  s << "locus::nn::CELU(alpha=" << options.alpha() << (options.inplace() ? ", inplace=true" : "") << ")";
+}
+void GLUImpl::pretty_print(std::ostream& s) const { s << "locus::nn::GLU(dim=" << options.dim() << ")"; }
+void SoftminImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Softmin(dim=" << options.dim() << ")"; }
+void Softmax2dImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Softmax2d()"; }
+void RReLUImpl::pretty_print(std::ostream& s) const {
+  s << "locus::nn::RReLU(lower=" << options.lower() << ", upper=" << options.upper()
+    << (options.inplace() ? ", inplace=true" : "") << ")";
+}
+
+}  // namespace locus::nn
