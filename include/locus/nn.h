@@ -11,6 +11,7 @@
 #include "locus/nn/modules/loss.h"
 #include "locus/nn/modules/normalization.h"
 #include "locus/nn/modules/rnn.h"
+#include "locus/nn/modules/rnn_cell.h"
 #include "locus/nn/modules/transformer.h"
 #include "locus/nn/modules/upsampling.h"
 #include "locus/nn/ordered_dict.h"
