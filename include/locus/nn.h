@@ -10,6 +10,7 @@
 #include "locus/nn/modules/linear.h"
 #include "locus/nn/modules/loss.h"
 #include "locus/nn/modules/normalization.h"
+#include "locus/nn/modules/padding.h"
 #include "locus/nn/modules/rnn.h"
 #include "locus/nn/modules/rnn_cell.h"
 #include "locus/nn/modules/transformer.h"

@@ -63,6 +63,17 @@ Tensor LinearImpl::forward(const Tensor& input) {
 void FlattenImpl::pretty_print(std::ostream& stream) const {
   stream << "locus::nn::Flatten(start_dim=" << options.start_dim() << ", end_dim=" << options.end_dim() << ")";
 }
+void detail::print_padding(std::ostream& stream, const char* name, const std::vector<int64_t>& padding,
+                           const double* value) {
+  stream << "locus::nn::" << name << "(padding=" << ops::shape_str(padding);
+  if (value != nullptr) stream << ", value=" << *value;
+  stream << ")";
+}
+
+void UnflattenImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::Unflatten(dim=" << options.dim() << ", unflattened_size=" << ops::shape_str(options.sizes())
+         << ")";
+}
 
 // ---- Embedding ------------------------------------------------------------------------------
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options_) {
@@ -481,10 +492,11 @@ void BatchNormImplBase::pretty_print(std::ostream& stream) const {
 
 Tensor BatchNormImplBase::forward(const Tensor& input) {
   int64_t d = input.dim();
-  bool ok = expected_dim_ == 1 ? (d == 2 || d == 3) : d == 4;
+  bool ok = expected_dim_ == 1 ? (d == 2 || d == 3) : d == expected_dim_ + 2;
   if (!ok)
-    throw Error(std::string(kind_) + ": expected " + (expected_dim_ == 1 ? "2D or 3D" : "4D") + " input (got " +
-                std::to_string(d) + "D input).");
+    throw Error(std::string(kind_) + ": expected " +
+                (expected_dim_ == 1 ? std::string("2D or 3D") : std::to_string(expected_dim_ + 2) + "D") +
+                " input (got " + std::to_string(d) + "D input).");
   if (input.size(1) != options.num_features())
     throw Error(std::string(kind_) + ": expected input with " + std::to_string(options.num_features()) +
                 " channels (dim 1), got " + std::to_string(input.size(1)) + ".");

@@ -1,6 +1,7 @@
 #pragma once
-// Linear, Flatten, Embedding.
+// Linear, Flatten, Unflatten, Embedding.
 #include <optional>
+#include <vector>
 
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
@@ -53,6 +54,24 @@ class FlattenImpl : public Cloneable<FlattenImpl> {
   FlattenOptions options;
 };
 LOCUS_MODULE(Flatten);
+
+struct UnflattenOptions {
+  UnflattenOptions(int64_t dim, std::vector<int64_t> sizes) : dim_(dim), sizes_(std::move(sizes)) {}
+  LOCUS_ARG(int64_t, dim);
+  LOCUS_ARG(std::vector<int64_t>, sizes);
+};
+
+/// Flatten's inverse: dim becomes `sizes` (one may be -1), as Tensor::unflatten.
+class UnflattenImpl : public Cloneable<UnflattenImpl> {
+ public:
+  UnflattenImpl(int64_t dim, std::vector<int64_t> sizes) : options(dim, std::move(sizes)) {}
+  explicit UnflattenImpl(const UnflattenOptions& options) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return input.unflatten(options.dim(), options.sizes()); }
+  UnflattenOptions options;
+};
+LOCUS_MODULE(Unflatten);
 
 struct EmbeddingOptions {
   EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim)

@@ -1,6 +1,5 @@
 #pragma once
-// BatchNorm1d, BatchNorm2d (running statistics as buffers), LayerNorm, InstanceNorm1d,
-// InstanceNorm2d and GroupNorm.
+// BatchNorm1d/2d/3d (running statistics as buffers), LayerNorm, InstanceNorm1d/2d/3d and GroupNorm.
 #include <optional>
 #include <vector>
 
@@ -23,6 +22,7 @@ struct BatchNormOptions {
 };
 using BatchNorm1dOptions = BatchNormOptions;
 using BatchNorm2dOptions = BatchNormOptions;
+using BatchNorm3dOptions = BatchNormOptions;
 
 /// Normalises over every dim but 1 with batch statistics in train(), running ones in eval().
 /// Buffers: running_mean, running_var, num_batches_tracked (int64).
@@ -59,6 +59,14 @@ class BatchNorm2dImpl : public Cloneable<BatchNorm2dImpl, BatchNormImplBase> {
 };
 LOCUS_MODULE(BatchNorm2d);
 
+class BatchNorm3dImpl : public Cloneable<BatchNorm3dImpl, BatchNormImplBase> {
+ public:
+  BatchNorm3dImpl(int64_t num_features) : BatchNorm3dImpl(BatchNormOptions(num_features)) {}
+  explicit BatchNorm3dImpl(const BatchNormOptions& options) : Cloneable(options, 3, "BatchNorm3d") {}
+  void reset() override { BatchNormImplBase::reset(); }
+};
+LOCUS_MODULE(BatchNorm3d);
+
 struct LayerNormOptions {
   LayerNormOptions(std::vector<int64_t> normalized_shape) : normalized_shape_(std::move(normalized_shape)) {}
   LOCUS_ARG(std::vector<int64_t>, normalized_shape);
@@ -90,6 +98,7 @@ struct InstanceNormOptions {
 };
 using InstanceNorm1dOptions = InstanceNormOptions;
 using InstanceNorm2dOptions = InstanceNormOptions;
+using InstanceNorm3dOptions = InstanceNormOptions;
 
 /// Normalises each image's channel over its positions (functional::instance_norm); with
 /// track_running_stats, running statistics as buffers, used in eval().
@@ -124,6 +133,14 @@ class InstanceNorm2dImpl : public Cloneable<InstanceNorm2dImpl, InstanceNormImpl
   void reset() override { InstanceNormImplBase::reset(); }
 };
 LOCUS_MODULE(InstanceNorm2d);
+
+class InstanceNorm3dImpl : public Cloneable<InstanceNorm3dImpl, InstanceNormImplBase> {
+ public:
+  InstanceNorm3dImpl(int64_t num_features) : InstanceNorm3dImpl(InstanceNormOptions(num_features)) {}
+  explicit InstanceNorm3dImpl(const InstanceNormOptions& options) : Cloneable(options, 3, "InstanceNorm3d") {}
+  void reset() override { InstanceNormImplBase::reset(); }
+};
+LOCUS_MODULE(InstanceNorm3d);
 
 struct GroupNormOptions {
   GroupNormOptions(int64_t num_groups, int64_t num_channels) : num_groups_(num_groups), num_channels_(num_channels) {}
