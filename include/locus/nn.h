@@ -7,6 +7,7 @@
 #include "locus/nn/modules/activation.h"
 #include "locus/nn/modules/container.h"
 #include "locus/nn/modules/conv.h"
+#include "locus/nn/modules/fold.h"
 #include "locus/nn/modules/linear.h"
 #include "locus/nn/modules/loss.h"
 #include "locus/nn/modules/normalization.h"

@@ -30,7 +30,9 @@ std::string num(double v) {
 }
 }  // namespace
 
-Tensor relu6(const Tensor& input, const ReLU6FuncOptions& o) { return maybe_inplace(input, input.clamp(0, 6), o.inplace()); }
+Tensor relu6(const Tensor& input, const ReLU6FuncOptions& o) {
+  return maybe_inplace(input, input.clamp(0, 6), o.inplace());
+}
 
 Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& o) {
   return where(input.abs() > o.lambda(), input, 0.0);
@@ -108,7 +110,9 @@ Tensor RReLUImpl::forward(const Tensor& input) {
                                       .training(is_training()));
 }
 
-void ReLU6Impl::pretty_print(std::ostream& s) const { s << "locus::nn::ReLU6(" << (options.inplace() ? "inplace=true" : "") << ")"; }
+void ReLU6Impl::pretty_print(std::ostream& s) const {
+  s << "locus::nn::ReLU6(" << (options.inplace() ? "inplace=true" : "") << ")";
+}
 void HardshrinkImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Hardshrink(" << options.lambda() << ")"; }
 void SoftshrinkImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Softshrink(" << options.lambda() << ")"; }
 void TanhshrinkImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Tanhshrink()"; }

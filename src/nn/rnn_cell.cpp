@@ -20,8 +20,8 @@ TensorOptions placement(const std::optional<Device>& device, const std::optional
 void CellBase::reset_cell(const char* kind, int64_t gates, int64_t input_size, int64_t hidden_size, bool bias,
                           const std::optional<Device>& device, const std::optional<ScalarType>& dtype) {
   if (input_size <= 0 || hidden_size <= 0)
-    throw Error("[" + std::string(kind) + "] input_size and hidden_size must be positive, got " + std::to_string(input_size) +
-                " and " + std::to_string(hidden_size) + ".");
+    throw Error("[" + std::string(kind) + "] input_size and hidden_size must be positive, got " +
+                std::to_string(input_size) + " and " + std::to_string(hidden_size) + ".");
   input_size_ = input_size, hidden_size_ = hidden_size;
   const TensorOptions o = placement(device, dtype);
   weight_ih = register_parameter("weight_ih", empty({gates * hidden_size, input_size}, o));
@@ -50,12 +50,12 @@ Tensor CellBase::batch_state(const char* name, const char* which, const Tensor& 
   if (!state.defined()) return zeros({input.size(0), hidden_size_}, input.options());
   check_input_device(state, "weight_hh", weight_hh);
   if (state.dim() != (batched ? 2 : 1))
-    throw Error("[" + std::string(name) + "] Expected " + which + " to be " + (batched ? "2-D" : "1-D") +
-                " for a " + (batched ? "2-D" : "1-D") + " input, got shape " + ops::shape_str(state.sizes()) + ".");
+    throw Error("[" + std::string(name) + "] Expected " + which + " to be " + (batched ? "2-D" : "1-D") + " for a " +
+                (batched ? "2-D" : "1-D") + " input, got shape " + ops::shape_str(state.sizes()) + ".");
   Tensor s = batched ? state : state.unsqueeze(0);
   if (s.size(0) != input.size(0))
-    throw Error("[" + std::string(name) + "] Input batch size " + std::to_string(input.size(0)) +
-                " doesn't match " + which + " batch size " + std::to_string(s.size(0)) + ".");
+    throw Error("[" + std::string(name) + "] Input batch size " + std::to_string(input.size(0)) + " doesn't match " +
+                which + " batch size " + std::to_string(s.size(0)) + ".");
   if (s.size(1) != hidden_size_)
     throw Error("[" + std::string(name) + "] " + which + " has inconsistent hidden_size: got " +
                 std::to_string(s.size(1)) + ", expected " + std::to_string(hidden_size_) + ".");

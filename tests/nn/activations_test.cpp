@@ -12,7 +12,10 @@ using D = std::vector<double>;
 
 class Activations : public testing::TestWithParam<Device> {
  protected:
-  Tensor x() const { return tensor({-4.0, -2.5, -1.0, -0.3, 0.0, 0.2, 0.7, 1.5, 3.2, 7.0}, TensorOptions().dtype(kDouble).device(GetParam())); }
+  Tensor x() const {
+    return tensor({-4.0, -2.5, -1.0, -0.3, 0.0, 0.2, 0.7, 1.5, 3.2, 7.0},
+                  TensorOptions().dtype(kDouble).device(GetParam()));
+  }
 };
 
 namespace {
@@ -32,17 +35,17 @@ TEST_P(Activations, ValuesMatchPyTorch) {
                                     0.0026246797751, 0.0956322228828, 0.594851746355, 2.20331760216, 6.00000166306});
   expect_near(F::softsign(t), {-0.8, -0.714285714286, -0.5, -0.230769230769, 0, 0.166666666667, 0.411764705882, 0.6,
                                0.761904761905, 0.875});
-  expect_near(nn::LogSigmoid()(t), {-4.01814992792, -2.57888973429, -1.31326168752, -0.854355244469, -0.69314718056,
-                                    -0.598138869382, -0.403186048885, -0.201413277983, -0.0399533331624,
-                                    -0.000911466453774});
+  expect_near(nn::LogSigmoid()(t),
+              {-4.01814992792, -2.57888973429, -1.31326168752, -0.854355244469, -0.69314718056, -0.598138869382,
+               -0.403186048885, -0.201413277983, -0.0399533331624, -0.000911466453774});
   expect_near(log_sigmoid(tensor({-800.0, 800.0}, TensorOptions().dtype(kDouble).device(GetParam()))), {-800, 0});
   expect_near(nn::Threshold(0.5, -9.0)(t), {-9, -9, -9, -9, -9, -9, 0.7, 1.5, 3.2, 7});
-  expect_near(nn::CELU(nn::CELUOptions().alpha(1.5))(t), {-1.39577482317, -1.21668659574, -0.729874321451,
-                                                          -0.271903870383, 0, 0.2, 0.7, 1.5, 3.2, 7});
-  expect_near(hardswish(t), {0, -0.208333333333, -0.333333333333, -0.135, 0, 0.106666666667, 0.431666666667, 1.125,
-                             3.2, 7});
-  expect_near(hardsigmoid(t), {0, 0.0833333333333, 0.333333333333, 0.45, 0.5, 0.533333333333, 0.616666666667, 0.75,
-                               1, 1});
+  expect_near(nn::CELU(nn::CELUOptions().alpha(1.5))(t),
+              {-1.39577482317, -1.21668659574, -0.729874321451, -0.271903870383, 0, 0.2, 0.7, 1.5, 3.2, 7});
+  expect_near(hardswish(t),
+              {0, -0.208333333333, -0.333333333333, -0.135, 0, 0.106666666667, 0.431666666667, 1.125, 3.2, 7});
+  expect_near(hardsigmoid(t),
+              {0, 0.0833333333333, 0.333333333333, 0.45, 0.5, 0.533333333333, 0.616666666667, 0.75, 1, 1});
   nn::RReLU rrelu;
   rrelu->eval();
   expect_near(rrelu(t), {-0.916666666667, -0.572916666667, -0.229166666667, -0.06875, 0, 0.2, 0.7, 1.5, 3.2, 7});
@@ -99,9 +102,15 @@ TEST_P(Activations, InPlaceOutsideTheGraph) {
 
 TEST(ActivationLayers, PrintAndMessages) {
   std::ostringstream os;
-  os << nn::ReLU6() << "\n" << nn::Hardshrink(0.3) << "\n" << nn::Threshold(0.1, 20) << "\n"
-     << nn::CELU(nn::CELUOptions().alpha(2)) << "\n" << nn::GLU() << "\n" << nn::Softmin(1) << "\n"
-     << nn::RReLU() << "\n" << nn::LogSigmoid() << "\n" << nn::Softmax2d();
+  os << nn::ReLU6() << "\n"
+     << nn::Hardshrink(0.3) << "\n"
+     << nn::Threshold(0.1, 20) << "\n"
+     << nn::CELU(nn::CELUOptions().alpha(2)) << "\n"
+     << nn::GLU() << "\n"
+     << nn::Softmin(1) << "\n"
+     << nn::RReLU() << "\n"
+     << nn::LogSigmoid() << "\n"
+     << nn::Softmax2d();
   EXPECT_EQ(os.str(),
             "locus::nn::ReLU6()\nlocus::nn::Hardshrink(0.3)\nlocus::nn::Threshold(threshold=0.1, value=20)\n"
             "locus::nn::CELU(alpha=2)\nlocus::nn::GLU(dim=-1)\nlocus::nn::Softmin(dim=1)\n"

@@ -55,13 +55,14 @@ TEST_P(RecurrentCells, MatchPyTorch) {
   nn::GRUCell gru(nn::GRUCellOptions(4, 5).device(d).dtype(kDouble));
   fill(*gru);
   expect_near(gru(x, h), {-0.00448479256995, 0.188731560127, -0.233560575775, -0.570825718607, 0.548113746632,
-                          0.676920047511, 0.638508031924, 0.708917429048, 0.786143177519, 0.791760943322,
-                          0.44296564546, -0.336447611158, 0.592569803087, 0.264208124571, -0.291375539465});
-  nn::RNNCell rnn(nn::RNNCellOptions(4, 5).bias(false).nonlinearity(nn::RNNNonlinearity::ReLU).device(d).dtype(kDouble));
+                          0.676920047511, 0.638508031924, 0.708917429048, 0.786143177519, 0.791760943322, 0.44296564546,
+                          -0.336447611158, 0.592569803087, 0.264208124571, -0.291375539465});
+  nn::RNNCell rnn(
+      nn::RNNCellOptions(4, 5).bias(false).nonlinearity(nn::RNNNonlinearity::ReLU).device(d).dtype(kDouble));
   EXPECT_EQ(rnn->parameters().size(), 2u);
   fill(*rnn);
-  expect_near(rnn(x, h), {0, 1.31876839366, 1.69553091271, 0, 0, 0, 0, 1.34250055151, 1.85408407713, 0,
-                          2.09256496152, 0, 0, 0.482002445643, 1.43567291402});
+  expect_near(rnn(x, h), {0, 1.31876839366, 1.69553091271, 0, 0, 0, 0, 1.34250055151, 1.85408407713, 0, 2.09256496152,
+                          0, 0, 0.482002445643, 1.43567291402});
 }
 
 TEST_P(RecurrentCells, GradientsReachEveryParameter) {
@@ -73,18 +74,22 @@ TEST_P(RecurrentCells, GradientsReachEveryParameter) {
   for (nn::Module* m : std::vector<nn::Module*>{lstm.get(), gru.get(), rnn.get()})
     for (const Tensor& p : m->parameters()) leaves.push_back(p);
   const Tensor x = det({2, 3}, 4), h0 = det({2, 2}, 5), c0 = det({2, 2}, 6);
-  gradcheck_leaves([&] {
-    auto [h, c] = lstm(x, std::make_tuple(h0, c0));
-    return rnn(gru(h, c)).sum(1);  // three steps chained
-  }, leaves);
+  gradcheck_leaves(
+      [&] {
+        auto [h, c] = lstm(x, std::make_tuple(h0, c0));
+        return rnn(gru(h, c)).sum(1);  // three steps chained
+      },
+      leaves);
 }
 
 TEST(RecurrentCellLayers, PrintAndMessages) {
   std::ostringstream os;
-  os << nn::LSTMCell(4, 5) << "\n" << nn::GRUCell(nn::GRUCellOptions(2, 3).bias(false)) << "\n"
+  os << nn::LSTMCell(4, 5) << "\n"
+     << nn::GRUCell(nn::GRUCellOptions(2, 3).bias(false)) << "\n"
      << nn::RNNCell(nn::RNNCellOptions(1, 2).nonlinearity(nn::RNNNonlinearity::ReLU));
-  EXPECT_EQ(os.str(), "locus::nn::LSTMCell(4, 5)\nlocus::nn::GRUCell(2, 3, bias=false)\n"
-                      "locus::nn::RNNCell(1, 2, nonlinearity=relu)");
+  EXPECT_EQ(os.str(),
+            "locus::nn::LSTMCell(4, 5)\nlocus::nn::GRUCell(2, 3, bias=false)\n"
+            "locus::nn::RNNCell(1, 2, nonlinearity=relu)");
   nn::LSTMCell lstm(4, 5);
   EXPECT_THROW_MSG(lstm(ones({2, 3})), Error, "[LSTMCell] input has inconsistent input_size: got 3 expected 4.");
   EXPECT_THROW_MSG(lstm(ones({1, 2, 4})), Error,

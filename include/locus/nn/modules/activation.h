@@ -6,6 +6,7 @@
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
 #include "locus/nn/functional_activations.h"
+#include "locus/nn/functional_layers.h"
 #include "locus/nn/module.h"
 #include "locus/nn/modules/linear.h"  // LOCUS_PLACEMENT_ARGS
 
@@ -312,5 +313,25 @@ class RReLUImpl : public Cloneable<RReLUImpl> {
   RReLUOptions options;
 };
 LOCUS_MODULE(RReLU);
+
+/// Dropout1d (channels of [N, C, L] or [C, L]), AlphaDropout and FeatureAlphaDropout (SELU's):
+/// active while training, identity in eval().
+#define LOCUS_DROPOUT_LAYER(Name, fn)                                                                  \
+  using Name##Options = DropoutOptions;                                                                \
+  class Name##Impl : public Cloneable<Name##Impl> {                                                    \
+   public:                                                                                             \
+    void reset() override {}                                                                           \
+    explicit Name##Impl(const Name##Options& options = {}) : options(options) {}                       \
+    void pretty_print(std::ostream& stream) const override;                                            \
+    Tensor forward(const Tensor& input) {                                                              \
+      return functional::fn(input, functional::DropoutFuncOptions().p(options.p()).training(is_training())); \
+    }                                                                                                  \
+    Name##Options options;                                                                             \
+  };                                                                                                   \
+  LOCUS_MODULE(Name)
+LOCUS_DROPOUT_LAYER(Dropout1d, dropout1d);
+LOCUS_DROPOUT_LAYER(AlphaDropout, alpha_dropout);
+LOCUS_DROPOUT_LAYER(FeatureAlphaDropout, feature_alpha_dropout);
+#undef LOCUS_DROPOUT_LAYER
 
 }  // namespace locus::nn

@@ -1,10 +1,11 @@
 #pragma once
-// Linear, Flatten, Unflatten, Embedding.
+// Linear, Bilinear, Flatten, Unflatten, Embedding, EmbeddingBag.
 #include <optional>
 #include <vector>
 
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
+#include "locus/nn/functional_layers.h"
 #include "locus/nn/module.h"
 
 namespace locus::nn {
@@ -96,5 +97,60 @@ class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
   Tensor weight;
 };
 LOCUS_MODULE(Embedding);
+
+struct BilinearOptions {
+  BilinearOptions(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : in1_features_(in1_features), in2_features_(in2_features), out_features_(out_features) {}
+  LOCUS_ARG(int64_t, in1_features);
+  LOCUS_ARG(int64_t, in2_features);
+  LOCUS_ARG(int64_t, out_features);
+  LOCUS_ARG(bool, bias) = true;
+  LOCUS_PLACEMENT_ARGS;
+};
+
+/// y = x1^T A x2 + b (functional::bilinear): weight [out, in1, in2] and bias [out], uniform in
+/// +-1/sqrt(in1_features) as PyTorch.
+class BilinearImpl : public Cloneable<BilinearImpl> {
+ public:
+  BilinearImpl(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : BilinearImpl(BilinearOptions(in1_features, in2_features, out_features)) {}
+  explicit BilinearImpl(const BilinearOptions& options);
+  void reset() override;
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input1, const Tensor& input2);
+  BilinearOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+LOCUS_MODULE(Bilinear);
+
+struct EmbeddingBagOptions {
+  EmbeddingBagOptions(int64_t num_embeddings, int64_t embedding_dim)
+      : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
+  LOCUS_ARG(int64_t, num_embeddings);
+  LOCUS_ARG(int64_t, embedding_dim);
+  LOCUS_ARG(functional::EmbeddingBagMode, mode) = kMean;
+  LOCUS_ARG(bool, include_last_offset) = false;
+  LOCUS_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  LOCUS_PLACEMENT_ARGS;
+};
+
+/// Sums, means or maxima of embedding rows per bag (functional::embedding_bag); weight drawn
+/// from N(0, 1), the padding row zeroed.
+class EmbeddingBagImpl : public Cloneable<EmbeddingBagImpl> {
+ public:
+  EmbeddingBagImpl(int64_t num_embeddings, int64_t embedding_dim)
+      : EmbeddingBagImpl(EmbeddingBagOptions(num_embeddings, embedding_dim)) {}
+  explicit EmbeddingBagImpl(const EmbeddingBagOptions& options);
+  void reset() override;
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  /// input 1-D with offsets, or 2-D [B, L] (B bags of L).
+  Tensor forward(const Tensor& input, const Tensor& offsets = {}, const Tensor& per_sample_weights = {});
+  EmbeddingBagOptions options;
+  Tensor weight;
+};
+LOCUS_MODULE(EmbeddingBag);
 
 }  // namespace locus::nn

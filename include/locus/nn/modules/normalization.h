@@ -1,10 +1,12 @@
 #pragma once
-// BatchNorm1d/2d/3d (running statistics as buffers), LayerNorm, InstanceNorm1d/2d/3d and GroupNorm.
+// BatchNorm1d/2d/3d (running statistics as buffers), LayerNorm, InstanceNorm1d/2d/3d, GroupNorm and
+// LocalResponseNorm.
 #include <optional>
 #include <vector>
 
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
+#include "locus/nn/functional_layers.h"
 #include "locus/nn/module.h"
 #include "locus/nn/modules/linear.h"
 
@@ -164,5 +166,18 @@ class GroupNormImpl : public Cloneable<GroupNormImpl> {
   Tensor weight, bias;
 };
 LOCUS_MODULE(GroupNorm);
+
+using LocalResponseNormOptions = functional::LocalResponseNormFuncOptions;
+/// Normalises each element by its neighbours across channels (functional::local_response_norm).
+class LocalResponseNormImpl : public Cloneable<LocalResponseNormImpl> {
+ public:
+  LocalResponseNormImpl(int64_t size) : options(size) {}
+  explicit LocalResponseNormImpl(const LocalResponseNormOptions& options) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::local_response_norm(input, options); }
+  LocalResponseNormOptions options;
+};
+LOCUS_MODULE(LocalResponseNorm);
 
 }  // namespace locus::nn
