@@ -77,6 +77,12 @@ Tensor& Module::register_parameter(std::string name, Tensor tensor, bool require
   return parameters_.insert(std::move(name), std::move(tensor));
 }
 
+Tensor Module::unregister_parameter(const std::string& name) {
+  Tensor t = parameters_[name];
+  parameters_.erase(name);
+  return t;
+}
+
 Tensor& Module::register_buffer(std::string name, Tensor tensor) {
   if (name.empty()) throw Error("[register_buffer] buffer name must not be empty.");
   if (name.find('.') != std::string::npos)

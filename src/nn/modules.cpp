@@ -674,6 +674,71 @@ void SequentialImpl::pretty_print(std::ostream& stream) const { stream << "locus
 void ModuleListImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::ModuleList"; }
 void ModuleDictImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::ModuleDict"; }
 
+namespace {
+// "(key): Parameter containing: [Float of size [2, 3]]" lines, as libtorch prints its containers.
+void print_parameters(std::ostream& stream, const char* name, const OrderedDict<std::string, Tensor>& items) {
+  stream << "locus::nn::" << name << "(\n";
+  for (const auto& item : items) {
+    const Tensor& t = item.value();
+    stream << "(" << item.key() << "): Parameter containing: [" << toString(t.scalar_type()) << " of size "
+           << ops::shape_str(t.sizes()) << "]\n";
+  }
+  stream << ")";
+}
+// A copy of a parameter for clone(): on `device` when given, the same requires_grad.
+Tensor copy_parameter(const Tensor& t, const std::optional<Device>& device) {
+  NoGradGuard no_grad;
+  Tensor c = device && t.device() != *device ? t.to(*device) : t.clone();
+  return c.set_requires_grad(t.requires_grad());
+}
+}  // namespace
+
+void ParameterListImpl::append(const Tensor& param) {
+  const std::string key = std::to_string(items_.size());
+  items_.insert(key, register_parameter(key, param, param.requires_grad()));
+}
+Tensor ParameterListImpl::at(size_t index) const {
+  if (index >= items_.size())
+    throw Error("[ParameterList::at] index " + std::to_string(index) + " is out of range for a list of " +
+                std::to_string(items_.size()) + " parameters.");
+  return items_[index].value();
+}
+void ParameterListImpl::pretty_print(std::ostream& stream) const { print_parameters(stream, "ParameterList", items_); }
+std::shared_ptr<Module> ParameterListImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ParameterListImpl>();
+  for (const auto& item : items_) copy->append(copy_parameter(item.value(), device));
+  copy->train(is_training());
+  return copy;
+}
+
+Tensor ParameterDictImpl::insert(const std::string& key, const Tensor& param) {
+  if (items_.contains(key)) pop(key);
+  return items_.insert(key, register_parameter(key, param, param.requires_grad()));
+}
+Tensor ParameterDictImpl::pop(const std::string& key) {
+  if (!items_.contains(key))
+    throw Error("[ParameterDict::pop] no parameter named '" + key + "'; the keys are " +
+                (items_.is_empty() ? std::string("none") : "'" + [&] {
+                  std::string all;
+                  for (const auto& k : items_.keys()) all += (all.empty() ? "" : "', '") + k;
+                  return all;
+                }() + "'") + ".");
+  Tensor t = items_[key];
+  items_.erase(key);
+  unregister_parameter(key);
+  return t;
+}
+void ParameterDictImpl::clear() {
+  for (const std::string& k : items_.keys()) pop(k);
+}
+void ParameterDictImpl::pretty_print(std::ostream& stream) const { print_parameters(stream, "ParameterDict", items_); }
+std::shared_ptr<Module> ParameterDictImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ParameterDictImpl>();
+  for (const auto& item : items_) copy->insert(item.key(), copy_parameter(item.value(), device));
+  copy->train(is_training());
+  return copy;
+}
+
 // ReLU then MaxPool2d (the pattern of most CNNs) runs as MaxPool2d then ReLU: relu is monotone and
 // every pooling window is non-empty, so max(relu(window)) == relu(max(window)), NaN included (both
 // keep it), and the gradients are the same (a window whose max is <= 0 gets none either way; the

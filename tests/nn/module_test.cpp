@@ -333,3 +333,60 @@ TEST(ModuleMismatch, NamesThePathAndBothDevices) {
   EXPECT_THROW_MSG(net->forward(ones({5, 4})), DeviceMismatchError,
                    "Net/fc2 (Linear 3->2): weight is on " + d.str() + " but input is on cpu");
 }
+
+// ParameterList and ParameterDict: registration under libtorch's keys, requires_grad kept, handles
+// that reach the module's parameters, insertion order, pop/clear, clone, printing, messages.
+TEST(ParameterContainers, ListAndDict) {
+  nn::ParameterList list(ones({2, 3}).requires_grad_(), zeros({4}));
+  list->append(full({1}, 2.0).requires_grad_());
+  ASSERT_EQ(list->size(), 3u);
+  std::vector<std::string> keys;
+  for (const auto& item : list->named_parameters()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"0", "1", "2"}));
+  EXPECT_TRUE(list[0].requires_grad());
+  EXPECT_FALSE(list->at(1).requires_grad());
+  {
+    NoGradGuard no_grad;
+    list[2].fill_(5);  // a handle: the module's parameter changes
+  }
+  EXPECT_EQ(list->parameters()[2].item<double>(), 5);
+  auto copy = std::dynamic_pointer_cast<nn::ParameterListImpl>(list->clone());
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->size(), 3u);
+  EXPECT_NE(copy->at(0).data_ptr(), list[0].data_ptr());
+  EXPECT_TRUE(copy->at(0).requires_grad());
+  EXPECT_EQ(copy->at(2).item<double>(), 5);
+  std::ostringstream os;
+  os << *list;
+  EXPECT_EQ(os.str(), "locus::nn::ParameterList(\n(0): Parameter containing: [Float of size [2, 3]]\n"
+                      "(1): Parameter containing: [Float of size [4]]\n(2): Parameter containing: [Float of size [1]]\n)");
+  EXPECT_THROW_MSG(list->at(3), Error, "[ParameterList::at] index 3 is out of range for a list of 3 parameters.");
+
+  nn::ParameterDict dict;
+  dict->insert("w", randn({3, 2}).requires_grad_());
+  dict->insert("b", zeros({2}).requires_grad_());
+  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"w", "b"}));
+  EXPECT_TRUE(dict->contains("b"));
+  Tensor b = dict->pop("b");
+  EXPECT_EQ(b.sizes(), IntArrayRef({2}));
+  EXPECT_FALSE(dict->contains("b"));
+  EXPECT_EQ(dict->parameters().size(), 1u);  // unregistered from the module too
+  dict->insert("w", ones({1}).requires_grad_());  // replaces
+  EXPECT_EQ(dict["w"].sizes(), IntArrayRef({1}));
+  EXPECT_EQ(dict->named_parameters().size(), 1u);
+  EXPECT_THROW_MSG(dict->pop("x"), Error, "[ParameterDict::pop] no parameter named 'x'; the keys are 'w'.");
+  auto dcopy = std::dynamic_pointer_cast<nn::ParameterDictImpl>(dict->clone());
+  EXPECT_EQ(dcopy->keys(), dict->keys());
+  dict->clear();
+  EXPECT_TRUE(dict->empty());
+  EXPECT_TRUE(dict->parameters().empty());
+  EXPECT_EQ(dcopy->size(), 1u);  // the clone keeps its own
+  // inside a model: parameters() and an optimizer see them
+  struct NetImpl : nn::Module {
+    NetImpl() { params = register_module("params", nn::ParameterList(ones({2}).requires_grad_())); }
+    nn::ParameterList params{nullptr};
+  };
+  NetImpl net;
+  ASSERT_EQ(net.named_parameters().size(), 1u);
+  EXPECT_EQ(net.named_parameters()[0].key(), "params.0");
+}

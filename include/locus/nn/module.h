@@ -115,6 +115,9 @@ class Module : public std::enable_shared_from_this<Module> {
 
   /// Registers a parameter (a leaf that requires grad unless told otherwise) and returns it.
   Tensor& register_parameter(std::string name, Tensor tensor, bool requires_grad = true);
+  /// Removes a parameter registered by this module and returns it (ParameterDict::pop); throws
+  /// naming the key when there is none.
+  Tensor unregister_parameter(const std::string& name);
   Tensor& register_buffer(std::string name, Tensor tensor);
   template <typename ModuleType>
   std::shared_ptr<ModuleType> register_module(std::string name, std::shared_ptr<ModuleType> module);

@@ -1,5 +1,6 @@
 #pragma once
-// Sequential, ModuleList, ModuleDict and Functional (a function as a module).
+// Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict and Functional (a function as a
+// module).
 #include <functional>
 #include <memory>
 #include <string>
@@ -153,5 +154,68 @@ class ModuleDictImpl : public Cloneable<ModuleDictImpl> {
   OrderedDict<std::string, std::shared_ptr<Module>> modules_{"Module"};
 };
 LOCUS_MODULE(ModuleDict);
+
+/// Parameters in a list, registered as "0", "1", ... (libtorch's ParameterList). Each keeps its
+/// requires_grad. clone() copies every tensor.
+class ParameterListImpl : public Cloneable<ParameterListImpl> {
+ public:
+  ParameterListImpl() = default;
+  template <typename... Tensors>
+  explicit ParameterListImpl(Tensors&&... params) {
+    (append(std::forward<Tensors>(params)), ...);
+  }
+  void reset() override {}
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
+  void append(const Tensor& param);
+  /// The value of a (key, tensor) item, as libtorch's (the key is not kept).
+  void append(const OrderedDict<std::string, Tensor>::Item& pair) { append(pair.value()); }
+  template <typename Container>
+  void extend(const Container& container) {
+    for (const auto& p : container) append(p);
+  }
+  void pretty_print(std::ostream& stream) const override;
+  /// The parameter itself (a handle: in-place changes reach the module's).
+  Tensor at(size_t index) const;
+  Tensor operator[](size_t index) const { return at(index); }
+  size_t size() const noexcept { return items_.size(); }
+  bool is_empty() const noexcept { return items_.is_empty(); }
+  auto begin() const { return items_.begin(); }
+  auto end() const { return items_.end(); }
+
+ private:
+  OrderedDict<std::string, Tensor> items_{"Parameter"};  // handles of the registered parameters
+};
+LOCUS_MODULE(ParameterList);
+
+/// Parameters by name, in insertion order (libtorch's ParameterDict).
+class ParameterDictImpl : public Cloneable<ParameterDictImpl> {
+ public:
+  ParameterDictImpl() = default;
+  explicit ParameterDictImpl(const OrderedDict<std::string, Tensor>& params) { update(params); }
+  void reset() override {}
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
+  /// Registers `param` under `key` (replacing one of that name); returns the parameter.
+  Tensor insert(const std::string& key, const Tensor& param);
+  /// Removes and returns the parameter under `key`.
+  Tensor pop(const std::string& key);
+  void update(const OrderedDict<std::string, Tensor>& params) {
+    for (const auto& item : params) insert(item.key(), item.value());
+  }
+  void clear();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor get(const std::string& key) const { return items_[key]; }
+  Tensor operator[](const std::string& key) const { return get(key); }
+  bool contains(const std::string& key) const { return items_.contains(key); }
+  size_t size() const noexcept { return items_.size(); }
+  bool empty() const noexcept { return items_.is_empty(); }
+  std::vector<std::string> keys() const { return items_.keys(); }
+  std::vector<Tensor> values() const { return items_.values(); }
+  auto begin() const { return items_.begin(); }
+  auto end() const { return items_.end(); }
+
+ private:
+  OrderedDict<std::string, Tensor> items_{"Parameter"};
+};
+LOCUS_MODULE(ParameterDict);
 
 }  // namespace locus::nn
