@@ -1,5 +1,7 @@
 // Pooling: max pooling by the backend's own kernel when it has one (positions of the maxima kept
 // for the backward), else through im2col, as average pooling always is.
+#include <limits>
+
 #include "autograd/record.h"
 #include "locus/autograd.h"
 #include "locus/error.h"
@@ -50,6 +52,18 @@ Tensor max_pool2d_direct(const Tensor& x4, const Window& w) {
   return out;
 }
 
+// The smallest value of a dtype (-inf for floating types): what no maximum loses to.
+double lowest_value(ScalarType t) {
+  switch (t) {
+    case kByte: case kBool: return 0;
+    case kChar: return -128;
+    case kShort: return -32768;
+    case kInt: return -2147483648.0;
+    case kLong: return -9223372036854775808.0;
+    default: return -std::numeric_limits<double>::infinity();
+  }
+}
+
 }  // namespace
 
 Tensor max_pool2d(const Tensor& x, const Window& w) {
@@ -59,15 +73,15 @@ Tensor max_pool2d(const Tensor& x, const Window& w) {
   Tensor cols = im2col(flat, w);  // [NC, kh*kw, L]
   Tensor v;
   if (w.ph > 0 || w.pw > 0) {
-    // im2col pads with zeros: find each window's maximum among the input's values shifted above
-    // zero, so padding never wins, then take the unshifted value there (exact, differentiable)
-    Tensor at;
+    // im2col pads with zeros: the cells that fall in the padding (found by im2col of ones) hold
+    // the dtype's lowest value instead, so padding never wins. (A shift of the whole batch above
+    // zero, as here before, turned every value into inf or NaN once the input held a -inf.)
+    Tensor in_input;
     {
       NoGradGuard no_grad;
-      Tensor shifted = im2col(flat.detach() - (flat.min() - 1), w);
-      at = std::get<1>(shifted.max(1, /*keepdim=*/true));
+      in_input = im2col(ones({1, 1, h, wd}, TensorOptions().dtype(x.scalar_type()).device(x.device())), w).gt(0);
     }
-    v = cols.gather(1, at).squeeze(1);
+    v = std::get<0>(where(in_input, cols, lowest_value(x.scalar_type())).max(1));
   } else {
     v = std::get<0>(cols.max(1));
   }

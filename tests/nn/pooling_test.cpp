@@ -2,6 +2,7 @@
 // PyTorch 1.13 (tests/nn/pooling_test.cpp's numbers were printed by torch.nn.functional), gradients
 // against finite differences, the modules and the messages, on every device.
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "autograd/gradcheck.h"
@@ -147,6 +148,25 @@ TEST_P(Pooling, AdaptiveMaxGradientGoesToTheFirstMaximum) {
   Tensor x = tensor({5.0, 5.0, 1.0}).view({1, 1, 3}).to(GetParam()).requires_grad_();
   F::adaptive_max_pool1d(x, 2).sum().backward();
   EXPECT_EQ(values(x.grad()), (D{1, 1, 0}));
+}
+
+// A -inf (or NaN) in one image must not change another's pooling: the im2col path (devices without
+// their own max-pool kernel) once shifted the whole batch by its minimum, which a -inf made inf.
+TEST_P(Pooling, MaxPoolWithPaddingKeepsInfinitiesToTheirImage) {
+  const Tensor v = (arange(3 * 4 * 6 * 7, TensorOptions().dtype(kDouble)) * 0.37).sin().reshape({3, 4, 6, 7});
+  Tensor w = v.clone();
+  w[0].fill_(-std::numeric_limits<double>::infinity());
+  w[2][1][3][3].fill_(std::nan(""));
+  const auto o = F::MaxPool2dFuncOptions({3, 2}).stride({2, 1}).padding({1, 0});
+  const Tensor got = F::max_pool2d(w.to(GetParam()), o).cpu();
+  EXPECT_TRUE(got[0].eq(-std::numeric_limits<double>::infinity()).all().item<bool>());
+  EXPECT_TRUE(got[1].equal(F::max_pool2d(v[1].unsqueeze(0), o)[0]));
+  EXPECT_TRUE(got[2].isnan().any().item<bool>());  // NaN propagates, as PyTorch's
+  EXPECT_TRUE(got[2][0].equal(F::max_pool2d(v[2].unsqueeze(0), o)[0][0]));
+  Tensor x = w.to(GetParam()).requires_grad_();
+  F::max_pool2d(x, o).narrow(0, 1, 1).sum().backward();  // image 1's gradient: one 1 per window maximum
+  EXPECT_EQ(x.grad().cpu()[1].sum().item<double>(), 4 * 3 * 6);
+  EXPECT_EQ(x.grad().cpu()[0].abs().sum().item<double>(), 0);
 }
 
 TEST(PoolingModules, PrintAndMessages) {
