@@ -6,6 +6,7 @@
 
 #include "locus/error.h"
 #include "locus/nn/functional.h"
+#include "locus/nn/functional_3d.h"
 #include "locus/nn/functional_activations.h"
 #include "ops/checks.h"
 
@@ -151,6 +152,52 @@ Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
 
 Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {
   return F::adaptive_avg_pool1d(self, single(output_size, "adaptive_avg_pool1d", "output_size"));
+}
+
+namespace {
+// A 3-D window argument: one value for all dims, or three.
+ExpandingArray<3> triple(IntArrayRef a, const char* op, const char* name) {
+  if (a.size() == 1) return ExpandingArray<3>(a[0]);
+  if (a.size() == 3) return ExpandingArray<3>({a[0], a[1], a[2]});
+  throw Error("[" + std::string(op) + "] " + name + " must have 1 or 3 values, got " + std::to_string(a.size()) + " (" +
+              ops::shape_str(a) + ").");
+}
+}  // namespace
+
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return F::conv3d(input, weight,
+                   F::Conv3dFuncOptions()
+                       .bias(value(bias))
+                       .stride(triple(stride, "conv3d", "stride"))
+                       .padding(triple(padding, "conv3d", "padding"))
+                       .dilation(triple(dilation, "conv3d", "dilation"))
+                       .groups(groups));
+}
+
+Tensor max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  IntArrayRef dilation, bool ceil_mode) {
+  const ExpandingArray<3> k = triple(kernel_size, "max_pool3d", "kernel_size");
+  return F::max_pool3d(self, F::MaxPool3dFuncOptions(k)
+                                 .stride(stride.empty() ? k : triple(stride, "max_pool3d", "stride"))
+                                 .padding(triple(padding, "max_pool3d", "padding"))
+                                 .dilation(triple(dilation, "max_pool3d", "dilation"))
+                                 .ceil_mode(ceil_mode));
+}
+
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const ExpandingArray<3> k = triple(kernel_size, "avg_pool3d", "kernel_size");
+  return F::avg_pool3d(self, F::AvgPool3dFuncOptions(k)
+                                 .stride(stride.empty() ? k : triple(stride, "avg_pool3d", "stride"))
+                                 .padding(triple(padding, "avg_pool3d", "padding"))
+                                 .ceil_mode(ceil_mode)
+                                 .count_include_pad(count_include_pad)
+                                 .divisor_override(divisor_override));
+}
+
+Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  return F::adaptive_avg_pool3d(self, triple(output_size, "adaptive_avg_pool3d", "output_size"));
 }
 
 Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,

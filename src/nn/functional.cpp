@@ -12,6 +12,7 @@
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/functions.h"
+#include "locus/nn/functional_3d.h"
 #include "ops/autocast.h"
 #include "ops/checks.h"
 #include "ops/conv.h"
@@ -1001,9 +1002,6 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
   const int64_t sd = input.dim() - 2;  // spatial dims
   if (sd < 1 || sd > 3)
     throw Error("[interpolate] expected a 3-D, 4-D or 5-D input [N, C, *spatial], got " + ops::shape_str(input.sizes()) + ".");
-  if (mode == M::Area && sd == 3)
-    throw Error("[interpolate] mode 'area' on a 5-D input (adaptive_avg_pool3d) is not provided by locus; use "
-                "trilinear, or area on a 3-D or 4-D input.");
   const bool linear = mode == M::Linear || mode == M::Bilinear || mode == M::Trilinear, cubic = mode == M::Bicubic;
   const int64_t needs = mode == M::Linear ? 1 : mode == M::Bilinear || cubic ? 2 : 3;
   if ((linear || cubic) && sd != needs)
@@ -1078,8 +1076,9 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
     x = x.index_select(axis, lo) * (1 - b) + x.index_select(axis, hi) * b;
   }
   if (mode == M::Area)
-    return sd == 1 ? adaptive_avg_pool1d(input, ExpandingArray<1>(outs[0]))
-                   : adaptive_avg_pool2d(input, ExpandingArray<2>({outs[0], outs[1]}));
+    return sd == 1   ? adaptive_avg_pool1d(input, ExpandingArray<1>(outs[0]))
+           : sd == 2 ? adaptive_avg_pool2d(input, ExpandingArray<2>({outs[0], outs[1]}))
+                     : adaptive_avg_pool3d(input, ExpandingArray<3>({outs[0], outs[1], outs[2]}));
   return x;
 }
 

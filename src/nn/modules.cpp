@@ -24,6 +24,9 @@ TensorOptions placement(const std::optional<Device>& device, const std::optional
 namespace {
 std::ostream& operator<<(std::ostream& os, const ExpandingArray<2>& a) { return os << "[" << a[0] << ", " << a[1] << "]"; }
 std::ostream& operator<<(std::ostream& os, const ExpandingArray<1>& a) { return os << "[" << a[0] << "]"; }
+std::ostream& operator<<(std::ostream& os, const ExpandingArray<3>& a) {
+  return os << "[" << a[0] << ", " << a[1] << ", " << a[2] << "]";
+}
 }  // namespace
 
 // ---- Linear ---------------------------------------------------------------------------------
@@ -423,7 +426,50 @@ LOCUS_ADAPTIVE_POOL_PRINT(AdaptiveAvgPool2d)
 LOCUS_ADAPTIVE_POOL_PRINT(AdaptiveAvgPool1d)
 LOCUS_ADAPTIVE_POOL_PRINT(AdaptiveMaxPool2d)
 LOCUS_ADAPTIVE_POOL_PRINT(AdaptiveMaxPool1d)
+LOCUS_ADAPTIVE_POOL_PRINT(AdaptiveAvgPool3d)
 #undef LOCUS_ADAPTIVE_POOL_PRINT
+Conv3dImpl::Conv3dImpl(const Conv3dOptions& options_) : options(options_) {
+  check_groups("Conv3d", options.in_channels(), options.out_channels(), options.groups());
+  reset();
+}
+void Conv3dImpl::reset() {
+  TensorOptions o = detail::placement(options.device(), options.dtype());
+  const ExpandingArray<3> k = options.kernel_size();
+  weight = register_parameter(
+      "weight", empty({options.out_channels(), options.in_channels() / options.groups(), k[0], k[1], k[2]}, o));
+  if (options.bias()) bias = register_parameter("bias", empty({options.out_channels()}, o));
+  else bias = register_parameter("bias", Tensor(), false);
+  reset_parameters();
+}
+void Conv3dImpl::reset_parameters() { reset_conv_parameters(weight, bias); }
+void Conv3dImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::Conv3d(" << options.in_channels() << ", " << options.out_channels()
+         << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride();
+  if (!(options.padding() == ExpandingArray<3>(0))) stream << ", padding=" << options.padding();
+  if (!(options.dilation() == ExpandingArray<3>(1))) stream << ", dilation=" << options.dilation();
+  if (options.groups() != 1) stream << ", groups=" << options.groups();
+  if (!options.bias()) stream << ", bias=false";
+  stream << ")";
+}
+Tensor Conv3dImpl::forward(const Tensor& input) {
+  check_input_device(input, "weight", weight);
+  return functional::conv3d(input, weight,
+                            functional::Conv3dFuncOptions()
+                                .bias(bias)
+                                .stride(options.stride())
+                                .padding(options.padding())
+                                .dilation(options.dilation())
+                                .groups(options.groups()));
+}
+void MaxPool3dImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "locus::nn::MaxPool3d(kernel_size=" << options.kernel_size()
+         << ", stride=" << options.stride() << ", padding=" << options.padding() << ", dilation=" << options.dilation()
+         << ", ceil_mode=" << options.ceil_mode() << ")";
+}
+void AvgPool3dImpl::pretty_print(std::ostream& stream) const {
+  stream << "locus::nn::AvgPool3d(kernel_size=" << options.kernel_size() << ", stride=" << options.stride()
+         << ", padding=" << options.padding() << ")";
+}
 void MaxPool1dImpl::pretty_print(std::ostream& stream) const {
   stream << std::boolalpha << "locus::nn::MaxPool1d(kernel_size=" << options.kernel_size()
          << ", stride=" << options.stride() << ", padding=" << options.padding() << ", dilation=" << options.dilation()

@@ -153,8 +153,8 @@ TEST_P(Layers, InterpolateAndUpsample) {
                    "spatial dimensions of [2, 2] and output size of 3 values.");
   EXPECT_THROW_MSG(F::interpolate(line, F::InterpolateFuncOptions().size(std::vector<int64_t>{4}).mode(kBicubic)), Error,
                    "[interpolate] Got 3D input, but bicubic mode needs 4D input.");
-  EXPECT_THROW_MSG(F::interpolate(cube, F::InterpolateFuncOptions().size(std::vector<int64_t>{4}).mode(kArea)), Error,
-                   "[interpolate] mode 'area' on a 5-D input (adaptive_avg_pool3d) is not provided by locus");
+  EXPECT_TRUE(F::interpolate(cube, F::InterpolateFuncOptions().size(std::vector<int64_t>{1}).mode(kArea))
+                  .allclose(full({1, 2, 1, 1, 1}, 1.5, o)));  // area in 3-D: the adaptive average pool
   EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().size(std::vector<int64_t>{4}).mode(kArea).align_corners(true)),
                    Error, "[interpolate] align_corners option can only be set with the interpolating modes");
   EXPECT_THROW_MSG(F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{-2})), Error,

@@ -452,7 +452,7 @@ Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& options
 /// Resizes the spatial dims of input [N, C, *] (1 to 3 of them) to `size`, or by `scale_factor`
 /// (one value for every dim, or one each): nearest, nearest-exact, linear/bilinear/trilinear,
 /// bicubic (align_corners as PyTorch, default false), as index_select and weighted sums on every
-/// device; area is the adaptive average pool to the output size (1-D and 2-D).
+/// device; area is the adaptive average pool to the output size.
 Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {});
 /// "nearest", "nearest-exact", "bilinear", ...: PyTorch's name of the mode (messages, printing).
 const char* interpolate_mode_name(enumtype::InterpolateMode mode);

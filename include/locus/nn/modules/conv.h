@@ -1,8 +1,10 @@
 #pragma once
 // Conv2d (im2col + GEMM on the parameters' device), Conv1d (Conv2d over a height of 1),
-// ConvTranspose2d (GEMM + col2im), ConvTranspose1d, MaxPool2d/1d, AvgPool2d/1d, AdaptiveAvgPool2d/1d, AdaptiveMaxPool2d/1d.
+// ConvTranspose2d (GEMM + col2im), ConvTranspose1d, Conv3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d,
+// MaxPool2d/1d, AvgPool2d/1d, AdaptiveAvgPool2d/1d, AdaptiveMaxPool2d/1d.
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
+#include "locus/nn/functional_3d.h"
 #include "locus/nn/module.h"
 #include "locus/nn/modules/linear.h"
 
@@ -204,6 +206,62 @@ LOCUS_ADAPTIVE_POOL(AdaptiveAvgPool2d, adaptive_avg_pool2d, 2);
 LOCUS_ADAPTIVE_POOL(AdaptiveAvgPool1d, adaptive_avg_pool1d, 1);
 LOCUS_ADAPTIVE_POOL(AdaptiveMaxPool2d, adaptive_max_pool2d, 2);
 LOCUS_ADAPTIVE_POOL(AdaptiveMaxPool1d, adaptive_max_pool1d, 1);
+LOCUS_ADAPTIVE_POOL(AdaptiveAvgPool3d, adaptive_avg_pool3d, 3);
 #undef LOCUS_ADAPTIVE_POOL
+
+struct Conv3dOptions {
+  Conv3dOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<3> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  LOCUS_ARG(int64_t, in_channels);
+  LOCUS_ARG(int64_t, out_channels);
+  LOCUS_ARG(ExpandingArray<3>, kernel_size);
+  LOCUS_ARG(ExpandingArray<3>, stride) = 1;
+  LOCUS_ARG(ExpandingArray<3>, padding) = 0;
+  LOCUS_ARG(ExpandingArray<3>, dilation) = 1;
+  LOCUS_ARG(int64_t, groups) = 1;
+  LOCUS_ARG(bool, bias) = true;
+  LOCUS_PLACEMENT_ARGS;
+};
+
+/// weight [out, in/groups, kd, kh, kw] and bias [out], Kaiming-uniform as PyTorch; input
+/// [N, in, D, H, W] or [in, D, H, W] (functional::conv3d).
+class Conv3dImpl : public Cloneable<Conv3dImpl> {
+ public:
+  Conv3dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<3> kernel_size)
+      : Conv3dImpl(Conv3dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit Conv3dImpl(const Conv3dOptions& options);
+  void reset() override;
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  Conv3dOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+LOCUS_MODULE(Conv3d);
+
+using MaxPool3dOptions = functional::MaxPool3dFuncOptions;
+class MaxPool3dImpl : public Cloneable<MaxPool3dImpl> {
+ public:
+  void reset() override {}
+  MaxPool3dImpl(ExpandingArray<3> kernel_size) : MaxPool3dImpl(MaxPool3dOptions(kernel_size)) {}
+  explicit MaxPool3dImpl(const MaxPool3dOptions& options) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::max_pool3d(input, options); }
+  MaxPool3dOptions options;
+};
+LOCUS_MODULE(MaxPool3d);
+
+using AvgPool3dOptions = functional::AvgPool3dFuncOptions;
+class AvgPool3dImpl : public Cloneable<AvgPool3dImpl> {
+ public:
+  void reset() override {}
+  AvgPool3dImpl(ExpandingArray<3> kernel_size) : AvgPool3dImpl(AvgPool3dOptions(kernel_size)) {}
+  explicit AvgPool3dImpl(const AvgPool3dOptions& options) : options(options) {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input) { return functional::avg_pool3d(input, options); }
+  AvgPool3dOptions options;
+};
+LOCUS_MODULE(AvgPool3d);
 
 }  // namespace locus::nn
