@@ -680,23 +680,8 @@ void check_pool(const Pool& w) {
 // Extra padding after the input along one dim so that ceil_mode's last window fits (0 when the
 // rounded-up size adds no window, or when the input is too small for any: the pool reports that).
 int64_t ceil_extra(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d) {
-  const int64_t span = n + 2 * p - d * (k - 1) - 1;
-  if (span < 0) return 0;
-  int64_t out = (span + s - 1) / s + 1;
-  if ((out - 1) * s >= n + p) --out;  // the last window must start inside the input or the left padding
-  return std::max<int64_t>(0, (out - 1) * s + d * (k - 1) + 1 - (n + 2 * p));
-}
-
-// The smallest value of a dtype: what ceil_mode's extension of a max pool holds.
-double lowest_of(ScalarType t) {
-  switch (t) {
-    case kByte: case kBool: return 0;
-    case kChar: return -128;
-    case kShort: return -32768;
-    case kInt: return -2147483648.0;
-    case kLong: return -9223372036854775808.0;
-    default: return -std::numeric_limits<double>::infinity();
-  }
+  const int64_t out = ops::pool_output_size(n, k, s, p, d, /*ceil_mode=*/true);
+  return out <= 0 ? 0 : std::max<int64_t>(0, (out - 1) * s + d * (k - 1) + 1 - (n + 2 * p));
 }
 
 // input [N, C, H, W] or [C, H, W] (2-D), [N, C, L] or [C, L] (1-D) -> the 4-D batched form.
@@ -721,22 +706,10 @@ Tensor max_pool(const Pool& w, const Tensor& input, bool ceil_mode) {
   if (ceil_mode) {
     const int64_t eh = ceil_extra(x.size(2), w.k[0], w.s[0], w.p[0], w.d[0]);
     const int64_t ew = ceil_extra(x.size(3), w.k[1], w.s[1], w.p[1], w.d[1]);
-    if (eh > 0 || ew > 0) x = pad(x, PadFuncOptions({0, ew, 0, eh}).value(lowest_of(x.scalar_type())));
+    if (eh > 0 || ew > 0) x = pad(x, PadFuncOptions({0, ew, 0, eh}).value(ops::lowest_value(x.scalar_type())));
   }
   return pool_output(w, ops::max_pool2d(x, ops::Window{w.k[0], w.k[1], w.d[0], w.d[1], w.p[0], w.p[1], w.s[0], w.s[1]}),
                      batched);
-}
-
-// Per output position along one dim: how many cells its window divides by under ceil_mode (the
-// window clipped to the padded input, or to the input alone without count_include_pad).
-std::vector<double> pool_counts(int64_t n, int64_t out, int64_t k, int64_t s, int64_t p, bool include_pad) {
-  std::vector<double> c(static_cast<size_t>(out));
-  for (int64_t i = 0; i < out; ++i) {
-    int64_t a = i * s - p, b = std::min(a + k, n + p);
-    if (!include_pad) a = std::max<int64_t>(a, 0), b = std::min(b, n);
-    c[static_cast<size_t>(i)] = static_cast<double>(b - a);
-  }
-  return c;
 }
 
 Tensor avg_pool(const Pool& w, const Tensor& input, bool ceil_mode, bool count_include_pad,
@@ -757,8 +730,8 @@ Tensor avg_pool(const Pool& w, const Tensor& input, bool ceil_mode, bool count_i
   if (eh > 0 || ew > 0) x = pad(x, PadFuncOptions({0, ew, 0, eh}));
   Tensor sum = ops::avg_pool2d(x, win, /*count_include_pad=*/true) * area;
   if (divisor_override) return pool_output(w, sum / static_cast<double>(*divisor_override), batched);
-  const std::vector<double> rows = pool_counts(h, sum.size(2), w.k[0], w.s[0], w.p[0], count_include_pad);
-  const std::vector<double> cols = pool_counts(wd, sum.size(3), w.k[1], w.s[1], w.p[1], count_include_pad);
+  const std::vector<double> rows = ops::pool_divisors(h, sum.size(2), w.k[0], w.s[0], w.p[0], count_include_pad);
+  const std::vector<double> cols = ops::pool_divisors(wd, sum.size(3), w.k[1], w.s[1], w.p[1], count_include_pad);
   std::vector<double> cells;
   for (double r : rows)
     for (double c : cols) cells.push_back(r * c);

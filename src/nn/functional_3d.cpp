@@ -6,7 +6,6 @@
 #include "locus/nn/functional_3d.h"
 
 #include <algorithm>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -15,6 +14,7 @@
 #include "locus/functions.h"
 #include "locus/nn/modules/conv.h"
 #include "ops/checks.h"
+#include "ops/conv.h"
 
 namespace locus::nn::functional {
 namespace {
@@ -26,16 +26,6 @@ Tensor volume(const char* op, const Tensor& input, bool& batched) {
     throw Error("[" + std::string(op) + "] expected a 4-D (unbatched) or 5-D (batched) input [N, C, D, H, W], got " +
                 ops::shape_str(input.sizes()) + ".");
   return batched ? input : input.unsqueeze(0);
-}
-
-// Output size along one dim, with PyTorch's ceil_mode rule (the last window starts inside the
-// input or its left padding).
-int64_t out_size(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
-  const int64_t span = n + 2 * p - d * (k - 1) - 1;
-  if (span < 0) return 0;
-  int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
-  if (ceil && (out - 1) * s >= n + p) --out;
-  return out;
 }
 
 void check_window(const char* op, const ExpandingArray<3>& k, const ExpandingArray<3>& s, const ExpandingArray<3>& p,
@@ -72,16 +62,6 @@ Tensor pad_volume(const Tensor& x, int64_t front, int64_t back, int64_t bottom, 
   return pad(x, PadFuncOptions({0, right, 0, bottom, front, back}).value(value));
 }
 
-// Per output position along one dim: how many cells an average divides by (PyTorch's rule).
-std::vector<double> counts(int64_t n, int64_t out, int64_t k, int64_t s, int64_t p, bool include_pad) {
-  std::vector<double> c(static_cast<size_t>(out));
-  for (int64_t i = 0; i < out; ++i) {
-    int64_t a = i * s - p, b = std::min(a + k, n + p);
-    if (!include_pad) a = std::max<int64_t>(a, 0), b = std::min(b, n);
-    c[static_cast<size_t>(i)] = static_cast<double>(b - a);
-  }
-  return c;
-}
 }  // namespace
 
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& o) {
@@ -99,7 +79,8 @@ Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions
     throw Error("[conv3d] Given groups=" + std::to_string(g) + ", weight of size " + ops::shape_str(weight.sizes()) +
                 ", expected input" + ops::shape_str(x5.sizes()) + " to have " + std::to_string(weight.size(1) * g) +
                 " channels, but got " + std::to_string(x5.size(1)) + " channels instead.");
-  const int64_t dout = out_size(x5.size(2), k[0], o.stride()[0], o.padding()[0], o.dilation()[0], false);
+  const int64_t dout =
+      ops::pool_output_size(x5.size(2), k[0], o.stride()[0], o.padding()[0], o.dilation()[0], false);
   if (dout <= 0)
     throw Error("[conv3d] the kernel does not fit the padded input " + ops::shape_str(x5.sizes()) + " in depth.");
   const Tensor x = pad_volume(x5, o.padding()[0], o.padding()[0], 0, 0, 0.0);
@@ -126,18 +107,12 @@ Tensor max_pool3d(const Tensor& input, const MaxPool3dFuncOptions& o) {
   int64_t out[3], extra[3];
   for (int i = 0; i < 3; ++i) {
     const int64_t n = x5.size(2 + i);
-    out[i] = out_size(n, k[i], s[i], p[i], d[i], o.ceil_mode());
+    out[i] = ops::pool_output_size(n, k[i], s[i], p[i], d[i], o.ceil_mode());
     if (out[i] <= 0)
       throw Error("[max_pool3d] the window does not fit the padded input " + ops::shape_str(x5.sizes()) + ".");
     extra[i] = std::max<int64_t>(0, (out[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 - (n + 2 * p[i]));
   }
-  const ScalarType t = x5.scalar_type();
-  const double lowest = x5.is_floating_point() ? -std::numeric_limits<double>::infinity()
-                        : t == kLong                ? -9223372036854775808.0
-                        : t == kInt                 ? -2147483648.0
-                        : t == kShort               ? -32768.0
-                        : t == kChar                ? -128.0
-                                                    : 0.0;
+  const double lowest = ops::lowest_value(x5.scalar_type());
   const Tensor x = pad_volume(x5, p[0], p[0] + extra[0], extra[1], extra[2], lowest);
   const auto o2 = MaxPool2dFuncOptions({k[1], k[2]}).stride({s[1], s[2]}).padding({p[1], p[2]}).dilation({d[1], d[2]});
   Tensor best;
@@ -159,7 +134,7 @@ Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& o) {
   int64_t out[3], extra[3];
   for (int i = 0; i < 3; ++i) {
     const int64_t n = x5.size(2 + i);
-    out[i] = out_size(n, k[i], s[i], p[i], 1, o.ceil_mode());
+    out[i] = ops::pool_output_size(n, k[i], s[i], p[i], 1, o.ceil_mode());
     if (out[i] <= 0)
       throw Error("[avg_pool3d] the window does not fit the padded input " + ops::shape_str(x5.sizes()) + ".");
     extra[i] = std::max<int64_t>(0, (out[i] - 1) * s[i] + k[i] - (n + 2 * p[i]));
@@ -177,9 +152,9 @@ Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& o) {
   if (o.divisor_override()) {
     r = sum / static_cast<double>(*o.divisor_override());
   } else {
-    const auto cd = counts(x5.size(2), out[0], k[0], s[0], p[0], o.count_include_pad());
-    const auto ch = counts(x5.size(3), out[1], k[1], s[1], p[1], o.count_include_pad());
-    const auto cw = counts(x5.size(4), out[2], k[2], s[2], p[2], o.count_include_pad());
+    const auto cd = ops::pool_divisors(x5.size(2), out[0], k[0], s[0], p[0], o.count_include_pad());
+    const auto ch = ops::pool_divisors(x5.size(3), out[1], k[1], s[1], p[1], o.count_include_pad());
+    const auto cw = ops::pool_divisors(x5.size(4), out[2], k[2], s[2], p[2], o.count_include_pad());
     std::vector<double> cells;
     for (double a : cd)
       for (double b : ch)

@@ -1,4 +1,5 @@
 #pragma once
+#include <vector>
 // Internal ops behind nn::functional's convolution and pooling (src/ops/conv.cpp, pool.cpp): each
 // calls the backend's im2col family (or its optional direct kernel) and records its autograd node,
 // as every other op does. Arguments are validated by the caller (nn::functional), except what only
@@ -28,5 +29,15 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, con
 Tensor max_pool2d(const Tensor& input, const Window& w);
 /// Average pooling of a 4-D input (dilation 1); padding is counted when `count_include_pad`.
 Tensor avg_pool2d(const Tensor& input, const Window& w, bool count_include_pad);
+
+// ---- the window arithmetic every pool shares (1-D to 3-D, nn/functional*.cpp) ----------------
+/// The smallest value of a dtype (-inf for floating types): what no maximum loses to.
+double lowest_value(ScalarType t);
+/// A pool's output size along a dim of n, with PyTorch's ceil_mode rule (the last window starts
+/// inside the input or its left padding); 0 when no window fits.
+int64_t pool_output_size(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode);
+/// Per output position along a dim of n: how many cells an average divides by (the window
+/// clipped to the padded input, or to the input alone without count_include_pad).
+std::vector<double> pool_divisors(int64_t n, int64_t out, int64_t k, int64_t s, int64_t p, bool include_pad);
 
 }  // namespace locus::ops

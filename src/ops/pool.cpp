@@ -1,5 +1,6 @@
 // Pooling: max pooling by the backend's own kernel when it has one (positions of the maxima kept
 // for the backward), else through im2col, as average pooling always is.
+#include <algorithm>
 #include <limits>
 
 #include "autograd/record.h"
@@ -52,7 +53,8 @@ Tensor max_pool2d_direct(const Tensor& x4, const Window& w) {
   return out;
 }
 
-// The smallest value of a dtype (-inf for floating types): what no maximum loses to.
+}  // namespace
+
 double lowest_value(ScalarType t) {
   switch (t) {
     case kByte: case kBool: return 0;
@@ -64,7 +66,23 @@ double lowest_value(ScalarType t) {
   }
 }
 
-}  // namespace
+int64_t pool_output_size(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  const int64_t span = n + 2 * p - d * (k - 1) - 1;
+  if (span < 0 || s <= 0) return 0;
+  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  if (ceil_mode && (out - 1) * s >= n + p) --out;
+  return out;
+}
+
+std::vector<double> pool_divisors(int64_t n, int64_t out, int64_t k, int64_t s, int64_t p, bool include_pad) {
+  std::vector<double> c(static_cast<size_t>(std::max<int64_t>(out, 0)));
+  for (int64_t i = 0; i < out; ++i) {
+    int64_t a = i * s - p, b = std::min(a + k, n + p);
+    if (!include_pad) a = std::max<int64_t>(a, 0), b = std::min(b, n);
+    c[static_cast<size_t>(i)] = static_cast<double>(b - a);
+  }
+  return c;
+}
 
 Tensor max_pool2d(const Tensor& x, const Window& w) {
   int64_t n = x.size(0), c = x.size(1), h = x.size(2), wd = x.size(3);
