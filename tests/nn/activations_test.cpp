@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "autograd/gradcheck.h"
+#include "nn/cases.h"
 
 using namespace locus;
 namespace F = locus::nn::functional;
@@ -19,11 +20,7 @@ class Activations : public testing::TestWithParam<Device> {
 };
 
 namespace {
-void expect_near(const Tensor& got, const D& want) {
-  const D v = values(got);
-  ASSERT_EQ(v.size(), want.size());
-  for (size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(v[i], want[i], 1e-10) << i;
-}
+void expect_near(const Tensor& got, const D& want) { nn_cases::expect_near(got, want, 1e-10); }
 }  // namespace
 
 TEST_P(Activations, ValuesMatchPyTorch) {

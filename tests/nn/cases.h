@@ -1,6 +1,6 @@
 #pragma once
-// Helpers shared by the tests whose constants come from PyTorch 1.13 scripts (transformer_cases.py,
-// rnn_cases.py): the same deterministic tensors and parameter fills on both sides, and a value check.
+// Helpers shared by the tests whose constants come from PyTorch 1.13 (transformer_cases.py,
+// rnn_cases.py, and the numbers printed into the other nn tests): the same deterministic tensors and parameter fills on both sides, and a value check.
 #include <string>
 #include <vector>
 
@@ -33,6 +33,13 @@ inline void expect_values(const locus::Tensor& t, const std::vector<int64_t>& sh
   const std::vector<double> got = values(t);
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], tol) << "element " << i;
+}
+
+/// Every value of `got` within `tol` of `want` (the shape is not checked).
+inline void expect_near(const locus::Tensor& got, const std::vector<double>& want, double tol = 1e-9) {
+  const std::vector<double> v = values(got);
+  ASSERT_EQ(v.size(), want.size());
+  for (size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(v[i], want[i], tol) << "element " << i;
 }
 
 }  // namespace nn_cases

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "autograd/gradcheck.h"
+#include "nn/cases.h"
 
 using namespace locus;
 namespace F = locus::nn::functional;
@@ -22,13 +23,7 @@ class FunctionalLayers : public testing::TestWithParam<Device> {
   }
 };
 
-namespace {
-void expect_near(const Tensor& got, const D& want) {
-  const D v = values(got);
-  ASSERT_EQ(v.size(), want.size());
-  for (size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(v[i], want[i], 1e-9) << i;
-}
-}  // namespace
+using nn_cases::expect_near;
 
 TEST_P(FunctionalLayers, MatchPyTorch) {
   const Tensor x = wave({2, 3, 4, 5}, 0.3);
