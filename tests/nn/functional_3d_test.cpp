@@ -106,6 +106,14 @@ TEST(VolumeLayers, PrintAndMessages) {
                    "[conv3d] Given groups=1, weight of size [4, 2, 1, 1, 1], expected input[1, 3, 3, 3, 3] to have 2 "
                    "channels, but got 3 channels instead.");
   EXPECT_THROW_MSG(F::conv3d(ones({1, 2, 3, 3, 3}), ones({4, 2, 3, 3})), Error, "[conv3d] expected a 5-D weight");
+  EXPECT_THROW_MSG(F::conv3d(ones({1, 2, 3, 3, 3}), ones({4, 2, 1, 1, 1}), F::Conv3dFuncOptions().stride(0)), Error,
+                   "[conv3d] kernel_size, stride and dilation must be positive and padding non-negative.");
+  EXPECT_THROW_MSG(F::conv3d(ones({1, 2, 2, 3, 3}), ones({4, 2, 3, 1, 1})), Error,
+                   "[conv3d] the kernel does not fit the padded input [1, 2, 2, 3, 3] in depth.");
+  EXPECT_THROW_MSG(F::max_pool3d(ones({1, 1, 1, 4, 4}), F::MaxPool3dFuncOptions(2)), Error,
+                   "[max_pool3d] the window does not fit the padded input [1, 1, 1, 4, 4].");
+  EXPECT_THROW_MSG(F::avg_pool3d(ones({1, 1, 4, 1, 4}), F::AvgPool3dFuncOptions(2)), Error,
+                   "[avg_pool3d] the window does not fit the padded input [1, 1, 4, 1, 4].");
   EXPECT_THROW_MSG(F::max_pool3d(ones({1, 1, 4, 4, 4}), F::MaxPool3dFuncOptions(2).padding(2)), Error,
                    "[max_pool3d] padding (2, 2, 2) must be at most half of kernel_size (2, 2, 2) in each dim");
   EXPECT_THROW_MSG(F::avg_pool3d(ones({1, 1, 4, 4, 4}), F::AvgPool3dFuncOptions(2).divisor_override(0)), Error,

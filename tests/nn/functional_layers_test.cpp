@@ -160,6 +160,37 @@ TEST(FunctionalLayerModules, PrintAndMessages) {
                    Error, "per_sample_weights is only supported for mode='sum' (got mode='mean')");
   EXPECT_THROW_MSG(F::EmbeddingBagFuncOptions().mode(kNone), Error, "[embedding_bag] mode must be kSum, kMean or kMax");
   EXPECT_THROW_MSG(F::dropout1d(ones({2, 3, 4, 5})), Error, "[dropout1d] Expected 2D or 3D input, but received a 4D");
+  // the remaining argument checks, by message
+  EXPECT_THROW_MSG(F::bilinear(ones({2, 3}), ones({2, 4}), ones({5, 12})), Error,
+                   "[bilinear] expected a 3-D weight [out_features, in1_features, in2_features], got [5, 12].");
+  EXPECT_THROW_MSG(F::bilinear(ones({2, 3}), ones({3, 4}), ones({5, 3, 4})), Error,
+                   "[bilinear] input1 and input2 must have the same leading dims, got [2, 3] and [3, 4].");
+  EXPECT_THROW_MSG(F::bilinear(ones({2, 3}), ones({2, 4}), ones({5, 3, 4}), ones({4})), Error,
+                   "[bilinear] expected a bias of 5 elements, got [4].");
+  EXPECT_THROW_MSG(F::unfold(ones({4, 4}), F::UnfoldFuncOptions(2)), Error,
+                   "[unfold] expected a 3-D (unbatched) or 4-D (batched) input, got [4, 4].");
+  EXPECT_THROW_MSG(F::fold(ones({4}), F::FoldFuncOptions({3, 3}, 2)), Error,
+                   "[fold] expected a 2-D (unbatched) or 3-D (batched) input [N, C * kh * kw, L], got [4].");
+  EXPECT_THROW_MSG(F::fold(ones({1, 4, 4}), F::FoldFuncOptions({3, 3}, 2).stride(0)), Error,
+                   "[fold] output_size, kernel_size, dilation and stride must be positive and padding non-negative.");
+  EXPECT_THROW_MSG(F::local_response_norm(ones({1, 2, 3}), 0), Error, "[local_response_norm] size must be positive, got 0.");
+  EXPECT_THROW_MSG(F::embedding_bag(ones({2}), w, F::EmbeddingBagFuncOptions().offsets(tensor({0}))), Error,
+                   "[embedding_bag] expected int64 (or int32) indices, got float");
+  EXPECT_THROW_MSG(F::embedding_bag(tensor({1, 2}), ones({5}), F::EmbeddingBagFuncOptions().offsets(tensor({0}))), Error,
+                   "[embedding_bag] expected a 2-D weight [num_embeddings, embedding_dim], got [5].");
+  EXPECT_THROW_MSG(F::embedding_bag(tensor({1, 2}), w,
+                                    F::EmbeddingBagFuncOptions().offsets(tensor({0})).mode(kSum).per_sample_weights(
+                                        ones({3}))),
+                   Error, "[embedding_bag] per_sample_weights [3] must have input's shape [2].");
+  EXPECT_THROW_MSG(F::embedding_bag(tensor({1, 2}), w), Error,
+                   "[embedding_bag] a 1-D input needs 1-D offsets (where each bag starts), got none.");
+  EXPECT_THROW_MSG(F::embedding_bag(tensor({1, 2, 3}), w, F::EmbeddingBagFuncOptions().offsets(tensor({0, 2, 1}))),
+                   Error, "[embedding_bag] offsets must be non-decreasing and at most input's length (3), got 1 after 2.");
+  EXPECT_THROW_MSG(F::embedding_bag(tensor({{{1}}}), w), Error, "[embedding_bag] input has to be 1-D or 2-D, got [1, 1, 1].");
+  EXPECT_THROW_MSG(F::embedding_bag(tensor({{1, 2}}), w, F::EmbeddingBagFuncOptions().padding_idx(5)), Error,
+                   "[embedding_bag] padding_idx (5) must be within num_embeddings (5).");
+  EXPECT_THROW_MSG(F::feature_alpha_dropout(ones({4}), F::FeatureAlphaDropoutFuncOptions().p(0.5)), Error,
+                   "[feature_alpha_dropout] expected an input with channels [N, C, *], got [4].");
   EXPECT_THROW_MSG(F::alpha_dropout(ones({2}), F::AlphaDropoutFuncOptions().p(1.5)), Error,
                    "[alpha_dropout] dropout probability has to be between 0 and 1, but got 1.500000.");
 }

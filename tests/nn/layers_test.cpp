@@ -581,6 +581,8 @@ TEST_P(Layers, ConvTranspose1dMatchesPyTorch) {
   EXPECT_THROW_MSG(F::conv_transpose1d(x, w, F::ConvTranspose1dFuncOptions().output_padding(1)), Error,
                    "[conv_transpose1d] output padding must be smaller than either stride or dilation, but got "
                    "output_padding: 1 stride: 1 dilation: 1.");
+  EXPECT_THROW_MSG(F::conv_transpose1d(x, w, F::ConvTranspose1dFuncOptions().stride(0)), Error,
+                   "[conv_transpose1d] stride and dilation must be positive, padding and output_padding non-negative.");
   EXPECT_THROW_MSG(F::conv_transpose1d(x, w.unsqueeze(0)), Error,
                    "[conv_transpose1d] expected a 3-D weight [in_channels, out_channels/groups, kernel_size], got "
                    "[1, 4, 3, 3].");
