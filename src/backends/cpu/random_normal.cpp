@@ -22,7 +22,12 @@
 #include "kernels/philox.h"
 #include "locus/error.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+// The AVX paths rely on inlining (normal_range_* are `flatten`): the generic templates below pass
+// __m256/__m512 values to the target-attributed helpers, which is only safe once everything is
+// inlined into the AVX function. Without optimisation (a Debug build) GCC inlines nothing, the
+// generic code calls the helpers with the non-AVX vector ABI and the draws crash; such builds take
+// the scalar path, which gives the same numbers.
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__OPTIMIZE__)
 #include <immintrin.h>
 #define LOCUS_NORMAL_X86 1
 #define LOCUS_T2 __attribute__((target("avx2")))
