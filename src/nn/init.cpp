@@ -6,6 +6,7 @@
 #include "locus/autograd.h"
 #include "locus/error.h"
 #include "locus/factory.h"
+#include "locus/nn/functional.h"
 
 namespace locus::nn::init {
 namespace {
@@ -15,8 +16,14 @@ void check(const Tensor& t, const char* op) {
 }
 }  // namespace
 
-double calculate_gain(Nonlinearity n, double param) {
-  switch (n) {
+NonlinearityType::NonlinearityType(enumtype::InterpolateMode mode) : value_(Nonlinearity::Linear) {
+  if (mode != enumtype::InterpolateMode::Linear)
+    throw Error("[calculate_gain] an interpolation mode other than kLinear is not a nonlinearity; pass torch::kLinear, "
+                "kSigmoid, kTanh, kReLU, kLeakyReLU or a kConv/kConvTranspose tag.");
+}
+
+double calculate_gain(NonlinearityType nonlinearity, double param) {
+  switch (nonlinearity.value()) {
     case Nonlinearity::Tanh: return 5.0 / 3;
     case Nonlinearity::ReLU: return std::sqrt(2.0);
     case Nonlinearity::LeakyReLU: return std::sqrt(2.0 / (1 + param * param));
@@ -63,7 +70,7 @@ Tensor xavier_normal_(Tensor t, double gain) {
 }
 
 namespace {
-double kaiming_std(const Tensor& t, double a, FanMode mode, Nonlinearity n) {
+double kaiming_std(const Tensor& t, double a, FanMode mode, NonlinearityType n) {
   auto [fi, fo] = calculate_fan_in_and_fan_out(t);
   int64_t fan = mode == FanMode::FanIn ? fi : fo;
   if (fan == 0) return 0;
@@ -71,11 +78,11 @@ double kaiming_std(const Tensor& t, double a, FanMode mode, Nonlinearity n) {
 }
 }  // namespace
 
-Tensor kaiming_uniform_(Tensor t, double a, FanMode mode, Nonlinearity n) {
+Tensor kaiming_uniform_(Tensor t, double a, FanMode mode, NonlinearityType n) {
   double bound = std::sqrt(3.0) * kaiming_std(t, a, mode, n);
   return uniform_(std::move(t), -bound, bound);
 }
-Tensor kaiming_normal_(Tensor t, double a, FanMode mode, Nonlinearity n) {
+Tensor kaiming_normal_(Tensor t, double a, FanMode mode, NonlinearityType n) {
   return normal_(std::move(t), 0, kaiming_std(t, a, mode, n));
 }
 

@@ -2,14 +2,33 @@
 // Parameter initialisation (libtorch's torch::nn::init). Every function fills the tensor in place,
 // under NoGradGuard, with numbers drawn on the tensor's own device (locus::rand / randn), so a
 // model initialised on opencl:0 equals one initialised on cpu with the same seed.
+#include <type_traits>
+
+#include "locus/enum.h"  // Nonlinearity, FanMode and libtorch's tags (torch::kReLU, torch::kFanOut, ...)
 #include "locus/tensor.h"
+
+namespace locus::enumtype {
+enum class InterpolateMode;  // locus/nn/functional.h: torch::kLinear is also a nonlinearity here
+}  // namespace locus::enumtype
 
 namespace locus::nn::init {
 
-enum class Nonlinearity { Linear, Sigmoid, Tanh, ReLU, LeakyReLU };
-enum class FanMode { FanIn, FanOut };
+/// A nonlinearity as a libtorch program names it: Nonlinearity::ReLU, a tag (torch::kReLU,
+/// torch::kLeakyReLU, torch::kConv2D, ...) or torch::kLinear (libtorch's NonlinearityType).
+class NonlinearityType {
+ public:
+  constexpr NonlinearityType(Nonlinearity n) : value_(n) {}
+  template <class Tag, std::enable_if_t<std::is_class_v<Tag> && std::is_convertible_v<Tag, Nonlinearity>, int> = 0>
+  constexpr NonlinearityType(Tag tag) : value_(tag) {}
+  /// torch::kLinear; any other interpolation mode is an Error.
+  NonlinearityType(enumtype::InterpolateMode mode);
+  constexpr Nonlinearity value() const { return value_; }
 
-double calculate_gain(Nonlinearity nonlinearity, double param = 0.01);
+ private:
+  Nonlinearity value_;
+};
+/// Nonlinearity::X, a tag or torch::kLinear; `param` is leaky_relu's negative slope.
+double calculate_gain(NonlinearityType nonlinearity, double param = 0.01);
 /// (fan_in, fan_out) of a weight [out, in, k...].
 std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& tensor);
 
@@ -20,9 +39,10 @@ Tensor zeros_(Tensor tensor);
 Tensor ones_(Tensor tensor);
 Tensor xavier_uniform_(Tensor tensor, double gain = 1.0);
 Tensor xavier_normal_(Tensor tensor, double gain = 1.0);
+/// `mode`: FanMode::FanIn / FanOut or torch::kFanIn / kFanOut; `nonlinearity` as calculate_gain's.
 Tensor kaiming_uniform_(Tensor tensor, double a = 0, FanMode mode = FanMode::FanIn,
-                        Nonlinearity nonlinearity = Nonlinearity::LeakyReLU);
+                        NonlinearityType nonlinearity = Nonlinearity::LeakyReLU);
 Tensor kaiming_normal_(Tensor tensor, double a = 0, FanMode mode = FanMode::FanIn,
-                       Nonlinearity nonlinearity = Nonlinearity::LeakyReLU);
+                       NonlinearityType nonlinearity = Nonlinearity::LeakyReLU);
 
 }  // namespace locus::nn::init

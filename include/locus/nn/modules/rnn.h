@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "locus/enum.h"  // RNNNonlinearity, kTanh, kReLU
 #include "locus/nn/cloneable.h"
 #include "locus/nn/module.h"
 #include "locus/nn/modules/linear.h"  // LOCUS_PLACEMENT_ARGS
@@ -45,7 +46,6 @@ struct LSTMOptions {
 struct GRUOptions {
   LOCUS_RECURRENT_OPTIONS(GRUOptions);
 };
-enum class RNNNonlinearity { Tanh, ReLU };
 struct RNNOptions {
   LOCUS_RECURRENT_OPTIONS(RNNOptions);
   LOCUS_ARG(RNNNonlinearity, nonlinearity) = RNNNonlinearity::Tanh;

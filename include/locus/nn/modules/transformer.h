@@ -12,20 +12,12 @@
 
 #include "locus/nn/cloneable.h"
 #include "locus/nn/module.h"
+#include "locus/enum.h"  // kReLU, kGELU: the activation choices
 #include "locus/nn/modules/activation.h"
 #include "locus/nn/modules/container.h"
 #include "locus/nn/modules/linear.h"
 #include "locus/nn/modules/normalization.h"
 
-namespace locus {
-/// The Transformer layers' activation choices: locus::kReLU, locus::kGELU (libtorch's).
-namespace enumtype {
-struct kReLU {};
-struct kGELU {};
-}  // namespace enumtype
-inline constexpr enumtype::kReLU kReLU{};
-inline constexpr enumtype::kGELU kGELU{};
-}  // namespace locus
 
 namespace locus::nn {
 
