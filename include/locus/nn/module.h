@@ -39,6 +39,11 @@
  private:                                                   \
   T name##_
 
+namespace locus::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace locus::serialize
+
 namespace locus::nn {
 
 template <typename Contained>
@@ -79,6 +84,16 @@ class Module : public std::enable_shared_from_this<Module> {
   /// copied: missing keys (strict), unexpected keys (strict) and shape mismatches (always) throw
   /// one CheckpointError listing all of them by name.
   void load_state_dict(const OrderedDict<std::string, Tensor>& state_dict, bool strict = true);
+  /// libtorch's archive form (src/nn/module_archive.cpp): writes this module's parameters and
+  /// buffers under their names, then each child's into a nested archive under the child's name
+  /// (so the keys are the state_dict's: "fc1.weight").
+  virtual void save(serialize::OutputArchive& archive) const;
+  /// Reads what save() wrote: each parameter and buffer takes the archive's values, copied in
+  /// place (it stays on its device and dtype, as locus::load(module, path)); a missing key or a
+  /// shape mismatch is a CheckpointError naming the key.
+  virtual void load(serialize::InputArchive& archive);
+  /// Whether save() and load() include this module (libtorch's; true unless overridden).
+  virtual bool is_serializable() const { return true; }
 
   // ---- modes -----------------------------------------------------------------------------
   virtual void train(bool on = true);
@@ -232,6 +247,17 @@ class ModuleHolder {
 template <typename M>
 std::ostream& operator<<(std::ostream& stream, const ModuleHolder<M>& module) {
   return stream << *module;
+}
+/// archive << module and archive >> module (libtorch's): Module::save / Module::load.
+serialize::OutputArchive& operator<<(serialize::OutputArchive& archive, const std::shared_ptr<Module>& module);
+serialize::InputArchive& operator>>(serialize::InputArchive& archive, const std::shared_ptr<Module>& module);
+template <typename M>
+serialize::OutputArchive& operator<<(serialize::OutputArchive& archive, const ModuleHolder<M>& module) {
+  return archive << std::static_pointer_cast<Module>(module.ptr());
+}
+template <typename M>
+serialize::InputArchive& operator>>(serialize::InputArchive& archive, const ModuleHolder<M>& module) {
+  return archive >> std::static_pointer_cast<Module>(module.ptr());
 }
 template <typename M>
 Device device_of(const ModuleHolder<M>& module) {
