@@ -2,6 +2,7 @@
 // locus::nn: modules, layers, functional and init (libtorch's torch::nn).
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
+#include "locus/nn/functional_sampling.h"
 #include "locus/nn/init.h"
 #include "locus/nn/module.h"
 #include "locus/nn/modules/activation.h"

@@ -117,6 +117,8 @@ void HardshrinkImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Hard
 void SoftshrinkImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Softshrink(" << options.lambda() << ")"; }
 void TanhshrinkImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Tanhshrink()"; }
 void SoftsignImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Softsign()"; }
+void HardswishImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Hardswish()"; }
+void HardsigmoidImpl::pretty_print(std::ostream& s) const { s << "locus::nn::Hardsigmoid()"; }
 void LogSigmoidImpl::pretty_print(std::ostream& s) const { s << "locus::nn::LogSigmoid()"; }
 void ThresholdImpl::pretty_print(std::ostream& s) const {
   s << "locus::nn::Threshold(threshold=" << options.threshold() << ", value=" << options.value()

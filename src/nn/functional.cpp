@@ -13,6 +13,7 @@
 #include "locus/factory.h"
 #include "locus/functions.h"
 #include "locus/nn/functional_3d.h"
+#include "nn/conv_padding.h"
 #include "ops/autocast.h"
 #include "ops/checks.h"
 #include "ops/conv.h"
@@ -341,7 +342,7 @@ Tensor fused_cross_entropy(const Tensor& input, const Tensor& target, int64_t ig
                        }
                        // (softmax(x) - onehot) * scale from differentiable ops: second derivatives work
                        Tensor valid = tg.ne(ignore_index);
-                       Tensor onehot = one_hot(where(valid, tg, 0), x.size(1)).to(x.scalar_type());
+                       Tensor onehot = locus::one_hot(where(valid, tg, 0), x.size(1)).to(x.scalar_type());
                        // (no row counts when count is 0: every row is ignored, its gradient 0)
                        Tensor scale = (mean ? g / count.clamp_min(1) : g) * valid.to(x.scalar_type()).unsqueeze(1);
                        return {(x.softmax(1) - onehot) * scale};
@@ -530,10 +531,12 @@ Tensor conv2d(const Tensor& input_in, const Tensor& weight, const Conv2dFuncOpti
   bool batched = input_in.dim() == 4;
   if (!batched && input_in.dim() != 3)
     throw Error("[conv2d] expected a 3-D (unbatched) or 4-D (batched) input, got " + ops::shape_str(input_in.sizes()) + ".");
-  Tensor input = batched ? input_in : input_in.unsqueeze(0);
   const int64_t g = o.groups();
-  check_conv_channels("conv2d", input, weight, g);
-  Tensor out = ops::conv2d(input, weight, bias, window({weight.size(2), weight.size(3)}, o.dilation(), o.padding(), o.stride()), g);
+  check_conv_channels("conv2d", batched ? input_in : input_in.unsqueeze(0), weight, g);
+  const auto [padded, padding] = detail::resolve_padding<2>("conv2d", input_in, {weight.size(2), weight.size(3)},
+                                                            o.padding(), o.stride(), o.dilation());
+  Tensor input = batched ? padded : padded.unsqueeze(0);
+  Tensor out = ops::conv2d(input, weight, bias, window({weight.size(2), weight.size(3)}, o.dilation(), padding, o.stride()), g);
   return batched ? out : out.squeeze(0);
 }
 
@@ -547,12 +550,14 @@ Tensor conv1d(const Tensor& input_in, const Tensor& weight, const Conv1dFuncOpti
   if (!batched && input_in.dim() != 2)
     throw Error("[conv1d] expected a 2-D (unbatched) or 3-D (batched) input [N, C, L], got " +
                 ops::shape_str(input_in.sizes()) + ".");
-  Tensor input = batched ? input_in : input_in.unsqueeze(0);
   const int64_t g = o.groups();
-  check_conv_channels("conv1d", input, weight, g);
+  check_conv_channels("conv1d", batched ? input_in : input_in.unsqueeze(0), weight, g);
+  const auto [padded, padding] =
+      detail::resolve_padding<1>("conv1d", input_in, {weight.size(2)}, o.padding(), o.stride(), o.dilation());
+  Tensor input = batched ? padded : padded.unsqueeze(0);
   // [N, C, L] as [N, C, 1, L]: a height of 1, window height 1, no padding or stride there
   Tensor out = ops::conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias,
-                           window({1, weight.size(2)}, {1, o.dilation()[0]}, {0, o.padding()[0]}, {1, o.stride()[0]}), g)
+                           window({1, weight.size(2)}, {1, o.dilation()[0]}, {0, padding[0]}, {1, o.stride()[0]}), g)
                    .squeeze(2);
   return batched ? out : out.squeeze(0);
 }

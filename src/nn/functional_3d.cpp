@@ -13,6 +13,7 @@
 #include "locus/factory.h"
 #include "locus/functions.h"
 #include "locus/nn/modules/conv.h"
+#include "nn/conv_padding.h"
 #include "ops/checks.h"
 #include "ops/conv.h"
 
@@ -64,29 +65,32 @@ Tensor pad_volume(const Tensor& x, int64_t front, int64_t back, int64_t bottom, 
 
 }  // namespace
 
-Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& o) {
+Tensor conv3d(const Tensor& input_in, const Tensor& weight, const Conv3dFuncOptions& o) {
   const Tensor& bias = o.bias();
-  ops::check_same_device("conv3d", {{"input", &input}, {"weight", &weight}, {"bias", &bias}});
+  ops::check_same_device("conv3d", {{"input", &input_in}, {"weight", &weight}, {"bias", &bias}});
   if (weight.dim() != 5)
     throw Error("[conv3d] expected a 5-D weight [out_channels, in_channels/groups, kd, kh, kw], got " +
                 ops::shape_str(weight.sizes()) + ".");
   bool batched = false;
+  volume("conv3d", input_in, batched);  // the shape check, before any padding
+  const auto [input, padding] = detail::resolve_padding<3>(
+      "conv3d", input_in, {weight.size(2), weight.size(3), weight.size(4)}, o.padding(), o.stride(), o.dilation());
   const Tensor x5 = volume("conv3d", input, batched);
   const ExpandingArray<3> k({weight.size(2), weight.size(3), weight.size(4)});
-  check_window("conv3d", k, o.stride(), o.padding(), o.dilation(), false);
+  check_window("conv3d", k, o.stride(), padding, o.dilation(), false);
   const int64_t g = o.groups();
   if (g <= 0 || weight.size(0) % g != 0 || x5.size(1) != weight.size(1) * g)
     throw Error("[conv3d] Given groups=" + std::to_string(g) + ", weight of size " + ops::shape_str(weight.sizes()) +
                 ", expected input" + ops::shape_str(x5.sizes()) + " to have " + std::to_string(weight.size(1) * g) +
                 " channels, but got " + std::to_string(x5.size(1)) + " channels instead.");
   const int64_t dout =
-      ops::pool_output_size(x5.size(2), k[0], o.stride()[0], o.padding()[0], o.dilation()[0], false);
+      ops::pool_output_size(x5.size(2), k[0], o.stride()[0], padding[0], o.dilation()[0], false);
   if (dout <= 0)
     throw Error("[conv3d] the kernel does not fit the padded input " + ops::shape_str(x5.sizes()) + " in depth.");
-  const Tensor x = pad_volume(x5, o.padding()[0], o.padding()[0], 0, 0, 0.0);
+  const Tensor x = pad_volume(x5, padding[0], padding[0], 0, 0, 0.0);
   const auto o2 = Conv2dFuncOptions()
                       .stride({o.stride()[1], o.stride()[2]})
-                      .padding({o.padding()[1], o.padding()[2]})
+                      .padding({padding[1], padding[2]})
                       .dilation({o.dilation()[1], o.dilation()[2]})
                       .groups(g);
   Tensor sum;

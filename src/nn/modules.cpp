@@ -8,6 +8,7 @@
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/nn.h"
+#include "nn/conv_padding.h"
 #include "ops/checks.h"
 
 namespace locus::nn {
@@ -26,6 +27,12 @@ std::ostream& operator<<(std::ostream& os, const ExpandingArray<2>& a) { return 
 std::ostream& operator<<(std::ostream& os, const ExpandingArray<1>& a) { return os << "[" << a[0] << "]"; }
 std::ostream& operator<<(std::ostream& os, const ExpandingArray<3>& a) {
   return os << "[" << a[0] << ", " << a[1] << ", " << a[2] << "]";
+}
+template <size_t N>
+std::ostream& operator<<(std::ostream& os, const ConvPadding<N>& p) {
+  if (p.is_same()) return os << "same";
+  if (p.is_valid()) return os << "valid";
+  return os << p.sizes();
 }
 }  // namespace
 
@@ -90,9 +97,33 @@ EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options
 }
 
 void EmbeddingImpl::reset() {
+  if (const Tensor& given = options._weight(); given.defined()) {
+    if (given.dim() != 2 || given.size(0) != options.num_embeddings() || given.size(1) != options.embedding_dim())
+      throw Error("[Embedding] _weight has shape " + ops::shape_str(given.sizes()) + ", but the options say [" +
+                  std::to_string(options.num_embeddings()) + ", " + std::to_string(options.embedding_dim()) +
+                  "] (num_embeddings, embedding_dim); pass a table of that shape.");
+    weight = register_parameter("weight", given);
+    // Taken once: a clone (which copy-constructs the options, then reset()s) draws its own table
+    // and copies the values, instead of sharing this tensor with the original.
+    options._weight(Tensor());
+    return;
+  }
   TensorOptions o = detail::placement(options.device(), options.dtype());
   weight = register_parameter("weight", empty({options.num_embeddings(), options.embedding_dim()}, o));
   reset_parameters();
+}
+
+Embedding Embedding::from_pretrained(const Tensor& embeddings, const EmbeddingFromPretrainedOptions& options) {
+  if (!embeddings.defined()) throw Error("[Embedding::from_pretrained] the embeddings tensor is undefined.");
+  if (embeddings.dim() != 2)
+    throw Error("[Embedding::from_pretrained] Embeddings parameter is expected to be 2-dimensional, got " +
+                std::to_string(embeddings.dim()) + " dimensions " + ops::shape_str(embeddings.sizes()) +
+                "; pass a table [num_embeddings, embedding_dim].");
+  Embedding embedding(EmbeddingOptions(embeddings.size(0), embeddings.size(1))
+                          .padding_idx(options.padding_idx())
+                          ._weight(embeddings));
+  embedding->weight.set_requires_grad(!options.freeze());
+  return embedding;
 }
 
 void EmbeddingImpl::reset_parameters() {
@@ -202,6 +233,7 @@ void reset_conv_parameters(Tensor& weight, Tensor& bias) {
 
 Conv2dImpl::Conv2dImpl(const Conv2dOptions& options_) : options(options_) {
   check_groups("Conv2d", options.in_channels(), options.out_channels(), options.groups());
+  detail::check_padding_mode("Conv2d", options.padding_mode());
   reset();
 }
 
@@ -223,7 +255,7 @@ void Conv2dImpl::pretty_print(std::ostream& stream) const {
   if (!(options.dilation() == ExpandingArray<2>(1))) stream << ", dilation=" << options.dilation();
   if (options.groups() != 1) stream << ", groups=" << options.groups();
   if (!options.bias()) stream << ", bias=false";
-  stream << ")";
+  stream << detail::padding_mode_str(options.padding_mode()) << ")";
 }
 
 std::string Conv2dImpl::brief() const {
@@ -233,17 +265,20 @@ std::string Conv2dImpl::brief() const {
 
 Tensor Conv2dImpl::forward(const Tensor& input) {
   check_input_device(input, "weight", weight);
-  return functional::conv2d(input, weight,
+  const auto [x, padding] = detail::apply_padding_mode<2>("Conv2d", input, options.padding_mode(), options.padding(),
+                                                             options.kernel_size(), options.stride(), options.dilation());
+  return functional::conv2d(x, weight,
                             functional::Conv2dFuncOptions()
                                 .bias(bias)
                                 .stride(options.stride())
-                                .padding(options.padding())
+                                .padding(padding)
                                 .dilation(options.dilation())
                                 .groups(options.groups()));
 }
 
 Conv1dImpl::Conv1dImpl(const Conv1dOptions& options_) : options(options_) {
   check_groups("Conv1d", options.in_channels(), options.out_channels(), options.groups());
+  detail::check_padding_mode("Conv1d", options.padding_mode());
   reset();
 }
 
@@ -265,7 +300,7 @@ void Conv1dImpl::pretty_print(std::ostream& stream) const {
   if (!(options.dilation() == ExpandingArray<1>(1))) stream << ", dilation=" << options.dilation();
   if (options.groups() != 1) stream << ", groups=" << options.groups();
   if (!options.bias()) stream << ", bias=false";
-  stream << ")";
+  stream << detail::padding_mode_str(options.padding_mode()) << ")";
 }
 
 std::string Conv1dImpl::brief() const {
@@ -275,11 +310,13 @@ std::string Conv1dImpl::brief() const {
 
 Tensor Conv1dImpl::forward(const Tensor& input) {
   check_input_device(input, "weight", weight);
-  return functional::conv1d(input, weight,
+  const auto [x, padding] = detail::apply_padding_mode<1>("Conv1d", input, options.padding_mode(), options.padding(),
+                                                             options.kernel_size(), options.stride(), options.dilation());
+  return functional::conv1d(x, weight,
                             functional::Conv1dFuncOptions()
                                 .bias(bias)
                                 .stride(options.stride())
-                                .padding(options.padding())
+                                .padding(padding)
                                 .dilation(options.dilation())
                                 .groups(options.groups()));
 }
@@ -430,6 +467,7 @@ LOCUS_ADAPTIVE_POOL_PRINT(AdaptiveAvgPool3d)
 #undef LOCUS_ADAPTIVE_POOL_PRINT
 Conv3dImpl::Conv3dImpl(const Conv3dOptions& options_) : options(options_) {
   check_groups("Conv3d", options.in_channels(), options.out_channels(), options.groups());
+  detail::check_padding_mode("Conv3d", options.padding_mode());
   reset();
 }
 void Conv3dImpl::reset() {
@@ -449,15 +487,17 @@ void Conv3dImpl::pretty_print(std::ostream& stream) const {
   if (!(options.dilation() == ExpandingArray<3>(1))) stream << ", dilation=" << options.dilation();
   if (options.groups() != 1) stream << ", groups=" << options.groups();
   if (!options.bias()) stream << ", bias=false";
-  stream << ")";
+  stream << detail::padding_mode_str(options.padding_mode()) << ")";
 }
 Tensor Conv3dImpl::forward(const Tensor& input) {
   check_input_device(input, "weight", weight);
-  return functional::conv3d(input, weight,
+  const auto [x, padding] = detail::apply_padding_mode<3>("Conv3d", input, options.padding_mode(), options.padding(),
+                                                             options.kernel_size(), options.stride(), options.dilation());
+  return functional::conv3d(x, weight,
                             functional::Conv3dFuncOptions()
                                 .bias(bias)
                                 .stride(options.stride())
-                                .padding(options.padding())
+                                .padding(padding)
                                 .dilation(options.dilation())
                                 .groups(options.groups()));
 }

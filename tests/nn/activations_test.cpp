@@ -125,4 +125,21 @@ TEST(ActivationLayers, PrintAndMessages) {
                    "[Softmax2d] expected a 3-D [C, H, W] or 4-D [N, C, H, W] input, got [2, 3].");
 }
 
+TEST_P(Activations, HardswishAndHardsigmoidLayers) {
+  Tensor x = tensor({-4.0, -1.0, 0.0, 0.5, 3.5}, TensorOptions().dtype(kFloat)).to(GetParam());
+  nn::Hardswish hs;
+  nn::Hardsigmoid hsig;
+  // PyTorch 1.13: nn.Hardswish()(x), nn.Hardsigmoid()(x)
+  const std::vector<double> swish{0.0, -0.3333333432674408, 0.0, 0.2916666567325592, 3.5};
+  const std::vector<double> sig{0.0, 0.3333333432674408, 0.5, 0.5833333134651184, 1.0};
+  std::vector<double> a = values(hs(x)), b = values(hsig->forward(x));
+  for (size_t i = 0; i < swish.size(); ++i) {
+    EXPECT_NEAR(a[i], swish[i], 1e-7) << i;
+    EXPECT_NEAR(b[i], sig[i], 1e-7) << i;
+  }
+  std::ostringstream os;
+  os << hs << " " << hsig;
+  EXPECT_EQ(os.str(), "locus::nn::Hardswish() locus::nn::Hardsigmoid()");
+}
+
 LOCUS_INSTANTIATE_DEVICES(Activations);

@@ -1303,4 +1303,37 @@ TEST_P(Layers, PoolAndReluMatchDirectLoops) {
         }
 }
 
+TEST_P(Layers, EmbeddingFromPretrainedUsesTheTable) {
+  const Device d = GetParam();
+  Tensor table = arange(12, TensorOptions().dtype(kFloat)).reshape({4, 3}).to(d);
+  nn::Embedding frozen = nn::Embedding::from_pretrained(table);
+  EXPECT_TRUE(frozen->weight.is_same(table));  // the table itself, as PyTorch's
+  EXPECT_FALSE(frozen->weight.requires_grad());
+  EXPECT_EQ(frozen->options.num_embeddings(), 4);
+  EXPECT_EQ(frozen->options.embedding_dim(), 3);
+  Tensor idx = tensor({2, 0, 2}, TensorOptions().dtype(kLong)).to(d);
+  EXPECT_EQ(values(frozen->forward(idx)), (std::vector<double>{6, 7, 8, 0, 1, 2, 6, 7, 8}));
+  // freeze(false) trains it; padding_idx keeps its row (not zeroed, as PyTorch) and gives it no gradient
+  nn::Embedding trained = nn::Embedding::from_pretrained(
+      table.clone(), nn::EmbeddingFromPretrainedOptions().freeze(false).padding_idx(0));
+  EXPECT_TRUE(trained->weight.requires_grad());
+  EXPECT_EQ(values(trained->weight.select(0, 0)), (std::vector<double>{0, 1, 2}));
+  trained->forward(idx).sum().backward();
+  EXPECT_EQ(values(trained->weight.grad()), (std::vector<double>{0, 0, 0, 0, 0, 0, 2, 2, 2, 0, 0, 0}));
+  // a clone owns its own table
+  auto copy = std::dynamic_pointer_cast<nn::EmbeddingImpl>(frozen->clone());
+  ASSERT_TRUE(copy);
+  EXPECT_FALSE(copy->weight.is_same(table));
+  EXPECT_TRUE(equal(copy->weight, table));
+  { NoGradGuard g; copy->weight.fill_(-1); }
+  EXPECT_EQ(table.min().item<double>(), 0);
+  EXPECT_THROW_MSG(nn::Embedding::from_pretrained(zeros({4}, d)), Error,
+                   "[Embedding::from_pretrained] Embeddings parameter is expected to be 2-dimensional, got 1 dimensions [4]");
+  EXPECT_THROW_MSG(nn::Embedding(nn::EmbeddingOptions(5, 3)._weight(zeros({4, 3}, d))), Error,
+                   "[Embedding] _weight has shape [4, 3], but the options say [5, 3] (num_embeddings, embedding_dim)");
+  // F::one_hot is locus::one_hot
+  EXPECT_EQ(values(F::one_hot(tensor({0, 2}, TensorOptions().dtype(kLong)).to(d), 3)),
+            (std::vector<double>{1, 0, 0, 0, 0, 1}));
+}
+
 LOCUS_INSTANTIATE_DEVICES(Layers);

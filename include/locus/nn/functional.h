@@ -3,11 +3,13 @@
 // Every function is differentiable and runs on the device of its inputs; mixing devices throws
 // DeviceMismatchError from the underlying op.
 #include <array>
+#include <utility>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "locus/functions.h"  // locus::one_hot
 #include "locus/nn/module.h"
 #include "locus/tensor.h"
 
@@ -66,6 +68,60 @@ class ExpandingArray {
 
  private:
   std::array<int64_t, N> values_{};
+};
+
+namespace enumtype {
+struct kValid {};
+struct kSame {};
+struct kZeros {};
+}  // namespace enumtype
+/// A convolution's padding by name (libtorch's): kValid (none) or kSame (the output keeps the
+/// input's size; stride 1 only).
+inline constexpr enumtype::kValid kValid{};
+inline constexpr enumtype::kSame kSame{};
+/// Zero padding: conv layers' default padding_mode, and grid_sample's padding mode.
+inline constexpr enumtype::kZeros kZeros{};
+
+/// A convolution's padding (libtorch's padding_t): explicit sizes, one number or one per
+/// spatial dim, or kValid / kSame. kSame pads dilation * (kernel - 1) in all per dim, half on
+/// each side and the odd one on the right, as PyTorch.
+template <size_t N>
+class ConvPadding {
+ public:
+  ConvPadding(int64_t v) : sizes_(v) {}
+  ConvPadding(std::initializer_list<int64_t> l) : sizes_(l) {}
+  ConvPadding(const ExpandingArray<N>& a) : sizes_(a) {}
+  ConvPadding(enumtype::kValid) : sizes_(0), kind_(Kind::Valid) {}
+  ConvPadding(enumtype::kSame) : sizes_(0), kind_(Kind::Same) {}
+  bool is_same() const { return kind_ == Kind::Same; }
+  bool is_valid() const { return kind_ == Kind::Valid; }
+  /// The explicit sizes (kValid: zeros). kSame has none until a kernel is known: an Error.
+  const ExpandingArray<N>& sizes() const {
+    if (kind_ == Kind::Same)
+      throw Error("padding=kSame has no fixed sizes; the convolution computes them from its kernel and dilation.");
+    return sizes_;
+  }
+  operator const ExpandingArray<N>&() const { return sizes(); }
+  int64_t operator[](size_t i) const { return sizes()[i]; }
+  bool operator==(const ExpandingArray<N>& o) const { return kind_ == Kind::Explicit && sizes_ == o; }
+  /// Per spatial dim, the padding before and after for a kernel of `kernel` with `dilation`.
+  std::array<std::pair<int64_t, int64_t>, N> sides(const ExpandingArray<N>& kernel, const ExpandingArray<N>& dilation) const {
+    std::array<std::pair<int64_t, int64_t>, N> r{};
+    for (size_t i = 0; i < N; ++i) {
+      if (kind_ != Kind::Same) {
+        r[i] = {sizes_[i], sizes_[i]};
+      } else {
+        const int64_t total = dilation[i] * (kernel[i] - 1);
+        r[i] = {total / 2, total - total / 2};
+      }
+    }
+    return r;
+  }
+
+ private:
+  enum class Kind { Explicit, Valid, Same };
+  ExpandingArray<N> sizes_;
+  Kind kind_ = Kind::Explicit;
 };
 
 namespace nn::functional {
@@ -170,18 +226,20 @@ struct BinaryCrossEntropyWithLogitsFuncOptions {
 };
 
 struct Conv2dFuncOptions {
+  using padding_t = ConvPadding<2>;
   LOCUS_ARG(Tensor, bias) = {};
   LOCUS_ARG(ExpandingArray<2>, stride) = 1;
-  LOCUS_ARG(ExpandingArray<2>, padding) = 0;
+  LOCUS_ARG(padding_t, padding) = 0;
   LOCUS_ARG(ExpandingArray<2>, dilation) = 1;
   LOCUS_ARG(int64_t, groups) = 1;
 };
 
 /// conv1d's options (libtorch's F::Conv1dFuncOptions): one value each for the length dim.
 struct Conv1dFuncOptions {
+  using padding_t = ConvPadding<1>;
   LOCUS_ARG(Tensor, bias) = {};
   LOCUS_ARG(ExpandingArray<1>, stride) = 1;
-  LOCUS_ARG(ExpandingArray<1>, padding) = 0;
+  LOCUS_ARG(padding_t, padding) = 0;
   LOCUS_ARG(ExpandingArray<1>, dilation) = 1;
   LOCUS_ARG(int64_t, groups) = 1;
 };
@@ -352,6 +410,8 @@ struct EmbeddingFuncOptions {
 // ---- functions ----------------------------------------------------------------------------
 /// input @ weight^T + bias; input [..., in], weight [out, in], bias [out].
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+/// F::one_hot as libtorch's: locus::one_hot (int64 indices -> int64 [..., num_classes]).
+inline Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1) { return locus::one_hot(tensor, num_classes); }
 Tensor relu(const Tensor& input, const ReLUFuncOptions& options = {});
 Tensor gelu(const Tensor& input, const GELUFuncOptions& options = {});
 Tensor sigmoid(const Tensor& input);

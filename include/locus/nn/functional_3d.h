@@ -10,9 +10,10 @@
 namespace locus::nn::functional {
 
 struct Conv3dFuncOptions {
+  using padding_t = ConvPadding<3>;
   LOCUS_ARG(Tensor, bias) = {};
   LOCUS_ARG(ExpandingArray<3>, stride) = 1;
-  LOCUS_ARG(ExpandingArray<3>, padding) = 0;
+  LOCUS_ARG(padding_t, padding) = 0;
   LOCUS_ARG(ExpandingArray<3>, dilation) = 1;
   LOCUS_ARG(int64_t, groups) = 1;
 };

@@ -1,7 +1,7 @@
 #pragma once
 // ReLU, LeakyReLU, ELU, SELU, GELU, SiLU, Mish, Softplus, Hardtanh, Sigmoid, Tanh, Softmax,
 // LogSoftmax, Identity, Dropout, Dropout2d, Dropout3d, ReLU6, Hardshrink, Softshrink, CELU, GLU,
-// Tanhshrink, Softsign, LogSigmoid, Threshold, Softmin, Softmax2d, RReLU (parameter-free layers),
+// Tanhshrink, Softsign, LogSigmoid, Hardswish, Hardsigmoid, Threshold, Softmin, Softmax2d, RReLU (parameter-free layers),
 // and PReLU (a learned slope).
 #include "locus/nn/cloneable.h"
 #include "locus/nn/functional.h"
@@ -262,6 +262,8 @@ LOCUS_OPTIONS_ACTIVATION(GLU, glu);
 LOCUS_PLAIN_ACTIVATION(Tanhshrink, tanhshrink);
 LOCUS_PLAIN_ACTIVATION(Softsign, softsign);
 LOCUS_PLAIN_ACTIVATION(LogSigmoid, logsigmoid);
+LOCUS_PLAIN_ACTIVATION(Hardswish, hardswish);  // PyTorch's nn.Hardswish / nn.Hardsigmoid (no options)
+LOCUS_PLAIN_ACTIVATION(Hardsigmoid, hardsigmoid);
 #undef LOCUS_OPTIONS_ACTIVATION
 #undef LOCUS_PLAIN_ACTIVATION
 

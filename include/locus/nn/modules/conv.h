@@ -1,4 +1,5 @@
 #pragma once
+#include <variant>
 // Conv2d (im2col + GEMM on the parameters' device), Conv1d (Conv2d over a height of 1),
 // ConvTranspose2d (GEMM + col2im), ConvTranspose1d, Conv3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d,
 // MaxPool2d/1d, AvgPool2d/1d, AdaptiveAvgPool2d/1d, AdaptiveMaxPool2d/1d.
@@ -17,7 +18,14 @@ struct Conv2dOptions {
   LOCUS_ARG(int64_t, out_channels);
   LOCUS_ARG(ExpandingArray<2>, kernel_size);
   LOCUS_ARG(ExpandingArray<2>, stride) = 1;
-  LOCUS_ARG(ExpandingArray<2>, padding) = 0;
+ public:
+  using padding_t = ConvPadding<2>;  // sizes, or kValid / kSame
+  LOCUS_ARG(padding_t, padding) = 0;
+
+ public:
+  /// kZeros, or F::pad's kReflect / kReplicate / kCircular (applied before the convolution).
+  using padding_mode_t = std::variant<enumtype::kZeros, enumtype::PadMode>;
+  LOCUS_ARG(padding_mode_t, padding_mode) = kZeros;
   LOCUS_ARG(ExpandingArray<2>, dilation) = 1;
   LOCUS_ARG(int64_t, groups) = 1;
   LOCUS_ARG(bool, bias) = true;
@@ -48,7 +56,14 @@ struct Conv1dOptions {
   LOCUS_ARG(int64_t, out_channels);
   LOCUS_ARG(ExpandingArray<1>, kernel_size);
   LOCUS_ARG(ExpandingArray<1>, stride) = 1;
-  LOCUS_ARG(ExpandingArray<1>, padding) = 0;
+ public:
+  using padding_t = ConvPadding<1>;  // sizes, or kValid / kSame
+  LOCUS_ARG(padding_t, padding) = 0;
+
+ public:
+  /// kZeros, or F::pad's kReflect / kReplicate / kCircular (applied before the convolution).
+  using padding_mode_t = std::variant<enumtype::kZeros, enumtype::PadMode>;
+  LOCUS_ARG(padding_mode_t, padding_mode) = kZeros;
   LOCUS_ARG(ExpandingArray<1>, dilation) = 1;
   LOCUS_ARG(int64_t, groups) = 1;
   LOCUS_ARG(bool, bias) = true;
@@ -216,7 +231,14 @@ struct Conv3dOptions {
   LOCUS_ARG(int64_t, out_channels);
   LOCUS_ARG(ExpandingArray<3>, kernel_size);
   LOCUS_ARG(ExpandingArray<3>, stride) = 1;
-  LOCUS_ARG(ExpandingArray<3>, padding) = 0;
+ public:
+  using padding_t = ConvPadding<3>;  // sizes, or kValid / kSame
+  LOCUS_ARG(padding_t, padding) = 0;
+
+ public:
+  /// kZeros, or F::pad's kReflect / kReplicate / kCircular (applied before the convolution).
+  using padding_mode_t = std::variant<enumtype::kZeros, enumtype::PadMode>;
+  LOCUS_ARG(padding_mode_t, padding_mode) = kZeros;
   LOCUS_ARG(ExpandingArray<3>, dilation) = 1;
   LOCUS_ARG(int64_t, groups) = 1;
   LOCUS_ARG(bool, bias) = true;

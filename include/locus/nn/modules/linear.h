@@ -80,7 +80,15 @@ struct EmbeddingOptions {
   LOCUS_ARG(int64_t, num_embeddings);
   LOCUS_ARG(int64_t, embedding_dim);
   LOCUS_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  /// A given table [num_embeddings, embedding_dim] used as the weight instead of a drawn one (libtorch's).
+  LOCUS_ARG(Tensor, _weight) = Tensor();
   LOCUS_PLACEMENT_ARGS;
+};
+
+/// Embedding::from_pretrained's options (libtorch's): freeze (the table gets no gradient) and padding_idx.
+struct EmbeddingFromPretrainedOptions {
+  LOCUS_ARG(bool, freeze) = true;
+  LOCUS_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
 };
 
 /// A lookup table [num_embeddings, embedding_dim], initialised N(0, 1); the row at padding_idx is zero.
@@ -96,7 +104,14 @@ class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
   EmbeddingOptions options;
   Tensor weight;
 };
-LOCUS_MODULE(Embedding);
+class Embedding : public ModuleHolder<EmbeddingImpl> {
+ public:
+  using ModuleHolder<EmbeddingImpl>::ModuleHolder;
+  using Impl = EmbeddingImpl;
+  /// An Embedding whose weight is `embeddings` [num_embeddings, embedding_dim] itself (shared, as
+  /// PyTorch's), on its device; frozen (requires_grad false) unless options.freeze(false).
+  static Embedding from_pretrained(const Tensor& embeddings, const EmbeddingFromPretrainedOptions& options = {});
+};
 
 struct BilinearOptions {
   BilinearOptions(int64_t in1_features, int64_t in2_features, int64_t out_features)
