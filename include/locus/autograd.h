@@ -77,7 +77,18 @@ struct Node {
   /// Creation order; later nodes run first in backward.
   uint64_t sequence_nr() const { return sequence_nr_; }
 
+  /// Hooks on the gradients of this node's outputs (Tensor::register_hook and retain_grad on a
+  /// non-leaf tensor): run by the engine on grads[output_nr] before apply(), in order; a defined
+  /// result replaces the gradient.
+  struct TensorHook {
+    uint32_t output_nr;
+    uint64_t handle;
+    std::function<Tensor(const Tensor&)> fn;
+  };
+  std::vector<TensorHook>& tensor_hooks() { return tensor_hooks_; }
+
  protected:
+  std::vector<TensorHook> tensor_hooks_;
   std::vector<Edge> next_edges_;
   uint64_t sequence_nr_;
 };

@@ -39,6 +39,18 @@ Tensor empty_like(const Tensor& t, const TensorOptions& options = {});
 Tensor zeros_like(const Tensor& t, const TensorOptions& options = {});
 Tensor ones_like(const Tensor& t, const TensorOptions& options = {});
 Tensor full_like(const Tensor& t, const Scalar& value, const TensorOptions& options = {});
+/// Normal draws (libtorch's torch::normal): numbers, or tensors broadcast together, for mean and std.
+Tensor normal(double mean, double std, IntArrayRef size, const TensorOptions& options = {});
+Tensor normal(const Tensor& mean, double std = 1);
+Tensor normal(double mean, const Tensor& std);
+Tensor normal(const Tensor& mean, const Tensor& std);
+/// torch::bernoulli(p) / (self, p), torch::multinomial, torch::poisson (counts drawn with the given
+/// rates, on the host and copied back), torch::isclose: as the Tensor methods.
+Tensor bernoulli(const Tensor& p);
+Tensor bernoulli(const Tensor& self, double p);
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement = false);
+Tensor poisson(const Tensor& rates);
+Tensor isclose(const Tensor& self, const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
 Tensor rand_like(const Tensor& t, const TensorOptions& options = {});
 Tensor randn_like(const Tensor& t, const TensorOptions& options = {});
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options = {});

@@ -9,6 +9,10 @@
 
 namespace locus {
 
+/// Memory layouts (libtorch's torch::Layout): locus's tensors are all strided (dense).
+enum class Layout : int8_t { Strided };
+inline constexpr Layout kStrided = Layout::Strided;
+
 class TensorOptions {
  public:
   TensorOptions() = default;
@@ -22,6 +26,9 @@ class TensorOptions {
   TensorOptions dtype(std::optional<ScalarType> t) const { TensorOptions o = *this; o.dtype_ = t; return o; }
   TensorOptions requires_grad(bool b) const { TensorOptions o = *this; o.requires_grad_ = b; return o; }
   TensorOptions pinned_memory(bool b) const { TensorOptions o = *this; o.pinned_ = b; return o; }
+  /// libtorch's layout option: kStrided, the only layout locus has (so setting it changes nothing).
+  TensorOptions layout(Layout) const { return *this; }
+  Layout layout() const { return kStrided; }
 
   /// The device named, or the default device (set_default_device / DefaultDeviceGuard).
   Device device() const;
@@ -44,6 +51,7 @@ class TensorOptions {
 inline TensorOptions device(Device d) { return TensorOptions().device(d); }
 inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
 inline TensorOptions requires_grad(bool b = true) { return TensorOptions().requires_grad(b); }
+inline TensorOptions layout(Layout l) { return TensorOptions().layout(l); }
 
 std::ostream& operator<<(std::ostream& os, const TensorOptions& o);
 

@@ -1,6 +1,7 @@
 #pragma once
 // Tensor: a strided view of a storage that lives on one device. Spelled as libtorch's at::Tensor.
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
@@ -52,6 +53,8 @@ class Tensor {
   TypeMeta dtype() const { return scalar_type(); }
   Device device() const;
   TensorOptions options() const;
+  /// Always kStrided (libtorch's; locus has no sparse layouts).
+  Layout layout() const { return kStrided; }
   size_t element_size() const { return locus::element_size(scalar_type()); }
   size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
   bool is_cpu() const { return device().is_cpu(); }
@@ -210,6 +213,27 @@ class Tensor {
   /// In-place random fills (locus's counter-based generator, as rand/randn).
   Tensor& uniform_(double from = 0, double to = 1);
   Tensor& normal_(double mean = 0, double std = 1);
+  // ---- more in-place draws, as libtorch's (src/ops/random_ops.cpp) ----
+  /// 1 with probability p (a number, or a tensor broadcast to this one), else 0.
+  Tensor& bernoulli_(double p = 0.5);
+  Tensor& bernoulli_(const Tensor& p);
+  /// Integers drawn uniformly from [from, to - 1] (to: one past the dtype's largest exact integer
+  /// when absent, as PyTorch's), [0, to - 1], or [0, 2^mantissa] for floats / the dtype's max.
+  Tensor& random_(int64_t from, std::optional<int64_t> to);
+  Tensor& random_(int64_t to);
+  Tensor& random_();
+  Tensor& exponential_(double lambd = 1);
+  Tensor& geometric_(double p);
+  Tensor& log_normal_(double mean = 1, double std = 2);
+  Tensor& cauchy_(double median = 0, double sigma = 1);
+  /// A new tensor of 0s and 1s, each 1 with the probability this tensor holds (in [0, 1]).
+  Tensor bernoulli() const;
+  Tensor bernoulli(double p) const;
+  /// Indices of num_samples categories drawn from each row's (unnormalised) weights; without
+  /// replacement a category is drawn at most once per row.
+  Tensor multinomial(int64_t num_samples, bool replacement = false) const;
+  /// |self - other| <= atol + rtol * |other|, elementwise (bool); NaNs equal when equal_nan.
+  Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
   Tensor detach() const;
   /// Detaches this tensor from the graph in place: it becomes a leaf that does not require grad
   /// (its grad, if any, is kept), for every handle to it.
@@ -457,8 +481,30 @@ class Tensor {
   void set_data(const Tensor& new_data) const;
   /// A tensor sharing storage with this one, outside the graph (same as detach()).
   Tensor data() const { return detach(); }
+  /// libtorch's gradient hooks: `hook(grad)` runs each time a backward pass computes this
+  /// tensor's gradient (a leaf: before it is accumulated into .grad); a hook returning a Tensor
+  /// replaces the gradient, one returning void only reads it. Returns the handle for
+  /// remove_hook. Throws for a tensor that does not require grad.
+  template <typename Hook>
+  unsigned register_hook(Hook&& hook) const {
+    if constexpr (std::is_void_v<std::invoke_result_t<Hook&, Tensor>>) {
+      return register_grad_hook([h = std::forward<Hook>(hook)](const Tensor& g) mutable {
+        h(g);
+        return Tensor();
+      });
+    } else {
+      return register_grad_hook([h = std::forward<Hook>(hook)](const Tensor& g) mutable { return Tensor(h(g)); });
+    }
+  }
+  /// Removes the hook of that handle; an unknown handle is an Error.
+  void remove_hook(unsigned handle) const;
+  /// Keeps the gradient of this non-leaf tensor in .grad after backward (accumulating across
+  /// passes, as a leaf's); a no-op on a leaf. retains_grad() says whether it was asked for.
+  void retain_grad() const;
+  bool retains_grad() const;
 
  private:
+  unsigned register_grad_hook(std::function<Tensor(const Tensor&)> hook) const;
   void* host_data(const char* op) const;
   void check_accessor_dims(int64_t n) const;
   std::shared_ptr<TensorImpl> impl_;

@@ -76,6 +76,11 @@ struct AccumulateGrad : Node {
   variable_list apply(variable_list&& grads) override {
     Tensor g = std::move(grads.at(0));
     if (!g.defined()) return {};
+    if (auto* m = variable.impl()->autograd.get(); m != nullptr && !m->grad_hooks.empty()) {
+      auto hooks = m->grad_hooks;  // a hook may register or remove hooks
+      for (auto& h : hooks)
+        if (Tensor r = h.second(g); r.defined()) g = std::move(r);
+    }
     if (g.device() != variable.device())
       throw DeviceMismatchError(device_mismatch("AccumulateGrad", variable.device(), g.device(), "grad"));
     if (g.sizes() != variable.sizes())
@@ -200,6 +205,12 @@ variable_list run(const std::vector<Edge>& roots, variable_list root_grads, bool
     ready.pop();
     variable_list in = std::move(buffers[n]);
     buffers.erase(n);
+    if (!n->tensor_hooks().empty()) {  // register_hook / retain_grad on the node's outputs
+      auto hooks = n->tensor_hooks();
+      for (auto& h : hooks)
+        if (h.output_nr < in.size() && in[h.output_nr].defined())
+          if (Tensor r = h.fn(in[h.output_nr]); r.defined()) in[h.output_nr] = std::move(r);
+    }
     if (grad_mode && target_nodes.count(n)) {
       for (size_t k = 0; k < targets.size(); ++k)
         if (targets[k].function.get() == n && targets[k].input_nr < in.size()) captured[k] = in[targets[k].input_nr];
@@ -379,6 +390,67 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors, s
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
   autograd::backward({*this}, {gradient}, retain_graph, create_graph);
+}
+
+unsigned Tensor::register_grad_hook(std::function<Tensor(const Tensor&)> hook) const {
+  if (!defined()) throw Error("[register_hook] the tensor is undefined.");
+  if (!requires_grad())
+    throw Error("[register_hook] cannot register a hook on a tensor that doesn't require gradient; call "
+                "requires_grad_(true) on it (or on the leaves it is computed from) first.");
+  auto* meta = impl_->autograd.get();
+  const auto handle = static_cast<unsigned>(autograd::next_hook_handle.fetch_add(1));
+  if (meta->grad_fn) {
+    // before this tensor's retain_grad hook, if any: .grad holds the gradient every hook has seen (PyTorch's order)
+    auto& hooks = meta->grad_fn->tensor_hooks();
+    auto at = std::find_if(hooks.begin(), hooks.end(), [&](const auto& h) {
+      return meta->retains_grad && h.handle == meta->retain_grad_handle;
+    });
+    hooks.insert(at, {meta->output_nr, handle, std::move(hook)});
+  } else {
+    meta->grad_hooks.emplace_back(handle, std::move(hook));
+  }
+  return handle;
+}
+
+void Tensor::remove_hook(unsigned handle) const {
+  bool found = false;
+  if (defined() && impl_->autograd) {
+    auto* meta = impl_->autograd.get();
+    found = std::erase_if(meta->grad_hooks, [&](const auto& h) { return h.first == handle; }) > 0;
+    if (meta->grad_fn)
+      found = std::erase_if(meta->grad_fn->tensor_hooks(), [&](const auto& h) {
+                return h.output_nr == meta->output_nr && h.handle == handle && handle != meta->retain_grad_handle;
+              }) > 0 || found;
+  }
+  if (!found)
+    throw Error("[remove_hook] this tensor has no hook with handle " + std::to_string(handle) +
+                " (removed already, or registered on another tensor).");
+}
+
+void Tensor::retain_grad() const {
+  if (!defined()) throw Error("[retain_grad] the tensor is undefined.");
+  if (!requires_grad())
+    throw Error("[retain_grad] can't retain_grad on Tensor that has requires_grad=False; call requires_grad_(true) "
+                "on the leaves it is computed from first.");
+  auto* meta = impl_->autograd.get();
+  if (!meta->grad_fn || meta->retains_grad) return;  // a leaf keeps its gradient anyway
+  std::weak_ptr<TensorImpl> weak = impl_;
+  const uint64_t handle = autograd::next_hook_handle.fetch_add(1);
+  meta->grad_fn->tensor_hooks().push_back({meta->output_nr, handle, [weak](const Tensor& g) {
+                                             std::shared_ptr<TensorImpl> self = weak.lock();
+                                             if (!self || !self->autograd) return Tensor();
+                                             Tensor& acc = self->autograd->grad;
+                                             if (!acc.defined()) acc = GradMode::is_enabled() ? g : g.detach().clone();
+                                             else if (GradMode::is_enabled()) acc = acc + g;
+                                             else acc.add_(g);
+                                             return Tensor();
+                                           }});
+  meta->retains_grad = true;
+  meta->retain_grad_handle = handle;
+}
+
+bool Tensor::retains_grad() const {
+  return defined() && impl_->autograd && impl_->autograd->grad_fn && impl_->autograd->retains_grad;
 }
 
 void Tensor::set_data(const Tensor& new_data) const {

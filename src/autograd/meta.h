@@ -20,6 +20,10 @@ struct AutogradMeta {
   std::weak_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad node, while the graph holds it
   // register_post_accumulate_grad_hook: (handle, hook), run after each accumulation into grad
   std::vector<std::pair<uint64_t, std::function<void(const Tensor&)>>> post_acc_hooks;
+  // register_hook on a leaf: (handle, hook), run on each incoming gradient before accumulation
+  // (a non-leaf's hooks live on its grad_fn, Node::tensor_hooks)
+  std::vector<std::pair<uint64_t, std::function<Tensor(const Tensor&)>>> grad_hooks;
+  uint64_t retain_grad_handle = 0;  // the retain_grad hook on grad_fn, when retains_grad
 };
 
 }  // namespace locus::autograd

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "autograd/meta.h"
+#include "locus/autograd.h"
 #include "core/checks.h"
 #include "locus/error.h"
 
@@ -23,6 +24,8 @@ Tensor& Tensor::requires_grad_(bool b) {
 Tensor& Tensor::detach_() {
   if (!impl_) throw Error("Tensor: the tensor is undefined (default-constructed); create it with a factory first.");
   if (autograd::AutogradMeta* m = impl_->autograd.get()) {
+    if (m->grad_fn && m->retains_grad)  // its retain_grad hook stays with the graph it leaves
+      std::erase_if(m->grad_fn->tensor_hooks(), [&](const auto& h) { return h.handle == m->retain_grad_handle; });
     m->requires_grad = false;
     m->grad_fn.reset();
     m->output_nr = 0;
