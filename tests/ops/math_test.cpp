@@ -517,3 +517,17 @@ TEST_P(MathOps, DigammaBackwardRaisesAtBackwardTime) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(MathOps);
+
+// PyTorch's CUDA autocast float32 list holds tan, asin, acos, sinh, cosh, log10 and erfinv (cuda and
+// opencl follow it); its CPU lists hold none of the batch (checked with torch.autocast("cpu")).
+TEST_P(MathOps, AutocastFloat32ListOnGpuTypes) {
+  Device d = GetParam();
+  ScalarType low = d.is_cpu() ? kBFloat16 : kHalf;
+  Tensor h = t({0.25, 0.5}, low);
+  autocast::AutocastGuard g(d.type(), low);
+  ScalarType gpu_f32 = d.is_cpu() ? low : kFloat;
+  for (Tensor r : {h.tan(), h.asin(), h.acos(), h.sinh(), h.cosh(), h.log10(), h.erfinv()})
+    EXPECT_EQ(r.scalar_type(), gpu_f32);
+  for (Tensor r : {h.atan(), h.asinh(), h.atanh(), h.erfc(), h.lgamma(), h.digamma(), h.trunc(), h.hypot(h)})
+    EXPECT_EQ(r.scalar_type(), low);
+}
