@@ -156,9 +156,11 @@ void on_binary_scalar(BinaryOp op, Tensor& out, const Tensor& a, double s, bool 
         record("DivBackward1", out, {&a}, [s](const Tensor& g) -> variable_list { return {g / s}; });
       return;
     case BinaryOp::Pow:
-      if (scalar_first) {
-        Tensor o = out.detach();
-        record("PowBackward2", out, {&a}, [o, s](const Tensor& g) -> variable_list { return {g * o * std::log(s)}; });
+      if (scalar_first) {  // s^a ln s, recomputed (differentiable again); 0 where s is 0 and a >= 0, as PyTorch
+        record("PowBackward2", out, {&a}, [a, s](const Tensor& g) -> variable_list {
+          Tensor r = locus::pow(s, a) * std::log(s);
+          return {g * (s == 0 ? where(a.ge(0), 0.0, r) : r)};
+        });
       } else {
         record("PowBackward0", out, {&a}, [a, s](const Tensor& g) -> variable_list {
           if (s == 0) return {zeros_like(g)};

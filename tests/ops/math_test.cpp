@@ -531,3 +531,30 @@ TEST_P(MathOps, AutocastFloat32ListOnGpuTypes) {
   for (Tensor r : {h.atan(), h.asinh(), h.atanh(), h.erfc(), h.lgamma(), h.digamma(), h.trunc(), h.hypot(h)})
     EXPECT_EQ(r.scalar_type(), low);
 }
+
+TEST_P(MathOps, ScalarBasePowGradientsMatchPyTorch) {
+  // PyTorch 1.13: torch.pow(2.5, x) and torch.pow(0.0, x) at x = [-1, 0, 0.5, 2] (float64)
+  Tensor x = t({-1.0, 0.0, 0.5, 2.0});
+  Fn f = [](const Tensor& e) { return locus::pow(2.5, e); };
+  expect_close(grad_of(f, x), {0.3665162927496621, 0.9162907318741551, 1.4487828558124876, 5.72681707421347}, 1e-14, 0,
+               "d pow(2.5, x)");
+  expect_close(grad2_of(f, x), {0.33583548212738995, 0.8395887053184748, 1.3275063032791528, 5.2474294082404676}, 1e-14,
+               0, "d2 pow(2.5, x)");
+  expect_close(grad_of([](const Tensor& e) { return locus::pow(0.0, e); }, x), {-kInf, 0.0, 0.0, 0.0}, 0, 0,
+               "d pow(0, x)");
+}
+
+TEST_P(MathOps, MixedDevicesRaise) {
+  // the cpu run pairs the cpu with the first other device, the others pair theirs with the cpu
+  std::vector<Device> devs = all_devices();
+  Device other = GetParam().is_cpu() ? devs.back() : Device(kCPU);
+  if (other == GetParam()) GTEST_SKIP() << "needs a device besides cpu (CI exposes two OpenCL devices)";
+  Tensor a = t({1.0, 2.0}), c = tensor({1.0, 2.0}, TensorOptions().device(other));
+  EXPECT_THROW_MSG(a.hypot(c), DeviceMismatchError, "[hypot] Expected all tensors to be on the same device");
+  EXPECT_THROW_MSG(a.fmod(c), DeviceMismatchError, "[fmod] Expected all tensors to be on the same device");
+  EXPECT_THROW_MSG(a.div(c, "floor"), DeviceMismatchError, "Expected all tensors to be on the same device");
+  EXPECT_THROW_MSG(a.logical_xor(c), DeviceMismatchError, "[logical_xor] Expected all tensors to be on the same device");
+  EXPECT_THROW_MSG(a.copysign_(c), DeviceMismatchError, "[copysign_] Expected all tensors to be on the same device");
+  // a 0-dim cpu tensor is a scalar, as in PyTorch
+  EXPECT_EQ(values(a.fmod(tensor(1.5))), (V{1.0, 0.5}));
+}
