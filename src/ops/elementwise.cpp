@@ -588,8 +588,8 @@ constexpr double kPi = 3.14159265358979323846;
 
 void require_float(const char* name, const Tensor& t) {
   if (!locus::is_floating_point(t.scalar_type()))
-    throw Error("[" + std::string(name) + "] expected a floating-point tensor, got " + locus::toString(t.scalar_type()) +
-                "; convert it first, e.g. x.to(torch::kFloat).");
+    throw Error("[" + std::string(name) + "] expected a floating-point tensor, got " +
+                locus::toString(t.scalar_type()) + "; convert it first, e.g. x.to(torch::kFloat).");
 }
 // The rounding modes of div(): nullopt (true division), "trunc" or "floor".
 BinaryOp rounding_op(const char* name, std::optional<std::string_view> mode) {
@@ -704,13 +704,17 @@ Tensor Tensor::hypot(const Tensor& other) const {
   return binary_impl(BinaryOp::Hypot, *this, other, nullptr);
 }
 Tensor Tensor::fmod(const Tensor& other) const { return binary_impl(BinaryOp::Fmod, *this, other, nullptr); }
-Tensor Tensor::fmod(const Scalar& other) const { return binary_scalar_impl(BinaryOp::Fmod, *this, other, false, nullptr); }
+Tensor Tensor::fmod(const Scalar& other) const {
+  return binary_scalar_impl(BinaryOp::Fmod, *this, other, false, nullptr);
+}
 Tensor Tensor::copysign(const Tensor& other) const { return binary_impl(BinaryOp::Copysign, *this, other, nullptr); }
 Tensor Tensor::copysign(const Scalar& other) const {
   return binary_scalar_impl(BinaryOp::Copysign, *this, other, false, nullptr);
 }
 Tensor Tensor::xlogy(const Tensor& other) const { return binary_impl(BinaryOp::Xlogy, *this, other, nullptr); }
-Tensor Tensor::xlogy(const Scalar& other) const { return binary_scalar_impl(BinaryOp::Xlogy, *this, other, false, nullptr); }
+Tensor Tensor::xlogy(const Scalar& other) const {
+  return binary_scalar_impl(BinaryOp::Xlogy, *this, other, false, nullptr);
+}
 Tensor Tensor::nextafter(const Tensor& other) const {
   ops::check_same_device("nextafter", {{"self", this}, {"other", &other}});
   ScalarType rt = result_of(*this, other);
@@ -728,7 +732,9 @@ Tensor Tensor::div(const Tensor& other, std::optional<std::string_view> rounding
 Tensor Tensor::div(const Scalar& other, std::optional<std::string_view> rounding_mode) const {
   return binary_scalar_impl(rounding_op("div", rounding_mode), *this, other, false, nullptr);
 }
-Tensor Tensor::floor_divide(const Tensor& other) const { return binary_impl(BinaryOp::FloorDivide, *this, other, nullptr); }
+Tensor Tensor::floor_divide(const Tensor& other) const {
+  return binary_impl(BinaryOp::FloorDivide, *this, other, nullptr);
+}
 Tensor Tensor::floor_divide(const Scalar& other) const {
   return binary_scalar_impl(BinaryOp::FloorDivide, *this, other, false, nullptr);
 }
@@ -757,7 +763,9 @@ Tensor& Tensor::logical_xor_(const Tensor& o) {
   ops::check_same_device("logical_xor_", {{"self", this}, {"other", &o}});
   return inplace(*this, "logical_xor_", scalar_type(), [&](Tensor*) { return logical_xor(o); }, &o);
 }
-Tensor& Tensor::fmod_(const Scalar& o) { return inplace(*this, "fmod_", result_of(*this, o), [&](Tensor*) { return fmod(o); }); }
+Tensor& Tensor::fmod_(const Scalar& o) {
+  return inplace(*this, "fmod_", result_of(*this, o), [&](Tensor*) { return fmod(o); });
+}
 Tensor& Tensor::copysign_(const Scalar& o) {
   ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();
   return inplace(*this, "copysign_", rt, [&](Tensor*) { return copysign(o); });
@@ -773,12 +781,13 @@ Tensor& Tensor::true_divide_(const Scalar& o) { return div_(o); }
 Tensor& Tensor::div_(const Tensor& o, std::optional<std::string_view> rounding_mode) {
   ops::check_same_device("div_", {{"self", this}, {"other", &o}});
   BinaryOp op = rounding_op("div_", rounding_mode);
-  return inplace(*this, "div_", rounding_result(op, result_of(*this, o)), [&](Tensor*) { return div(o, rounding_mode); },
-                 &o);
+  ScalarType rt = rounding_result(op, result_of(*this, o));
+  return inplace(*this, "div_", rt, [&](Tensor*) { return div(o, rounding_mode); }, &o);
 }
 Tensor& Tensor::div_(const Scalar& o, std::optional<std::string_view> rounding_mode) {
   BinaryOp op = rounding_op("div_", rounding_mode);
-  return inplace(*this, "div_", rounding_result(op, result_of(*this, o)), [&](Tensor*) { return div(o, rounding_mode); });
+  ScalarType rt = rounding_result(op, result_of(*this, o));
+  return inplace(*this, "div_", rt, [&](Tensor*) { return div(o, rounding_mode); });
 }
 Tensor& Tensor::float_power_(const Tensor& o) {
   ops::check_same_device("float_power_", {{"self", this}, {"other", &o}});
@@ -831,7 +840,9 @@ Tensor fmod(const Tensor& a, const Tensor& b) { return a.fmod(b); }
 Tensor fmod(const Tensor& a, const Scalar& b) { return a.fmod(b); }
 Tensor remainder(const Tensor& a, const Tensor& b) { return a.remainder(b); }
 Tensor remainder(const Tensor& a, const Scalar& b) { return a.remainder(b); }
-Tensor remainder(const Scalar& a, const Tensor& b) { return binary_scalar_impl(BinaryOp::Remainder, b, a, true, nullptr); }
+Tensor remainder(const Scalar& a, const Tensor& b) {
+  return binary_scalar_impl(BinaryOp::Remainder, b, a, true, nullptr);
+}
 Tensor copysign(const Tensor& a, const Tensor& b) { return a.copysign(b); }
 Tensor copysign(const Tensor& a, const Scalar& b) { return a.copysign(b); }
 Tensor xlogy(const Tensor& a, const Tensor& b) { return a.xlogy(b); }

@@ -3,6 +3,8 @@ name). Run with /usr/bin/python3 (the python with torch): prints C++ initialiser
 
 Inputs are float64 so that the printed values are exact to 17 digits; the test compares float64
 results to them tightly and float32 results loosely."""
+import textwrap
+
 import torch
 
 torch.set_printoptions(precision=17)
@@ -26,7 +28,8 @@ def cpp(vals):
 
 
 def show(name, t):
-    print(f"// {name}\n{{\"{name}\", {cpp(t.flatten().tolist())}}},")
+    text = f"{{\"{name}\", {cpp(t.flatten().tolist())}}},"
+    print("\n".join(textwrap.wrap(text, width=116, subsequent_indent="     ", break_long_words=False)))
 
 
 d = torch.float64
@@ -60,7 +63,8 @@ show("xlogy", torch.xlogy(A, B))
 show("div_trunc", torch.div(A, B, rounding_mode="trunc"))
 show("div_floor", torch.div(A, B, rounding_mode="floor"))
 show("fmod_scalar", torch.fmod(A, -2.5))
-show("xlogy_edges", torch.xlogy(torch.tensor([0.0, 0.0, 0.0, 2.0], dtype=d), torch.tensor([0.0, nan, 5.0, 0.0], dtype=d)))
+show("xlogy_edges",
+     torch.xlogy(torch.tensor([0.0, 0.0, 0.0, 2.0], dtype=d), torch.tensor([0.0, nan, 5.0, 0.0], dtype=d)))
 show("copysign_zero", torch.copysign(torch.tensor([1.0, 1.0], dtype=d), torch.tensor([-0.0, 0.0], dtype=d)))
 I = torch.tensor([7, -7, 7, -7, 6, -6, 0, 5])
 J = torch.tensor([2, 2, -2, -2, 3, 3, 2, 1])

@@ -21,36 +21,54 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Output of tests/ops/math_cases.py (PyTorch 1.13, float64).
 const std::map<std::string, V> kTorch = {
-{"tan", {0.7470222972386603, -1.5574077246549023, -0.5463024898437905, -0.0, 0.0, 0.30933624960962325, 0.5463024898437905, 1.5574077246549023, -2.185039863261519, 1.4492795301268253}},
-{"asin", {kNan, -1.5707963267948966, -0.5235987755982989, -0.0, 0.0, 0.30469265401539747, 0.5235987755982989, 1.5707963267948966, kNan, kNan}},
-{"acos", {kNan, 3.141592653589793, 2.0943951023931957, 1.5707963267948966, 1.5707963267948966, 1.2661036727794992, 1.0471975511965976, 0.0, kNan, kNan}},
-{"atan", {-1.1902899496825317, -0.7853981633974483, -0.4636476090008061, -0.0, 0.0, 0.2914567944778671, 0.4636476090008061, 0.7853981633974483, 1.1071487177940904, 1.433730152484709}},
-{"sinh", {-6.0502044810397875, -1.1752011936438014, -0.5210953054937474, -0.0, 0.0, 0.3045202934471426, 0.5210953054937474, 1.1752011936438014, 3.626860407847019, 704.0520690151534}},
-{"cosh", {6.132289479663686, 1.5430806348152437, 1.1276259652063807, 1.0, 1.0, 1.0453385141288605, 1.1276259652063807, 1.5430806348152437, 3.7621956910836314, 704.0527791895422}},
-{"asinh", {-1.6472311463710958, -0.881373587019543, -0.48121182505960347, -0.0, 0.0, 0.29567304756342244, 0.48121182505960347, 0.881373587019543, 1.4436354751788103, 2.678871313462426}},
+{"tan", {0.7470222972386603, -1.5574077246549023, -0.5463024898437905, -0.0, 0.0, 0.30933624960962325,
+     0.5463024898437905, 1.5574077246549023, -2.185039863261519, 1.4492795301268253}},
+{"asin", {kNan, -1.5707963267948966, -0.5235987755982989, -0.0, 0.0, 0.30469265401539747, 0.5235987755982989,
+     1.5707963267948966, kNan, kNan}},
+{"acos", {kNan, 3.141592653589793, 2.0943951023931957, 1.5707963267948966, 1.5707963267948966, 1.2661036727794992,
+     1.0471975511965976, 0.0, kNan, kNan}},
+{"atan", {-1.1902899496825317, -0.7853981633974483, -0.4636476090008061, -0.0, 0.0, 0.2914567944778671,
+     0.4636476090008061, 0.7853981633974483, 1.1071487177940904, 1.433730152484709}},
+{"sinh", {-6.0502044810397875, -1.1752011936438014, -0.5210953054937474, -0.0, 0.0, 0.3045202934471426,
+     0.5210953054937474, 1.1752011936438014, 3.626860407847019, 704.0520690151534}},
+{"cosh", {6.132289479663686, 1.5430806348152437, 1.1276259652063807, 1.0, 1.0, 1.0453385141288605,
+     1.1276259652063807, 1.5430806348152437, 3.7621956910836314, 704.0527791895422}},
+{"asinh", {-1.6472311463710958, -0.881373587019543, -0.48121182505960347, -0.0, 0.0, 0.29567304756342244,
+     0.48121182505960347, 0.881373587019543, 1.4436354751788103, 2.678871313462426}},
 {"acosh", {kNan, kNan, kNan, kNan, kNan, kNan, kNan, 0.0, 1.3169578969248166, 2.669358110903154}},
 {"atanh", {kNan, -kInf, -0.5493061443340548, -0.0, 0.0, 0.30951960420311175, 0.5493061443340548, kInf, kNan, kNan}},
-{"log10", {kNan, kNan, kNan, -kInf, -kInf, -0.5228787452803376, -0.3010299956639812, 0.0, 0.3010299956639812, 0.8603380065709937}},
+{"log10", {kNan, kNan, kNan, -kInf, -kInf, -0.5228787452803376, -0.3010299956639812, 0.0, 0.3010299956639812,
+     0.8603380065709937}},
 {"trunc", {-2.0, -1.0, -0.0, -0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 7.0}},
 {"frac", {-0.5, 0.0, -0.5, 0.0, 0.0, 0.3, 0.5, 0.0, 0.0, 0.25}},
-{"erfc", {1.999593047982555, 1.8427007929497148, 1.5204998778130465, 1.0, 1.0, 0.6713732405408726, 0.4795001221869535, 0.15729920705028513, 0.004677734981047265, 1.1466900814815012e-24}},
+{"erfc", {1.999593047982555, 1.8427007929497148, 1.5204998778130465, 1.0, 1.0, 0.6713732405408726,
+     0.4795001221869535, 0.15729920705028513, 0.004677734981047265, 1.1466900814815012e-24}},
 {"erfinv", {kNan, -kInf, -0.4769362762044699, -0.0, 0.0, 0.2724627147267544, 0.4769362762044699, kInf, kNan, kNan}},
-{"lgamma", {-0.05624371649767405, kInf, 1.2655121234846454, kInf, kInf, 1.0957979948180756, 0.5723649429247001, 0.0, 0.0, 7.0521854507385395}},
-{"digamma", {1.1031566406452433, kNan, 0.03648997397857639, kInf, -kInf, -3.502524222200133, -1.9635100260214229, -0.5772156649015328, 0.422784335098467, 1.910453526883736}},
+{"lgamma", {-0.05624371649767405, kInf, 1.2655121234846454, kInf, kInf, 1.0957979948180756, 0.5723649429247001, 0.0,
+     0.0, 7.0521854507385395}},
+{"digamma", {1.1031566406452433, kNan, 0.03648997397857639, kInf, -kInf, -3.502524222200133, -1.9635100260214229,
+     -0.5772156649015328, 0.422784335098467, 1.910453526883736}},
 {"logit", {kNan, kNan, kNan, -kInf, -kInf, -0.8472978603872036, 0.0, kInf, kNan, kNan}},
-{"sinc", {0.12732395447351627, 3.8981718325193755e-17, 0.6366197723675814, 1.0, 1.0, 0.8583936913341398, 0.6366197723675814, 3.8981718325193755e-17, -3.8981718325193755e-17, -0.031045390212314006}},
-{"deg2rad", {-0.04363323129985824, -0.017453292519943295, -0.008726646259971648, -0.0, 0.0, 0.005235987755982988, 0.008726646259971648, 0.017453292519943295, 0.03490658503988659, 0.1265363707695889}},
-{"rad2deg", {-143.2394487827058, -57.29577951308232, -28.64788975654116, -0.0, 0.0, 17.188733853924695, 28.64788975654116, 57.29577951308232, 114.59155902616465, 415.39440146984685}},
-{"logit_eps", {-1.0986122886681098, -1.0986122886681098, -1.0986122886681098, -1.0986122886681098, -1.0986122886681098, -0.8472978603872036, 0.0, 1.0986122886681098, 1.0986122886681098, 1.0986122886681098}},
+{"sinc", {0.12732395447351627, 3.8981718325193755e-17, 0.6366197723675814, 1.0, 1.0, 0.8583936913341398,
+     0.6366197723675814, 3.8981718325193755e-17, -3.8981718325193755e-17, -0.031045390212314006}},
+{"deg2rad", {-0.04363323129985824, -0.017453292519943295, -0.008726646259971648, -0.0, 0.0, 0.005235987755982988,
+     0.008726646259971648, 0.017453292519943295, 0.03490658503988659, 0.1265363707695889}},
+{"rad2deg", {-143.2394487827058, -57.29577951308232, -28.64788975654116, -0.0, 0.0, 17.188733853924695,
+     28.64788975654116, 57.29577951308232, 114.59155902616465, 415.39440146984685}},
+{"logit_eps", {-1.0986122886681098, -1.0986122886681098, -1.0986122886681098, -1.0986122886681098,
+     -1.0986122886681098, -0.8472978603872036, 0.0, 1.0986122886681098, 1.0986122886681098, 1.0986122886681098}},
 {"signbit", {1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}},
 {"edges_asin", {kNan, kNan, 1.5707963267948966, -1.5707963267948966}},
 {"edges_atanh", {kInf, -kInf, kNan}},
 {"edges_acosh", {0.0, kNan, kInf}},
 {"edges_erfinv", {kInf, -kInf, kNan, 2.3267537655135153, -3.7665625815775803}},
-{"edges_lgamma", {1.2655121234846454, kInf, -0.05624371649767405, kInf, 6.907178885383853, 359.1342053695754, kInf, kInf}},
-{"edges_digamma", {-kInf, kInf, kNan, 1.1031566406452433, -0.5772156649015328, 2.251752589066721, -1000.5755719318104, 4.8113737751162775}},
+{"edges_lgamma", {1.2655121234846454, kInf, -0.05624371649767405, kInf, 6.907178885383853, 359.1342053695754, kInf,
+     kInf}},
+{"edges_digamma", {-kInf, kInf, kNan, 1.1031566406452433, -0.5772156649015328, 2.251752589066721,
+     -1000.5755719318104, 4.8113737751162775}},
 {"edges_trunc", {-2.0, 2.0, -0.0, kInf, -kInf}},
-{"hypot", {7.762087348130012, 7.762087348130012, 7.762087348130012, 7.762087348130012, 5.830951894845301, 5.830951894845301, 2.0, 3.0}},
+{"hypot", {7.762087348130012, 7.762087348130012, 7.762087348130012, 7.762087348130012, 5.830951894845301,
+     5.830951894845301, 2.0, 3.0}},
 {"fmod", {1.5, -1.5, 1.5, -1.5, 2.0, -2.0, 0.0, kNan}},
 {"remainder", {1.5, 0.5, -0.5, -1.5, 2.0, 1.0, 0.0, kNan}},
 {"copysign", {7.5, 7.5, -7.5, -7.5, 5.0, 5.0, 0.0, 3.0}},
@@ -243,7 +261,8 @@ TEST_P(MathOps, InPlaceAliasesAndFreeFunctions) {
       {[](Tensor& a) -> Tensor& { return a.sgn_(); }, [](const Tensor& a) { return locus::sign(a); }},
       {[](Tensor& a) -> Tensor& { return a.absolute_(); }, [](const Tensor& a) { return locus::abs(a); }},
       {[](Tensor& a) -> Tensor& { return a.negative_(); }, [](const Tensor& a) { return locus::neg(a); }},
-      {[](Tensor& a) -> Tensor& { return a.clip_(-0.5, 0.5); }, [](const Tensor& a) { return locus::clamp(a, -0.5, 0.5); }},
+      {[](Tensor& a) -> Tensor& { return a.clip_(-0.5, 0.5); },
+       [](const Tensor& a) { return locus::clamp(a, -0.5, 0.5); }},
   };
   for (size_t i = 0; i < pairs.size(); ++i) {
     Tensor y = x.clone();
@@ -380,7 +399,8 @@ TEST_P(MathOps, IntegerDivisionModes) {
   e.fmod_(b);
   EXPECT_EQ(values(e), torch_values("int_fmod"));
   Tensor f = a.clone();
-  EXPECT_THROW_MSG(f.div_(b, std::nullopt), Error, "[div_] result type Float can't be cast to the desired output type Long.");
+  EXPECT_THROW_MSG(f.div_(b, std::nullopt), Error,
+                   "[div_] result type Float can't be cast to the desired output type Long.");
   EXPECT_THROW_MSG(a.div(b, "round"), Error,
                    "[div] expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'round'.");
   EXPECT_THROW_MSG(f.div_(2, "Floor"), Error,
@@ -403,7 +423,8 @@ TEST_P(MathOps, PowersLogicalXorAndInPlaceBinary) {
   expect_close(locus::ldexp(t({1.0, -3.0, 0.5}), ti({3, -1, 4})), torch_values("ldexp"), 0, 0, "ldexp");
   Tensor x = t({1.0, 2.0}, kFloat);
   EXPECT_THROW_MSG(x.float_power_(2), Error,
-                   "[float_power_] the base must be float64 for an in-place float_power, got Float; use float_power() instead.");
+                   "[float_power_] the base must be float64 for an in-place float_power, got Float; "
+                   "use float_power() instead.");
   Tensor x64 = t({4.0, 9.0});
   x64.float_power_(0.5);
   EXPECT_EQ(values(x64), (V{2, 3}));
@@ -435,7 +456,8 @@ TEST_P(MathOps, PowersLogicalXorAndInPlaceBinary) {
   td.true_divide_(2);
   EXPECT_EQ(values(td), (V{1.5}));
   Tensor ii = ti({1, 2});
-  EXPECT_THROW_MSG(ii.copysign_(-1), Error, "[copysign_] result type Float can't be cast to the desired output type Long.");
+  EXPECT_THROW_MSG(ii.copysign_(-1), Error,
+                   "[copysign_] result type Float can't be cast to the desired output type Long.");
 }
 
 namespace {
@@ -465,7 +487,8 @@ TEST_P(MathOps, GradientsMatchPyTorch) {
   expect_close(grad_of([](const Tensor& x) { return x.sinc(); }, t({0.0, 1.0})), torch_values("grad_sinc0"), 1e-12,
                1e-15, "grad sinc at 0");
   for (const char* name : {"tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "atanh", "erfc", "erfinv"}) {
-    const Fn& fn = std::find_if(unary_ops().begin(), unary_ops().end(), [&](auto& p) { return p.first == name; })->second;
+    auto it = std::find_if(unary_ops().begin(), unary_ops().end(), [&](auto& p) { return p.first == name; });
+    const Fn& fn = it->second;
     expect_close(grad2_of(fn, gx), torch_values(std::string("grad2_") + name), 1e-11, 1e-14,
                  std::string("grad2 ") + name);
   }
@@ -553,7 +576,8 @@ TEST_P(MathOps, MixedDevicesRaise) {
   EXPECT_THROW_MSG(a.hypot(c), DeviceMismatchError, "[hypot] Expected all tensors to be on the same device");
   EXPECT_THROW_MSG(a.fmod(c), DeviceMismatchError, "[fmod] Expected all tensors to be on the same device");
   EXPECT_THROW_MSG(a.div(c, "floor"), DeviceMismatchError, "Expected all tensors to be on the same device");
-  EXPECT_THROW_MSG(a.logical_xor(c), DeviceMismatchError, "[logical_xor] Expected all tensors to be on the same device");
+  EXPECT_THROW_MSG(a.logical_xor(c), DeviceMismatchError,
+                   "[logical_xor] Expected all tensors to be on the same device");
   EXPECT_THROW_MSG(a.copysign_(c), DeviceMismatchError, "[copysign_] Expected all tensors to be on the same device");
   // a 0-dim cpu tensor is a scalar, as in PyTorch
   EXPECT_EQ(values(a.fmod(tensor(1.5))), (V{1.0, 0.5}));

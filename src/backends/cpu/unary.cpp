@@ -68,7 +68,12 @@ struct Floor { template <class C> C operator()(C x) const { if constexpr (std::i
 struct Ceil { template <class C> C operator()(C x) const { if constexpr (std::is_floating_point_v<C>) return std::ceil(x); else return x; } };
 // round half to even, as torch.round
 struct Round { template <class C> C operator()(C x) const { if constexpr (std::is_floating_point_v<C>) return std::nearbyint(x); else return x; } };
-struct Trunc { template <class C> C operator()(C x) const { if constexpr (std::is_floating_point_v<C>) return std::trunc(x); else return x; } };
+struct Trunc {
+  template <class C> C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) return std::trunc(x);
+    else return x;
+  }
+};
 struct LogicalNot { template <class C> C operator()(C x) const { return static_cast<C>(x == C(0)); } };
 template <class C>
 struct Clamp {
