@@ -203,7 +203,7 @@ TEST(OpenCLElementwise, UnaryAllOpsStrided) {
   std::vector<double> pos = {0.5, 1.25, 2.5, 3.5, 0.1, 4, 0.75, 2.5, 0.01, 1.5};
   std::vector<double> mixed = {0.5, 1.25, 2.5, 3.5, 0.1, 4, -0.75, -2.5, 0, 1.5};
   for (ScalarType dt : {kFloat, kDouble, kHalf}) {
-    std::vector<int> all_ops;  // every op but ReluBackward (done through binary), Erfinv and Digamma (no host reference)
+    std::vector<int> all_ops;  // all but ReluBackward (done through binary), Erfinv and Digamma (no host reference)
     for (int op = 0; op <= static_cast<int>(UnaryOp::Digamma); ++op)
       if (op != static_cast<int>(UnaryOp::ReluBackward) && op != static_cast<int>(UnaryOp::Erfinv) &&
           op != static_cast<int>(UnaryOp::Digamma))
