@@ -415,6 +415,9 @@ TEST_P(MathOps, PowersLogicalXorAndInPlaceBinary) {
   EXPECT_EQ(values(p), torch_values("pow_scalar_base"));
   expect_close(locus::pow(2.5, t({-1.0, 0.5, 2.0})), torch_values("pow_scalar_base_f"), 1e-14, 0, "pow(2.5, t)");
   EXPECT_EQ(locus::pow(2.5, ti({1, 2})).dtype(), kFloat);
+  // the new overload leaves pow(Tensor, Scalar) and pow(Tensor, Tensor) unambiguous
+  EXPECT_EQ(values(locus::pow(e, 2)), (V{0, 1, 25, 100}));
+  EXPECT_EQ(values(locus::pow(ti({2, 3}), ti({3, 2}))), (V{8, 9}));
   Tensor fp = locus::float_power(ti({2, 3}), t({0.5, 2.0}, kFloat));
   EXPECT_EQ(fp.dtype(), kDouble);
   expect_close(fp, torch_values("float_power"), 1e-15, 0, "float_power");
