@@ -84,6 +84,7 @@ Tensor erfc(const Tensor& a);
 Tensor erfinv(const Tensor& a);
 Tensor lgamma(const Tensor& a);
 Tensor digamma(const Tensor& a);
+Tensor polygamma(int64_t n, const Tensor& a);
 Tensor logit(const Tensor& a, std::optional<double> eps = std::nullopt);
 Tensor sinc(const Tensor& a);
 Tensor deg2rad(const Tensor& a);

@@ -335,9 +335,11 @@ class Tensor {
   Tensor erfc() const;
   /// The inverse of erf on [-1, 1] (+-inf at +-1, NaN outside).
   Tensor erfinv() const;
-  /// log|gamma(x)| and its derivative digamma (backward through digamma is not supported yet).
+  /// log|gamma(x)| and its derivative digamma (differentiable once: trigamma has no derivative yet).
   Tensor lgamma() const;
   Tensor digamma() const;
+  /// The n-th derivative of digamma: n = 0 (digamma) and n = 1 (trigamma) so far.
+  Tensor polygamma(int64_t n) const;
   /// log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given.
   Tensor logit(std::optional<double> eps = std::nullopt) const;
   /// sin(pi x) / (pi x), 1 at 0.
@@ -375,6 +377,7 @@ class Tensor {
   Tensor& erfinv_();
   Tensor& lgamma_();
   Tensor& digamma_();
+  Tensor& polygamma_(int64_t n);
   Tensor& logit_(std::optional<double> eps = std::nullopt);
   Tensor& sinc_();
   Tensor& deg2rad_();

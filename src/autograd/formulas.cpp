@@ -387,10 +387,13 @@ void on_unary(UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryPara
     case UnaryOp::Lgamma:
       record("LgammaBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g * a.digamma()}; });
       return;
-    case UnaryOp::Digamma:
-      record("DigammaBackward0", out, {&a}, [](const Tensor&) -> variable_list {
-        throw Error("[digamma] digamma is not differentiable in locus yet (its derivative, trigamma, is missing); "
-                    "detach() the input of digamma, or of lgamma when taking a second derivative.");
+    case UnaryOp::Digamma:  // trigamma
+      record("DigammaBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g * a.polygamma(1)}; });
+      return;
+    case UnaryOp::Trigamma:
+      record("PolygammaBackward0", out, {&a}, [](const Tensor&) -> variable_list {
+        throw Error("[polygamma] polygamma(1, x) is not differentiable in locus yet (its derivative, polygamma(2, x), "
+                    "is missing); detach() its input, or that of digamma when taking a second derivative.");
       });
       return;
     default:

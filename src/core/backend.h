@@ -71,6 +71,7 @@ enum class UnaryOp : int {
   Erf, Log2, Exp2,
   // ---- math batch (stop 45) ----
   Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Log10, Trunc, Erfc, Erfinv, Lgamma, Digamma,
+  Trigamma,  // polygamma(1, x)
 };
 struct UnaryParams {
   double a = 0, b = 0;   // Clamp: min (a) and max (b); PowScalar: exponent (a)

@@ -46,6 +46,7 @@
 #define U_ERFINV 40
 #define U_LGAMMA 41
 #define U_DIGAMMA 42
+#define U_TRIGAMMA 43
 
 /* erfinv: Giles' single-precision approximation, then two Newton steps on erf (full precision
  * in double); +-1 give +-inf, |y| > 1 NaN, as PyTorch. */
@@ -112,6 +113,27 @@ DEVICE_FN F locus_digamma(F x) {
     y = z * q;
   }
   return result + log(x) - FLIT(0.5) / x - y;
+}
+
+/* trigamma (polygamma(1, x)) as PyTorch's calc_trigamma: the reflection below 1/2, six steps of
+ * the recurrence, then the asymptotic series. */
+DEVICE_FN F locus_trigamma(F x) {
+  const F pi = FLIT(3.14159265358979323846);
+  F sign = FLIT(1.0), result = 0;
+  if (x < FLIT(0.5)) {
+    sign = FLIT(-1.0);
+    F s = sin(pi * x);
+    result -= (pi * pi) / (s * s);
+    x = FLIT(1.0) - x;
+  }
+  for (int i = 0; i < 6; ++i) {
+    result += FLIT(1.0) / (x * x);
+    x += FLIT(1.0);
+  }
+  F ixx = FLIT(1.0) / (x * x);
+  result += (FLIT(1.0) + FLIT(1.0) / (FLIT(2.0) * x) +
+             ixx * (FLIT(1.0) / FLIT(6.0) - ixx * (FLIT(1.0) / FLIT(30.0) - ixx * (FLIT(1.0) / FLIT(42.0))))) / x;
+  return sign * result;
 }
 
 #ifndef IS_FLOAT
@@ -183,6 +205,7 @@ DEVICE_FN A unary_op(int op, A x, Scalar pa, Scalar pb, int has_a, int has_b) {
     case U_ERFINV: return (A)locus_erfinv(f);
     case U_LGAMMA: return (A)lgamma(f);
     case U_DIGAMMA: return (A)locus_digamma(f);
+    case U_TRIGAMMA: return (A)locus_trigamma(f);
 #ifdef IS_FLOAT
     case U_FLOOR: return (A)floor(f);
     case U_CEIL: return (A)ceil(f);

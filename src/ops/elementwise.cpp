@@ -624,6 +624,17 @@ Tensor Tensor::erfc() const { return unary_impl(UnaryOp::Erfc, "erfc", *this, {}
 Tensor Tensor::erfinv() const { return float_unary(*this, ac::Op::Erfinv, UnaryOp::Erfinv, "erfinv", &Tensor::erfinv); }
 Tensor Tensor::lgamma() const { return unary_impl(UnaryOp::Lgamma, "lgamma", *this, {}, true); }
 Tensor Tensor::digamma() const { return unary_impl(UnaryOp::Digamma, "digamma", *this, {}, true); }
+Tensor Tensor::polygamma(int64_t n) const {
+  if (n < 0) throw Error("[polygamma] polygamma(n, x) does not support negative n, got " + std::to_string(n) + ".");
+  if (n == 0) return digamma();
+  if (n == 1) return unary_impl(UnaryOp::Trigamma, "polygamma", *this, {}, true);
+  throw Error("[polygamma] n = " + std::to_string(n) +
+              " is not supported in locus yet: n = 0 (digamma) and n = 1 (trigamma) are.");
+}
+Tensor& Tensor::polygamma_(int64_t n) {
+  ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();
+  return inplace(*this, "polygamma_", rt, [&](Tensor*) { return polygamma(n); });
+}
 Tensor Tensor::logit(std::optional<double> eps) const {
   Tensor x = is_floating_point() ? *this : to(default_dtype());
   if (eps) x = x.clamp(*eps, 1.0 - *eps);
@@ -826,6 +837,7 @@ Tensor erfc(const Tensor& a) { return a.erfc(); }
 Tensor erfinv(const Tensor& a) { return a.erfinv(); }
 Tensor lgamma(const Tensor& a) { return a.lgamma(); }
 Tensor digamma(const Tensor& a) { return a.digamma(); }
+Tensor polygamma(int64_t n, const Tensor& a) { return a.polygamma(n); }
 Tensor logit(const Tensor& a, std::optional<double> eps) { return a.logit(eps); }
 Tensor sinc(const Tensor& a) { return a.sinc(); }
 Tensor deg2rad(const Tensor& a) { return a.deg2rad(); }

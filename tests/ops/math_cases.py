@@ -49,6 +49,7 @@ show("edges_acosh", torch.acosh(torch.tensor([1.0, 0.5, inf], dtype=d)))
 show("edges_erfinv", torch.erfinv(torch.tensor([1.0, -1.0, 1.5, 0.999, -0.9999999], dtype=d)))
 show("edges_lgamma", torch.lgamma(torch.tensor([-0.5, -1.0, -2.5, 0.0, 1e-3, 100.0, -inf, inf], dtype=d)))
 show("edges_digamma", torch.digamma(torch.tensor([0.0, -0.0, -1.0, -2.5, 1.0, 10.0, 1e-3, 123.4], dtype=d)))
+show("polygamma1", torch.polygamma(1, torch.tensor([-2.5, -1.0, -0.5, 0.0, 0.3, 1.0, 2.0, 7.25, 1e-3, 123.4], dtype=d)))
 show("edges_trunc", torch.trunc(torch.tensor([-2.7, 2.7, -0.2, inf, -inf], dtype=d)))
 
 # binary
@@ -107,7 +108,7 @@ print("// ---- gradients")
 for n in ["tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "atanh", "trunc", "frac", "erfc", "erfinv",
           "sinc", "deg2rad", "rad2deg"]:
     show("grad_" + n, grad(getattr(torch, n), GX))
-for n in ["acosh", "log10", "lgamma"]:
+for n in ["acosh", "log10", "lgamma", "digamma"]:
     show("grad_" + n, grad(getattr(torch, n), GP))
 show("grad_logit", grad(lambda x: torch.logit(x), GX.abs()))
 show("grad_logit_eps", grad(lambda x: torch.logit(x, eps=0.25), GX.abs()))
@@ -116,6 +117,7 @@ for n in ["tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "atanh", "erfc
     show("grad2_" + n, grad2(getattr(torch, n), GX))
 show("grad2_acosh", grad2(torch.acosh, GP))
 show("grad2_log10", grad2(torch.log10, GP))
+show("grad2_lgamma", grad2(torch.lgamma, GP))
 
 
 def grad_bin(fn, a, b):

@@ -66,6 +66,8 @@ const std::map<std::string, V> kTorch = {
      kInf}},
 {"edges_digamma", {-kInf, kInf, kNan, 1.1031566406452433, -0.5772156649015328, 2.251752589066721,
      -1000.5755719318104, 4.8113737751162775}},
+{"polygamma1", {9.53924664493752, 6.580790147320947e+32, 8.934802200117687, kInf, 12.245364544940365,
+     1.6449340676383375, 0.6449340670881899, 0.14787923316154666, 1000001.6425331949, 0.008136651610865263}},
 {"edges_trunc", {-2.0, 2.0, -0.0, kInf, -kInf}},
 {"hypot", {7.762087348130012, 7.762087348130012, 7.762087348130012, 7.762087348130012, 5.830951894845301,
      5.830951894845301, 2.0, 3.0}},
@@ -109,6 +111,7 @@ const std::map<std::string, V> kTorch = {
 {"grad_acosh", {0.8944271909999159, 0.5773502691896258, 0.3233808333817773, 0.2581988897471611}},
 {"grad_log10", {0.2895296546021679, 0.21714724095162594, 0.13362907135484672, 0.10857362047581297}},
 {"grad_lgamma", {0.036489973978576194, 0.422784335098467, 1.016990911068179, 1.2561176684318003}},
+{"grad_digamma", {0.9348022009716718, 0.6449340670881899, 0.35979829037509636, 0.2838229557697153}},
 {"grad_logit", {4.761904761904762, 6.249999999999999, 4.761904761904762, 4.166666666666667}},
 {"grad_logit_eps", {4.761904761904762, 0.0, 4.761904761904762, 4.166666666666667}},
 {"grad_sinc0", {0.0, -1.0}},
@@ -124,6 +127,7 @@ const std::map<std::string, V> kTorch = {
 {"grad2_erfinv", {-3.370255885361794, -0.3000515722240515, 0.496486526010743, 1.898207858155958}},
 {"grad2_acosh", {-1.073312629199899, -0.3849001794597507, -0.10990721134544065, -0.0688530372659096}},
 {"grad2_log10", {-0.19301976973477858, -0.10857362047581295, -0.041116637339952834, -0.02714340511895324}},
+{"grad2_lgamma", {0.9348022009716718, 0.6449340670881899, 0.35979829037509636, 0.2838229557697153}},
 {"grad_hypot_a", {0.9486832980505138, -0.5547001962252291, 0.0, 0.6}},
 {"grad_hypot_b", {0.31622776601683794, 0.8320502943378437, 1.0, -0.8}},
 {"grad_fmod_a", {1.0, 1.0, 1.0, 1.0}},
@@ -479,8 +483,8 @@ Tensor grad2_of(const Fn& f, const Tensor& x0) {
 TEST_P(MathOps, GradientsMatchPyTorch) {
   Tensor gx = t(kGX), gp = t(kGP);
   for (const auto& [name, fn] : unary_ops()) {
-    if (name == "signbit" || name == "digamma" || name == "logit" || name == "logit_eps") continue;
-    bool positive = name == "acosh" || name == "log10" || name == "lgamma";
+    if (name == "signbit" || name == "logit" || name == "logit_eps") continue;
+    bool positive = name == "acosh" || name == "log10" || name == "lgamma" || name == "digamma";
     expect_close(grad_of(fn, positive ? gp : gx), torch_values("grad_" + name), 1e-12, 1e-14, "grad " + name);
   }
   expect_close(grad_of([](const Tensor& x) { return x.logit(); }, gx.abs()), torch_values("grad_logit"), 1e-12, 0,
@@ -529,17 +533,31 @@ TEST_P(MathOps, BinaryGradientsMatchPyTorch) {
   expect_close(gg, {16.0 / 125.0}, 1e-14, 0, "d2 hypot / dx2 = y^2 / r^3");
 }
 
-TEST_P(MathOps, DigammaBackwardRaisesAtBackwardTime) {
-  Tensor x = t({1.5, 2.5}).set_requires_grad(true);
-  Tensor y = x.digamma();  // the forward pass works
-  EXPECT_TRUE(y.requires_grad());
-  EXPECT_THROW_MSG(y.sum().backward(), Error,
-                   "[digamma] digamma is not differentiable in locus yet (its derivative, trigamma, is missing)");
-  // lgamma's first derivative is digamma; its second needs trigamma
-  Tensor z = t({1.5, 2.5}).set_requires_grad(true);
+TEST_P(MathOps, PolygammaAndTheGammaFunctionsSecondOrder) {
+  Tensor x = t({-2.5, -1.0, -0.5, 0.0, 0.3, 1.0, 2.0, 7.25, 1e-3, 123.4});
+  expect_close(x.polygamma(1), torch_values("polygamma1"), 1e-10, 0, "polygamma(1, x)");
+  expect_close(locus::polygamma(0, x), values(x.digamma()), 0, 0, "polygamma(0, x)");
+  expect_close(x.to(kFloat).polygamma(1).narrow(0, 2, 8), V(torch_values("polygamma1").begin() + 2,
+                                                           torch_values("polygamma1").end()),
+               1e-5, 0, "polygamma(1, x) float32");
+  EXPECT_EQ(ti({1, 2}).polygamma(1).dtype(), kFloat);
+  Tensor y = t({1.0, 2.0});
+  y.polygamma_(1);
+  expect_close(y, {1.6449340676383375, 0.6449340670881899}, 1e-12, 0, "polygamma_");
+  EXPECT_THROW_MSG(x.polygamma(-1), Error, "[polygamma] polygamma(n, x) does not support negative n, got -1.");
+  EXPECT_THROW_MSG(x.polygamma(2), Error,
+                   "[polygamma] n = 2 is not supported in locus yet: n = 0 (digamma) and n = 1 (trigamma) are.");
+  // lgamma twice (digamma's gradient is trigamma), then trigamma's missing derivative raises at backward time
+  Tensor z = t(kGP).set_requires_grad(true);
   Tensor g = autograd::grad({z.lgamma().sum()}, {z}, {}, std::nullopt, /*create_graph=*/true)[0];
-  expect_close(g, values(t({1.5, 2.5}).digamma()), 0, 0, "lgamma'");
-  EXPECT_THROW_MSG(autograd::grad({g.sum()}, {z}), Error, "[digamma] digamma is not differentiable in locus yet");
+  Tensor gg = autograd::grad({g.sum()}, {z}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+  expect_close(gg, torch_values("grad2_lgamma"), 1e-12, 0, "d2 lgamma");
+  EXPECT_THROW_MSG(autograd::grad({gg.sum()}, {z}), Error,
+                   "[polygamma] polygamma(1, x) is not differentiable in locus yet");
+  Tensor w = t({1.5}).set_requires_grad(true);
+  Tensor p = w.polygamma(1);
+  EXPECT_TRUE(p.requires_grad());
+  EXPECT_THROW_MSG(p.sum().backward(), Error, "[polygamma] polygamma(1, x) is not differentiable in locus yet");
 }
 
 LOCUS_INSTANTIATE_DEVICES(MathOps);

@@ -167,6 +167,27 @@ struct Digamma {
     return result + std::log(x) - C(0.5) / x - y;
   }
 };
+// PyTorch's calc_trigamma (polygamma(1, x)): the reflection below 1/2, six steps of the recurrence,
+// then the asymptotic series. The same steps as locus_trigamma in unary.cl.
+struct Trigamma {
+  template <class C> C operator()(C x) const {
+    const C pi = C(3.14159265358979323846);
+    C sign = 1, result = 0;
+    if (x < C(0.5)) {
+      sign = -1;
+      C s = std::sin(pi * x);
+      result -= (pi * pi) / (s * s);
+      x = C(1) - x;
+    }
+    for (int i = 0; i < 6; ++i) {
+      result += C(1) / (x * x);
+      x += C(1);
+    }
+    C ixx = C(1) / (x * x);
+    result += (C(1) + C(1) / (C(2) * x) + ixx * (C(1) / C(6) - ixx * (C(1) / C(30) - ixx * (C(1) / C(42))))) / x;
+    return sign * result;
+  }
+};
 // 1 / (1 + e^-x) without overflow for large |x|
 struct Sigmoid {
   template <class C> C operator()(C x) const {
@@ -235,6 +256,7 @@ void unary_float(UnaryOp op, const TensorRef& out, const TensorRef& in, const Un
     case UnaryOp::Erfinv: return run_map<T>(out, in, kGrainMath, Erfinv{});
     case UnaryOp::Lgamma: return run_map<T>(out, in, kGrainMath, Lgamma{});
     case UnaryOp::Digamma: return run_map<T>(out, in, kGrainMath, Digamma{});
+    case UnaryOp::Trigamma: return run_map<T>(out, in, kGrainMath, Trigamma{});
     case UnaryOp::Sigmoid: return run_map<T>(out, in, kGrainMath, Sigmoid{});
     case UnaryOp::Gelu: return run_map<T>(out, in, kGrainMath, Gelu{});
     case UnaryOp::GeluTanh: return run_map<T>(out, in, kGrainMath, GeluTanh{});

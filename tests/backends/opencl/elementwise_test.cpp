@@ -186,8 +186,9 @@ double host_unary(UnaryOp op, double x, const backend::UnaryParams& p) {
     case UnaryOp::Trunc: return std::trunc(x);
     case UnaryOp::Erfc: return std::erfc(x);
     case UnaryOp::Lgamma: return std::lgamma(x);
-    case UnaryOp::Erfinv:   // no std:: reference: tests/ops/math_test.cpp checks them against PyTorch
-    case UnaryOp::Digamma: return 0;
+    case UnaryOp::Erfinv:  // no std:: reference: tests/ops/math_test.cpp checks these against PyTorch
+    case UnaryOp::Digamma:
+    case UnaryOp::Trigamma: return 0;
   }
   return 0;
 }
@@ -203,11 +204,12 @@ TEST(OpenCLElementwise, UnaryAllOpsStrided) {
   std::vector<double> pos = {0.5, 1.25, 2.5, 3.5, 0.1, 4, 0.75, 2.5, 0.01, 1.5};
   std::vector<double> mixed = {0.5, 1.25, 2.5, 3.5, 0.1, 4, -0.75, -2.5, 0, 1.5};
   for (ScalarType dt : {kFloat, kDouble, kHalf}) {
-    std::vector<int> all_ops;  // all but ReluBackward (done through binary), Erfinv and Digamma (no host reference)
-    for (int op = 0; op <= static_cast<int>(UnaryOp::Digamma); ++op)
-      if (op != static_cast<int>(UnaryOp::ReluBackward) && op != static_cast<int>(UnaryOp::Erfinv) &&
-          op != static_cast<int>(UnaryOp::Digamma))
+    std::vector<int> all_ops;  // all but ReluBackward (done through binary) and those with no host reference
+    for (int op = 0; op <= static_cast<int>(UnaryOp::Trigamma); ++op) {
+      auto u = static_cast<UnaryOp>(op);
+      if (u != UnaryOp::ReluBackward && u != UnaryOp::Erfinv && u != UnaryOp::Digamma && u != UnaryOp::Trigamma)
         all_ops.push_back(op);
+    }
     for (int op : all_ops) {
       auto u = static_cast<UnaryOp>(op);
       bool needs_pos = u == UnaryOp::Log || u == UnaryOp::Sqrt || u == UnaryOp::Rsqrt || u == UnaryOp::PowScalar ||
