@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -331,6 +332,135 @@ class Tensor {
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
   Tensor& lerp_(const Tensor& end, const Scalar& weight);
   Tensor& lerp_(const Tensor& end, const Tensor& weight);
+  // ---- math batch (stop 45) ----
+  /// Trigonometric and hyperbolic functions and their inverses (integers promote to the default
+  /// float dtype; arcsin ... arctanh are NumPy's names for asin ... atanh).
+  Tensor tan() const;
+  Tensor asin() const;
+  Tensor acos() const;
+  Tensor atan() const;
+  Tensor sinh() const;
+  Tensor cosh() const;
+  Tensor asinh() const;
+  Tensor acosh() const;
+  Tensor atanh() const;
+  Tensor arcsin() const;
+  Tensor arccos() const;
+  Tensor arctan() const;
+  Tensor arcsinh() const;
+  Tensor arccosh() const;
+  Tensor arctanh() const;
+  Tensor log10() const;
+  /// Rounds toward zero (integers unchanged); fix() is its alias.
+  Tensor trunc() const;
+  Tensor fix() const;
+  /// x - trunc(x), floating point only.
+  Tensor frac() const;
+  Tensor erfc() const;
+  /// The inverse of erf on [-1, 1] (+-inf at +-1, NaN outside).
+  Tensor erfinv() const;
+  /// log|gamma(x)| and its derivative digamma (differentiable once: trigamma has no derivative yet).
+  Tensor lgamma() const;
+  Tensor digamma() const;
+  /// The n-th derivative of digamma: n = 0 (digamma) and n = 1 (trigamma) so far.
+  Tensor polygamma(int64_t n) const;
+  /// log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given.
+  Tensor logit(std::optional<double> eps = std::nullopt) const;
+  /// sin(pi x) / (pi x), 1 at 0.
+  Tensor sinc() const;
+  Tensor deg2rad() const;
+  Tensor rad2deg() const;
+  /// True where the sign bit is set (-0.0 included), bool.
+  Tensor signbit() const;
+  /// sign() for real tensors.
+  Tensor sgn() const;
+  Tensor absolute() const;
+  Tensor negative() const;
+  /// Alias of clamp.
+  Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor& tan_();
+  Tensor& asin_();
+  Tensor& acos_();
+  Tensor& atan_();
+  Tensor& sinh_();
+  Tensor& cosh_();
+  Tensor& asinh_();
+  Tensor& acosh_();
+  Tensor& atanh_();
+  Tensor& arcsin_();
+  Tensor& arccos_();
+  Tensor& arctan_();
+  Tensor& arcsinh_();
+  Tensor& arccosh_();
+  Tensor& arctanh_();
+  Tensor& log10_();
+  Tensor& trunc_();
+  Tensor& fix_();
+  Tensor& frac_();
+  Tensor& erfc_();
+  Tensor& erfinv_();
+  Tensor& lgamma_();
+  Tensor& digamma_();
+  Tensor& polygamma_(int64_t n);
+  Tensor& logit_(std::optional<double> eps = std::nullopt);
+  Tensor& sinc_();
+  Tensor& deg2rad_();
+  Tensor& rad2deg_();
+  Tensor& sgn_();
+  Tensor& absolute_();
+  Tensor& negative_();
+  Tensor& clip_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  /// sqrt(self^2 + other^2) without overflow, floating point only, broadcasting.
+  Tensor hypot(const Tensor& other) const;
+  /// C's fmod: self - trunc(self / other) * other, the result has the dividend's sign (integers
+  /// stay integers; an integer division by zero gives 0).
+  Tensor fmod(const Tensor& other) const;
+  Tensor fmod(const Scalar& other) const;
+  /// |self| with other's sign (integers promote to the default float dtype).
+  Tensor copysign(const Tensor& other) const;
+  Tensor copysign(const Scalar& other) const;
+  /// self * log(other), 0 where self is 0 (unless other is NaN).
+  Tensor xlogy(const Tensor& other) const;
+  Tensor xlogy(const Scalar& other) const;
+  /// The next representable value after self toward other (float32 / float64).
+  Tensor nextafter(const Tensor& other) const;
+  /// Elementwise exclusive or of the truth values (bool).
+  Tensor logical_xor(const Tensor& other) const;
+  /// Division with rounding_mode nullopt (true division), "trunc" (toward zero) or "floor" (toward
+  /// -inf); with a rounding mode integers stay integers (a division by zero gives 0).
+  Tensor div(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
+  Tensor div(const Scalar& other, std::optional<std::string_view> rounding_mode) const;
+  /// div(other, "floor").
+  Tensor floor_divide(const Tensor& other) const;
+  Tensor floor_divide(const Scalar& other) const;
+  /// Alias of div(other).
+  Tensor true_divide(const Tensor& other) const;
+  Tensor true_divide(const Scalar& other) const;
+  /// pow in float64.
+  Tensor float_power(const Tensor& exponent) const;
+  Tensor float_power(const Scalar& exponent) const;
+  /// self * 2^other.
+  Tensor ldexp(const Tensor& other) const;
+  Tensor& hypot_(const Tensor& other);
+  Tensor& fmod_(const Tensor& other);
+  Tensor& fmod_(const Scalar& other);
+  Tensor& copysign_(const Tensor& other);
+  Tensor& copysign_(const Scalar& other);
+  Tensor& xlogy_(const Tensor& other);
+  Tensor& xlogy_(const Scalar& other);
+  Tensor& nextafter_(const Tensor& other);
+  Tensor& logical_xor_(const Tensor& other);
+  Tensor& div_(const Tensor& other, std::optional<std::string_view> rounding_mode);
+  Tensor& div_(const Scalar& other, std::optional<std::string_view> rounding_mode);
+  Tensor& floor_divide_(const Tensor& other);
+  Tensor& floor_divide_(const Scalar& other);
+  Tensor& true_divide_(const Tensor& other);
+  Tensor& true_divide_(const Scalar& other);
+  /// In place on a float64 tensor only, as PyTorch.
+  Tensor& float_power_(const Tensor& exponent);
+  Tensor& float_power_(const Scalar& exponent);
+  Tensor& ldexp_(const Tensor& other);
+  // ---- end math batch (stop 45) ----
 
   // ---- comparisons (bool results) ------------------------------------------------------------
   Tensor eq(const Tensor& other) const;

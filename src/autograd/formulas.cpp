@@ -98,6 +98,40 @@ void on_binary(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b) {
         return {maybe(na, [&] { return reduce_grad(r * b, a); }), maybe(nb, [&] { return reduce_grad((r * a).neg(), b); })};
       });
       return;
+    // ---- math batch (stop 45) ----
+    case BinaryOp::Hypot:  // a / hypot(a, b), b / hypot(a, b) (recomputed: differentiable again)
+      record("HypotBackward0", out, {&a, &b}, [a, b, na, nb](const Tensor& g) -> variable_list {
+        Tensor r = g / a.hypot(b);
+        return {maybe(na, [&] { return reduce_grad(r * a, a); }), maybe(nb, [&] { return reduce_grad(r * b, b); })};
+      });
+      return;
+    case BinaryOp::Copysign: {  // copysign(a, b) / a where a != 0, else 0; nothing for b
+      Tensor o = out.detach();
+      record("CopysignBackward0", out, {&a, &b}, [a, b, o, na, nb](const Tensor& g) -> variable_list {
+        return {maybe(na, [&] { return reduce_grad(g * (o / a).masked_fill(a.eq(0), 0), a); }),
+                maybe(nb, [&] { return reduce_grad(zeros_like(g), b); })};
+      });
+      return;
+    }
+    case BinaryOp::Xlogy:  // xlogy(g, b) (0 where a == 0 and b <= 0), g * a / b: PyTorch 1.13's formulas
+      record("XlogyBackward0", out, {&a, &b}, [a, b, na, nb](const Tensor& g) -> variable_list {
+        return {maybe(na, [&] { return reduce_grad(g.xlogy(b).masked_fill(a.eq(0).logical_and(b.le(0)), 0), a); }),
+                maybe(nb, [&] { return reduce_grad(g * a / b, b); })};
+      });
+      return;
+    case BinaryOp::Fmod:  // 1, -trunc(a / b)
+      record("FmodBackward1", out, {&a, &b}, [a, b, na, nb](const Tensor& g) -> variable_list {
+        return {maybe(na, [&] { return reduce_grad(g, a); }),
+                maybe(nb, [&] { return reduce_grad((g * a.div(b, "trunc")).neg(), b); })};
+      });
+      return;
+    case BinaryOp::TruncDivide:
+    case BinaryOp::FloorDivide:  // div with a rounding mode: zero gradients, as PyTorch
+      record("DivBackward3", out, {&a, &b}, [a, b, na, nb](const Tensor& g) -> variable_list {
+        return {maybe(na, [&] { return reduce_grad(zeros_like(g), a); }),
+                maybe(nb, [&] { return reduce_grad(zeros_like(g), b); })};
+      });
+      return;
     default:
       return;  // comparisons and logical ops: not differentiable (bool results are never recorded)
   }
@@ -122,9 +156,11 @@ void on_binary_scalar(BinaryOp op, Tensor& out, const Tensor& a, double s, bool 
         record("DivBackward1", out, {&a}, [s](const Tensor& g) -> variable_list { return {g / s}; });
       return;
     case BinaryOp::Pow:
-      if (scalar_first) {
-        Tensor o = out.detach();
-        record("PowBackward2", out, {&a}, [o, s](const Tensor& g) -> variable_list { return {g * o * std::log(s)}; });
+      if (scalar_first) {  // s^a ln s, recomputed (differentiable again); 0 where s is 0 and a >= 0, as PyTorch
+        record("PowBackward2", out, {&a}, [a, s](const Tensor& g) -> variable_list {
+          Tensor r = locus::pow(s, a) * std::log(s);
+          return {g * (s == 0 ? where(a.ge(0), 0.0, r) : r)};
+        });
       } else {
         record("PowBackward0", out, {&a}, [a, s](const Tensor& g) -> variable_list {
           if (s == 0) return {zeros_like(g)};
@@ -143,6 +179,43 @@ void on_binary_scalar(BinaryOp op, Tensor& out, const Tensor& a, double s, bool 
         Tensor r = g / (a * a + s * s);
         return {scalar_first ? (r * s).neg() : r * s};
       });
+      return;
+    // ---- math batch (stop 45) ----
+    case BinaryOp::Hypot:
+      record("HypotBackward0", out, {&a}, [a, s](const Tensor& g) -> variable_list {
+        return {g * a / (a * a + s * s).sqrt()};
+      });
+      return;
+    case BinaryOp::Copysign:
+      if (scalar_first) {  // copysign(s, a): nothing flows to the sign
+        record("CopysignBackward0", out, {&a}, [](const Tensor& g) -> variable_list { return {zeros_like(g)}; });
+      } else {
+        Tensor o = out.detach();
+        record("CopysignBackward1", out, {&a}, [a, o](const Tensor& g) -> variable_list {
+          return {g * (o / a).masked_fill(a.eq(0), 0)};
+        });
+      }
+      return;
+    case BinaryOp::Xlogy:
+      if (scalar_first)  // xlogy(s, a): s / a
+        record("XlogyBackward1", out, {&a}, [a, s](const Tensor& g) -> variable_list { return {g * s / a}; });
+      else  // xlogy(a, s): xlogy(g, s), 0 where a == 0 and s <= 0
+        record("XlogyBackward2", out, {&a}, [a, s](const Tensor& g) -> variable_list {
+          Tensor r = g.xlogy(s);
+          return {s <= 0 ? r.masked_fill(a.eq(0), 0) : r};
+        });
+      return;
+    case BinaryOp::Fmod:
+      if (scalar_first)  // fmod(s, a): -trunc(s / a)
+        record("FmodBackward1", out, {&a}, [a, s](const Tensor& g) -> variable_list {
+          return {(g * (s / a).trunc()).neg()};
+        });
+      else
+        record("FmodBackward0", out, {&a}, [](const Tensor& g) -> variable_list { return {g}; });
+      return;
+    case BinaryOp::TruncDivide:
+    case BinaryOp::FloorDivide:
+      record("DivBackward3", out, {&a}, [](const Tensor& g) -> variable_list { return {zeros_like(g)}; });
       return;
     default:
       return;
@@ -262,6 +335,66 @@ void on_unary(UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryPara
     case UnaryOp::Ceil:
     case UnaryOp::Round:
       record("SignBackward0", out, {&a}, [](const Tensor& g) -> variable_list { return {zeros_like(g)}; });
+      return;
+    // ---- math batch (stop 45) ----
+    case UnaryOp::Trunc:
+      record("TruncBackward0", out, {&a}, [](const Tensor& g) -> variable_list { return {zeros_like(g)}; });
+      return;
+    case UnaryOp::Tan:  // 1 + tan^2 (tan recomputed: differentiable again)
+      record("TanBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g * (a.tan().square() + 1)}; });
+      return;
+    case UnaryOp::Asin:  // 1 / sqrt(1 - a^2)
+      record("AsinBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g * (1 - a * a).rsqrt()}; });
+      return;
+    case UnaryOp::Acos:
+      record("AcosBackward0", out, {&a}, [a](const Tensor& g) -> variable_list {
+        return {(g * (1 - a * a).rsqrt()).neg()};
+      });
+      return;
+    case UnaryOp::Atan:
+      record("AtanBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g / (a * a + 1)}; });
+      return;
+    case UnaryOp::Sinh:
+      record("SinhBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g * a.cosh()}; });
+      return;
+    case UnaryOp::Cosh:
+      record("CoshBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g * a.sinh()}; });
+      return;
+    case UnaryOp::Asinh:
+      record("AsinhBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g * (a * a + 1).rsqrt()}; });
+      return;
+    case UnaryOp::Acosh:
+      record("AcoshBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g * (a * a - 1).rsqrt()}; });
+      return;
+    case UnaryOp::Atanh:
+      record("AtanhBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g / (1 - a * a)}; });
+      return;
+    case UnaryOp::Log10:  // 1 / (a ln 10)
+      record("Log10Backward0", out, {&a}, [a](const Tensor& g) -> variable_list {
+        return {g / (a * 2.30258509299404568402)};
+      });
+      return;
+    case UnaryOp::Erfc:  // -2 / sqrt(pi) * exp(-a^2)
+      record("ErfcBackward0", out, {&a}, [a](const Tensor& g) -> variable_list {
+        return {g * a.square().neg().exp() * -1.12837916709551257390};
+      });
+      return;
+    case UnaryOp::Erfinv:  // sqrt(pi) / 2 * exp(erfinv(a)^2)
+      record("ErfinvBackward0", out, {&a}, [a](const Tensor& g) -> variable_list {
+        return {g * a.erfinv().square().exp() * 0.88622692545275801365};
+      });
+      return;
+    case UnaryOp::Lgamma:
+      record("LgammaBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g * a.digamma()}; });
+      return;
+    case UnaryOp::Digamma:  // trigamma
+      record("DigammaBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g * a.polygamma(1)}; });
+      return;
+    case UnaryOp::Trigamma:
+      record("PolygammaBackward0", out, {&a}, [](const Tensor&) -> variable_list {
+        throw Error("[polygamma] polygamma(1, x) is not differentiable in locus yet (its derivative, polygamma(2, x), "
+                    "is missing); detach() its input, or that of digamma when taking a second derivative.");
+      });
       return;
     default:
       return;

@@ -69,6 +69,9 @@ enum class UnaryOp : int {
   Gelu, GeluTanh, Sign, Square, Log1p, Expm1, Floor, Ceil, Round, LogicalNot,
   ReluBackward, /* out = grad where a>0 — via binary instead */
   Erf, Log2, Exp2,
+  // ---- math batch (stop 45) ----
+  Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Log10, Trunc, Erfc, Erfinv, Lgamma, Digamma,
+  Trigamma,  // polygamma(1, x)
 };
 struct UnaryParams {
   double a = 0, b = 0;   // Clamp: min (a) and max (b); PowScalar: exponent (a)
@@ -81,6 +84,11 @@ enum class BinaryOp : int {
   LogicalAnd, LogicalOr,            // out dtype is kBool
   ThresholdBackward,                // out = 0 if b <= 0 else a  (relu backward: a=grad, b=output; NaN b passes a)
   Atan2,                            // atan2(a, b): float (integers promote to the default dtype)
+  // ---- math batch (stop 45) ----
+  Hypot, Copysign, Xlogy,           // float (integers promote to the default dtype)
+  Fmod,                             // C fmod (the dividend's sign); integers stay integers, x % 0 = 0
+  TruncDivide,                      // a / b rounded toward zero; integers stay integers, x / 0 = 0
+  NextAfter,                        // float32 / float64 only
 };
 inline bool binary_is_comparison(BinaryOp op) {
   return op >= BinaryOp::Eq && op <= BinaryOp::LogicalOr;

@@ -23,6 +23,13 @@
 #define B_LOGICAL_OR 16
 #define B_THRESHOLD_BACKWARD 17
 #define B_ATAN2 18
+/* ---- math batch (stop 45) ---- */
+#define B_HYPOT 19
+#define B_COPYSIGN 20
+#define B_XLOGY 21
+#define B_FMOD 22
+#define B_TRUNC_DIVIDE 23
+#define B_NEXTAFTER 24
 
 #ifndef IS_FLOAT
 DEVICE_FN A ipow2(A x, A e) {
@@ -46,6 +53,12 @@ DEVICE_FN A binary_op(int op, A x, A y) {
     case B_DIV: return x / y;
     case B_POW: return (A)pow((F)x, (F)y);
     case B_ATAN2: return (A)atan2((F)x, (F)y);
+    case B_HYPOT: return (A)hypot((F)x, (F)y);
+    case B_COPYSIGN: return (A)copysign((F)x, (F)y);
+    case B_XLOGY: return IS_NAN(y) ? y : (x == 0 ? (A)0 : (A)((F)x * log((F)y)));
+    case B_FMOD: return (A)fmod((F)x, (F)y);
+    case B_TRUNC_DIVIDE: return (A)trunc((F)x / (F)y);
+    case B_NEXTAFTER: return (A)nextafter((F)x, (F)y);
     case B_MAXIMUM: return (IS_NAN(x) || IS_NAN(y)) ? x + y : (x > y ? x : y);
     case B_MINIMUM: return (IS_NAN(x) || IS_NAN(y)) ? x + y : (x < y ? x : y);
     case B_REMAINDER: {
@@ -86,6 +99,13 @@ DEVICE_FN A binary_op(int op, A x, A y) {
       if ((x % y) != 0 && ((x < 0) != (y < 0))) q -= 1;
       return q;
     }
+    case B_FMOD:
+      if (y == 0 || y == -1) return 0;
+      return (A)(x % y);
+    case B_TRUNC_DIVIDE:
+      if (y == 0) return 0;
+      if (y == -1) return (A)(-x);
+      return (A)(x / y);
 #endif
     case B_EQ: return x == y;
     case B_NE: return x != y;

@@ -20,19 +20,22 @@ thread_local int t_exclude = 0;
 }  // namespace detail
 
 namespace {
-constexpr uint32_t bit(Op op) { return 1u << static_cast<unsigned>(op); }
-constexpr uint32_t kLower = bit(Op::Mm) | bit(Op::Bmm) | bit(Op::Addmm) | bit(Op::Matmul) | bit(Op::Linear) |
+constexpr uint64_t bit(Op op) { return uint64_t{1} << static_cast<unsigned>(op); }
+constexpr uint64_t kLower = bit(Op::Mm) | bit(Op::Bmm) | bit(Op::Addmm) | bit(Op::Matmul) | bit(Op::Linear) |
                             bit(Op::Conv2d) | bit(Op::ConvTranspose2d) | bit(Op::Rnn);
 // PyTorch's CPU float32 list as far as locus has the ops (checked against 1.13 by tests/ops/autocast_test.cpp).
-constexpr uint32_t kCpuFloat32 =
+constexpr uint64_t kCpuFloat32 =
     bit(Op::Prod) | bit(Op::NllLoss) | bit(Op::CrossEntropy) | bit(Op::MseLoss) | bit(Op::BceWithLogits) |
     bit(Op::KlDiv);
 // PyTorch's CUDA float32 list: float16's range needs float32 for exp, sums, norms and losses.
-constexpr uint32_t kGpuFloat32 = kCpuFloat32 | bit(Op::Softmax) | bit(Op::LogSoftmax) | bit(Op::Exp) | bit(Op::Log) |
+constexpr uint64_t kGpuFloat32 = kCpuFloat32 | bit(Op::Softmax) | bit(Op::LogSoftmax) | bit(Op::Exp) | bit(Op::Log) |
                                  bit(Op::Pow) | bit(Op::Sum) | bit(Op::Rsqrt) | bit(Op::Reciprocal) |
                                  bit(Op::LayerNorm) | bit(Op::GroupNorm) | bit(Op::Log1p) | bit(Op::Expm1) |
-                                 bit(Op::Log2);
-constexpr uint32_t kGpuPromote = bit(Op::ScatterAdd);
+                                 bit(Op::Log2) |
+                                 // ---- math batch (stop 45) ----
+                                 bit(Op::Tan) | bit(Op::Asin) | bit(Op::Acos) | bit(Op::Sinh) | bit(Op::Cosh) |
+                                 bit(Op::Log10) | bit(Op::Erfinv);
+constexpr uint64_t kGpuPromote = bit(Op::ScatterAdd);
 
 constexpr size_t kTypes = 32;
 struct State {
@@ -53,7 +56,7 @@ size_t slot(DeviceType t) {
 
 Cast detail::policy_slow(Op op, Device d) {
   if (t_exclude > 0 || (t_enabled_mask & (1u << static_cast<unsigned>(d.type()))) == 0) return Cast::None;
-  uint32_t b = bit(op);
+  uint64_t b = bit(op);
   if (kLower & b) return Cast::Lower;
   if (d.is_cpu()) return (kCpuFloat32 & b) ? Cast::Float32 : Cast::None;
   if (kGpuFloat32 & b) return Cast::Float32;

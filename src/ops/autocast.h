@@ -25,6 +25,8 @@ enum class Op : uint8_t {
   LayerNorm, GroupNorm,
   ScatterAdd,                                                  // promote on cuda/opencl
   Log1p, Expm1, Log2,                                          // float32 on cuda/opencl
+  // ---- math batch (stop 45) ----
+  Tan, Asin, Acos, Sinh, Cosh, Log10, Erfinv,                  // float32 on cuda/opencl
 };
 
 enum class Cast : uint8_t { None, Lower, Float32, Promote };

@@ -74,13 +74,21 @@ const char* binary_name(BinaryOp op) {
     case BinaryOp::LogicalOr: return "logical_or";
     case BinaryOp::ThresholdBackward: return "threshold_backward";
     case BinaryOp::Atan2: return "atan2";
+    case BinaryOp::Hypot: return "hypot";
+    case BinaryOp::Copysign: return "copysign";
+    case BinaryOp::Xlogy: return "xlogy";
+    case BinaryOp::Fmod: return "fmod";
+    case BinaryOp::TruncDivide: return "div";
+    case BinaryOp::NextAfter: return "nextafter";
   }
   return "binary";
 }
 
 // The dtype the kernel computes in.
 ScalarType compute_type(BinaryOp op, ScalarType common) {
-  if ((op == BinaryOp::Div || op == BinaryOp::Atan2) && is_int_like(common)) return default_dtype();
+  if ((op == BinaryOp::Div || op == BinaryOp::Atan2 || op == BinaryOp::Copysign || op == BinaryOp::Xlogy) &&
+      is_int_like(common))
+    return default_dtype();
   if (op == BinaryOp::Pow && common == kBool) return kLong;
   if ((op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul) && common == kBool)
     return op == BinaryOp::Sub ? ScalarType::Undefined : kBool;
@@ -573,5 +581,308 @@ Tensor gelu(const Tensor& input, bool tanh_approximation) {
   return out;
 }
 }  // namespace ops
+
+// ---- math batch (stop 45) ----------------------------------------------------------------------
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+
+void require_float(const char* name, const Tensor& t) {
+  if (!locus::is_floating_point(t.scalar_type()))
+    throw Error("[" + std::string(name) + "] expected a floating-point tensor, got " +
+                locus::toString(t.scalar_type()) + "; convert it first, e.g. x.to(torch::kFloat).");
+}
+// The rounding modes of div(): nullopt (true division), "trunc" or "floor".
+BinaryOp rounding_op(const char* name, std::optional<std::string_view> mode) {
+  if (!mode) return BinaryOp::Div;
+  if (*mode == "trunc") return BinaryOp::TruncDivide;
+  if (*mode == "floor") return BinaryOp::FloorDivide;
+  throw Error("[" + std::string(name) + "] expected rounding_mode to be one of None, 'trunc', or 'floor' but found '" +
+              std::string(*mode) + "'.");
+}
+ScalarType rounding_result(BinaryOp op, ScalarType common) {
+  return op == BinaryOp::Div && is_int_like(common) ? default_dtype() : common;
+}
+}  // namespace
+
+Tensor Tensor::tan() const { return float_unary(*this, ac::Op::Tan, UnaryOp::Tan, "tan", &Tensor::tan); }
+Tensor Tensor::asin() const { return float_unary(*this, ac::Op::Asin, UnaryOp::Asin, "asin", &Tensor::asin); }
+Tensor Tensor::acos() const { return float_unary(*this, ac::Op::Acos, UnaryOp::Acos, "acos", &Tensor::acos); }
+Tensor Tensor::atan() const { return unary_impl(UnaryOp::Atan, "atan", *this, {}, true); }
+Tensor Tensor::sinh() const { return float_unary(*this, ac::Op::Sinh, UnaryOp::Sinh, "sinh", &Tensor::sinh); }
+Tensor Tensor::cosh() const { return float_unary(*this, ac::Op::Cosh, UnaryOp::Cosh, "cosh", &Tensor::cosh); }
+Tensor Tensor::asinh() const { return unary_impl(UnaryOp::Asinh, "asinh", *this, {}, true); }
+Tensor Tensor::acosh() const { return unary_impl(UnaryOp::Acosh, "acosh", *this, {}, true); }
+Tensor Tensor::atanh() const { return unary_impl(UnaryOp::Atanh, "atanh", *this, {}, true); }
+Tensor Tensor::log10() const { return float_unary(*this, ac::Op::Log10, UnaryOp::Log10, "log10", &Tensor::log10); }
+Tensor Tensor::trunc() const { return unary_impl(UnaryOp::Trunc, "trunc", *this); }
+Tensor Tensor::fix() const { return trunc(); }
+Tensor Tensor::frac() const {
+  require_float("frac", *this);
+  return sub(trunc());
+}
+Tensor Tensor::erfc() const { return unary_impl(UnaryOp::Erfc, "erfc", *this, {}, true); }
+Tensor Tensor::erfinv() const { return float_unary(*this, ac::Op::Erfinv, UnaryOp::Erfinv, "erfinv", &Tensor::erfinv); }
+Tensor Tensor::lgamma() const { return unary_impl(UnaryOp::Lgamma, "lgamma", *this, {}, true); }
+Tensor Tensor::digamma() const { return unary_impl(UnaryOp::Digamma, "digamma", *this, {}, true); }
+Tensor Tensor::polygamma(int64_t n) const {
+  if (n < 0) throw Error("[polygamma] polygamma(n, x) does not support negative n, got " + std::to_string(n) + ".");
+  if (n == 0) return digamma();
+  if (n == 1) return unary_impl(UnaryOp::Trigamma, "polygamma", *this, {}, true);
+  throw Error("[polygamma] n = " + std::to_string(n) +
+              " is not supported in locus yet: n = 0 (digamma) and n = 1 (trigamma) are.");
+}
+Tensor& Tensor::polygamma_(int64_t n) {
+  ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();
+  return inplace(*this, "polygamma_", rt, [&](Tensor*) { return polygamma(n); });
+}
+Tensor Tensor::logit(std::optional<double> eps) const {
+  Tensor x = is_floating_point() ? *this : to(default_dtype());
+  if (eps) x = x.clamp(*eps, 1.0 - *eps);
+  return x.div(x.neg().add(1)).log();  // log(x / (1 - x)), as PyTorch
+}
+Tensor Tensor::sinc() const {
+  // sin(pi x) / (pi x), 1 at 0; the division sees 1 where x is 0 so that its gradient stays finite there
+  Tensor x = is_floating_point() ? *this : to(default_dtype());
+  Tensor zero = x.eq(0);
+  Tensor px = where(zero, 1.0, x) * kPi;
+  return where(zero, 1.0, px.sin() / px);
+}
+Tensor Tensor::deg2rad() const { return (is_floating_point() ? *this : to(default_dtype())).mul(kPi / 180.0); }
+Tensor Tensor::rad2deg() const { return (is_floating_point() ? *this : to(default_dtype())).mul(180.0 / kPi); }
+Tensor Tensor::signbit() const {
+  if (scalar_type() == kBool) return zeros_like(*this);
+  if (!is_floating_point()) return lt(0);
+  // copysign(1, x) reads the sign bit: true for -0.0 and a NaN with its sign bit set, as std::signbit
+  return binary_scalar_impl(BinaryOp::Copysign, detach(), 1.0, true, nullptr).lt(0);
+}
+Tensor Tensor::sgn() const { return sign(); }
+Tensor Tensor::arcsin() const { return asin(); }
+Tensor Tensor::arccos() const { return acos(); }
+Tensor Tensor::arctan() const { return atan(); }
+Tensor Tensor::arcsinh() const { return asinh(); }
+Tensor Tensor::arccosh() const { return acosh(); }
+Tensor Tensor::arctanh() const { return atanh(); }
+Tensor Tensor::absolute() const { return abs(); }
+Tensor Tensor::negative() const { return neg(); }
+Tensor Tensor::clip(std::optional<Scalar> min, std::optional<Scalar> max) const { return clamp(min, max); }
+
+#define LOCUS_UNARY_INPLACE(fn, to_float)                                                          \
+  Tensor& Tensor::fn##_() {                                                                        \
+    ScalarType rt = (to_float) && !locus::is_floating_point(scalar_type()) ? default_dtype() : scalar_type(); \
+    return inplace(*this, #fn "_", rt, [&](Tensor*) { return fn(); });                            \
+  }
+LOCUS_UNARY_INPLACE(tan, true)
+LOCUS_UNARY_INPLACE(asin, true)
+LOCUS_UNARY_INPLACE(acos, true)
+LOCUS_UNARY_INPLACE(atan, true)
+LOCUS_UNARY_INPLACE(sinh, true)
+LOCUS_UNARY_INPLACE(cosh, true)
+LOCUS_UNARY_INPLACE(asinh, true)
+LOCUS_UNARY_INPLACE(acosh, true)
+LOCUS_UNARY_INPLACE(atanh, true)
+LOCUS_UNARY_INPLACE(log10, true)
+LOCUS_UNARY_INPLACE(trunc, false)
+LOCUS_UNARY_INPLACE(fix, false)
+LOCUS_UNARY_INPLACE(frac, false)
+LOCUS_UNARY_INPLACE(erfc, true)
+LOCUS_UNARY_INPLACE(erfinv, true)
+LOCUS_UNARY_INPLACE(lgamma, true)
+LOCUS_UNARY_INPLACE(digamma, true)
+LOCUS_UNARY_INPLACE(sinc, true)
+LOCUS_UNARY_INPLACE(deg2rad, true)
+LOCUS_UNARY_INPLACE(rad2deg, true)
+LOCUS_UNARY_INPLACE(sgn, false)
+LOCUS_UNARY_INPLACE(arcsin, true)
+LOCUS_UNARY_INPLACE(arccos, true)
+LOCUS_UNARY_INPLACE(arctan, true)
+LOCUS_UNARY_INPLACE(arcsinh, true)
+LOCUS_UNARY_INPLACE(arccosh, true)
+LOCUS_UNARY_INPLACE(arctanh, true)
+LOCUS_UNARY_INPLACE(absolute, false)
+LOCUS_UNARY_INPLACE(negative, false)
+#undef LOCUS_UNARY_INPLACE
+Tensor& Tensor::logit_(std::optional<double> eps) {
+  ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();
+  return inplace(*this, "logit_", rt, [&](Tensor*) { return logit(eps); });
+}
+Tensor& Tensor::clip_(std::optional<Scalar> min, std::optional<Scalar> max) { return clamp_(min, max); }
+
+Tensor Tensor::hypot(const Tensor& other) const {
+  ops::check_same_device("hypot", {{"self", this}, {"other", &other}});
+  if (!locus::is_floating_point(result_of(*this, other)))
+    throw Error("[hypot] expected floating-point inputs, got " + std::string(locus::toString(scalar_type())) + " and " +
+                locus::toString(other.scalar_type()) + "; convert them first, e.g. x.to(torch::kFloat).");
+  return binary_impl(BinaryOp::Hypot, *this, other, nullptr);
+}
+Tensor Tensor::fmod(const Tensor& other) const { return binary_impl(BinaryOp::Fmod, *this, other, nullptr); }
+Tensor Tensor::fmod(const Scalar& other) const {
+  return binary_scalar_impl(BinaryOp::Fmod, *this, other, false, nullptr);
+}
+Tensor Tensor::copysign(const Tensor& other) const { return binary_impl(BinaryOp::Copysign, *this, other, nullptr); }
+Tensor Tensor::copysign(const Scalar& other) const {
+  return binary_scalar_impl(BinaryOp::Copysign, *this, other, false, nullptr);
+}
+Tensor Tensor::xlogy(const Tensor& other) const { return binary_impl(BinaryOp::Xlogy, *this, other, nullptr); }
+Tensor Tensor::xlogy(const Scalar& other) const {
+  return binary_scalar_impl(BinaryOp::Xlogy, *this, other, false, nullptr);
+}
+Tensor Tensor::nextafter(const Tensor& other) const {
+  ops::check_same_device("nextafter", {{"self", this}, {"other", &other}});
+  ScalarType rt = result_of(*this, other);
+  if (rt != kFloat && rt != kDouble)
+    throw Error(std::string("[nextafter] expected float32 or float64 inputs, got ") + locus::toString(rt) + ".");
+  return binary_impl(BinaryOp::NextAfter, *this, other, nullptr);
+}
+Tensor Tensor::logical_xor(const Tensor& other) const {
+  ops::check_same_device("logical_xor", {{"self", this}, {"other", &other}});
+  return ops::cast(*this, kBool).ne(ops::cast(other, kBool));
+}
+Tensor Tensor::div(const Tensor& other, std::optional<std::string_view> rounding_mode) const {
+  return binary_impl(rounding_op("div", rounding_mode), *this, other, nullptr);
+}
+Tensor Tensor::div(const Scalar& other, std::optional<std::string_view> rounding_mode) const {
+  return binary_scalar_impl(rounding_op("div", rounding_mode), *this, other, false, nullptr);
+}
+Tensor Tensor::floor_divide(const Tensor& other) const {
+  return binary_impl(BinaryOp::FloorDivide, *this, other, nullptr);
+}
+Tensor Tensor::floor_divide(const Scalar& other) const {
+  return binary_scalar_impl(BinaryOp::FloorDivide, *this, other, false, nullptr);
+}
+Tensor Tensor::true_divide(const Tensor& other) const { return div(other); }
+Tensor Tensor::true_divide(const Scalar& other) const { return div(other); }
+Tensor Tensor::float_power(const Tensor& exponent) const { return to(kDouble).pow(exponent.to(kDouble)); }
+Tensor Tensor::float_power(const Scalar& exponent) const { return to(kDouble).pow(exponent.toDouble()); }
+Tensor Tensor::ldexp(const Tensor& other) const { return mul(locus::pow(2.0, other)); }
+
+#define LOCUS_INPLACE_T(fn)                                                                          \
+  Tensor& Tensor::fn##_(const Tensor& o) {                                                           \
+    ops::check_same_device(#fn "_", {{"self", this}, {"other", &o}});                                \
+    ops::check_no_partial_overlap(#fn "_", *this, o);                                                \
+    return ops::assign_result(*this, #fn "_", [&] { return fn(o); });                                 \
+  }
+LOCUS_INPLACE_T(hypot)
+LOCUS_INPLACE_T(fmod)
+LOCUS_INPLACE_T(copysign)
+LOCUS_INPLACE_T(xlogy)
+LOCUS_INPLACE_T(nextafter)
+LOCUS_INPLACE_T(floor_divide)
+LOCUS_INPLACE_T(true_divide)
+LOCUS_INPLACE_T(ldexp)
+#undef LOCUS_INPLACE_T
+Tensor& Tensor::logical_xor_(const Tensor& o) {
+  ops::check_same_device("logical_xor_", {{"self", this}, {"other", &o}});
+  return inplace(*this, "logical_xor_", scalar_type(), [&](Tensor*) { return logical_xor(o); }, &o);
+}
+Tensor& Tensor::fmod_(const Scalar& o) {
+  return inplace(*this, "fmod_", result_of(*this, o), [&](Tensor*) { return fmod(o); });
+}
+Tensor& Tensor::copysign_(const Scalar& o) {
+  ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();
+  return inplace(*this, "copysign_", rt, [&](Tensor*) { return copysign(o); });
+}
+Tensor& Tensor::xlogy_(const Scalar& o) {
+  ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();
+  return inplace(*this, "xlogy_", rt, [&](Tensor*) { return xlogy(o); });
+}
+Tensor& Tensor::floor_divide_(const Scalar& o) {
+  return inplace(*this, "floor_divide_", result_of(*this, o), [&](Tensor*) { return floor_divide(o); });
+}
+Tensor& Tensor::true_divide_(const Scalar& o) { return div_(o); }
+Tensor& Tensor::div_(const Tensor& o, std::optional<std::string_view> rounding_mode) {
+  ops::check_same_device("div_", {{"self", this}, {"other", &o}});
+  BinaryOp op = rounding_op("div_", rounding_mode);
+  ScalarType rt = rounding_result(op, result_of(*this, o));
+  return inplace(*this, "div_", rt, [&](Tensor*) { return div(o, rounding_mode); }, &o);
+}
+Tensor& Tensor::div_(const Scalar& o, std::optional<std::string_view> rounding_mode) {
+  BinaryOp op = rounding_op("div_", rounding_mode);
+  ScalarType rt = rounding_result(op, result_of(*this, o));
+  return inplace(*this, "div_", rt, [&](Tensor*) { return div(o, rounding_mode); });
+}
+Tensor& Tensor::float_power_(const Tensor& o) {
+  ops::check_same_device("float_power_", {{"self", this}, {"other", &o}});
+  if (scalar_type() != kDouble)
+    throw Error(std::string("[float_power_] the base must be float64 for an in-place float_power, got ") +
+                locus::toString(scalar_type()) + "; use float_power() instead.");
+  return inplace(*this, "float_power_", kDouble, [&](Tensor*) { return float_power(o); }, &o);
+}
+Tensor& Tensor::float_power_(const Scalar& o) {
+  if (scalar_type() != kDouble)
+    throw Error(std::string("[float_power_] the base must be float64 for an in-place float_power, got ") +
+                locus::toString(scalar_type()) + "; use float_power() instead.");
+  return inplace(*this, "float_power_", kDouble, [&](Tensor*) { return float_power(o); });
+}
+
+Tensor tan(const Tensor& a) { return a.tan(); }
+Tensor asin(const Tensor& a) { return a.asin(); }
+Tensor acos(const Tensor& a) { return a.acos(); }
+Tensor atan(const Tensor& a) { return a.atan(); }
+Tensor sinh(const Tensor& a) { return a.sinh(); }
+Tensor cosh(const Tensor& a) { return a.cosh(); }
+Tensor asinh(const Tensor& a) { return a.asinh(); }
+Tensor acosh(const Tensor& a) { return a.acosh(); }
+Tensor atanh(const Tensor& a) { return a.atanh(); }
+Tensor arcsin(const Tensor& a) { return a.asin(); }
+Tensor arccos(const Tensor& a) { return a.acos(); }
+Tensor arctan(const Tensor& a) { return a.atan(); }
+Tensor arcsinh(const Tensor& a) { return a.asinh(); }
+Tensor arccosh(const Tensor& a) { return a.acosh(); }
+Tensor arctanh(const Tensor& a) { return a.atanh(); }
+Tensor log10(const Tensor& a) { return a.log10(); }
+Tensor trunc(const Tensor& a) { return a.trunc(); }
+Tensor fix(const Tensor& a) { return a.trunc(); }
+Tensor frac(const Tensor& a) { return a.frac(); }
+Tensor erfc(const Tensor& a) { return a.erfc(); }
+Tensor erfinv(const Tensor& a) { return a.erfinv(); }
+Tensor lgamma(const Tensor& a) { return a.lgamma(); }
+Tensor digamma(const Tensor& a) { return a.digamma(); }
+Tensor polygamma(int64_t n, const Tensor& a) { return a.polygamma(n); }
+Tensor logit(const Tensor& a, std::optional<double> eps) { return a.logit(eps); }
+Tensor sinc(const Tensor& a) { return a.sinc(); }
+Tensor deg2rad(const Tensor& a) { return a.deg2rad(); }
+Tensor rad2deg(const Tensor& a) { return a.rad2deg(); }
+Tensor signbit(const Tensor& a) { return a.signbit(); }
+Tensor sgn(const Tensor& a) { return a.sign(); }
+Tensor absolute(const Tensor& a) { return a.abs(); }
+Tensor negative(const Tensor& a) { return a.neg(); }
+Tensor clip(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) { return a.clamp(min, max); }
+Tensor hypot(const Tensor& a, const Tensor& b) { return a.hypot(b); }
+Tensor fmod(const Tensor& a, const Tensor& b) { return a.fmod(b); }
+Tensor fmod(const Tensor& a, const Scalar& b) { return a.fmod(b); }
+Tensor remainder(const Tensor& a, const Tensor& b) { return a.remainder(b); }
+Tensor remainder(const Tensor& a, const Scalar& b) { return a.remainder(b); }
+Tensor remainder(const Scalar& a, const Tensor& b) {
+  return binary_scalar_impl(BinaryOp::Remainder, b, a, true, nullptr);
+}
+Tensor copysign(const Tensor& a, const Tensor& b) { return a.copysign(b); }
+Tensor copysign(const Tensor& a, const Scalar& b) { return a.copysign(b); }
+Tensor xlogy(const Tensor& a, const Tensor& b) { return a.xlogy(b); }
+Tensor xlogy(const Tensor& a, const Scalar& b) { return a.xlogy(b); }
+Tensor xlogy(const Scalar& a, const Tensor& b) { return binary_scalar_impl(BinaryOp::Xlogy, b, a, true, nullptr); }
+Tensor nextafter(const Tensor& a, const Tensor& b) { return a.nextafter(b); }
+Tensor logical_xor(const Tensor& a, const Tensor& b) { return a.logical_xor(b); }
+Tensor logical_and(const Tensor& a, const Tensor& b) { return a.logical_and(b); }
+Tensor logical_or(const Tensor& a, const Tensor& b) { return a.logical_or(b); }
+Tensor logical_not(const Tensor& a) { return a.logical_not(); }
+Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode) {
+  return a.div(b, rounding_mode);
+}
+Tensor div(const Tensor& a, const Scalar& b, std::optional<std::string_view> rounding_mode) {
+  return a.div(b, rounding_mode);
+}
+Tensor floor_divide(const Tensor& a, const Tensor& b) { return a.floor_divide(b); }
+Tensor floor_divide(const Tensor& a, const Scalar& b) { return a.floor_divide(b); }
+Tensor true_divide(const Tensor& a, const Tensor& b) { return a.div(b); }
+Tensor true_divide(const Tensor& a, const Scalar& b) { return a.div(b); }
+Tensor pow(const Scalar& self, const Tensor& exponent) {
+  if (auto c = ac::policy(ac::Op::Pow, exponent.device()); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return locus::pow(self, C(exponent)); });
+  return binary_scalar_impl(BinaryOp::Pow, exponent, self, true, nullptr);
+}
+Tensor float_power(const Tensor& a, const Tensor& b) { return a.float_power(b); }
+Tensor float_power(const Tensor& a, const Scalar& b) { return a.float_power(b); }
+Tensor float_power(const Scalar& a, const Tensor& b) { return locus::pow(a.toDouble(), b.to(kDouble)); }
+Tensor ldexp(const Tensor& a, const Tensor& b) { return a.ldexp(b); }
 
 }  // namespace locus

@@ -109,6 +109,37 @@ struct Mul {
 };
 struct Div { template <class C> C operator()(C a, C b) const { return a / b; } };
 struct Atan2 { template <class C> C operator()(C a, C b) const { return std::atan2(a, b); } };
+// ---- math batch (stop 45) ----
+struct Hypot { template <class C> C operator()(C a, C b) const { return std::hypot(a, b); } };
+struct Copysign { template <class C> C operator()(C a, C b) const { return std::copysign(a, b); } };
+struct NextAfter { template <class C> C operator()(C a, C b) const { return std::nextafter(a, b); } };
+// a * log(b), 0 where a is 0 (unless b is NaN), as torch.xlogy
+struct Xlogy {
+  template <class C> C operator()(C a, C b) const {
+    if (b != b) return b;
+    return a == C(0) ? C(0) : a * std::log(b);
+  }
+};
+// C's fmod: the result takes the dividend's sign; an integer x % 0 is 0 (PyTorch raises on cpu)
+struct Fmod {
+  template <class C> C operator()(C a, C b) const {
+    if constexpr (std::is_floating_point_v<C>) return std::fmod(a, b);
+    else if constexpr (std::is_unsigned_v<C>) return b == 0 ? C(0) : static_cast<C>(a % b);
+    else return (b == 0 || b == C(-1)) ? C(0) : static_cast<C>(a % b);
+  }
+};
+// division rounded toward zero (div(rounding_mode="trunc")); an integer x / 0 is 0
+struct TruncDivide {
+  template <class C> C operator()(C a, C b) const {
+    if constexpr (std::is_floating_point_v<C>) return std::trunc(a / b);
+    else if constexpr (std::is_unsigned_v<C>) return b == 0 ? C(0) : static_cast<C>(a / b);
+    else {
+      if (b == 0) return C(0);
+      if (b == C(-1)) return static_cast<C>(-static_cast<std::make_unsigned_t<C>>(a));  // INT_MIN / -1 wraps
+      return static_cast<C>(a / b);
+    }
+  }
+};
 // NaN-propagating, as torch.maximum / torch.minimum
 struct Maximum { template <class C> C operator()(C a, C b) const { return (a > b || a != a) ? a : b; } };
 struct Minimum { template <class C> C operator()(C a, C b) const { return (a < b || a != a) ? a : b; } };
@@ -208,6 +239,21 @@ void dispatch_op(BinaryOp op, ScalarType dt, const char* what, K&& k) {
     case BinaryOp::Atan2:
       if constexpr (is_float_v<T>) return k.template operator()<T, T>(Atan2{}, kGrainMath);
       else unsupported(what, dt);  // the op layer promotes integers to float
+    case BinaryOp::Hypot:
+      if constexpr (is_float_v<T>) return k.template operator()<T, T>(Hypot{}, kGrainMath);
+      else unsupported(what, dt);  // the op layer promotes integers to float
+    case BinaryOp::Copysign:
+      if constexpr (is_float_v<T>) return k.template operator()<T, T>(Copysign{}, kGrainCheap);
+      else unsupported(what, dt);
+    case BinaryOp::Xlogy:
+      if constexpr (is_float_v<T>) return k.template operator()<T, T>(Xlogy{}, kGrainMath);
+      else unsupported(what, dt);
+    case BinaryOp::NextAfter:
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+        return k.template operator()<T, T>(NextAfter{}, kGrainCheap);
+      else unsupported(what, dt);  // the op layer refuses other dtypes
+    case BinaryOp::Fmod: return k.template operator()<T, T>(Fmod{}, kGrainMath);
+    case BinaryOp::TruncDivide: return k.template operator()<T, T>(TruncDivide{}, kGrainMath);
     case BinaryOp::Maximum: return k.template operator()<T, T>(Maximum{}, kGrainCheap);
     case BinaryOp::Minimum: return k.template operator()<T, T>(Minimum{}, kGrainCheap);
     case BinaryOp::Remainder: return k.template operator()<T, T>(Remainder{}, kGrainMath);

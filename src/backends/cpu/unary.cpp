@@ -2,6 +2,7 @@
 // ops that only make sense on floating types (exp, tanh, ...) are instantiated for those only,
 // since the op layer promotes integer inputs to a floating dtype before calling them.
 #include <cmath>
+#include <limits>
 
 #include "backends/cpu/kernels.h"
 
@@ -67,6 +68,12 @@ struct Floor { template <class C> C operator()(C x) const { if constexpr (std::i
 struct Ceil { template <class C> C operator()(C x) const { if constexpr (std::is_floating_point_v<C>) return std::ceil(x); else return x; } };
 // round half to even, as torch.round
 struct Round { template <class C> C operator()(C x) const { if constexpr (std::is_floating_point_v<C>) return std::nearbyint(x); else return x; } };
+struct Trunc {
+  template <class C> C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) return std::trunc(x);
+    else return x;
+  }
+};
 struct LogicalNot { template <class C> C operator()(C x) const { return static_cast<C>(x == C(0)); } };
 template <class C>
 struct Clamp {
@@ -93,6 +100,94 @@ struct Expm1 { template <class C> C operator()(C x) const { return std::expm1(x)
 struct Erf { template <class C> C operator()(C x) const { return std::erf(x); } };
 struct Log2 { template <class C> C operator()(C x) const { return std::log2(x); } };
 struct Exp2 { template <class C> C operator()(C x) const { return std::exp2(x); } };
+// ---- math batch (stop 45) ----
+struct Tan { template <class C> C operator()(C x) const { return std::tan(x); } };
+struct Asin { template <class C> C operator()(C x) const { return std::asin(x); } };
+struct Acos { template <class C> C operator()(C x) const { return std::acos(x); } };
+struct Atan { template <class C> C operator()(C x) const { return std::atan(x); } };
+struct Sinh { template <class C> C operator()(C x) const { return std::sinh(x); } };
+struct Cosh { template <class C> C operator()(C x) const { return std::cosh(x); } };
+struct Asinh { template <class C> C operator()(C x) const { return std::asinh(x); } };
+struct Acosh { template <class C> C operator()(C x) const { return std::acosh(x); } };
+struct Atanh { template <class C> C operator()(C x) const { return std::atanh(x); } };
+struct Log10 { template <class C> C operator()(C x) const { return std::log10(x); } };
+struct Erfc { template <class C> C operator()(C x) const { return std::erfc(x); } };
+struct Lgamma { template <class C> C operator()(C x) const { return std::lgamma(x); } };
+// Giles' single-precision approximation, then two Newton steps on erf (full precision in double);
+// +-1 give +-inf and |y| > 1 NaN, as PyTorch. The same steps as locus_erfinv in unary.cl.
+struct Erfinv {
+  template <class C> C operator()(C y) const {
+    if (y < C(-1) || y > C(1)) return std::numeric_limits<C>::quiet_NaN();
+    if (y == C(1) || y == C(-1)) return std::copysign(std::numeric_limits<C>::infinity(), y);
+    C w = -std::log((C(1) - y) * (C(1) + y)), p;
+    if (w < C(5)) {
+      w -= C(2.5);
+      p = C(2.81022636e-08);
+      for (C c : {C(3.43273939e-07), C(-3.5233877e-06), C(-4.39150654e-06), C(0.00021858087), C(-0.00125372503),
+                  C(-0.00417768164), C(0.246640727), C(1.50140941)})
+        p = c + p * w;
+    } else {
+      w = std::sqrt(w) - C(3);
+      p = C(-0.000200214257);
+      for (C c : {C(0.000100950558), C(0.00134934322), C(-0.00367342844), C(0.00573950773), C(-0.0076224613),
+                  C(0.00943887047), C(1.00167406), C(2.83297682)})
+        p = c + p * w;
+    }
+    C x = p * y;
+    for (int k = 0; k < 2; ++k) x -= (std::erf(x) - y) / (C(1.12837916709551257390) * std::exp(-x * x));
+    return x;
+  }
+};
+// PyTorch's calc_digamma: the reflection for x < 0, the recurrence up to 10, then the asymptotic
+// series; digamma(+-0) = -+inf, NaN at negative integers. The same steps as locus_digamma in unary.cl.
+struct Digamma {
+  template <class C> C operator()(C x) const {
+    const C pi = C(3.14159265358979323846);
+    if (x == C(0)) return std::copysign(std::numeric_limits<C>::infinity(), -x);
+    C result = 0;
+    if (x < C(0)) {
+      if (x == std::trunc(x)) return std::numeric_limits<C>::quiet_NaN();
+      C r = x - std::trunc(x);
+      result = -pi / std::tan(pi * r);
+      x = C(1) - x;
+    }
+    while (x < C(10)) {
+      result -= C(1) / x;
+      x += C(1);
+    }
+    if (x == C(10)) return result + C(2.25175258906672110764);
+    C y = 0;
+    if (x < C(1e17)) {
+      C z = C(1) / (x * x), q = C(8.33333333333333333333E-2);
+      for (C c : {C(-2.10927960927960927961E-2), C(7.57575757575757575758E-3), C(-4.16666666666666666667E-3),
+                  C(3.96825396825396825397E-3), C(-8.33333333333333333333E-3), C(8.33333333333333333333E-2)})
+        q = q * z + c;
+      y = z * q;
+    }
+    return result + std::log(x) - C(0.5) / x - y;
+  }
+};
+// PyTorch's calc_trigamma (polygamma(1, x)): the reflection below 1/2, six steps of the recurrence,
+// then the asymptotic series. The same steps as locus_trigamma in unary.cl.
+struct Trigamma {
+  template <class C> C operator()(C x) const {
+    const C pi = C(3.14159265358979323846);
+    C sign = 1, result = 0;
+    if (x < C(0.5)) {
+      sign = -1;
+      C s = std::sin(pi * x);
+      result -= (pi * pi) / (s * s);
+      x = C(1) - x;
+    }
+    for (int i = 0; i < 6; ++i) {
+      result += C(1) / (x * x);
+      x += C(1);
+    }
+    C ixx = C(1) / (x * x);
+    result += (C(1) + C(1) / (C(2) * x) + ixx * (C(1) / C(6) - ixx * (C(1) / C(30) - ixx * (C(1) / C(42))))) / x;
+    return sign * result;
+  }
+};
 // 1 / (1 + e^-x) without overflow for large |x|
 struct Sigmoid {
   template <class C> C operator()(C x) const {
@@ -147,6 +242,21 @@ void unary_float(UnaryOp op, const TensorRef& out, const TensorRef& in, const Un
     case UnaryOp::Erf: return run_map<T>(out, in, kGrainMath, Erf{});
     case UnaryOp::Log2: return run_map<T>(out, in, kGrainMath, Log2{});
     case UnaryOp::Exp2: return run_map<T>(out, in, kGrainMath, Exp2{});
+    case UnaryOp::Tan: return run_map<T>(out, in, kGrainMath, Tan{});
+    case UnaryOp::Asin: return run_map<T>(out, in, kGrainMath, Asin{});
+    case UnaryOp::Acos: return run_map<T>(out, in, kGrainMath, Acos{});
+    case UnaryOp::Atan: return run_map<T>(out, in, kGrainMath, Atan{});
+    case UnaryOp::Sinh: return run_map<T>(out, in, kGrainMath, Sinh{});
+    case UnaryOp::Cosh: return run_map<T>(out, in, kGrainMath, Cosh{});
+    case UnaryOp::Asinh: return run_map<T>(out, in, kGrainMath, Asinh{});
+    case UnaryOp::Acosh: return run_map<T>(out, in, kGrainMath, Acosh{});
+    case UnaryOp::Atanh: return run_map<T>(out, in, kGrainMath, Atanh{});
+    case UnaryOp::Log10: return run_map<T>(out, in, kGrainMath, Log10{});
+    case UnaryOp::Erfc: return run_map<T>(out, in, kGrainMath, Erfc{});
+    case UnaryOp::Erfinv: return run_map<T>(out, in, kGrainMath, Erfinv{});
+    case UnaryOp::Lgamma: return run_map<T>(out, in, kGrainMath, Lgamma{});
+    case UnaryOp::Digamma: return run_map<T>(out, in, kGrainMath, Digamma{});
+    case UnaryOp::Trigamma: return run_map<T>(out, in, kGrainMath, Trigamma{});
     case UnaryOp::Sigmoid: return run_map<T>(out, in, kGrainMath, Sigmoid{});
     case UnaryOp::Gelu: return run_map<T>(out, in, kGrainMath, Gelu{});
     case UnaryOp::GeluTanh: return run_map<T>(out, in, kGrainMath, GeluTanh{});
@@ -171,6 +281,7 @@ void unary(UnaryOp op, const TensorRef& out, const TensorRef& in, const UnaryPar
       case UnaryOp::Floor: return run_map<T>(out, in, kGrainCheap, Floor{});
       case UnaryOp::Ceil: return run_map<T>(out, in, kGrainCheap, Ceil{});
       case UnaryOp::Round: return run_map<T>(out, in, kGrainCheap, Round{});
+      case UnaryOp::Trunc: return run_map<T>(out, in, kGrainCheap, Trunc{});
       case UnaryOp::LogicalNot: return run_map<T>(out, in, kGrainCheap, LogicalNot{});
       case UnaryOp::Clamp:
         return run_map<T>(out, in, kGrainCheap, Clamp<C>{scalar_as<T>(p.a), scalar_as<T>(p.b), p.has_a, p.has_b});

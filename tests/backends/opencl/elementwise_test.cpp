@@ -172,6 +172,23 @@ double host_unary(UnaryOp op, double x, const backend::UnaryParams& p) {
     case UnaryOp::Erf: return std::erf(x);
     case UnaryOp::Log2: return std::log2(x);
     case UnaryOp::Exp2: return std::exp2(x);
+    // ---- math batch (stop 45) ----
+    case UnaryOp::Tan: return std::tan(x);
+    case UnaryOp::Asin: return std::asin(x);
+    case UnaryOp::Acos: return std::acos(x);
+    case UnaryOp::Atan: return std::atan(x);
+    case UnaryOp::Sinh: return std::sinh(x);
+    case UnaryOp::Cosh: return std::cosh(x);
+    case UnaryOp::Asinh: return std::asinh(x);
+    case UnaryOp::Acosh: return std::acosh(x);
+    case UnaryOp::Atanh: return std::atanh(x);
+    case UnaryOp::Log10: return std::log10(x);
+    case UnaryOp::Trunc: return std::trunc(x);
+    case UnaryOp::Erfc: return std::erfc(x);
+    case UnaryOp::Lgamma: return std::lgamma(x);
+    case UnaryOp::Erfinv:  // no std:: reference: tests/ops/math_test.cpp checks these against PyTorch
+    case UnaryOp::Digamma:
+    case UnaryOp::Trigamma: return 0;
   }
   return 0;
 }
@@ -187,9 +204,12 @@ TEST(OpenCLElementwise, UnaryAllOpsStrided) {
   std::vector<double> pos = {0.5, 1.25, 2.5, 3.5, 0.1, 4, 0.75, 2.5, 0.01, 1.5};
   std::vector<double> mixed = {0.5, 1.25, 2.5, 3.5, 0.1, 4, -0.75, -2.5, 0, 1.5};
   for (ScalarType dt : {kFloat, kDouble, kHalf}) {
-    std::vector<int> all_ops;  // every op but ReluBackward (done through binary)
-    for (int op = 0; op <= static_cast<int>(UnaryOp::Exp2); ++op)
-      if (op != static_cast<int>(UnaryOp::ReluBackward)) all_ops.push_back(op);
+    std::vector<int> all_ops;  // all but ReluBackward (done through binary) and those with no host reference
+    for (int op = 0; op <= static_cast<int>(UnaryOp::Trigamma); ++op) {
+      auto u = static_cast<UnaryOp>(op);
+      if (u != UnaryOp::ReluBackward && u != UnaryOp::Erfinv && u != UnaryOp::Digamma && u != UnaryOp::Trigamma)
+        all_ops.push_back(op);
+    }
     for (int op : all_ops) {
       auto u = static_cast<UnaryOp>(op);
       bool needs_pos = u == UnaryOp::Log || u == UnaryOp::Sqrt || u == UnaryOp::Rsqrt || u == UnaryOp::PowScalar ||
