@@ -178,6 +178,7 @@ Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim
 Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other);
 /// The p-norm distance between each row of x1 [B.., P, M] and each row of x2 [B.., R, M]:
 /// [B.., P, R] (batch dims broadcast). p >= 0; p = 0 counts differing entries, p = inf the max.
+/// p = 2 by PyTorch's matmul form when compute_mode is 1, or unset / 0 with more than 25 rows.
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2, std::optional<int64_t> compute_mode = std::nullopt);
 /// (var, mean) with var's arguments.
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self);

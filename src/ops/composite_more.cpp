@@ -424,11 +424,20 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t
   if (!(p >= 0)) throw Error("[cdist] only supports non-negative p values, got " + std::to_string(p) + ".");
   if (compute_mode && (*compute_mode < 0 || *compute_mode > 2))
     throw Error("[cdist] possible modes: None, 0, 1, 2, but was: " + str(*compute_mode) + ".");
-  // [.., P, 1, M] - [.., 1, R, M]: every pair's difference (the batch dims broadcast); the distances
-  // are taken from it directly in every compute_mode (PyTorch's matmul form only rounds differently)
-  Tensor diff = x1.unsqueeze(-2) - x2.unsqueeze(-3);
   const ScalarType t = x1.scalar_type();
   Tensor zero = zeros({}, like(x1, t)), one = ones({}, like(x1, t));
+  // p = 2 through one matmul, as PyTorch: |a|^2 - 2 a.b + |b|^2, clamped at 0, when compute_mode is 1
+  // (use_mm_for_euclid_dist) or unset / 0 with more than 25 rows on either side; 2 never
+  const int64_t mode = compute_mode.value_or(0);
+  if (p == 2 && (mode == 1 || (mode == 0 && (x1.size(-2) > 25 || x2.size(-2) > 25)))) {
+    Tensor n1 = x1.square().sum(IntArrayRef{-1}, true), n2 = x2.square().sum(IntArrayRef{-1}, true);
+    Tensor a = cat({x1 * -2, n1, ones_like(n1)}, -1), b = cat({x2, ones_like(n2), n2}, -1);
+    Tensor sq = a.matmul(b.transpose(-1, -2)).clamp_min(0);
+    Tensor pos = sq.gt(0);  // zero distances get a zero gradient, as PyTorch's
+    return where(pos, where(pos, sq, one).sqrt(), zero);
+  }
+  // [.., P, 1, M] - [.., 1, R, M]: every pair's difference (the batch dims broadcast)
+  Tensor diff = x1.unsqueeze(-2) - x2.unsqueeze(-3);
   if (p == 0) return diff.ne(0).sum(IntArrayRef{-1}, false, t);
   if (std::isinf(p)) return diff.abs().amax(IntArrayRef{-1});
   // zero distances (and zero differences) are kept out of sqrt / pow, whose slopes there are

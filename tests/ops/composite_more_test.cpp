@@ -294,6 +294,17 @@ TEST_P(CompositeMore, Cdist) {
     EXPECT_VALUES(got[0], {2, 3}, g.first);
     EXPECT_VALUES(got[1], {3, 3}, g.second);
   }
+  // the matmul form (more than 25 rows, or compute_mode 1) against the direct one (compute_mode 2)
+  Tensor big = (arange(90.0, o()) * 0.37).sin().view({30, 3});
+  Tensor direct = cdist(big, x2, 2, 2);
+  EXPECT_TRUE(cdist(big, x2).allclose(direct, 1e-4, 1e-4));
+  EXPECT_TRUE(cdist(x1, x2, 2, 1).allclose(cdist(x1, x2, 2, 2), 1e-4, 1e-4));
+  EXPECT_VALUES(cdist(x1, x2, 2, 1), {2, 3}, V{0.0, 3.0, 1.4142135381698608, 2.692582368850708, 1.5, 2.872281312942505},
+                1e-4);
+  Vs gm = grads([](const Vs& v) { return cdist(v[0], v[1], 2, 1); }, {x1.cpu(), x2.cpu()}, GetParam());
+  EXPECT_VALUES(gm[0], {2, 3}, want[0].second.first);
+  EXPECT_VALUES(gm[1], {3, 3}, want[0].second.second);
+  gradcheck([](const Vs& v) { return cdist(v[0], v[1]); }, {sample({27, 2}), sample({3, 2}, 1.)}, GetParam());
   EXPECT_THROW_MSG(cdist(ones({2, 3}, o()), ones({4, 4}, o())), Error,
                    "[cdist] X1 and X2 must have the same number of columns. X1: 3 X2: 4.");
   EXPECT_THROW_MSG(cdist(ones({3}, o()), ones({4, 3}, o())), Error,
@@ -510,6 +521,7 @@ TEST_P(CompositeMore, Trapezoid) {
   EXPECT_VALUES(trapezoid(ones({3, 0}, o())), {3}, V{0.0, 0.0, 0.0});
   EXPECT_THROW_MSG(trapezoid(ones({3}, o()), ones({2}, o())), Error,
                    "[trapezoid] there must be one `x` value for each sample point: x has 2 but y has 3 along dim 0.");
+  EXPECT_THROW_MSG(trapezoid(y, Scalar(true)), Error, "[trapezoid] currently, we only support dx as a real number.");
   EXPECT_THROW_MSG(trapezoid(tensor({true, false}, o())), Error,
                    "[trapezoid] received a bool input for `x` or `y`, but bool is not supported");
   Vs g = grads([](const Vs& v) { return trapezoid(v[0], v[1]); },
