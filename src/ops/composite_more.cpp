@@ -673,7 +673,7 @@ Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double ba
   Tensor host = empty({steps}, TensorOptions().dtype(kDouble));
   double* p = host.data_ptr<double>();
   for (int64_t i = 0; i < steps; ++i)
-    p[i] = i < steps / 2 ? std::pow(base, s + step * static_cast<double>(i))
+    p[i] = steps == 1 || i < steps / 2 ? std::pow(base, s + step * static_cast<double>(i))
                          : std::pow(base, e - step * static_cast<double>(steps - i - 1));
   Tensor out = empty({steps}, TensorOptions(options).requires_grad(false));
   out.copy_(host);

@@ -238,6 +238,9 @@ TEST_P(CompositeMore, Tensordot) {
                 V{0.0, 3.0, 6.0, 9.0, 0.0, 5.0, 10.0, 15.0, 0.0, 7.0, 14.0, 21.0});
   EXPECT_VALUES(tensordot(tensor({1.0, 2.0}, o()), tensor({3.0, 4.0, 5.0}, o()), {}, {}), {2, 3},
                 V{3.0, 4.0, 5.0, 6.0, 8.0, 10.0});
+  Tensor li = tensordot(tensor({{1, 2}, {3, 4}}, o()), tensor({5, 6}, o()), {1}, {0});
+  EXPECT_EQ(li.dtype(), kLong);
+  EXPECT_VALUES(li, {2}, V{17.0, 39.0});
   EXPECT_THROW_MSG(tensordot(ones({2, 3}, o()), ones({4, 5}, o()), {1}, {0}), Error,
                    "[tensordot] contracted dimensions need to match, but first has size 3 in dim 1 and second has "
                    "size 4 in dim 0.");
@@ -326,6 +329,8 @@ TEST_P(CompositeMore, Factories) {
   EXPECT_EQ(ll.dtype(), kLong);
   EXPECT_EQ(ll.device(), GetParam());
   EXPECT_VALUES(ll, {3}, V{1.0, 10.0, 100.0});
+  EXPECT_VALUES(logspace(1, 5, 1, 2.0, o()), {1}, V{2.0});
+  EXPECT_VALUES(logspace(0, 1, 0, 10.0, o()), {0}, V{});
   EXPECT_THROW_MSG(logspace(0, 2, -1, 10.0, o()), Error, "[logspace] number of steps must be non-negative, got -1.");
   Tensor tl = tril_indices(3, 4, 1, o().dtype(kLong));
   EXPECT_EQ(tl.dtype(), kLong);
