@@ -210,6 +210,9 @@ TEST_P(CompositeMore, KronAndCross) {
   Tensor k = kron(tensor({1, 2}, o()), tensor({{1, 10}, {100, 1000}}, o()));
   EXPECT_EQ(k.dtype(), kLong);
   EXPECT_VALUES(k, {2, 4}, V{1.0, 10.0, 2.0, 20.0, 100.0, 1000.0, 200.0, 2000.0});
+  Tensor kb = kron(tensor({true, false}, o()), tensor({true, true}, o()));
+  EXPECT_EQ(kb.dtype(), kBool);
+  EXPECT_VALUES(kb, {4}, V{1.0, 1.0, 0.0, 0.0});
   gradcheck([](const Vs& v) { return kron(v[0], v[1]); }, {sample({2, 3}), sample({3}, 1.)}, GetParam());
 
   Tensor a = tensor({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, o()), b = tensor({{7.0, 8.0, 9.0}, {1.0, 0.0, -1.0}}, o());
@@ -410,6 +413,10 @@ TEST_P(CompositeMore, CummaxCummin) {
   auto [dv, di] = c.cummin(0);
   EXPECT_VALUES(dv, {2, 5}, V{2.0, 1.0, 2.0, 3.0, 0.0, 2.0, 1.0, 2.0, 3.0, 0.0});
   EXPECT_VALUES(di, {2, 5}, V{0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0});
+  auto [bv, bi] = tensor({true, false, true}, o()).cummax(0);
+  EXPECT_EQ(bv.dtype(), kBool);
+  EXPECT_VALUES(bv, {3}, V{1.0, 1.0, 1.0});
+  EXPECT_VALUES(bi, {3}, V{0.0, 0.0, 2.0});
   auto [sv, si] = tensor(5.0, o()).cummax(0);
   EXPECT_VALUES(sv, {}, V{5.0});
   EXPECT_VALUES(si, {}, V{0.0});
