@@ -55,6 +55,17 @@ Tensor rand_like(const Tensor& t, const TensorOptions& options = {});
 Tensor randn_like(const Tensor& t, const TensorOptions& options = {});
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options = {});
 
+// ---- shape batch (stop 45) ---------------------------------------------------------------------
+/// Integers in [0, high) of t's shape.
+Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& options = {});
+/// base ** linspace(start, end, steps).
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base = 10.0,
+                const TensorOptions& options = {});
+/// The [2, N] (row, col) indices of the lower / upper triangle of a row x col matrix (element
+/// [i, j] with j - i <= offset, or >= offset), row by row; int64 unless options name a dtype.
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset = 0, const TensorOptions& options = kLong);
+Tensor triu_indices(int64_t row, int64_t col, int64_t offset = 0, const TensorOptions& options = kLong);
+
 /// Nested initializer lists of numbers, as locus::tensor({{1, 2}, {3, 4}}). Integers make
 /// int64 (int8_t and int16_t values int8 and int16), floating values float32 (the default dtype),
 /// bools make bool, unless options name one.

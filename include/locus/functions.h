@@ -220,4 +220,76 @@ Tensor squeeze(const Tensor& a, int64_t dim);
 Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
 
+// ---- shape batch (stop 45) ---------------------------------------------------------------------
+Tensor broadcast_to(const Tensor& self, IntArrayRef size);
+/// The tensors expanded to their common broadcast shape (views).
+std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors);
+/// Coordinate grids of 0-D/1-D tensors (views). indexing "ij" (the default, as libtorch with no
+/// argument) makes output i vary along dim i; "xy" swaps the first two dims.
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors);
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_view indexing);
+/// Every combination of the 1-D tensors' elements, as rows of a [N, len(tensors)] tensor.
+Tensor cartesian_prod(const std::vector<Tensor>& tensors);
+Tensor tile(const Tensor& self, IntArrayRef dims);
+Tensor diff(const Tensor& self, int64_t n = 1, int64_t dim = -1, const std::optional<Tensor>& prepend = std::nullopt,
+            const std::optional<Tensor>& append = std::nullopt);
+Tensor diag_embed(const Tensor& self, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
+Tensor diagonal(const Tensor& self, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+Tensor kron(const Tensor& self, const Tensor& other);
+Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim = std::nullopt);
+/// Sums the products of self's dims_self with other's dims_other (pairwise, of equal sizes); the
+/// result has self's other dims then other's.
+Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self, IntArrayRef dims_other);
+/// The p-norm distance between each row of x1 [B.., P, M] and each row of x2 [B.., R, M]:
+/// [B.., P, R] (batch dims broadcast). p >= 0; p = 0 counts differing entries, p = inf the max.
+/// p = 2 by PyTorch's matmul form when compute_mode is 1, or unset / 0 with more than 25 rows.
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2, std::optional<int64_t> compute_mode = std::nullopt);
+/// (var, mean) with var's arguments.
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self);
+template <typename Bool, std::enable_if_t<std::is_same_v<Bool, bool>, int> = 0>
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, Bool unbiased) {
+  return {self.var(unbiased), self.mean()};
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, IntArrayRef dim, const std::optional<Scalar>& correction,
+                                    bool keepdim = false);
+/// (std, mean) with std's arguments.
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self);
+template <typename Bool, std::enable_if_t<std::is_same_v<Bool, bool>, int> = 0>
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, Bool unbiased) {
+  return {self.std(unbiased), self.mean()};
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, IntArrayRef dim, bool unbiased = true, bool keepdim = false);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, IntArrayRef dim, const std::optional<Scalar>& correction,
+                                    bool keepdim = false);
+std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim);
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim);
+Tensor logcumsumexp(const Tensor& self, int64_t dim);
+Tensor rot90(const Tensor& self, int64_t k = 1, IntArrayRef dims = {0, 1});
+Tensor fliplr(const Tensor& self);
+Tensor flipud(const Tensor& self);
+/// The tensor viewed with at least 1, 2 or 3 dims (new dims of size 1 in front; for 3-D a 2-D
+/// [m, n] becomes [m, n, 1]), one by one for a list.
+Tensor atleast_1d(const Tensor& self);
+Tensor atleast_2d(const Tensor& self);
+Tensor atleast_3d(const Tensor& self);
+std::vector<Tensor> atleast_1d(const std::vector<Tensor>& tensors);
+std::vector<Tensor> atleast_2d(const std::vector<Tensor>& tensors);
+std::vector<Tensor> atleast_3d(const std::vector<Tensor>& tensors);
+/// The 0-D, 1-D or 2-D tensors (as rows) along the diagonal of a 2-D tensor, zeros elsewhere.
+Tensor block_diag(const std::vector<Tensor>& tensors);
+/// cat after atleast_1d (along dim 0 for 1-D tensors, else 1); cat of atleast_2d along 0;
+/// of atleast_3d along 2; column_stack: 0-D/1-D tensors as columns, then cat along 1.
+Tensor hstack(const std::vector<Tensor>& tensors);
+Tensor vstack(const std::vector<Tensor>& tensors);
+Tensor row_stack(const std::vector<Tensor>& tensors);
+Tensor dstack(const std::vector<Tensor>& tensors);
+Tensor column_stack(const std::vector<Tensor>& tensors);
+/// The trapezoid rule along dim, with sample points x or a constant spacing dx.
+Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1);
+Tensor trapezoid(const Tensor& y, const Scalar& dx = 1, int64_t dim = -1);
+Tensor trapz(const Tensor& y, const Tensor& x, int64_t dim = -1);
+Tensor trapz(const Tensor& y, double dx = 1, int64_t dim = -1);
+
 }  // namespace locus

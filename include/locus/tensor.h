@@ -633,6 +633,39 @@ class Tensor {
   void retain_grad() const;
   bool retains_grad() const;
 
+  // ---- shape batch (stop 45) -----------------------------------------------------------------
+  /// expand(size), as PyTorch's broadcast_to (a view; -1 keeps a dim's size).
+  Tensor broadcast_to(IntArrayRef size) const;
+  /// repeat(dims), with dims padded by leading 1s to dim() when shorter (PyTorch's tile).
+  Tensor tile(IntArrayRef dims) const;
+  /// Every window of `size` elements, `step` apart, along `dimension`: a strided view whose dim
+  /// `dimension` counts the windows and whose new last dim (of `size`) holds each window.
+  Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
+  /// The n-th forward difference along dim (prepend / append concatenated first); bool gives bool.
+  Tensor diff(int64_t n = 1, int64_t dim = -1, const std::optional<Tensor>& prepend = std::nullopt,
+              const std::optional<Tensor>& append = std::nullopt) const;
+  /// The last dim placed on diagonal `offset` of planes (dim1, dim2) of a new tensor, zeros elsewhere.
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  /// Diagonal `offset` of the planes (dim1, dim2), as a view whose last dim runs along it.
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  /// The Kronecker product (the fewer dims padded with leading 1s).
+  Tensor kron(const Tensor& other) const;
+  /// The 3-vector cross product along dim (without dim: the first dim of size 3, as libtorch).
+  Tensor cross(const Tensor& other, std::optional<int64_t> dim = std::nullopt) const;
+  /// (min, max) over all elements or along dim.
+  std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  /// Running maximum / minimum along dim and the int64 index where it was reached (the last such
+  /// index on ties; NaN propagates), as PyTorch's cummax / cummin. Values are differentiable.
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  /// log(cumsum(exp(x))) along dim, computed stably. Differentiable.
+  Tensor logcumsumexp(int64_t dim) const;
+  /// Rotated by 90 degrees k times in the plane dims, from dims[0] towards dims[1] (a copy).
+  Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+  /// flip({1}) (at least 2-D) and flip({0}) (at least 1-D).
+  Tensor fliplr() const;
+  Tensor flipud() const;
+
  private:
   unsigned register_grad_hook(std::function<Tensor(const Tensor&)> hook) const;
   void* host_data(const char* op) const;
