@@ -167,14 +167,13 @@ struct LinalgInv : autograd::Function<LinalgInv> {
 struct LinalgSolve : autograd::Function<LinalgSolve> {
   // A [..., n, n] and B [..., n, k] of one batch shape.
   static Tensor forward(autograd::AutogradContext* ctx, const Tensor& A, const Tensor& B) {
-    Tensor X = solve_host("linalg.solve", A, B, false);
-    ctx->save_for_backward({A, X});
-    return X;
+    ctx->save_for_backward({A, B});  // X is solved again in backward, differentiably (not saved:
+    return solve_host("linalg.solve", A, B, false);  // a saved output loses its grad_fn)
   }
   static autograd::variable_list backward(autograd::AutogradContext* ctx, autograd::variable_list g) {
     auto saved = ctx->get_saved_variables();
     Tensor gB = LinalgSolve::apply(mT(saved[0]), g[0]);
-    Tensor gA = ctx->needs_input_grad(0) ? -gB.matmul(mT(saved[1])) : Tensor();
+    Tensor gA = ctx->needs_input_grad(0) ? -gB.matmul(mT(LinalgSolve::apply(saved[0], saved[1]))) : Tensor();
     return {gA, gB};
   }
 };

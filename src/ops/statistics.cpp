@@ -178,8 +178,11 @@ std::tuple<Tensor, Tensor> median_dim(const char* op, const Tensor& self, int64_
     Tensor valid = count_valid(self, d);
     if (kind == Median::Plain) {
       pos = where(valid.lt(n), valid, pos);  // a NaN in the row: the first NaN, sorted last
-    } else {                                 // the lower middle of the valid ones
-      pos = (valid - 1).clamp_min(0).to(kDouble).div(2).floor().to(kLong);
+    } else {  // the lower middle of the valid ones, in int64 on the host (argsort goes there too)
+      Tensor h = valid.cpu().contiguous().clone();
+      int64_t* p = h.data_ptr<int64_t>();
+      for (int64_t i = 0; i < h.numel(); ++i) p[i] = p[i] > 0 ? (p[i] - 1) / 2 : 0;
+      pos = h.to(self.device());
     }
   }
   return pick_sorted(self, d, pos, keepdim);

@@ -111,10 +111,23 @@ TEST_P(LinalgMore, Gradients) {
   gradcheck([](const std::vector<Tensor>& t) { return linalg::det(t[0]); }, {m}, GetParam());
   gradcheck([](const std::vector<Tensor>& t) { return std::get<1>(linalg::slogdet(t[0])); }, {m}, GetParam());
   gradcheck([](const std::vector<Tensor>& t) { return linalg::solve(t[0], t[1]); }, {m, r}, GetParam());
-  // second order: d/dA of sum(grad det) goes through inv's own backward
-  a = A().requires_grad_();
-  Tensor g = autograd::grad({det(a)}, {a}, {}, true, true)[0];
-  EXPECT_TRUE(g.requires_grad());
+  // second order: the backward formulas are differentiable ops themselves
+  // (the finite differences run under NoGradGuard with plain inputs: the first derivative is then
+  // taken of a fresh leaf, with grad mode on for it)
+  auto first = [](const std::function<Tensor(const Tensor&)>& f, const Tensor& x) {
+    AutoGradMode on(true);
+    Tensor leaf = x.requires_grad() ? x : x.detach().requires_grad_();
+    return autograd::grad({f(leaf).sum()}, {leaf}, {}, true, x.requires_grad())[0];
+  };
+  gradcheck([&](const std::vector<Tensor>& t) { return first([](const Tensor& x) { return linalg::det(x); }, t[0]); },
+            {m}, GetParam());
+  gradcheck([&](const std::vector<Tensor>& t) { return first([](const Tensor& x) { return linalg::inv(x); }, t[0]); },
+            {m}, GetParam());
+  gradcheck(
+      [&](const std::vector<Tensor>& t) {
+        return first([&](const Tensor& x) { return linalg::solve(x, t[1]); }, t[0]);
+      },
+      {m, r}, GetParam());
 }
 
 TEST_P(LinalgMore, Errors) {
