@@ -26,7 +26,7 @@ Tensor det(const Tensor& A);
 /// (sign, log|det|) of each square matrix; sign 0 and -inf for a singular one.
 std::tuple<Tensor, Tensor> slogdet(const Tensor& A);
 /// X with A X = B: A [..., n, n], B [..., n, k] or, when B is 1-D or A's shape without the last
-/// dim, the vector case [..., n]; batch dims broadcast. Only left = true.
+/// dim, the vector case [..., n]; batch dims broadcast. left = false solves X A = B (B [..., k, n]).
 Tensor solve(const Tensor& A, const Tensor& B, bool left = true);
 /// The ord-norm of the vectors along `dim` (all elements when absent): ord inf, -inf, 0 (the
 /// count of non-zeros) or any other p ((sum |x|^p)^(1/p)). Floating-point input.

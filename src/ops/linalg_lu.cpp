@@ -23,6 +23,8 @@ namespace {
 
 std::string tag(const char* op) { return "[" + std::string(op) + "] "; }
 
+Tensor mT(const Tensor& t) { return t.transpose(-2, -1); }
+
 void check_square(const char* op, const Tensor& A) {
   if (A.dim() < 2)
     throw Error(tag(op) + "the input A must have at least 2 dimensions, got shape " + ops::shape_str(A.sizes()) + ".");
@@ -148,8 +150,6 @@ HostDet slogdet_host(const Tensor& A) {
   return {sign, logabs, det};
 }
 
-Tensor mT(const Tensor& t) { return t.transpose(-2, -1); }
-
 struct LinalgInv : autograd::Function<LinalgInv> {
   static Tensor forward(autograd::AutogradContext* ctx, const Tensor& A) {
     ctx->save_for_backward({A});
@@ -240,8 +240,13 @@ std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
 Tensor solve(const Tensor& A, const Tensor& B, bool left) {
   const char* op = "linalg.solve";
   ops::check_same_device(op, {{"A", &A}, {"B", &B}});
-  if (!left) throw Error(tag(op) + "left = false (X A = B) is not supported; solve A^T X^T = B^T instead.");
   check_square(op, A);
+  if (!left) {  // X A = B  <=>  A^T X^T = B^T
+    if (B.dim() < 2 || B.size(-1) != A.size(-1))
+      throw Error(tag(op) + "incompatible shapes of A and B for the equation XA = B: A " + ops::shape_str(A.sizes()) +
+                  " and B " + ops::shape_str(B.sizes()) + " (B needs " + std::to_string(A.size(-1)) + " columns).");
+    return solve(mT(A), mT(B), true).transpose(-2, -1);
+  }
   if (B.scalar_type() != A.scalar_type())
     throw Error(tag(op) + "expected A and B to have the same dtype, but A is " + dtype_name(A.scalar_type()) +
                 " and B is " + dtype_name(B.scalar_type()) + ".");

@@ -290,7 +290,7 @@ Tensor search(const char* op, const Tensor& seq, const Tensor& x, bool right) {
   if (seq.dim() == 1) {
     Tensor flat = x.reshape({-1});
     const int64_t total = flat.numel();
-    const int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 24) / std::max<int64_t>(m, 1));
+    const int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(m, 1));
     if (total <= chunk) return count(seq, flat.unsqueeze(-1)).reshape(x.sizes());
     std::vector<Tensor> parts;
     for (int64_t s = 0; s < total; s += chunk)

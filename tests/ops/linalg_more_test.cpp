@@ -80,6 +80,11 @@ TEST_P(LinalgMore, Solve) {
   EXPECT_EQ(xm.sizes(), IntArrayRef({2, 2, 3}));
   expect_values(xm, {2.5, 1.0, 3.0, 0.5, 0.0, 1.0, 0.47058824, 0.05882353, 0.82352941, 0.41176471, 0.17647059,
                      0.47058824}, 1e-8);
+  Tensor xr = linalg::solve(A(), tensor({{1.0, 0.0, 2.0}, {3.0, 1.0, 4.0}}, o()), /*left=*/false);  // X A = B
+  EXPECT_EQ(xr.sizes(), IntArrayRef({2, 3}));
+  expect_values(xr, {0.72222222, -0.44444444, 0.61111111, 1.83333333, -0.66666667, 1.16666667}, 1e-8);
+  EXPECT_THROW_MSG(linalg::solve(A(), b, false), Error,
+                   "[linalg.solve] incompatible shapes of A and B for the equation XA = B: A [3, 3] and B [3]");
   Tensor xf = linalg::solve(A(kFloat), b.to(kFloat));
   EXPECT_EQ(xf.scalar_type(), kFloat);
   expect_values(xf, {1.08333333, -1.16666667, 0.41666667}, 1e-6);

@@ -297,6 +297,11 @@ TEST_P(Statistics, BucketizeAndSearchsorted) {
                    "[searchsorted] side can only be 'left' or 'right', got 'foo'.");
   EXPECT_THROW_MSG(searchsorted(seq1, v, false, false, std::nullopt, tensor({1, 3}, o(kLong))), Error,
                    "[searchsorted] boundaries and sorter must have the same size, got boundaries [5] and sorter [2].");
+  // many values against many boundaries: searched in chunks (of 2^22 comparisons), the same answers
+  Tensor many = (arange(0, 1100, o(kLong)) * 7).remainder(4096);  // 3 chunks of 512
+  Tensor bounds = arange(0, 8192, o(kLong)) / 2;  // 0, 0.5, 1, ...: each value v has 2v below it
+  Tensor pos = searchsorted(bounds, many.to(kFloat));
+  EXPECT_EQ(values(pos), values(many * 2));
   EXPECT_THROW_MSG(searchsorted(full({}, 1, o(kLong)), v), Error,
                    "[searchsorted] the boundaries tensor should have at least one dimension");
 }
