@@ -138,7 +138,8 @@ TEST_P(Statistics, MedianAndKthvalue) {
   expect_values(kn, {nan_, nan_});
   EXPECT_EQ(values(kni), (V{1, 1}));
 
-  EXPECT_THROW_MSG(x.kthvalue(5), Error, "[kthvalue] k (5) is out of range for dimension 1 of size 4; pick 1 <= k <= 4.");
+  EXPECT_THROW_MSG(x.kthvalue(5), Error,
+                   "[kthvalue] k (5) is out of range for dimension 1 of size 4; pick 1 <= k <= 4.");
   EXPECT_THROW_MSG(zeros({2, 0}, o()).median(1), Error,
                    "[median] expected reduction dim 1 to have non-zero size, but the input is [2, 0].");
   EXPECT_THROW_MSG(x.median(2), Error, "[median] dimension out of range");
@@ -220,7 +221,8 @@ TEST_P(Statistics, Quantile) {
                    "[quantile] interpolation must be one of linear, lower, higher, midpoint or nearest, got 'foo'.");
   EXPECT_THROW_MSG(zeros({0}, o()).quantile(0.5), Error, "[quantile] the input tensor must be non-empty.");
   EXPECT_THROW_MSG(f.quantile(tensor({{0.5}}, o())), Error, "[quantile] q must be a scalar or a 1-D tensor");
-  EXPECT_THROW_MSG(f.nanquantile(tensor({0.5, 2.0}, o())), Error, "[nanquantile] q values must be in the range [0, 1].");
+  EXPECT_THROW_MSG(f.nanquantile(tensor({0.5, 2.0}, o())), Error,
+                   "[nanquantile] q values must be in the range [0, 1].");
 }
 
 TEST_P(Statistics, BincountAndHistc) {
@@ -237,7 +239,8 @@ TEST_P(Statistics, BincountAndHistc) {
   EXPECT_EQ(values(wl), (V{4, 4, 0, 2}));
   EXPECT_EQ(values(bincount(zeros({0}, o(kLong)), {}, 3)), (V{0, 0, 0}));
   EXPECT_EQ(values(bincount(tensor({1, 2}, o(kByte)))), (V{0, 1, 1}));
-  EXPECT_THROW_MSG(bincount(tensor({-1, 2}, o(kLong))), Error, "[bincount] only supports 1-D non-negative integer inputs");
+  EXPECT_THROW_MSG(bincount(tensor({-1, 2}, o(kLong))), Error,
+                   "[bincount] only supports 1-D non-negative integer inputs");
   EXPECT_THROW_MSG(bincount(tensor({1.0, 2.0}, o())), Error, "[bincount] expected an integer tensor, got float32.");
   EXPECT_THROW_MSG(bincount(tensor({1, 2}, o(kLong)), tensor({1.0}, o())), Error,
                    "[bincount] weights should be 1-D and have the input's length (2), got shape [1].");
