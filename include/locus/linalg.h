@@ -6,7 +6,9 @@
 // copy (a device tensor is copied to the host and the result back to its device), and are
 // differentiable: d inv = -inv^T g inv^T, d det = g det inv^T, d logabsdet = g inv^T, and solve's
 // gA = -solve(A^T, g) X^T, gB = solve(A^T, g). float32 and float64 only. A singular matrix makes
-// inv and solve throw (naming the batch element); det gives 0 and slogdet (0, -inf). The norms are
+// inv and solve throw (naming the batch element); det gives 0 and slogdet (0, -inf), and det's
+// gradient there is the cofactor matrix (from the minors, for n <= 32; PyTorch 1.13 gives zeros;
+// it is not differentiable twice). The norms are
 // made of differentiable reductions and run on the tensor's device. Matrix norms of ord 2, -2 and
 // "nuc" need a singular value decomposition, which locus does not have: they throw.
 #include <optional>

@@ -178,15 +178,52 @@ struct LinalgSolve : autograd::Function<LinalgSolve> {
   }
 };
 
+// The cofactor matrices of A [..., n, n] (d det / dA), from the (n-1) x (n-1) minors' determinants
+// on the host: det's gradient where a matrix is singular and det * inv^T does not exist.
+Tensor cofactors(const Tensor& A) {
+  const int64_t n = A.size(-1);
+  constexpr int64_t kMaxN = 32;  // n^2 minors of O(n^3) each
+  if (n > kMaxN)
+    throw Error("[linalg.det] the gradient at a singular matrix is computed from cofactors, for matrices up to " +
+                std::to_string(kMaxN) + " x " + std::to_string(kMaxN) + "; this one is " + std::to_string(n) + " x " +
+                std::to_string(n) + ".");
+  Tensor a = host_f64(A), c = empty(a.sizes(), kDouble);
+  const double* pa = a.data_ptr<double>();
+  double* pc = c.data_ptr<double>();
+  const int64_t batches = n == 0 ? 0 : a.numel() / (n * n);
+  std::vector<double> minor(static_cast<size_t>((n - 1) * (n - 1)));
+  std::vector<int64_t> perm;
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        size_t k = 0;
+        for (int64_t r = 0; r < n; ++r)
+          for (int64_t q = 0; r != i && q < n; ++q)
+            if (q != j) minor[k++] = pa[b * n * n + r * n + q];
+        int64_t zero = -1;
+        double d = lu_factor(minor.data(), n - 1, perm, zero);
+        for (int64_t r = 0; d != 0 && r < n - 1; ++r) d *= minor[static_cast<size_t>(r * (n - 1) + r)];
+        pc[b * n * n + i * n + j] = (i + j) % 2 ? -d : d;
+      }
+  return c.to(A.device(), A.scalar_type());
+}
+
 struct LinalgDet : autograd::Function<LinalgDet> {
   static Tensor forward(autograd::AutogradContext* ctx, const Tensor& A) {
+    HostDet d = slogdet_host(A);
+    bool singular = false;
+    const double* ps = d.sign.data_ptr<double>();
+    for (int64_t i = 0; i < d.sign.numel(); ++i) singular = singular || ps[i] == 0;
     ctx->save_for_backward({A});
-    return slogdet_host(A).det.to(A.device(), A.scalar_type());
+    ctx->saved_data["singular"] = singular;
+    return d.det.to(A.device(), A.scalar_type());
   }
   static autograd::variable_list backward(autograd::AutogradContext* ctx, autograd::variable_list g) {
     Tensor A = ctx->get_saved_variables()[0];
-    Tensor s = (g[0] * linalg::det(A)).unsqueeze(-1).unsqueeze(-1);
-    return {s * mT(linalg::inv(A))};
+    Tensor gd = g[0].unsqueeze(-1).unsqueeze(-1);
+    // singular: the cofactors (a constant here, so not differentiable twice); else det * inv^T
+    if (ctx->saved_data["singular"].toBool()) return {gd * cofactors(A)};
+    return {gd * linalg::det(A).unsqueeze(-1).unsqueeze(-1) * mT(linalg::inv(A))};
   }
 };
 

@@ -61,3 +61,24 @@ t("torch.linalg.matrix_norm(C, float('inf'))")
 torch.linalg.norm(C).backward(); print('dnorm fro', C.grad)
 C.grad = None
 torch.linalg.matrix_norm(C, 1).backward(); print('dnorm 1', C.grad)
+
+# det's gradient at singular matrices: PyTorch 1.13 gives zeros; locus gives the cofactor matrix
+# (d det / dA), here computed independently from the minors with numpy.
+import numpy as np
+
+
+def cofactors(a):
+    n = a.shape[0]
+    c = np.zeros_like(a)
+    for i in range(n):
+        for j in range(n):
+            c[i, j] = (-1) ** (i + j) * np.linalg.det(np.delete(np.delete(a, i, 0), j, 1))
+    return c
+
+
+print('cofactors', cofactors(np.array([[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]])))
+print('cofactors', cofactors(np.array([[1., 2.], [2., 4.]])))
+b = torch.tensor([[[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]], [[2., 0., 0.], [0., 3., 0.], [0., 0., 4.]]],
+                 dtype=torch.float64, requires_grad=True)
+(torch.det(b) * torch.tensor([1., 2.], dtype=torch.float64)).sum().backward()
+print('PyTorch ddet batch', b.grad)

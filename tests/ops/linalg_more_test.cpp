@@ -108,6 +108,15 @@ TEST_P(LinalgMore, Gradients) {
   logdet(a).backward();
   expect_values(a.grad(), {0.61111111, -0.22222222, 0.05555556, -0.22222222, 0.44444444, -0.11111111, 0.05555556,
                            -0.11111111, 0.27777778}, 1e-8);
+  // at a singular matrix: the cofactor matrix (computed independently with numpy, see
+  // linalg_more_cases.py; PyTorch 1.13 gives zeros there), next to a regular one (PyTorch's numbers)
+  Tensor sb = tensor({{{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}, {7.0, 8.0, 9.0}}, {{2.0, 0.0, 0.0}, {0.0, 3.0, 0.0},
+                     {0.0, 0.0, 4.0}}}, o()).requires_grad_();
+  (det(sb) * tensor({1.0, 2.0}, o())).sum().backward();
+  expect_values(sb.grad(), {-3, 6, -3, 6, -12, 6, -3, 6, -3, 24, 0, 0, 0, 16, 0, 0, 0, 12}, 1e-9);
+  Tensor s2 = tensor({{1.0, 2.0}, {2.0, 4.0}}, o(kFloat)).requires_grad_();
+  s2.det().backward();
+  expect_values(s2.grad(), {4, -2, -2, 1}, 1e-6);
   // batched, by finite differences
   Tensor m = tensor({{{1.5, 0.2, -0.3}, {0.1, 2.0, 0.4}, {-0.2, 0.3, 1.2}}, {{0.5, -1.0, 0.2}, {0.7, 0.3, 0.1},
                     {0.0, 0.4, -0.9}}}, TensorOptions().dtype(kDouble));
