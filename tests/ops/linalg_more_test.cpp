@@ -157,6 +157,10 @@ TEST_P(LinalgMore, Errors) {
   EXPECT_THROW_MSG(det(ones({2, 2}, o(kLong))), Error, "[linalg.det] expected a float32 or float64 tensor, got int64");
   EXPECT_THROW_MSG(linalg::solve(A(), ones({2}, o())), Error,
                    "[linalg.solve] incompatible shapes of A and B for the equation AX = B: A [3, 3] and B [2]");
+  Tensor big = zeros({33, 33}, o()).requires_grad_();
+  EXPECT_THROW_MSG(det(big).backward(), Error,
+                   "[linalg.det] the gradient at a singular matrix is computed from cofactors, for matrices up to "
+                   "32 x 32; this one is 33 x 33.");
   EXPECT_THROW_MSG(linalg::solve(A(kFloat), ones({3}, o())), Error,
                    "[linalg.solve] expected A and B to have the same dtype, but A is float32 and B is float64.");
 }
@@ -208,6 +212,12 @@ TEST_P(LinalgMore, Norms) {
                    "[linalg.matrix_norm] the input must have at least 2 dimensions, got shape [3].");
   EXPECT_THROW_MSG(linalg::vector_norm(tensor({1, 2}, o(kLong))), Error,
                    "[linalg.vector_norm] expected a floating-point tensor, got int64");
+  EXPECT_THROW_MSG(linalg::matrix_norm(a, 1, {0, 0}), Error, "[linalg.matrix_norm] dims must be different, got [0, 0].");
+  EXPECT_THROW_MSG(linalg::matrix_norm(a, "fro", {0}), Error, "[linalg.matrix_norm] dim must be a 2-tuple, got [0].");
+  EXPECT_THROW_MSG(linalg::matrix_norm(a, "max"), Error,
+                   "[linalg.matrix_norm] ord must be 'fro', 'nuc' or a number, got 'max'.");
+  EXPECT_THROW_MSG(linalg::norm(ones({2, 2, 2}, o(kFloat)), 2, IntArrayRef{0, 1, 2}), Error,
+                   "[linalg.norm] dim must be one or two dims, got [0, 1, 2].");
   EXPECT_THROW_MSG(linalg::norm(tensor({3.0, -4.0}, o(kFloat)), "fro"), Error,
                    "[linalg.norm] ord 'fro' without dim needs a 2-D input, got 1-D; pass dim.");
 }

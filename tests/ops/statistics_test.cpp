@@ -123,6 +123,8 @@ TEST_P(Statistics, MedianAndKthvalue) {
   EXPECT_EQ(values(li), (V{2}));
   EXPECT_EQ(values(lidx), (V{3}));
   expect_values(zeros({0}, o()).median(), {nan_});
+  EXPECT_THROW_MSG(zeros({0}, o(kLong)).median(), Error,
+                   "[median] the median of an empty int64 tensor is undefined (a floating-point one gives NaN).");
   auto [sv, si] = full({}, 5.0, o()).median(0);
   EXPECT_EQ(sv.dim(), 0);
   EXPECT_EQ(si.item<int64_t>(), 0);
@@ -305,6 +307,8 @@ TEST_P(Statistics, BucketizeAndSearchsorted) {
   Tensor bounds = arange(0, 8192, o(kLong)) / 2;  // 0, 0.5, 1, ...: each value v has 2v below it
   Tensor pos = searchsorted(bounds, many.to(kFloat));
   EXPECT_EQ(values(pos), values(many * 2));
+  EXPECT_THROW_MSG(searchsorted(seq1, v, false, false, std::nullopt, tensor({1, 3, 4, 2, 0}, o(kInt))), Error,
+                   "[searchsorted] sorter must be an int64 tensor, got int32.");
   EXPECT_THROW_MSG(searchsorted(full({}, 1, o(kLong)), v), Error,
                    "[searchsorted] the boundaries tensor should have at least one dimension");
 }
