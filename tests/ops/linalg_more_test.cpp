@@ -212,7 +212,8 @@ TEST_P(LinalgMore, Norms) {
                    "[linalg.matrix_norm] the input must have at least 2 dimensions, got shape [3].");
   EXPECT_THROW_MSG(linalg::vector_norm(tensor({1, 2}, o(kLong))), Error,
                    "[linalg.vector_norm] expected a floating-point tensor, got int64");
-  EXPECT_THROW_MSG(linalg::matrix_norm(a, 1, {0, 0}), Error, "[linalg.matrix_norm] dims must be different, got [0, 0].");
+  EXPECT_THROW_MSG(linalg::matrix_norm(a, 1, {0, 0}), Error,
+                   "[linalg.matrix_norm] dims must be different, got [0, 0].");
   EXPECT_THROW_MSG(linalg::matrix_norm(a, "fro", {0}), Error, "[linalg.matrix_norm] dim must be a 2-tuple, got [0].");
   EXPECT_THROW_MSG(linalg::matrix_norm(a, "max"), Error,
                    "[linalg.matrix_norm] ord must be 'fro', 'nuc' or a number, got 'max'.");
