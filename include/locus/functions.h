@@ -292,4 +292,52 @@ Tensor trapezoid(const Tensor& y, const Scalar& dx = 1, int64_t dim = -1);
 Tensor trapz(const Tensor& y, const Tensor& x, int64_t dim = -1);
 Tensor trapz(const Tensor& y, double dx = 1, int64_t dim = -1);
 
+// ---- stats batch (stop 45) ----
+/// Unique elements of the flattened tensor (sorted ascending either way, as PyTorch on cpu),
+/// and with return_inverse the int64 index of each element in them (self's shape; else empty).
+/// Each NaN is its own unique value, as PyTorch. Computed on the host: the output's size depends
+/// on the data.
+std::tuple<Tensor, Tensor> _unique(const Tensor& self, bool sorted = true, bool return_inverse = false);
+/// _unique plus, with return_counts, how often each unique value occurs.
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted = true, bool return_inverse = false,
+                                            bool return_counts = false);
+/// The unique slices along `dim`, sorted lexicographically.
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool sorted = true,
+                                              bool return_inverse = false, bool return_counts = false);
+/// Collapses runs of equal consecutive elements (of the flattened tensor, or slices along dim).
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse = false,
+                                                      bool return_counts = false,
+                                                      std::optional<int64_t> dim = std::nullopt);
+Tensor median(const Tensor& self);
+std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor nanmedian(const Tensor& self);
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim = false);
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim = -1, bool keepdim = false);
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim = -1, bool keepdim = false);
+Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                std::string_view interpolation = "linear");
+Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                std::string_view interpolation = "linear");
+Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                   std::string_view interpolation = "linear");
+Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim = std::nullopt,
+                   bool keepdim = false, std::string_view interpolation = "linear");
+Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights = {}, int64_t minlength = 0);
+Tensor histc(const Tensor& self, int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0);
+/// The index of the bucket of each element of input among the 1-D sorted `boundaries`: int64
+/// (int32 with out_int32); right = false gives boundaries[i-1] < x <= boundaries[i].
+Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32 = false, bool right = false);
+Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32 = false, bool right = false);
+/// Where each of `self` would be inserted into the innermost dim of `sorted_sequence` (1-D, or
+/// of self's leading dims) to keep it sorted; side "left"/"right" as right; sorter: the argsort
+/// of an unsorted sorted_sequence.
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32 = false, bool right = false,
+                    std::optional<std::string_view> side = std::nullopt, const std::optional<Tensor>& sorter = {});
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32 = false, bool right = false,
+                    std::optional<std::string_view> side = std::nullopt, const std::optional<Tensor>& sorter = {});
+Tensor inverse(const Tensor& self);
+Tensor det(const Tensor& self);
+Tensor logdet(const Tensor& self);
+std::tuple<Tensor, Tensor> slogdet(const Tensor& self);
+
 }  // namespace locus

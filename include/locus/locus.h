@@ -16,6 +16,7 @@
 #include "locus/functions.h"
 #include "locus/guard.h"
 #include "locus/ivalue.h"
+#include "locus/linalg.h"
 #include "locus/memory.h"
 #include "locus/nn.h"
 #include "locus/npy.h"

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string_view>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -593,6 +594,40 @@ class Tensor {
   Tensor masked_select(const Tensor& mask) const;
   bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
   bool equal(const Tensor& other) const;
+
+  // ---- stats batch (stop 45) ----
+  /// The median of all elements: of an even count the lower of the two middle values, as
+  /// PyTorch; NaN if any element is NaN. Differentiable (the gradient goes to the chosen element).
+  Tensor median() const;
+  /// (values, int64 indices) of the median along `dim` (the lower middle value).
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  /// median ignoring NaN (NaN only where every element is NaN).
+  Tensor nanmedian() const;
+  std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
+  /// (values, indices) of the k-th smallest element (1-based) along `dim`.
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  /// (values, indices) of the most frequent value along `dim` (the smallest among ties).
+  std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
+  /// The q-th quantiles (q in [0, 1]) of all elements or along `dim`; a tensor q adds a leading dim
+  /// of q's size. interpolation: "linear", "lower", "higher", "midpoint" or "nearest". float32/64.
+  Tensor quantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+  Tensor quantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+  /// quantile ignoring NaN.
+  Tensor nanquantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     std::string_view interpolation = "linear") const;
+  Tensor nanquantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     std::string_view interpolation = "linear") const;
+  /// Counts of each value of a 1-D non-negative integer tensor (weighted sums with `weights`).
+  Tensor bincount(const std::optional<Tensor>& weights = {}, int64_t minlength = 0) const;
+  /// Histogram of `bins` equal bins over [min, max] (min == max: the data's range).
+  Tensor histc(int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0) const;
+  /// Inverse, determinant, log-determinant and (sign, log|det|) of square matrices [..., n, n].
+  Tensor inverse() const;
+  Tensor det() const;
+  Tensor logdet() const;
+  std::tuple<Tensor, Tensor> slogdet() const;
 
   // ---- autograd (implemented by src/autograd) ------------------------------------------------
   bool requires_grad() const;
