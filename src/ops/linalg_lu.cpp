@@ -323,15 +323,21 @@ Tensor vector_norm(const Tensor& self, const Scalar& ord, std::optional<IntArray
   return x.abs().pow(p).sum(dims, keepdim).pow(1.0 / p);
 }
 
-Tensor matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim,
-                   std::optional<ScalarType> dtype) {
-  const char* op = "linalg.matrix_norm";
-  Tensor x = norm_input(op, self, dtype);
+/// matrix_norm's two dims of x, wrapped and checked.
+static std::pair<int64_t, int64_t> matrix_dims(const char* op, const Tensor& x, IntArrayRef dim) {
   if (x.dim() < 2)
     throw Error(tag(op) + "the input must have at least 2 dimensions, got shape " + ops::shape_str(x.sizes()) + ".");
   if (dim.size() != 2) throw Error(tag(op) + "dim must be a 2-tuple, got " + ops::shape_str(dim) + ".");
   int64_t d0 = detail::wrap_dim(dim[0], x.dim(), op), d1 = detail::wrap_dim(dim[1], x.dim(), op);
   if (d0 == d1) throw Error(tag(op) + "dims must be different, got " + ops::shape_str(dim) + ".");
+  return {d0, d1};
+}
+
+Tensor matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  const char* op = "linalg.matrix_norm";
+  Tensor x = norm_input(op, self, dtype);
+  const auto [d0, d1] = matrix_dims(op, x, dim);
   const double p = ord.toDouble();
   if (p == 2 || p == -2)
     throw Error(tag(op) + "ord " + std::to_string(static_cast<int>(p)) +
@@ -355,11 +361,7 @@ Tensor matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef dim, bo
   if (ord != "fro")
     throw Error(tag(op) + "ord must be 'fro', 'nuc' or a number, got '" + std::string(ord) + "'.");
   Tensor x = norm_input(op, self, dtype);
-  if (x.dim() < 2)
-    throw Error(tag(op) + "the input must have at least 2 dimensions, got shape " + ops::shape_str(x.sizes()) + ".");
-  if (dim.size() != 2) throw Error(tag(op) + "dim must be a 2-tuple, got " + ops::shape_str(dim) + ".");
-  int64_t d0 = detail::wrap_dim(dim[0], x.dim(), op), d1 = detail::wrap_dim(dim[1], x.dim(), op);
-  if (d0 == d1) throw Error(tag(op) + "dims must be different, got " + ops::shape_str(dim) + ".");
+  const auto [d0, d1] = matrix_dims(op, x, dim);
   return x.norm(2, {d0, d1}, keepdim);
 }
 

@@ -175,7 +175,7 @@ Tensor Tensor::multinomial(int64_t num_samples, bool replacement) const {
     // category i where cdf[i-1] <= u < cdf[i]: the number of cdf entries <= u (zero-weight ones never win)
     Tensor cdf = p.cumsum(1);                                      // [rows, n]
     Tensor u = rand({rows, num_samples}, d) * cdf.select(1, n - 1).unsqueeze(1);  // [rows, s]
-    out = cdf.unsqueeze(1).le(u.unsqueeze(2)).sum({2}).clamp_max(n - 1);
+    out = searchsorted(cdf, u, /*out_int32=*/false, /*right=*/true).clamp_max(n - 1);
   } else {
     // Gumbel top-k: the k largest log(p) + Gumbel noise are k draws without replacement
     Tensor g = (rand({rows, n}, d).clamp_min(1e-300).log() * -1.0).log() * -1.0;

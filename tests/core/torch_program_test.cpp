@@ -208,4 +208,53 @@ TEST(TorchProgram, ModuleIdioms) {
   EXPECT_EQ(F::silu(torch::zeros({1})).item<float>(), 0.0f);
 }
 
+
+// The spatial transformer tutorial's shape, in libtorch's spellings: kaiming with enum tags, a
+// localisation net, affine_grid + grid_sample, a gradient hook, and the archive round trip.
+struct StnImpl : torch::nn::Module {
+  StnImpl() {
+    conv = register_module("conv", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 4, 3).padding(torch::kSame)
+                                                         .padding_mode(torch::kReflect)));
+    fc = register_module("fc", torch::nn::Linear(4 * 6 * 6, 6));
+    torch::nn::init::kaiming_normal_(conv->weight, 0.0, torch::kFanOut, torch::kReLU);
+    torch::NoGradGuard no_grad;
+    fc->weight.zero_();
+    fc->bias.copy_(torch::tensor({1.0, 0.0, 0.0, 0.0, 1.0, 0.0}));  // the identity transform
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    auto theta = fc->forward(torch::relu(conv->forward(x)).flatten(1)).view({-1, 2, 3});
+    auto grid = F::affine_grid(theta, x.sizes(), /*align_corners=*/false);
+    return F::grid_sample(x, grid, F::GridSampleFuncOptions().mode(torch::kBilinear).padding_mode(torch::kZeros)
+                                       .align_corners(false));
+  }
+  torch::nn::Conv2d conv{nullptr};
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(Stn);
+
+TEST(TorchProgram, SpatialTransformerHooksAndArchives) {
+  torch::manual_seed(0);
+  Stn stn;
+  auto x = torch::rand({2, 1, 6, 6});
+  auto y = stn->forward(x);
+  EXPECT_TRUE(torch::allclose(y, x, 1e-5, 1e-6));  // the identity transform samples every pixel's centre
+  int calls = 0;
+  auto h = stn->fc->weight.register_hook([&](torch::Tensor g) { ++calls; return g * 0; });
+  y.pow(2).sum().backward();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(stn->fc->weight.grad().abs().sum().item<double>(), 0.0);  // the hook replaced it
+  stn->fc->weight.remove_hook(h);
+  EXPECT_TRUE(torch::isclose(torch::tensor({1.0}), torch::tensor({1.0 + 1e-9})).all().item<bool>());
+  torch::serialize::OutputArchive out;
+  out << stn;
+  const std::string path = std::string(LOCUS_BINARY_DIR) + "/torch-program-stn.pt";
+  out.save_to(path);
+  Stn other;
+  torch::serialize::InputArchive in;
+  in.load_from(path);
+  in >> other;
+  EXPECT_TRUE(torch::equal(other->conv->weight, stn->conv->weight));
+  std::remove(path.c_str());
+}
+
 }  // namespace
