@@ -118,12 +118,14 @@ Tensor grid_sample(const Tensor& input, const Tensor& grid, const GridSampleFunc
     for (int64_t d = dim + 1; d < input.dim(); ++d) stride *= input.size(d);
     Tensor x = g.select(2, k);
     x = align ? (x + 1.0) * (0.5 * static_cast<double>(len - 1)) : ((x + 1.0) * static_cast<double>(len) - 1.0) * 0.5;
+    if (pad != 0) x = x.nan_to_num(0.0);  // a NaN coordinate reads the first cell, as PyTorch's border/reflection
     if (pad == 2) x = align ? reflect(x, 0, 2.0 * static_cast<double>(len - 1)) : reflect(x, -1, 2.0 * static_cast<double>(len) - 1);
     if (pad != 0) x = x.clamp(0, static_cast<double>(len - 1));
     Axis a;
     a.stride = stride;
     auto in_bounds = [&](const Tensor& i) { return i.ge(0).logical_and(i.le(static_cast<double>(len - 1))).to(input.scalar_type()); };
-    auto index = [&](const Tensor& i) { return i.clamp(0, static_cast<double>(len - 1)).to(kLong); };
+    // (zeros padding: a NaN coordinate is out of bounds, its weight NaN for bilinear and 0 for nearest, as PyTorch's)
+    auto index = [&](const Tensor& i) { return i.nan_to_num(-1.0).clamp(0, static_cast<double>(len - 1)).to(kLong); };
     if (mode == M::Nearest) {
       // PyTorch's kernels round half to even in 2-D (nearbyint) and half away from zero in 3-D (round)
       Tensor xd = x.detach();

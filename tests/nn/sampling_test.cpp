@@ -1,6 +1,7 @@
 // F::affine_grid and F::grid_sample (src/nn/functional_sampling.cpp) against PyTorch 1.13's
 // values, printed by tests/nn/sampling_cases.py, on every device: every mode, padding mode and
 // align_corners, the 3-D forms, and the gradients to the input, the grid and theta.
+#include <cmath>
 #include <string>
 
 #include "nn/cases.h"
@@ -131,6 +132,14 @@ TEST_P(Sampling, VolumesAndTheSpatialTransformerPath) {
   Tensor g3h = cat({g2, zeros({1, 1, 3, 1}, TensorOptions().dtype(kDouble)).to(d)}, -1).reshape({1, 1, 1, 3, 3});
   expect_values(F::grid_sample(row.reshape({1, 1, 1, 1, 6}), g3h, opts(kNearest, kZeros, true)), {1, 1, 1, 1, 3},
                 {1.0, 3.0, 3.0}, 0);
+  // a NaN coordinate (PyTorch 1.13): zeros padding gives NaN (bilinear) or 0 (nearest); border and reflection
+  // read the first cell along that axis
+  Tensor img = arange(4, TensorOptions().dtype(kDouble)).reshape({1, 1, 2, 2}).to(d);
+  Tensor nan_x = tensor({NAN, 0.0}, TensorOptions().dtype(kDouble)).reshape({1, 1, 1, 2}).to(d);
+  EXPECT_TRUE(std::isnan(F::grid_sample(img, nan_x, opts(kBilinear, kZeros, false)).item<double>()));
+  EXPECT_EQ(F::grid_sample(img, nan_x, opts(kNearest, kZeros, false)).item<double>(), 0.0);
+  EXPECT_EQ(F::grid_sample(img, nan_x, opts(kBilinear, kBorder, false)).item<double>(), 1.0);
+  EXPECT_EQ(F::grid_sample(img, nan_x, opts(kBilinear, kReflection, false)).item<double>(), 1.0);
   // theta -> affine_grid -> grid_sample -> loss: theta's gradient as PyTorch's
   Tensor theta = tensor({0.8, -0.3, 0.1, 0.2, 1.1, -0.4}, TensorOptions().dtype(kDouble)).reshape({1, 2, 3}).to(d);
   theta.requires_grad_();
