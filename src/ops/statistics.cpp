@@ -489,6 +489,10 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_
     if (sorter->scalar_type() != kLong)
       throw Error("[searchsorted] sorter must be an int64 tensor, got " +
                   std::string(dtype_name(sorter->scalar_type())) + ".");
+    const int64_t n = sorted_sequence.size(-1);
+    if (sorter->numel() > 0 && (sorter->lt(0).any().item<bool>() || sorter->ge(n).any().item<bool>()))
+      throw Error("[searchsorted] sorter index out of range: every entry must be in [0, " + std::to_string(n) +
+                  ") (the boundaries' last dimension); pass the argsort of the boundaries.");
     seq = seq.gather(-1, *sorter);
   }
   Tensor out = search(op, seq.detach(), self.detach(), right);

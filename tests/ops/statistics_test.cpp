@@ -309,6 +309,10 @@ TEST_P(Statistics, BucketizeAndSearchsorted) {
   EXPECT_EQ(values(pos), values(many * 2));
   EXPECT_THROW_MSG(searchsorted(seq1, v, false, false, std::nullopt, tensor({1, 3, 4, 2, 0}, o(kInt))), Error,
                    "[searchsorted] sorter must be an int64 tensor, got int32.");
+  EXPECT_THROW_MSG(searchsorted(seq1, v, false, false, std::nullopt, tensor({1, 3, 5, 2, 0}, o(kLong))), Error,
+                   "[searchsorted] sorter index out of range: every entry must be in [0, 5)");
+  EXPECT_THROW_MSG(searchsorted(seq1, v, false, false, std::nullopt, tensor({1, 3, -1, 2, 0}, o(kLong))), Error,
+                   "[searchsorted] sorter index out of range");
   EXPECT_THROW_MSG(searchsorted(full({}, 1, o(kLong)), v), Error,
                    "[searchsorted] the boundaries tensor should have at least one dimension");
 }
