@@ -11,6 +11,12 @@ std::string shape_str(IntArrayRef s) {
   return out + "]";
 }
 
+std::string number_str(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
 namespace {
 [[noreturn]] void throw_mismatch(const char* op, Device d, Device other, const std::string& name) {
   std::ostringstream os;

@@ -26,5 +26,7 @@ inline bool is_cpu_scalar(const Tensor& t) { return t.dim() == 0 && t.device().i
 
 /// "[2, 3]": a shape as error messages spell it.
 std::string shape_str(IntArrayRef s);
+/// "0.5", "-1", "1e-05", "nan": a number as error messages spell it (the shortest form a stream gives).
+std::string number_str(double v);
 
 }  // namespace locus

@@ -22,12 +22,6 @@ Tensor maybe_inplace(const Tensor& input, const Tensor& r, bool inplace) {
   Tensor t = input;
   return t.copy_(r);
 }
-std::string num(double v) {
-  std::string s = std::to_string(v);
-  while (s.size() > 1 && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
 }  // namespace
 
 Tensor relu6(const Tensor& input, const ReLU6FuncOptions& o) {
@@ -40,7 +34,7 @@ Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& o) {
 
 Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& o) {
   const double l = o.lambda();
-  if (l < 0) throw Error("[softshrink] lambda must be greater or equal to 0, but found to be " + num(l) + ".");
+  if (l < 0) throw Error("[softshrink] lambda must be greater or equal to 0, but found to be " + number_str(l) + ".");
   return where(input > l, input - l, where(input < -l, input + l, 0.0));
 }
 
@@ -79,7 +73,7 @@ Tensor softmin(const Tensor& input, const SoftminFuncOptions& o) { return (-inpu
 Tensor rrelu(const Tensor& input, const RReLUFuncOptions& o) {
   const double lo = o.lower(), hi = o.upper();
   if (lo > hi)
-    throw Error("[rrelu] lower bound (" + num(lo) + ") must not be above the upper bound (" + num(hi) + ").");
+    throw Error("[rrelu] lower bound (" + number_str(lo) + ") must not be above the upper bound (" + number_str(hi) + ").");
   Tensor r;
   if (o.training()) {
     const Tensor slope = empty(input.sizes(), input.options()).uniform_(lo, hi);

@@ -24,11 +24,6 @@ Tensor reduce(const Tensor& loss, enumtype::Reduction r) {
   return loss;
 }
 
-std::string num(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
 
 std::string err(const char* op, const std::string& what) { return "[" + std::string(op) + "] " + what; }
 
@@ -126,7 +121,7 @@ Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDista
   const char* op = "pairwise_distance";
   ops::check_same_device(op, {{"x1", &x1}, {"x2", &x2}});
   if (!(o.p() > 0))
-    throw Error(err(op, "p must be positive (or infinity), got " + num(o.p()) + "."));
+    throw Error(err(op, "p must be positive (or infinity), got " + number_str(o.p()) + "."));
   const int64_t dims = std::max(x1.dim(), x2.dim());
   if (dims == 0) throw Error(err(op, "expected inputs of at least 1 dim, got two 0-dim tensors."));
   ops::broadcast_shapes(x1.sizes(), x2.sizes(), op);
@@ -158,7 +153,7 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
     throw Error(err(op, "expected anchor, positive and negative of one number of dims, got anchor " +
                             ops::shape_str(anchor.sizes()) + ", positive " + ops::shape_str(positive.sizes()) +
                             " and negative " + ops::shape_str(negative.sizes()) + "."));
-  if (!(o.p() > 0)) throw Error(err(op, "p must be positive (or infinity), got " + num(o.p()) + "."));
+  if (!(o.p() > 0)) throw Error(err(op, "p must be positive (or infinity), got " + number_str(o.p()) + "."));
   const auto dist = PairwiseDistanceFuncOptions().p(o.p()).eps(o.eps());
   Tensor pos = pairwise_distance(anchor, positive, dist);
   Tensor neg = pairwise_distance(anchor, negative, dist);

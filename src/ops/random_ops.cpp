@@ -20,12 +20,6 @@
 namespace locus {
 namespace {
 
-std::string num(double v) {
-  std::string s = std::to_string(v);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
 
 void check_defined(const Tensor& t, const char* op) {
   if (!t.defined()) throw Error(std::string("[") + op + "] the tensor is undefined.");
@@ -63,7 +57,7 @@ int64_t dtype_top(ScalarType t) {
 
 Tensor& Tensor::bernoulli_(double p) {
   check_defined(*this, "bernoulli_");
-  if (!(p >= 0 && p <= 1)) throw Error("[bernoulli_] expects 0 <= p <= 1, but got p=" + num(p) + ".");
+  if (!(p >= 0 && p <= 1)) throw Error("[bernoulli_] expects 0 <= p <= 1, but got p=" + number_str(p) + ".");
   return copy_(uniform_like(*this).lt(p));
 }
 
@@ -118,14 +112,14 @@ Tensor& Tensor::random_() { return random_(0, std::nullopt); }
 
 Tensor& Tensor::exponential_(double lambd) {
   check_float(*this, "exponential_");
-  if (!(lambd > 0)) throw Error("[exponential_] expects lambda > 0.0, but found lambda=" + num(lambd) + ".");
+  if (!(lambd > 0)) throw Error("[exponential_] expects lambda > 0.0, but found lambda=" + number_str(lambd) + ".");
   // -log(1 - u) / lambda with u in [0, 1): finite and >= 0
   return copy_((uniform_like(*this) * -1.0).log1p() * (-1.0 / lambd));
 }
 
 Tensor& Tensor::geometric_(double p) {
   check_defined(*this, "geometric_");
-  if (!(p > 0 && p < 1)) throw Error("[geometric_] expects p to be in (0, 1), but got p=" + num(p) + ".");
+  if (!(p > 0 && p < 1)) throw Error("[geometric_] expects p to be in (0, 1), but got p=" + number_str(p) + ".");
   // the number of trials to the first success: ceil(log(1 - u) / log(1 - p)), at least 1
   Tensor k = ((uniform_like(*this) * -1.0).log1p() / std::log1p(-p)).ceil().clamp_min(1);
   return copy_(k);
@@ -133,13 +127,13 @@ Tensor& Tensor::geometric_(double p) {
 
 Tensor& Tensor::log_normal_(double mean, double std) {
   check_float(*this, "log_normal_");
-  if (!(std > 0)) throw Error("[log_normal_] expects std > 0.0, but found std=" + num(std) + ".");
+  if (!(std > 0)) throw Error("[log_normal_] expects std > 0.0, but found std=" + number_str(std) + ".");
   return copy_((randn(sizes(), TensorOptions().device(device()).dtype(kDouble)) * std + mean).exp());
 }
 
 Tensor& Tensor::cauchy_(double median, double sigma) {
   check_float(*this, "cauchy_");
-  if (!(sigma > 0)) throw Error("[cauchy_] expects sigma > 0.0, but found sigma=" + num(sigma) + ".");
+  if (!(sigma > 0)) throw Error("[cauchy_] expects sigma > 0.0, but found sigma=" + number_str(sigma) + ".");
   Tensor a = (rand(sizes(), TensorOptions().device(device()).dtype(kDouble)) - 0.5) * std::numbers::pi;
   return copy_(a.sin() / a.cos() * sigma + median);  // median + sigma * tan(pi (u - 1/2))
 }
@@ -191,8 +185,8 @@ Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal
   if (scalar_type() != other.scalar_type())
     throw Error(std::string("[isclose] ") + dtype_name(scalar_type()) + " did not match " +
                 dtype_name(other.scalar_type()) + "; convert one of them first.");
-  if (rtol < 0) throw Error("[isclose] rtol must be greater than or equal to zero, but got " + num(rtol) + ".");
-  if (atol < 0) throw Error("[isclose] atol must be greater than or equal to zero, but got " + num(atol) + ".");
+  if (rtol < 0) throw Error("[isclose] rtol must be greater than or equal to zero, but got " + number_str(rtol) + ".");
+  if (atol < 0) throw Error("[isclose] atol must be greater than or equal to zero, but got " + number_str(atol) + ".");
   if (scalar_type() == kBool || !is_floating_point()) {
     Tensor a = to(kDouble), b = other.to(kDouble);
     return (a - b).abs().le((b.abs() * rtol) + atol);
@@ -206,13 +200,13 @@ Tensor Tensor::isclose(const Tensor& other, double rtol, double atol, bool equal
 }
 
 Tensor normal(double mean, double std, IntArrayRef size, const TensorOptions& options) {
-  if (!(std >= 0)) throw Error("[normal] expects std >= 0.0, but found std " + num(std) + ".");
+  if (!(std >= 0)) throw Error("[normal] expects std >= 0.0, but found std " + number_str(std) + ".");
   return randn(size, options) * std + mean;
 }
 
 Tensor normal(const Tensor& mean, double std) {
   check_float(mean, "normal");
-  if (!(std >= 0)) throw Error("[normal] expects std >= 0.0, but found std " + num(std) + ".");
+  if (!(std >= 0)) throw Error("[normal] expects std >= 0.0, but found std " + number_str(std) + ".");
   return randn(mean.sizes(), mean.options()) * std + mean.detach();
 }
 
@@ -247,7 +241,7 @@ Tensor poisson(const Tensor& rates) {
   const double* v = r.data_ptr<double>();
   for (int64_t i = 0; i < r.numel(); ++i)
     if (!(v[i] >= 0) || !std::isfinite(v[i]))
-      throw Error("[poisson] expects every rate to be finite and >= 0, got " + num(v[i]) + " at flat index " +
+      throw Error("[poisson] expects every rate to be finite and >= 0, got " + number_str(v[i]) + " at flat index " +
                   std::to_string(i) + ".");
   // one 64-bit seed from locus's stream, so manual_seed makes the draws repeatable
   Tensor s = randint(0, int64_t(1) << 32, {2}, TensorOptions().dtype(kLong));

@@ -28,11 +28,6 @@ namespace {
 
 std::string tag(const char* op) { return "[" + std::string(op) + "] "; }
 
-std::string num(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
 
 // ---- host rows ---------------------------------------------------------------------------------
 
@@ -271,7 +266,7 @@ Tensor quantile_impl(const char* op, const Tensor& self, const Tensor& q, std::o
 }
 
 Tensor q_tensor(const char* op, double q, const Tensor& self) {
-  if (!(q >= 0 && q <= 1)) throw Error(tag(op) + "q must be in the range [0, 1], got " + num(q) + ".");
+  if (!(q >= 0 && q <= 1)) throw Error(tag(op) + "q must be in the range [0, 1], got " + number_str(q) + ".");
   // an integer input keeps q in float64, so that quantile_impl reports the input's dtype
   return full({}, q, floating(self) ? self.options() : self.options().dtype(kDouble));
 }
@@ -443,9 +438,9 @@ Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
   }
   if (lo == hi) lo -= 1, hi += 1;
   if (!(lo < hi) && std::isfinite(lo) && std::isfinite(hi))
-    throw Error("[histc] max (" + num(hi) + ") must be larger than min (" + num(lo) + ").");
+    throw Error("[histc] max (" + number_str(hi) + ") must be larger than min (" + number_str(lo) + ").");
   if (!std::isfinite(lo) || !std::isfinite(hi))
-    throw Error("[histc] the range [" + num(lo) + ", " + num(hi) +
+    throw Error("[histc] the range [" + number_str(lo) + ", " + number_str(hi) +
                 "] is not finite; drop the NaN and infinite elements or pass min and max.");
   Tensor out = zeros({bins}, options());
   if (numel() == 0) return out;
