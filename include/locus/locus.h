@@ -23,6 +23,7 @@
 #include "locus/optim.h"
 #include "locus/options.h"
 #include "locus/parallel.h"
+#include "locus/printing.h"
 #include "locus/random.h"
 #include "locus/scalar.h"
 #include "locus/serialize.h"

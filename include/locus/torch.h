@@ -5,7 +5,8 @@
 // locus's macros, TORCH_CHECK, TORCH_INTERNAL_ASSERT, AT_ASSERT and TORCH_WARN are defined,
 // torch::optional is std::optional, and the c10:: and at:: names common programs spell (c10::Device,
 // c10::DeviceGuard, c10::cuda::CUDAGuard, at::Tensor, at::kFloat, at::Reduction::Mean, ...) name
-// locus's. What still differs from libtorch is listed in docs/migrating-from-libtorch.md.
+// locus's, and `std::cout << tensor` prints in libtorch's format (below). What still differs from
+// libtorch is listed in docs/migrating-from-libtorch.md.
 //
 // Do not include this header together with libtorch's own: both define torch::, at:: and c10::.
 #include <iostream>
@@ -16,6 +17,15 @@
 #include "locus/locus.h"
 
 namespace torch = locus;
+
+// A libtorch program prints tensors as libtorch does (locus/printing.h): including this header
+// selects that style for the process, before main. Define LOCUS_TORCH_KEEP_PRINT_STYLE before
+// including it to keep locus's default, PyTorch's Python repr.
+#ifndef LOCUS_TORCH_KEEP_PRINT_STYLE
+namespace locus::detail {
+inline const bool torch_h_prints_as_libtorch = (::locus::set_print_style(::locus::PrintStyle::kLibtorch), true);
+}  // namespace locus::detail
+#endif
 
 #define TORCH_MODULE(Name) LOCUS_MODULE(Name)
 #define TORCH_MODULE_IMPL(Name, ImplType) LOCUS_MODULE_IMPL(Name, ImplType)

@@ -1,7 +1,10 @@
-// Printing like PyTorch: tensor([[1., 2.]], device='opencl:0', dtype=float16)
+// Printing like PyTorch: tensor([[1., 2.]], device='opencl:0', dtype=float16); or, in the
+// libtorch style (locus/printing.h), as libtorch's operator<< and at::print.
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 #include <ostream>
 #include <sstream>
@@ -9,6 +12,7 @@
 #include <vector>
 
 #include "core/tensor_impl.h"
+#include "locus/printing.h"
 #include "locus/tensor.h"
 
 namespace locus {
@@ -120,6 +124,7 @@ void collect_fast(const Tensor& c, std::vector<double>& out) {
 }  // namespace
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  if (print_style() == PrintStyle::kLibtorch) return print(os, t, 80);
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
   Tensor c = t.device().is_cpu() ? t : t.cpu();
   bool summarize = c.numel() > 1000;
@@ -192,4 +197,175 @@ std::ostream& operator<<(std::ostream& os, IntArrayRef a) {
   for (size_t i = 0; i < a.size(); ++i) os << (i ? ", " : "") << a[i];
   return os << "]";
 }
+}  // namespace locus
+
+// ---- libtorch's format (at::print) ----
+namespace locus {
+namespace {
+
+std::atomic<PrintStyle> g_print_style{PrintStyle::kPython};
+
+// Restores the stream's formatting (flags, precision, width, fill) on exit.
+struct StreamFormat {
+  explicit StreamFormat(std::ostream& os) : os(os), saved(nullptr) { saved.copyfmt(os); }
+  ~StreamFormat() { os.copyfmt(saved); }
+  std::ostream& os;
+  std::ios saved;
+};
+
+std::ios_base& default_float(std::ios_base& s) {
+  s.unsetf(std::ios_base::floatfield);
+  return s;
+}
+
+struct LtFormat {
+  double scale = 1;
+  int64_t width = 0;
+};
+
+// libtorch's choice of notation for a block of values, which also sets the stream's float format:
+// integers (all finite values whole) in the default notation, or scientific from ten digits;
+// otherwise scientific when the magnitudes span more than four decades, else fixed with four
+// decimals, divided by a common power of ten ("0.001 *") when the largest is below 0.1 or has more
+// than five digits. (As libtorch, the largest magnitude is only taken from values whose signed
+// value exceeds the running one, so a large negative value alone does not set it.)
+LtFormat lt_format(std::ostream& os, const double* v, int64_t n) {
+  LtFormat f;
+  if (n == 0) return f;
+  bool whole = true;
+  for (int64_t i = 0; i < n; ++i)
+    if (std::isfinite(v[i]) && v[i] != std::ceil(v[i])) {
+      whole = false;
+      break;
+    }
+  int64_t first = 0;
+  while (first < n && !std::isfinite(v[first])) ++first;
+  double lo = 1, hi = 1;
+  if (first < n) {
+    lo = hi = std::fabs(v[first]);
+    for (int64_t i = first; i < n; ++i) {
+      const double z = std::fabs(v[i]);
+      if (!std::isfinite(z)) continue;
+      if (z < lo) lo = z;
+      if (v[i] > hi) hi = z;
+    }
+    lo = lo != 0 ? std::floor(std::log10(lo)) + 1 : 1;
+    hi = hi != 0 ? std::floor(std::log10(hi)) + 1 : 1;
+  }
+  if (whole) {
+    if (hi > 9) {
+      f.width = 11;
+      os << std::scientific << std::setprecision(4);
+    } else {
+      f.width = static_cast<int64_t>(hi) + 1;
+      os << default_float;
+    }
+  } else if (hi - lo > 4) {
+    f.width = std::fabs(hi) > 99 || std::fabs(lo) > 99 ? 12 : 11;
+    os << std::scientific << std::setprecision(4);
+  } else {
+    if (hi > 5 || hi < 0) {
+      f.width = 7;
+      f.scale = std::pow(10, hi - 1);
+    } else {
+      f.width = hi == 0 ? 7 : static_cast<int64_t>(hi) + 6;
+    }
+    os << std::fixed << std::setprecision(4);
+  }
+  return f;
+}
+
+void lt_scale(std::ostream& os, double scale) {
+  StreamFormat keep(os);
+  os << default_float << scale << " *" << std::endl;
+}
+
+void lt_indent(std::ostream& os, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) os << ' ';
+}
+
+// One matrix (rows x cols doubles, row-major): column blocks that fit in `linesize` after
+// `indent`, each headed "Columns a to b" when the matrix does not fit whole.
+void lt_matrix(std::ostream& os, const double* v, int64_t rows, int64_t cols, int64_t linesize, int64_t indent) {
+  const LtFormat f = lt_format(os, v, rows * cols);
+  lt_indent(os, indent);
+  const int64_t per_line = std::max<int64_t>(1, (linesize - indent) / (f.width + 1));
+  for (int64_t first = 0; first < cols;) {
+    const int64_t last = std::min(cols, first + per_line) - 1;
+    if (per_line < cols) {
+      if (first != 0) os << std::endl;
+      os << "Columns " << first + 1 << " to " << last + 1;
+      lt_indent(os, indent);
+    }
+    if (f.scale != 1) {
+      lt_scale(os, f.scale);
+      lt_indent(os, indent);
+    }
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = first; c <= last; ++c) {
+        os << std::setw(static_cast<int>(f.width)) << v[r * cols + c] / f.scale;
+        if (c != last) {
+          os << ' ';
+          continue;
+        }
+        os << std::endl;
+        if (r + 1 != rows) lt_indent(os, f.scale != 1 ? indent + 1 : indent);
+      }
+    first = last + 1;
+  }
+}
+
+}  // namespace
+
+void set_print_style(PrintStyle style) { g_print_style.store(style, std::memory_order_relaxed); }
+PrintStyle print_style() { return g_print_style.load(std::memory_order_relaxed); }
+
+std::ostream& print(std::ostream& os, const Tensor& t, int64_t linesize) {
+  StreamFormat keep(os);
+  if (!t.defined()) return os << "[ Tensor (undefined) ]";
+  const Tensor d = t.detach().to(Device(kCPU)).to(kDouble).contiguous();
+  const double* v = d.data_ptr<double>();
+  const IntArrayRef sizes = d.sizes();
+  const int64_t dim = d.dim();
+  if (dim == 0) {
+    os << default_float << v[0] << std::endl;
+  } else if (dim == 1) {
+    if (d.numel() > 0) {
+      const LtFormat f = lt_format(os, v, d.numel());
+      if (f.scale != 1) lt_scale(os, f.scale);
+      for (int64_t i = 0; i < d.numel(); ++i) os << std::setw(static_cast<int>(f.width)) << v[i] / f.scale << std::endl;
+    }
+  } else if (dim == 2) {
+    if (d.numel() > 0) lt_matrix(os, v, sizes[0], sizes[1], linesize, 0);
+  } else if (d.numel() > 0) {
+    // every matrix of the last two dimensions, the leading indices counted with the first one
+    // varying fastest (libtorch's order), each headed "(i,j,.,.) = "
+    const int64_t rows = sizes[dim - 2], cols = sizes[dim - 1], lead = dim - 2;
+    std::vector<int64_t> idx(static_cast<size_t>(lead), 0);
+    const int64_t count = d.numel() / (rows * cols);
+    for (int64_t s = 0; s < count; ++s) {
+      if (s > 0) {
+        os << std::endl;
+        for (int64_t i = 0; i < lead; ++i) {
+          if (++idx[static_cast<size_t>(i)] < sizes[i]) break;
+          idx[static_cast<size_t>(i)] = 0;
+        }
+      }
+      int64_t offset = 0;
+      os << "(";
+      for (int64_t i = 0; i < lead; ++i) {
+        offset = offset * sizes[i] + idx[static_cast<size_t>(i)];
+        os << idx[static_cast<size_t>(i)] + 1 << ",";
+      }
+      os << ".,.) = " << std::endl;
+      lt_matrix(os, v + offset * rows * cols, rows, cols, linesize, 1);
+    }
+  }
+  os << "[ " << t.toString() << "{";
+  for (int64_t i = 0; i < dim; ++i) os << (i ? "," : "") << sizes[i];
+  return os << "} ]";
+}
+
+void print(const Tensor& t, int64_t linesize) { print(std::cout, t, linesize); }
+
 }  // namespace locus

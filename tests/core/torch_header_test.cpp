@@ -1,5 +1,8 @@
 // locus/torch.h, the migration header: torch::, at:: and c10:: names, TORCH_MODULE, TORCH_CHECK,
 // c10::DeviceGuard and c10::cuda::CUDAGuard. (tests/package builds a whole libtorch program with it.)
+// the other tests of this binary check locus's default printing; tests/core/print_test.cpp checks
+// libtorch's, and tests/package a program that selects it by including this header
+#define LOCUS_TORCH_KEEP_PRINT_STYLE
 #include "locus/torch.h"
 
 #include "testing.h"

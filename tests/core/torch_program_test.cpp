@@ -2,6 +2,9 @@
 // shape, custom datasets, archives, indexing, sort/topk, ...), built against <locus/torch.h> and
 // run, so that these idioms keep compiling and working. The docs list what still differs
 // (docs/migrating-from-libtorch.md).
+// the other tests of this binary check locus's default printing; tests/core/print_test.cpp checks
+// libtorch's, and tests/package a program that selects it by including this header
+#define LOCUS_TORCH_KEEP_PRINT_STYLE
 #include "locus/torch.h"
 
 #include <unistd.h>

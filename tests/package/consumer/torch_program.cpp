@@ -5,6 +5,7 @@
 #include <locus/torch.h>
 
 #include <iostream>
+#include <sstream>
 #include <string>
 
 struct NetImpl : torch::nn::Module {
@@ -55,6 +56,13 @@ int main(int argc, char** argv) {
     c10::DeviceGuard guard(x.device());  // the current device of x's type for this scope
   }
   c10::Device where = net->parameters()[0].device();
+  // tensors print as libtorch prints them (the header selects libtorch's style)
+  std::ostringstream printed;
+  printed << torch::tensor({1.5, -2.25}) << "|" << torch::arange(4).reshape({2, 2});
+  if (printed.str() != " 1.5000\n-2.2500\n[ CPUFloatType{2} ]| 0  1\n 2  3\n[ CPULongType{2,2} ]") {
+    std::cout << "printed:\n" << printed.str() << "\n";
+    return 4;
+  }
   std::cout << "device=" << where << " loss " << first << " -> " << last << " accuracy " << accuracy << "\n";
   return where == x.device() && last < first && accuracy > 0.9 ? 0 : 1;
 }
