@@ -101,6 +101,9 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
                 const Tensor& target_lengths, int64_t blank = 0, int64_t reduction = Reduction::Mean,
                 bool zero_infinity = false);
+/// ATen's channel shuffle of input [N, C, *] (C divisible by groups): channel g * (C / groups) + i
+/// moves to i * groups + g. (libtorch 1.13 has torch::channel_shuffle but no nn::ChannelShuffle.)
+Tensor channel_shuffle(const Tensor& self, int64_t groups);
 // ---- end loss batch (stop 46) ----
 
 // ---- more activations ------------------------------------------------------------------------

@@ -566,3 +566,23 @@ Tensor AdaptiveLogSoftmaxWithLossImpl::predict(const Tensor& input) {
 }
 
 }  // namespace locus::nn
+
+namespace locus {
+
+Tensor channel_shuffle(const Tensor& self, int64_t groups) {
+  if (self.dim() < 3)
+    throw Error("[channel_shuffle] expected an input [N, C, *] of more than 2 dims, got " +
+                ops::shape_str(self.sizes()) + ".");
+  if (groups <= 0)
+    throw Error("[channel_shuffle] groups must be positive, got " + std::to_string(groups) + ".");
+  const int64_t c = self.size(1);
+  if (c % groups != 0)
+    throw Error("[channel_shuffle] the " + std::to_string(c) + " channels do not divide into " +
+                std::to_string(groups) + " groups; give a groups that divides the channel count.");
+  std::vector<int64_t> split = self.sizes().vec();
+  split[1] = c / groups;
+  split.insert(split.begin() + 1, groups);
+  return self.reshape(split).transpose(1, 2).reshape(self.sizes());
+}
+
+}  // namespace locus

@@ -643,4 +643,25 @@ TEST_P(LossesMore, AdaptiveLogSoftmaxWithLossTrains) {
   EXPECT_LT(last, first * 0.6);  // 1.92 -> 1.06: the bias-free head plateaus there
 }
 
+// ---- torch::channel_shuffle ----------------------------------------------------------------------
+
+TEST_P(LossesMore, ChannelShuffleMatchesPyTorch) {
+  // torch.channel_shuffle(torch.arange(24.).reshape(1, 6, 2, 2), 3) and (arange(12.).reshape(2, 6, 1), 2)
+  const Tensor a = channel_shuffle(arange(24, o).reshape({1, 6, 2, 2}), 3);
+  EXPECT_EQ(a.device(), d);
+  EXPECT_EQ(a.sizes(), IntArrayRef({1, 6, 2, 2}));
+  EXPECT_EQ(values(a), (std::vector<double>{0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 4, 5, 6, 7, 12, 13, 14, 15, 20,
+                                            21, 22, 23}));
+  EXPECT_EQ(values(channel_shuffle(arange(12, o).reshape({2, 6, 1}), 2)),
+            (std::vector<double>{0, 3, 1, 4, 2, 5, 6, 9, 7, 10, 8, 11}));
+  EXPECT_EQ(channel_shuffle(arange(12, o).reshape({2, 6, 1}).to(kInt), 2).scalar_type(), kInt);
+  gradcheck([](const V& x) { return channel_shuffle(x[0], 2); }, {sample({2, 4, 3})}, d);
+  EXPECT_THROW_MSG(channel_shuffle(s({2, 6}), 2), Error,
+                   "[channel_shuffle] expected an input [N, C, *] of more than 2 dims, got [2, 6].");
+  EXPECT_THROW_MSG(channel_shuffle(s({1, 6, 2}), 0), Error, "[channel_shuffle] groups must be positive, got 0.");
+  EXPECT_THROW_MSG(channel_shuffle(s({1, 5, 2}), 2), Error,
+                   "[channel_shuffle] the 5 channels do not divide into 2 groups; give a groups that divides the "
+                   "channel count.");
+}
+
 LOCUS_INSTANTIATE_DEVICES(LossesMore);

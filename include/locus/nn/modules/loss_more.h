@@ -1,7 +1,7 @@
 #pragma once
 // loss batch (stop 46): CTCLoss, TripletMarginWithDistanceLoss, AdaptiveLogSoftmaxWithLoss and
-// CrossMapLRN2d, as libtorch 1.13's modules (libtorch has no ChannelShuffle module in its C++ API,
-// so neither does locus).
+// CrossMapLRN2d, as libtorch 1.13's modules. (libtorch 1.13's C++ API has no nn::ChannelShuffle
+// nor F::channel_shuffle, only ATen's torch::channel_shuffle, which locus has in aten.h.)
 #include <cstdint>
 #include <ostream>
 #include <vector>
