@@ -274,13 +274,6 @@ Tensor ctc_loss_impl(const Tensor& log_probs, const Tensor& targets, std::vector
 
 }  // namespace
 
-Tensor detail_ctc_loss(const Tensor& log_probs, const Tensor& targets, std::vector<int64_t> input_lengths,
-                       std::vector<int64_t> target_lengths, int64_t blank, enumtype::Reduction reduction,
-                       bool zero_infinity) {
-  return ctc_loss_impl(log_probs, targets, std::move(input_lengths), std::move(target_lengths), blank, reduction,
-                       zero_infinity);
-}
-
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
                 const Tensor& target_lengths, const CTCLossFuncOptions& o) {
   return ctc_loss_impl(log_probs, targets, lengths_of("ctc_loss", "input_lengths", input_lengths),
@@ -327,10 +320,10 @@ enumtype::Reduction ctc_reduction(int64_t r) {
 
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths,
                 int64_t blank, int64_t reduction, bool zero_infinity) {
-  return nn::functional::detail_ctc_loss(log_probs, targets,
-                                         std::vector<int64_t>(input_lengths.begin(), input_lengths.end()),
-                                         std::vector<int64_t>(target_lengths.begin(), target_lengths.end()), blank,
-                                         ctc_reduction(reduction), zero_infinity);
+  return nn::functional::ctc_loss_impl(log_probs, targets,
+                                       std::vector<int64_t>(input_lengths.begin(), input_lengths.end()),
+                                       std::vector<int64_t>(target_lengths.begin(), target_lengths.end()), blank,
+                                       ctc_reduction(reduction), zero_infinity);
 }
 
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
@@ -573,8 +566,7 @@ Tensor channel_shuffle(const Tensor& self, int64_t groups) {
   if (self.dim() < 3)
     throw Error("[channel_shuffle] expected an input [N, C, *] of more than 2 dims, got " +
                 ops::shape_str(self.sizes()) + ".");
-  if (groups <= 0)
-    throw Error("[channel_shuffle] groups must be positive, got " + std::to_string(groups) + ".");
+  if (groups <= 0) throw Error("[channel_shuffle] groups must be positive, got " + std::to_string(groups) + ".");
   const int64_t c = self.size(1);
   if (c % groups != 0)
     throw Error("[channel_shuffle] the " + std::to_string(c) + " channels do not divide into " +
