@@ -366,6 +366,33 @@ TEST_P(LossesMore, CtcLossGradientThroughLogSoftmaxMatchesFiniteDifferences) {
         {sample({6, 2, 4}, 0.3) * 2}, d);
 }
 
+// Free per-step logits trained with CTCLoss on the device: the loss falls and the greedy decoding
+// (argmax per step, repeats merged, blanks dropped) spells the targets.
+TEST_P(LossesMore, CtcLossTrainsOnTheDevice) {
+  const Tensor logits = zeros({6, 2, 4}, TensorOptions().device(d)).requires_grad_(true);
+  optim::SGD opt({logits}, optim::SGDOptions(1.0));
+  nn::CTCLoss ctc;
+  const Tensor targets = idx({{1, 2, 3}, {2, 2, 0}}), il = idx({6, 6}), tl = idx({3, 2});
+  float first = 0, last = 0;
+  for (int step = 0; step < 40; ++step) {
+    opt.zero_grad();
+    Tensor loss = ctc(logits.log_softmax(2), targets, il, tl);
+    loss.backward();
+    opt.step();
+    (step == 0 ? first : last) = loss.item<float>();
+  }
+  EXPECT_LT(last, first * 0.2f);
+  const std::vector<double> best = values(logits.argmax(2).t().contiguous());  // [2, 6]
+  for (int64_t b = 0; b < 2; ++b) {
+    std::vector<double> decoded;
+    for (int64_t t = 0; t < 6; ++t) {
+      const double c = best[static_cast<size_t>(b * 6 + t)];
+      if (c != 0 && (t == 0 || c != best[static_cast<size_t>(b * 6 + t - 1)])) decoded.push_back(c);
+    }
+    EXPECT_EQ(decoded, b == 0 ? std::vector<double>({1, 2, 3}) : std::vector<double>({2, 2})) << "item " << b;
+  }
+}
+
 TEST_P(LossesMore, CtcLossModule) {
   nn::CTCLoss ctc(nn::CTCLossOptions().blank(0).reduction(kSum));
   const Tensor padded = idx({{1, 2, 2}, {3, 1, 0}, {4, 0, 0}});
