@@ -94,6 +94,17 @@ Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target
 Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction = Reduction::Mean);
 Tensor smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction = Reduction::Mean, double beta = 1.0);
 Tensor huber_loss(const Tensor& self, const Tensor& target, int64_t reduction = Reduction::Mean, double delta = 1.0);
+// ---- loss batch (stop 46) ----
+/// F::ctc_loss in ATen's spelling (torch::ctc_loss): the lengths as integer lists or tensors.
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths,
+                int64_t blank = 0, int64_t reduction = Reduction::Mean, bool zero_infinity = false);
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                const Tensor& target_lengths, int64_t blank = 0, int64_t reduction = Reduction::Mean,
+                bool zero_infinity = false);
+/// ATen's channel shuffle of input [N, C, *] (C divisible by groups): channel g * (C / groups) + i
+/// moves to i * groups + g. (libtorch 1.13 has torch::channel_shuffle but no nn::ChannelShuffle.)
+Tensor channel_shuffle(const Tensor& self, int64_t groups);
+// ---- end loss batch (stop 46) ----
 
 // ---- more activations ------------------------------------------------------------------------
 Tensor silu(const Tensor& self);

@@ -11,6 +11,7 @@
 #include "locus/nn/modules/fold.h"
 #include "locus/nn/modules/linear.h"
 #include "locus/nn/modules/loss.h"
+#include "locus/nn/modules/loss_more.h"  // loss batch (stop 46)
 #include "locus/nn/modules/normalization.h"
 #include "locus/nn/modules/padding.h"
 #include "locus/nn/modules/rnn.h"
