@@ -14,8 +14,8 @@ constexpr size_t kMaxStack = 1 << 20;
 constexpr size_t kMaxMemo = 1 << 20;
 
 const char* kAllowed =
-    "collections.OrderedDict, torch._utils._rebuild_tensor_v2, torch._utils._rebuild_parameter and the "
-    "torch.<Type>Storage classes";
+    "collections.OrderedDict, torch._utils._rebuild_tensor_v2, torch._utils._rebuild_parameter, the "
+    "torch.<Type>Storage classes and TorchScript's __torch__ module classes";
 
 bool storage_dtype(const std::string& g, ScalarType* t) {
   static const std::pair<const char*, ScalarType> table[] = {
@@ -151,11 +151,32 @@ class Unpickler {
           push(reduce(fn, args));
           break;
         }
-        case 'b': {  // BUILD: only an OrderedDict's attribute dict (state_dict._metadata), dropped
+        case 0x81: {  // NEWOBJ: only a TorchScript module class, with no arguments
+          PyRef args = pop(), cls = pop();
+          if (cls->kind != PyValue::Kind::Global || !torchscript_class(cls->s))
+            bad("NEWOBJ may only make a TorchScript module object (a __torch__ class).");
+          if (args->kind != PyValue::Kind::Tuple || !args->items.empty())
+            bad("the TorchScript object '" + cls->s.substr(0, 200) + "' is made with arguments; only attribute dicts are read.");
+          PyRef obj = make(PyValue::Kind::Object);
+          obj->s = cls->s;
+          push(obj);
+          break;
+        }
+        case 'b': {  // BUILD: a TorchScript object's attributes, or an OrderedDict's (dropped)
           PyRef state = pop();
           PyRef obj = peek();
+          if (obj->kind == PyValue::Kind::Object) {
+            if (state->kind != PyValue::Kind::Dict)
+              bad("the TorchScript object '" + obj->s.substr(0, 200) + "' is rebuilt from a state that is not an attribute dict "
+                  "(a custom __setstate__), which locus does not read.");
+            if (obj->i != 0) bad("BUILD is applied twice to one object.");
+            obj->i = 1;  // built
+            for (const PyRef& x : state->items) add(obj, x);  // the dict's entries become the object's
+            state->frozen = true;
+            break;
+          }
           if (obj->kind != PyValue::Kind::Dict || (state->kind != PyValue::Kind::Dict && state->kind != PyValue::Kind::None))
-            bad("BUILD is only allowed to set an OrderedDict's attributes.");
+            bad("BUILD is only allowed to set an OrderedDict's or a TorchScript module's attributes.");
           break;
         }
         default: {
@@ -264,10 +285,13 @@ class Unpickler {
     if (it == memo_.end()) bad("memo entry " + std::to_string(k) + " is read before it is written.");
     push(it->second);
   }
+  // A class of TorchScript's compilation unit: "__torch__.Module", "__torch__.___torch_mangle_3.Module",
+  // "__torch__.torch.nn.modules.linear.Linear" (names only: nothing of it is run or looked up).
+  static bool torchscript_class(const std::string& g) { return g.rfind("__torch__.", 0) == 0 && g.size() > 10; }
   PyRef global(const std::string& g) {
     ScalarType t;
     if (g != "collections.OrderedDict" && g != "torch._utils._rebuild_tensor_v2" && g != "torch._utils._rebuild_parameter" &&
-        !storage_dtype(g, &t) && !refused_dtype("pytorch", g))
+        !storage_dtype(g, &t) && !refused_dtype("pytorch", g) && !torchscript_class(g))
       bad("global '" + g.substr(0, 200) + "' is forbidden: a tensor checkpoint may only refer to " + kAllowed + ".");
     PyRef v = make(PyValue::Kind::Global);
     v->s = g;

@@ -1,9 +1,11 @@
 #pragma once
 // A restricted unpickler for PyTorch state dicts. It runs no code: it builds plain values and
 // accepts only the opcodes of protocols 2-4 that such a pickle uses and only these globals:
-// collections.OrderedDict, torch._utils._rebuild_tensor_v2, torch._utils._rebuild_parameter and
-// the typed storage classes (torch.FloatStorage, ...). Anything else is a CheckpointError naming
-// the opcode or the global. Hostile input is bounded: nesting at most 32 deep, a container
+// collections.OrderedDict, torch._utils._rebuild_tensor_v2, torch._utils._rebuild_parameter,
+// the typed storage classes (torch.FloatStorage, ...) and TorchScript's module classes
+// (`__torch__.<path>.<Class>`, what libtorch's torch::save and torch.jit.save write: an object
+// made by NEWOBJ with no arguments whose attributes BUILD sets from a dict, read as that dict).
+// Anything else is a CheckpointError naming the opcode or the global. Hostile input is bounded: nesting at most 32 deep, a container
 // cannot be changed once it is inside another (so no cycles), the memo and stack are capped.
 #include <cstdint>
 #include <functional>
@@ -20,12 +22,12 @@ struct PyValue;
 using PyRef = std::shared_ptr<PyValue>;
 
 struct PyValue {
-  enum class Kind { None, Bool, Int, Float, Str, Bytes, Tuple, List, Dict, Global, Storage, Tensor };
+  enum class Kind { None, Bool, Int, Float, Str, Bytes, Tuple, List, Dict, Global, Storage, Tensor, Object };
   Kind kind = Kind::None;
-  int64_t i = 0;                 // Bool, Int; Storage: numel; Tensor: storage offset
+  int64_t i = 0;                 // Bool, Int; Storage: numel; Tensor: storage offset; Object: 1 once built
   double f = 0;                  // Float
-  std::string s;                 // Str, Bytes, Global ("module.name"); Storage: key
-  std::vector<PyRef> items;      // Tuple, List; Dict: key, value, key, value...; Tensor: {storage}
+  std::string s;                 // Str, Bytes, Global ("module.name"); Storage: key; Object: its class
+  std::vector<PyRef> items;      // Tuple, List; Dict, Object: key, value, key, value...; Tensor: {storage}
   ScalarType dtype = kFloat;     // Storage, Tensor
   std::string location;          // Storage
   std::string refused;           // Storage, Tensor: a storage class locus refuses ("torch.UInt16Storage")

@@ -332,7 +332,17 @@ void save(const optim::Optimizer& optimizer, const std::string& path, const Meta
 }
 
 void load(optim::Optimizer& optimizer, const std::string& path, const MapLocation& map_location) {
-  optimizer.load_state_dict(load(path, map_location));
+  io::Catalog c = io::parse_any(io::MappedFile::open(path));
+  // libtorch's torch::save(optimizer) writes "pytorch_version" and keys its state by the
+  // parameters' addresses in the writing process ("state.0x55d0c0a1b2c0.exp_avg")
+  for (const auto& [key, value] : c.metadata)
+    if (key == "pytorch_version")
+      throw CheckpointError("[load] " + path + ": an optimizer archive written by libtorch's torch::save(optimizer) (format " +
+                            value.substr(0, 16) + "), whose state is keyed by the parameters' memory addresses in the "
+                            "process that wrote it; locus cannot match them to parameters. Load the model's weights "
+                            "(torch::load(model, path) reads libtorch's model archives) and start the optimizer afresh, "
+                            "or save the optimizer with locus.");
+  optimizer.load_state_dict(materialize(c, map_location, nullptr));
 }
 
 CheckpointInfo inspect(const std::string& path) {

@@ -1,6 +1,9 @@
 // PyTorch checkpoints (torch.save since 1.6): a zip archive "<name>/data.pkl" (the pickled
 // object, storages as persistent ids), "<name>/data/<key>" (each storage's raw little-endian
-// bytes) and "<name>/version". The pickle goes through the restricted unpickler (pickle.h);
+// bytes) and "<name>/version". libtorch's torch::save and torch.jit.save write the same layout
+// with a TorchScript module object in data.pkl (and its class definitions, compressed, under
+// code/, which locus does not read): its attributes are read as a dict, so a module saved by
+// libtorch gives "fc1.weight", a tensor "0", a vector of tensors "0", "1", ... The pickle goes through the restricted unpickler (pickle.h);
 // nested dicts and lists of tensors are flattened with dotted names ("model.fc.weight"), and
 // scalar leaves (an epoch number, a string) become metadata.
 #include <algorithm>
@@ -36,6 +39,7 @@ struct Builder {
       }
     auto rec = records.find(prefix + "data/" + s.s);
     if (rec == records.end()) fail(c, "storage '" + s.s.substr(0, 100) + "' has no record " + prefix + "data/" + s.s.substr(0, 100) + " in the archive.");
+    if (rec->second->compressed) fail(c, compressed_message(*rec->second));
     const uint64_t es = element_size(s.dtype);
     if (static_cast<uint64_t>(s.i) > rec->second->size / es)
       fail(c, "storage '" + s.s + "' should hold " + std::to_string(s.i) + " elements of " + dtype_name(s.dtype) + " (" +
@@ -89,6 +93,7 @@ struct Builder {
         return;
       }
       case PyValue::Kind::Dict:
+      case PyValue::Kind::Object:  // a TorchScript module (libtorch's torch::save): its attributes
         for (size_t i = 0; i + 1 < v.items.size(); i += 2) {
           const PyValue& k = *v.items[i];
           if (k.kind != PyValue::Kind::Str && k.kind != PyValue::Kind::Int) fail(c, "a dict key is neither a string nor an integer.");
@@ -127,10 +132,12 @@ Catalog parse_pytorch(std::shared_ptr<MappedFile> file) {
   }
   if (pkl == nullptr) fail(c, "the archive has no <name>/data.pkl: it is a zip file but not a PyTorch checkpoint.");
   auto order = b.records.find(b.prefix + "byteorder");
+  auto version = b.records.find(b.prefix + "version");
+  for (const ZipEntry* e : {pkl, order != b.records.end() ? order->second : nullptr, version != b.records.end() ? version->second : nullptr})
+    if (e != nullptr && e->compressed) fail(c, compressed_message(*e));
   if (order != b.records.end() && std::string(reinterpret_cast<const char*>(order->second->data), order->second->size) != "little")
     fail(c, "the checkpoint was written on a big-endian machine, which locus does not read.");
   // The format version (torch.save writes "3"): refuse a newer one rather than misread it.
-  auto version = b.records.find(b.prefix + "version");
   if (version != b.records.end()) {
     std::string v(reinterpret_cast<const char*>(version->second->data), std::min<uint64_t>(version->second->size, 32));
     while (!v.empty() && (v.back() == '\n' || v.back() == '\r' || v.back() == ' ')) v.pop_back();
@@ -143,8 +150,8 @@ Catalog parse_pytorch(std::shared_ptr<MappedFile> file) {
                   std::to_string(kMaxVersion) + ", or as safetensors.");
   }
   PyRef root = unpickle(pkl->data, pkl->size, failer);
-  if (root->kind != PyValue::Kind::Dict && root->kind != PyValue::Kind::Tensor)
-    fail(c, "data.pkl holds neither a dict of tensors nor a tensor.");
+  if (root->kind != PyValue::Kind::Dict && root->kind != PyValue::Kind::Tensor && root->kind != PyValue::Kind::Object)
+    fail(c, "data.pkl holds neither a dict of tensors, a tensor nor a TorchScript module.");
   b.walk(*root, "", true);
   return c;
 }

@@ -190,22 +190,31 @@ std::vector<ZipEntry> read_zip(const uint8_t* d, uint64_t size, const std::funct
       q += 4 + len;
     }
     if (flags & 1) return bad("entry '" + e.name + "' is encrypted.");
-    if (method != 0)
-      fail("entry '" + e.name + "' is compressed (method " + std::to_string(method) +
-           "); PyTorch checkpoints store entries uncompressed: re-save the file with torch.save.");
-    if (csize != usize) return bad("entry '" + e.name + "' is stored with different compressed and uncompressed sizes.");
+    if (method == 0 && csize != usize) return bad("entry '" + e.name + "' is stored with different compressed and uncompressed sizes.");
     if (local > size || size - local < 30 || le(d + local, 4) != 0x04034b50)
       return bad("entry '" + e.name + "' has its local header out of range.");
     const uint64_t data_off = local + 30 + le(d + local + 26, 2) + le(d + local + 28, 2);
-    if (data_off > size || usize > size - data_off)
-      return bad("entry '" + e.name + "' (" + std::to_string(usize) + " bytes) runs past the end of the file (truncated?).");
-    e.data = d + data_off;
-    e.size = usize;
+    if (data_off > size || csize > size - data_off)
+      return bad("entry '" + e.name + "' (" + std::to_string(csize) + " bytes) runs past the end of the file (truncated?).");
+    if (method != 0) {  // listed, never inflated
+      e.compressed = true;
+      e.method = method;
+      e.size = usize;
+    } else {
+      e.data = d + data_off;
+      e.size = usize;
+    }
     if (!names.insert(e.name).second) return bad("entry '" + e.name + "' appears twice.");
     out.push_back(std::move(e));
     p += 46 + nlen + xlen + clen;
   }
   return out;
+}
+
+std::string compressed_message(const ZipEntry& e) {
+  return "entry '" + e.name + "' is compressed (method " + std::to_string(e.method) +
+         "); torch.save, torch::save and torch.jit.save store it uncompressed, and locus does not inflate it: "
+         "re-save the file with torch.save.";
 }
 
 }  // namespace locus::io

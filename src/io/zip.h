@@ -2,8 +2,9 @@
 // A minimal zip reader and writer for PyTorch checkpoints: the central directory (zip64 too) and entries
 // stored without compression, which is how torch.save writes them (each record 64-byte aligned
 // so it can be mapped in place). Entries are views into the caller's bytes; nothing is copied.
-// Every offset and size is checked against the buffer; a compressed or encrypted entry is
-// reported, not inflated.
+// Every offset and size is checked against the buffer; an encrypted entry is refused, and a
+// compressed one is listed (its bytes checked to lie in the file) but never inflated: the reader
+// of a record that must be read refuses it (compressed_message).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -14,9 +15,14 @@ namespace locus::io {
 
 struct ZipEntry {
   std::string name;
-  const uint8_t* data = nullptr;  // the stored bytes
+  const uint8_t* data = nullptr;  // the stored bytes (nullptr when compressed)
   uint64_t size = 0;
+  bool compressed = false;        // deflated (libtorch's code/ records): listed, never inflated
+  uint64_t method = 0;            // the compression method
 };
+
+/// What to say when a record that must be read is compressed.
+std::string compressed_message(const ZipEntry& e);
 
 /// Throws CheckpointError via `fail` (which prefixes the format and file) on a malformed archive.
 std::vector<ZipEntry> read_zip(const uint8_t* data, uint64_t size, const std::function<void(const std::string&)>& fail);

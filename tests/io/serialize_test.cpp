@@ -83,6 +83,14 @@ std::string tiny_pickle(const std::string& global = "torch._utils\n_rebuild_tens
   return p;
 }
 
+// Writes `bytes` to tmp_path("bad.pt") and expects load() to refuse it with a CheckpointError
+// whose message contains `msg`.
+void expect_bad_checkpoint(const std::string& bytes, const std::string& msg) {
+  const std::string path = tmp_path("bad.pt");
+  write_bytes(path, bytes);
+  EXPECT_THROW_MSG(load(path), CheckpointError, msg);
+}
+
 std::string float_bytes(std::vector<float> v) { return std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4); }
 
 Tensor ar(int64_t n, ScalarType dt, double scale = 0.25, double shift = -1.0) {
@@ -782,11 +790,7 @@ TEST(Corrupt, UnrecognisedFilesShowTheirFirstBytes) {
 }
 
 TEST(Corrupt, PyTorchEachProblemNamed) {
-  auto expect_bad = [](const std::string& bytes, const std::string& msg) {
-    const std::string path = tmp_path("bad.pt");
-    write_bytes(path, bytes);
-    EXPECT_THROW_MSG(load(path), CheckpointError, msg);
-  };
+  auto& expect_bad = expect_bad_checkpoint;
   const std::string data = float_bytes({1, 2});
   write_bytes(tmp_path("tiny.pt"), zip_of({{"a/data.pkl", tiny_pickle()}, {"a/data/0", data}}));
   EXPECT_EQ(values(load(tmp_path("tiny.pt"))["w"]), std::vector<double>({1, 2}));
@@ -847,4 +851,127 @@ TEST(Corrupt, NpyEachProblemNamed) {
   expect_bad(npy("__import__('os')", data), "not a valid dict literal");
   std::string long_header = "\x93NUMPY\x01\x00" "\xff\x00" "{'descr'"s;
   expect_bad(long_header, "the header length 255 is longer than the file");
+}
+
+// ---- archives written by libtorch's torch::save and by torch.jit.save ----------------------------
+// tests/io/fixtures/libtorch_*.pt come from tests/io/make_libtorch_fixtures.cpp (libtorch 1.13),
+// jit_*.pt from make_jit_fixtures.py: a TorchScript module object in data.pkl (its class
+// definitions compressed under code/), arange-based values.
+namespace {
+
+struct LibtorchNet : nn::Module {
+  LibtorchNet() : nn::Module("LibtorchNet") {
+    fc1 = register_module("fc1", nn::Linear(4, 3));
+    bn = register_module("bn", nn::BatchNorm1d(3));
+  }
+  nn::Linear fc1{nullptr};
+  nn::BatchNorm1d bn{nullptr};
+};
+
+void expect_fixture_values(LibtorchNet& net, const std::string& what) {
+  expect_same(net.fc1->weight, ar(12, kFloat).reshape({3, 4}).to(net.fc1->weight.device()), what + " fc1.weight");
+  expect_same(net.fc1->bias, ar(3, kFloat, 0.5, 0.25).to(net.fc1->bias.device()), what + " fc1.bias");
+  expect_same(net.bn->weight, ar(3, kFloat, 1.0, 1.0).to(net.bn->weight.device()), what + " bn.weight");
+  expect_same(net.bn->bias, ar(3, kFloat, -0.5, 0.0).to(net.bn->bias.device()), what + " bn.bias");
+  expect_same(net.bn->running_mean, ar(3, kFloat, 0.125, 0.5).to(net.bn->running_mean.device()), what + " bn.running_mean");
+  expect_same(net.bn->running_var, ar(3, kFloat, 2.0, 1.0).to(net.bn->running_var.device()), what + " bn.running_var");
+  EXPECT_EQ(net.bn->num_batches_tracked.item<int64_t>(), 7) << what;
+}
+
+}  // namespace
+
+// A model libtorch saved (torch::save(module)) and the same weights saved from Python by
+// torch.jit.save (scripted and traced) load into a locus module on every device, in place.
+TEST(LibtorchArchive, ModulesSavedByLibtorchAndTorchScriptLoadOnEveryDevice) {
+  for (const char* file : {"libtorch_model.pt", "jit_script.pt", "jit_trace.pt"})
+    for (const Device& d : all_devices()) {
+      LibtorchNet net;
+      net.to(d);
+      const Tensor weight = net.fc1->weight;
+      load(net, kFixtures + file);
+      EXPECT_TRUE(net.fc1->weight.is_same(weight)) << file << ": loaded in place";
+      EXPECT_EQ(net.fc1->weight.device(), d);
+      expect_fixture_values(net, std::string(file) + " on " + d.str());
+    }
+  // the TorchScript modules' other attributes are metadata, as inspect shows
+  const CheckpointInfo info = inspect(kFixtures + "jit_script.pt");
+  EXPECT_EQ(info.format, "pytorch");
+  EXPECT_EQ(info.tensors.size(), 7u);
+  bool training = false;
+  for (const auto& [k, v] : info.metadata) training |= k == "fc1.training" && v == "True";
+  EXPECT_TRUE(training);
+}
+
+// torch::save(tensor) and torch::save(vector) from libtorch: torch::load and InputArchive read them,
+// nested archives as libtorch's (read("fc1", nested), then nested.read("weight")).
+TEST(LibtorchArchive, TensorsVectorsAndNestedArchives) {
+  Tensor t;
+  load(t, kFixtures + "libtorch_tensor.pt");
+  expect_same(t, ar(6, kFloat).reshape({2, 3}));
+  std::vector<Tensor> v;
+  load(v, kFixtures + "libtorch_vector.pt");
+  ASSERT_EQ(v.size(), 3u);
+  expect_same(v[0], ar(4, kFloat));
+  expect_same(v[1], arange(3, TensorOptions().dtype(kLong)) * 5);
+  expect_same(v[2], ar(6, kFloat).reshape({3, 2}).to(kDouble));
+  for (const Device& d : all_devices()) {
+    Tensor on;
+    load(on, kFixtures + "libtorch_tensor.pt", d);
+    EXPECT_EQ(on.device(), d);
+    expect_same(on, ar(6, kFloat).reshape({2, 3}).to(d));
+  }
+  serialize::InputArchive archive, fc1;
+  archive.load_from(kFixtures + "libtorch_model.pt");
+  archive.read("fc1", fc1);
+  Tensor w, tracked;
+  fc1.read("weight", w);
+  expect_same(w, ar(12, kFloat).reshape({3, 4}));
+  archive.read("bn.num_batches_tracked", tracked);
+  EXPECT_EQ(tracked.item<int64_t>(), 7);
+}
+
+// libtorch's optimizer archives key their state by the parameters' addresses in the process that
+// wrote them: refused whole, with what to do instead, and the optimizer left as it was.
+TEST(LibtorchArchive, OptimizerArchiveFromLibtorchIsRefusedWithTheReason) {
+  LibtorchNet net;
+  optim::Adam adam(net.parameters(), optim::AdamOptions(0.1));
+  EXPECT_THROW_MSG(load(adam, kFixtures + "libtorch_optimizer.pt"), CheckpointError,
+                   "an optimizer archive written by libtorch's torch::save(optimizer) (format 1.5.0), whose state is keyed "
+                   "by the parameters' memory addresses");
+  EXPECT_THROW_MSG(load(adam, kFixtures + "libtorch_optimizer.pt"), CheckpointError,
+                   "Load the model's weights (torch::load(model, path) reads libtorch's model archives)");
+  EXPECT_TRUE(adam.state_dict().is_empty() || adam.state_dict().size() > 0);  // still usable
+  Tensor loss = net.fc1->forward(ones({2, 4})).sum();
+  loss.backward();
+  adam.step();
+}
+
+// What locus reads of TorchScript pickles, and nothing more: NEWOBJ only of a __torch__ class and
+// only without arguments, BUILD only from an attribute dict and only once; a compressed record
+// that must be read is refused by name (libtorch's code/ records are compressed and never read).
+TEST(LibtorchArchive, TorchScriptPicklesOutsideWhatLibtorchWritesAreRefused) {
+  auto& expect_bad = expect_bad_checkpoint;
+  const std::string data = float_bytes({1, 2});
+  // {"w": tensor} as an object's attributes: c__torch__\nModule\n ) NEWOBJ } ( 'w' <tensor> u BUILD .
+  std::string tensor = tiny_pickle();
+  tensor = tensor.substr(tensor.find("X\x01\0\0\0" "w"s));
+  tensor = tensor.substr(0, tensor.size() - 2);  // without SETITEMS and STOP
+  const std::string object = "\x80\x02" "c__torch__\nModule\n)\x81}("s + tensor + "ub."s;
+  write_bytes(tmp_path("ts.pt"), zip_of({{"a/data.pkl", object}, {"a/data/0", data}}));
+  EXPECT_EQ(values(load(tmp_path("ts.pt"))["w"]), std::vector<double>({1, 2}));
+  expect_bad(zip_of({{"a/data.pkl", "\x80\x02" "cbuiltins\nobject\n)\x81}b."s}}), "global 'builtins.object' is forbidden");
+  expect_bad(zip_of({{"a/data.pkl", "\x80\x02" "ccollections\nOrderedDict\n)\x81."s}}),
+             "NEWOBJ may only make a TorchScript module object (a __torch__ class).");
+  expect_bad(zip_of({{"a/data.pkl", "\x80\x02" "c__torch__\nModule\nK\x01\x85\x81."s}}),
+             "the TorchScript object '__torch__.Module' is made with arguments; only attribute dicts are read.");
+  expect_bad(zip_of({{"a/data.pkl", "\x80\x02" "c__torch__\nModule\n)\x81K\x01\x85" "b."s}}),
+             "rebuilt from a state that is not an attribute dict (a custom __setstate__), which locus does not read.");
+  expect_bad(zip_of({{"a/data.pkl", "\x80\x02" "c__torch__\nModule\n)\x81}b}b."s}}), "BUILD is applied twice to one object.");
+  expect_bad(zip_of({{"a/data.pkl", "\x80\x02" "c__torch__\n\n)\x81}b."s}}), "global '__torch__.' is forbidden");
+  // a stored data.pkl marked as deflated (method 8) in the central directory
+  std::string zipped = zip_of({{"a/data.pkl", object}, {"a/data/0", data}});
+  const size_t cd = zipped.find("PK\x01\x02"s);
+  ASSERT_NE(cd, std::string::npos);
+  zipped[cd + 10] = 8;
+  expect_bad(zipped, "entry 'a/data.pkl' is compressed (method 8); torch.save, torch::save and torch.jit.save store it uncompressed");
 }
