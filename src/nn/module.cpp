@@ -1,5 +1,6 @@
 // nn::Module: registration, traversal, modes, in-place moves and messages.
 #include "locus/nn/module.h"
+#include "locus/printing.h"
 
 #include <cxxabi.h>
 
@@ -238,8 +239,18 @@ void Module::pretty_print_recursive(std::ostream& stream, const std::string& ind
 }
 
 std::ostream& operator<<(std::ostream& stream, const Module& module) {
-  module.pretty_print_recursive(stream, "");
-  return stream;
+  if (print_style() != PrintStyle::kLibtorch) {
+    module.pretty_print_recursive(stream, "");
+    return stream;
+  }
+  // a libtorch program (locus/torch.h) reads libtorch's names: torch::nn::Linear(...)
+  std::ostringstream text;
+  module.pretty_print_recursive(text, "");
+  std::string out = text.str();
+  static const std::string from = "locus::nn::", to = "torch::nn::";
+  for (size_t at = out.find(from); at != std::string::npos; at = out.find(from, at + to.size()))
+    out.replace(at, from.size(), to);
+  return stream << out;
 }
 
 }  // namespace locus::nn

@@ -108,3 +108,23 @@ TEST_P(LibtorchPrintDevices, ValuesFromTheHostAndTheDevicesTypeName) {
 LOCUS_INSTANTIATE_DEVICES(LibtorchPrintDevices);
 
 }  // namespace
+
+namespace {
+
+// Modules print with libtorch's names in the libtorch style (torch::nn::Linear, as libtorch 1.13
+// printed this Sequential), with locus's in the default one.
+TEST(LibtorchPrint, ModulesPrintTorchNnNamesInTheLibtorchStyle) {
+  torch::nn::Sequential seq(torch::nn::Linear(4, 5), torch::nn::ReLU());
+  std::ostringstream lt, py;
+  {
+    StyleScope style(locus::PrintStyle::kLibtorch);
+    lt << seq;
+  }
+  py << seq;
+  EXPECT_EQ(lt.str(), "torch::nn::Sequential(\n  (0): torch::nn::Linear(in_features=4, out_features=5, bias=true)\n"
+                      "  (1): torch::nn::ReLU()\n)");
+  EXPECT_EQ(py.str(), "locus::nn::Sequential(\n  (0): locus::nn::Linear(in_features=4, out_features=5, bias=true)\n"
+                      "  (1): locus::nn::ReLU()\n)");
+}
+
+}  // namespace
