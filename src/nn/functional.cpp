@@ -388,6 +388,31 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   if (input.dim() < 2) throw Error("[cross_entropy] expected input of shape [N, C] (or [N, C, d...]), got " + ops::shape_str(input.sizes()) + ".");
   double eps = options.label_smoothing();
   if (eps < 0 || eps > 1) throw Error("[cross_entropy] label_smoothing must be between 0.0 and 1.0. Got: " + std::to_string(eps) + ".");
+  if (is_floating_point(target.scalar_type())) {
+    // class probabilities (PyTorch 1.10+): -sum_c w_c p_c log_softmax(x)_c along the class dim,
+    // smoothing mixing p with the uniform distribution; the mean is over the elements, unweighted
+    ops::check_same_device("cross_entropy", {{"input", &input}, {"target", &target}});
+    if (target.sizes() != input.sizes())
+      throw Error("[cross_entropy] a floating-point target holds class probabilities and needs the input's shape " +
+                  ops::shape_str(input.sizes()) + ", got " + ops::shape_str(target.sizes()) +
+                  "; for class indices pass an int64 target (.to(locus::kLong)).");
+    if (options.ignore_index() >= 0)
+      throw Error("[cross_entropy] ignore_index is not supported for floating point target (class probabilities).");
+    const int64_t c = input.size(1);
+    Tensor p = eps > 0 ? target * (1 - eps) + eps / static_cast<double>(c) : target;
+    Tensor terms = input.log_softmax(1) * p;
+    if (options.weight().defined()) {
+      DimVector wshape(static_cast<size_t>(input.dim()), 1);
+      wshape[1] = c;
+      terms = terms * options.weight().view(wshape);
+    }
+    Tensor loss = terms.sum({1}).neg();
+    switch (options.reduction()) {
+      case enumtype::Reduction::None: return loss;
+      case enumtype::Reduction::Sum: return loss.sum();
+      case enumtype::Reduction::Mean: return loss.sum() / static_cast<double>(input.numel() / std::max<int64_t>(c, 1));
+    }
+  }
   if (eps == 0 && !options.weight().defined() && options.reduction() != enumtype::Reduction::None &&
       input.dim() == 2) {
     Tensor fused = fused_cross_entropy(input, target, options.ignore_index(),

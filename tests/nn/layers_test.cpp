@@ -1178,7 +1178,10 @@ TEST_P(Layers, Messages) {
   EXPECT_THROW_MSG(F::conv2d(ones({1, 3, 5, 5}, o), ones({2, 2, 3, 3}, o)), Error,
                    "[conv2d] Given groups=1, weight of size [2, 2, 3, 3], expected input[1, 3, 5, 5] to have 2 channels, but got 3 channels instead.");
   EXPECT_THROW_MSG(F::cross_entropy(ones({2, 3}, o), ones({2}, o)), Error,
-                   "[cross_entropy] expected target to hold int64 class indices, got float32");
+                   "[cross_entropy] a floating-point target holds class probabilities and needs the input's shape [2, 3], "
+                   "got [2]; for class indices pass an int64 target (.to(locus::kLong)).");
+  EXPECT_THROW_MSG(F::cross_entropy(ones({2, 3}, o), ones({2}, o).to(kBool)), Error,
+                   "[cross_entropy] expected target to hold int64 class indices, got bool");
   EXPECT_THROW_MSG(F::cross_entropy(ones({2, 3}, o), tensor({0, 1, 2}).to(d)), Error,
                    "Expected input batch_size (2) to match target batch_size (3).");
   EXPECT_THROW_MSG(F::layer_norm(ones({2, 3}, o), F::LayerNormFuncOptions({4})), Error,

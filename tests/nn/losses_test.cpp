@@ -465,4 +465,49 @@ TEST_P(Losses, ErrorMessages) {
   }
 }
 
+// cross_entropy with class probabilities as the target (a float target of the input's shape):
+// values and first gradients against PyTorch 1.13 (float64, [2, 3, 4]: the class dim is 1) with
+// class weights, label smoothing and each reduction; the mean is over the 8 positions, unweighted.
+TEST_P(Losses, CrossEntropyWithClassProbabilities) {
+  const Tensor x0 = (arange(24, o) * 0.37).sin().reshape({2, 3, 4});
+  const Tensor p = (arange(24, o) * 0.11).cos().reshape({2, 3, 4}).softmax(1);
+  const Tensor w = t({1.0, 2.0, 0.5});
+  struct Case {
+    F::CrossEntropyFuncOptions opts;
+    std::vector<double> loss, grad6;
+  };
+  const std::vector<Case> cases = {
+      {F::CrossEntropyFuncOptions(), {1.3793455092002445},
+       {-0.022503620383147672, -0.013050568749933125, -0.000138307192447909, 0.013518416609710475,
+        0.025360120956956285, 0.023731016098418795}},
+      {F::CrossEntropyFuncOptions().weight(w), {1.5554807071376302},
+       {-0.017012224299014035, -0.005020844280393694, 0.011191280360694398, 0.028286003895997613,
+        -0.003401881272509921, -0.004896872715630516}},
+      {F::CrossEntropyFuncOptions().label_smoothing(0.2), {1.3636865610300704},
+       {-0.021239430487020188, -0.01141885254488939, 0.001843992134489436, 0.015829389277459804,
+        0.025752348339692525, 0.024048487495135287}},
+      {F::CrossEntropyFuncOptions().weight(w).label_smoothing(0.1).reduction(kSum), {12.34581692405873},
+       {-0.1320362855730218, -0.035160378473012545, 0.09525441763197799, 0.23261651155863178,
+        -0.026771482260587648, -0.03940477978711633}},
+      {F::CrossEntropyFuncOptions().reduction(kNone),
+       {1.1944453034453144, 1.1561754995784002, 1.140714934399569, 1.1526351658573328, 1.650256052956431,
+        1.670167796946733, 1.597540916552183, 1.4728284038659922},
+       {-0.18002896306518137, -0.104404549999465, -0.001106457539583272, 0.1081473328776838,
+        0.20288096765565028, 0.18984812878735036}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    Tensor x = x0.clone().requires_grad_(true);
+    Tensor loss = F::cross_entropy(x, p, cases[i].opts);
+    expect_close(values(loss), cases[i].loss, "case " + std::to_string(i));
+    loss.sum().backward();
+    const std::vector<double> grad = values(x.grad());
+    expect_close(std::vector<double>(grad.begin(), grad.begin() + 6), cases[i].grad6, "gradient, case " + std::to_string(i));
+  }
+  EXPECT_THROW_MSG(F::cross_entropy(x0, p.narrow(2, 0, 3)), Error,
+                   "[cross_entropy] a floating-point target holds class probabilities and needs the input's shape "
+                   "[2, 3, 4], got [2, 3, 3]; for class indices pass an int64 target (.to(locus::kLong)).");
+  EXPECT_THROW_MSG(F::cross_entropy(x0, p, F::CrossEntropyFuncOptions().ignore_index(0)), Error,
+                   "[cross_entropy] ignore_index is not supported for floating point target (class probabilities).");
+}
+
 LOCUS_INSTANTIATE_DEVICES(Losses);
