@@ -50,6 +50,14 @@ minf = torch.full((1, 1, 3, 3), -float("inf"))
 show("all -inf max_pool2d k2 p1 indices", F.max_pool2d(minf, 2, padding=1, return_indices=True)[1])
 show("all -inf max_pool3d k2 p1 indices", F.max_pool3d(minf.unsqueeze(0), 2, padding=1, return_indices=True)[1])
 
+# NaN wins, as PyTorch's kernels
+nan = (torch.arange(60) * 1.0).sin().reshape(1, 1, 3, 4, 5)
+nan[0, 0, 1, 2, 3] = float("nan")
+nan[0, 0, 0, 0, 0] = float("nan")
+show("nan max_pool3d k2 s1 indices", F.max_pool3d(nan, 2, 1, return_indices=True)[1])
+show("nan adaptive_max_pool3d 2 indices", F.adaptive_max_pool3d(nan, 2, return_indices=True)[1])
+show("nan max_pool2d k2 ceil indices", F.max_pool2d(nan[0], 2, ceil_mode=True, return_indices=True)[1])
+
 print("== max_unpool")
 v, i = F.max_pool2d(image, 2, 2, return_indices=True)
 show("max_unpool2d k2", F.max_unpool2d(v, i, 2))

@@ -270,6 +270,13 @@ const D fractional_max_pool2d_float32_indices{2, 3, 3, 3, 15, 26, 27, 27, 27, 29
     23, 34, 35, 36, 37, 37, 58, 59, 60, 60, 61, 0, 12, 12, 12, 13, 24, 36, 36, 36, 37, 48, 50, 45, 46, 47, 58, 60,
     60, 60, 71, 0, 11, 11, 11, 13, 24, 35, 35, 35, 37, 48, 49, 44, 45, 47, 58, 59, 59, 59, 71, 10, 10, 11, 12, 13,
     24, 20, 21, 22, 22, 34, 34, 35, 46, 46, 58, 58, 69, 70, 70};
+// nan max_pool3d k2 s1 indices [1, 1, 2, 3, 4]
+const D nan_max_pool3d_k2_s1_indices{0, 27, 8, 8, 26, 27, 33, 33, 15, 32, 33, 33, 20, 27, 27, 28, 46, 52, 33, 33, 51,
+    52, 33, 33};
+// nan adaptive_max_pool3d 2 indices [1, 1, 2, 2, 2]
+const D nan_adaptive_max_pool3d_2_indices{0, 8, 15, 33, 27, 27, 52, 33};
+// nan max_pool2d k2 ceil indices [1, 3, 2, 3]
+const D nan_max_pool2d_k2_ceil_indices{0, 8, 9, 15, 13, 14, 0, 7, 9, 11, 13, 19, 6, 7, 4, 11, 18, 19};
 // clang-format on
 
 Tensor image(Device d) { return (arange(70, TensorOptions().dtype(kDouble)) * 0.37).sin().reshape({1, 2, 5, 7}).to(d); }
@@ -371,6 +378,21 @@ TEST_P(PoolingMore, AdaptiveMaxPoolWithIndicesMatchesPyTorch) {
   nn::AdaptiveMaxPool3d m3(nn::AdaptiveMaxPool3dOptions({3, 2, 4}));
   EXPECT_EQ(values(std::get<1>(m3->forward_with_indices(v))),
             adaptive_max_pool3d_3_2_4_indices);
+}
+
+TEST_P(PoolingMore, NaNWinsAsInPyTorch) {
+  const Device d = GetParam();
+  Tensor x = (arange(60, TensorOptions().dtype(kDouble))).sin().reshape({1, 1, 3, 4, 5});
+  x.index_put_({0, 0, 1, 2, 3}, std::nan(""));
+  x.index_put_({0, 0, 0, 0, 0}, std::nan(""));
+  x = x.to(d);
+  auto [v3, i3] = F::max_pool3d_with_indices(x, F::MaxPool3dFuncOptions(2).stride(1));
+  EXPECT_EQ(values(i3), nan_max_pool3d_k2_s1_indices);
+  EXPECT_TRUE(std::isnan(values(v3)[0]));
+  EXPECT_EQ(values(std::get<1>(F::adaptive_max_pool3d_with_indices(x, F::AdaptiveMaxPool3dFuncOptions(2)))),
+            nan_adaptive_max_pool3d_2_indices);
+  EXPECT_EQ(values(std::get<1>(F::max_pool2d_with_indices(x[0], F::MaxPool2dFuncOptions(2).ceil_mode(true)))),
+            nan_max_pool2d_k2_ceil_indices);
 }
 
 TEST_P(PoolingMore, MaxPoolWithIndicesGradients) {
@@ -560,7 +582,7 @@ TEST_P(PoolingMore, FractionalMaxPoolMatchesPyTorch) {
   expect_pool(F::fractional_max_pool2d_with_indices(img, F::FractionalMaxPool2dFuncOptions(f2)._random_samples(u2)),
               {2, 3, 4, 5}, fractional_max_pool2d_k_2_3_out_4_5_values, fractional_max_pool2d_k_2_3_out_4_5_indices);
   expect_pool(F::fractional_max_pool2d_with_indices(
-                  img, F::FractionalMaxPool2dFuncOptions(2).output_ratio(F::ExpandingArrayDouble<2>({0.5, 0.7}))
+                  img, F::FractionalMaxPool2dFuncOptions(2).output_ratio(ExpandingArrayDouble<2>({0.5, 0.7}))
                            ._random_samples(u2)),
               {2, 3, 4, 5}, fractional_max_pool2d_k2_ratio_0_5_0_7_values,
               fractional_max_pool2d_k2_ratio_0_5_0_7_indices);

@@ -12,7 +12,7 @@
 #include "locus/nn/functional.h"
 #include "locus/nn/functional_3d.h"
 
-namespace locus::nn::functional {
+namespace locus {
 
 /// Doubles given as one (`0.5`) or one per dim (`{0.5, 0.7}`), as libtorch's ExpandingArrayDouble.
 template <size_t N>
@@ -31,6 +31,10 @@ class ExpandingArrayDouble {
  private:
   std::array<double, N> values_{};
 };
+
+}  // namespace locus
+
+namespace locus::nn::functional {
 
 using AdaptiveMaxPool3dFuncOptions = AdaptivePoolFuncOptions<3>;
 
