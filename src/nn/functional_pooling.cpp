@@ -63,30 +63,48 @@ Windows adaptive_windows(int64_t n, int64_t out) {
 }
 
 // Max of x [P, S0, S1, S2] over the windows of each spatial dim -> values [P, o0, o1, o2]
-// (differentiable) and the flat positions d*S1*S2 + h*S2 + w of the maxima (kLong).
+// (differentiable) and the flat positions d*S1*S2 + h*S2 + w of the maxima (kLong). Only the
+// gathered windows of each stage and its argmax are kept; the positions are traced back from the
+// last stage's argmax at the end, on output-sized tensors.
 std::tuple<Tensor, Tensor> windowed_max(const Tensor& x, const std::array<Windows, 3>& win) {
   const int64_t planes = x.size(0);
   const std::array<int64_t, 3> in{x.size(1), x.size(2), x.size(3)};
+  const TensorOptions lo = TensorOptions().dtype(kLong).device(x.device());
   Tensor v = x;
-  std::array<Tensor, 3> at;
+  std::array<Tensor, 3> argmax, table;
   for (int dim = 2; dim >= 0; --dim) {
     const Windows& w = win[static_cast<size_t>(dim)];
     const int64_t ax = dim + 1, cells = w.out * w.len;
-    std::vector<int64_t> view{w.planes, 1, 1, 1}, shape(v.sizes().begin(), v.sizes().end());
-    view[static_cast<size_t>(ax)] = cells;
-    shape[static_cast<size_t>(ax)] = cells;
-    shape[0] = planes;
-    const Tensor idx = tensor(w.pos, TensorOptions().dtype(kLong)).to(x.device()).view(view).expand(shape).contiguous();
-    auto pick = [&](const Tensor& t, const Tensor& k) {
-      return t.gather(ax, idx).unflatten(ax, {w.out, w.len}).gather(ax + 1, k.unsqueeze(ax + 1)).squeeze(ax + 1);
-    };
-    auto [m, k] = v.gather(ax, idx).unflatten(ax, {w.out, w.len}).max(ax + 1);
-    for (size_t later = static_cast<size_t>(dim) + 1; later < 3; ++later) at[later] = pick(at[later], k);
-    at[static_cast<size_t>(dim)] =
-        idx.unflatten(ax, {w.out, w.len}).gather(ax + 1, k.unsqueeze(ax + 1)).squeeze(ax + 1);
+    table[static_cast<size_t>(dim)] = tensor(w.pos, TensorOptions().dtype(kLong)).to(x.device());
+    Tensor g;
+    if (w.planes == 1) {  // one table for every plane
+      g = v.index_select(ax, table[static_cast<size_t>(dim)]);
+    } else {  // a table per plane (fractional pooling)
+      std::vector<int64_t> view{planes, 1, 1, 1}, shape(v.sizes().begin(), v.sizes().end());
+      view[static_cast<size_t>(ax)] = cells;
+      shape[static_cast<size_t>(ax)] = cells;
+      g = v.gather(ax, table[static_cast<size_t>(dim)].view(view).expand(shape).contiguous());
+    }
+    auto [m, k] = g.unflatten(ax, {w.out, w.len}).max(ax + 1);
+    argmax[static_cast<size_t>(dim)] = k;
     v = m;
   }
-  Tensor flat = (at[0] * in[1] + at[1]) * in[2] + at[2];
+  // the input position of window cell k of output o along `dim`, for k shaped as an output
+  auto position = [&](int dim, const Tensor& k) {
+    const Windows& w = win[static_cast<size_t>(dim)];
+    std::vector<int64_t> view{1, 1, 1, 1};
+    view[static_cast<size_t>(dim + 1)] = w.out;
+    Tensor at = k + (arange(w.out, lo) * w.len).view(view);
+    if (w.planes != 1) at = at + (arange(planes, lo) * (w.out * w.len)).view({planes, 1, 1, 1});
+    return table[static_cast<size_t>(dim)].index_select(0, at.flatten()).view(k.sizes());
+  };
+  const Tensor d = position(0, argmax[0]);                                      // [P, o0, o1, o2]
+  const Tensor h = position(1, argmax[1].gather(1, d));                         // argmax[1] [P, S0, o1, o2]
+  const int64_t o0 = d.size(1), o1 = d.size(2), o2 = d.size(3);
+  const Tensor kw = argmax[2].reshape({planes, in[0] * in[1], o2})           // argmax[2] [P, S0, S1, o2]
+                        .gather(1, (d * in[1] + h).reshape({planes, o0 * o1, o2}))
+                        .view({planes, o0, o1, o2});
+  const Tensor flat = (d * in[1] + h) * in[2] + position(2, kw);
   return {v, flat};
 }
 
