@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "locus/aten.h"
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/functions.h"
@@ -232,9 +233,8 @@ Tensor adaptive_max_pool3d(const Tensor& input, const AdaptiveMaxPool3dFuncOptio
 
 // ---- max_unpool ----------------------------------------------------------------------------
 namespace {
-template <size_t D>
-Tensor max_unpool(const char* op, const Tensor& input, const Tensor& indices, const MaxUnpoolFuncOptions<D>& o) {
-  const int nd = static_cast<int>(D);
+// The checks every unpool makes of its input and indices; the input as planes.
+Tensor unpool_input(const char* op, const Tensor& input, const Tensor& indices, int nd, std::vector<int64_t>& lead) {
   ops::check_same_device(op, {{"input", &input}, {"indices", &indices}});
   if (indices.scalar_type() != kLong)
     throw Error("[" + std::string(op) + "] elements in indices should be type int64 but got: " +
@@ -243,8 +243,40 @@ Tensor max_unpool(const char* op, const Tensor& input, const Tensor& indices, co
     throw Error("[" + std::string(op) + "] Expected shape of indices to be same as that of the input tensor (" +
                 ops::shape_str(input.sizes()) + ") but got indices tensor with shape: " +
                 ops::shape_str(indices.sizes()) + ".");
+  return as_planes(op, input, nd, lead);
+}
+
+// Each value of x [P, ...] to its index in a zero plane of `size`; an index outside it is an Error.
+Tensor unpool_scatter(const char* op, const Tensor& x, const Tensor& indices, const std::vector<int64_t>& lead,
+                      const std::vector<int64_t>& size) {
+  const int nd = static_cast<int>(size.size());
+  int64_t plane = 1;
+  for (int64_t v : size) {
+    if (v <= 0)
+      throw Error("[" + std::string(op) + "] the output size (" + join(size.data(), nd) + ") must be positive.");
+    plane *= v;
+  }
+  const int64_t planes = x.size(0), cells = x.size(1) * x.size(2) * x.size(3);
+  const Tensor idx = indices.reshape({planes, cells});
+  if (idx.numel() > 0) {
+    const Tensor bad = idx.lt(0).logical_or(idx.ge(plane));
+    if (bad.any().item<bool>())
+      throw Error("[" + std::string(op) + "] Found an invalid max index: " +
+                  std::to_string(idx.masked_select(bad).to(kCPU).data_ptr<int64_t>()[0]) +
+                  " (output volumes are of size " + join(size.data(), nd, "x") + ").");
+  }
+  const Tensor out = zeros({planes, plane}, TensorOptions().dtype(x.scalar_type()).device(x.device()))
+                         .scatter(1, idx, x.reshape({planes, cells}));
+  std::vector<int64_t> shape = lead;
+  shape.insert(shape.end(), size.begin(), size.end());
+  return out.reshape(shape);
+}
+
+template <size_t D>
+Tensor max_unpool(const char* op, const Tensor& input, const Tensor& indices, const MaxUnpoolFuncOptions<D>& o) {
+  const int nd = static_cast<int>(D);
   std::vector<int64_t> lead;
-  const Tensor x = as_planes(op, input, nd, lead);
+  const Tensor x = unpool_input(op, input, indices, nd, lead);
   const ExpandingArray<D> k = o.kernel_size(), s = o.stride(), p = o.padding();
   for (int i = 0; i < nd; ++i)
     if (k[i] <= 0 || s[i] <= 0 || p[i] < 0)
@@ -269,26 +301,7 @@ Tensor max_unpool(const char* op, const Tensor& input, const Tensor& indices, co
     }
     size = want;
   }
-  int64_t plane = 1;
-  for (int64_t v : size) {
-    if (v <= 0)
-      throw Error("[" + std::string(op) + "] the output size (" + join(size.data(), nd) + ") must be positive.");
-    plane *= v;
-  }
-  const int64_t planes = x.size(0), cells = x.size(1) * x.size(2) * x.size(3);
-  const Tensor idx = indices.reshape({planes, cells});
-  if (idx.numel() > 0) {
-    const Tensor bad = idx.lt(0).logical_or(idx.ge(plane));
-    if (bad.any().item<bool>())
-      throw Error("[" + std::string(op) + "] Found an invalid max index: " +
-                  std::to_string(idx.masked_select(bad).to(kCPU).data_ptr<int64_t>()[0]) +
-                  " (output volumes are of size " + join(size.data(), nd, "x") + ").");
-  }
-  const Tensor out = zeros({planes, plane}, TensorOptions().dtype(input.scalar_type()).device(input.device()))
-                         .scatter(1, idx, x.reshape({planes, cells}));
-  std::vector<int64_t> shape = lead;
-  shape.insert(shape.end(), size.begin(), size.end());
-  return out.reshape(shape);
+  return unpool_scatter(op, x, indices, lead, size);
 }
 }  // namespace
 
@@ -493,3 +506,113 @@ Tensor fractional_max_pool3d(const Tensor& input, const FractionalMaxPool3dFuncO
 }
 
 }  // namespace locus::nn::functional
+
+// ---- the ATen forms (include/locus/aten.h) --------------------------------------------------
+namespace locus {
+namespace F = nn::functional;
+namespace {
+// ATen's window arguments: one value for every dim, or one per dim.
+template <size_t D>
+ExpandingArray<D> window_arg(IntArrayRef a, const char* op, const char* name) {
+  if (a.size() == 1) return ExpandingArray<D>(a[0]);
+  if (a.size() == D) {
+    std::array<int64_t, D> v{};
+    std::copy(a.begin(), a.end(), v.begin());
+    return ExpandingArray<D>(v);
+  }
+  throw Error("[" + std::string(op) + "] " + name + " must have 1" + (D > 1 ? " or " + std::to_string(D) : "") +
+              " values, got " + std::to_string(a.size()) + " (" + ops::shape_str(a) + ").");
+}
+
+template <size_t D, typename Options>
+Options pool_options(const char* op, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                     IntArrayRef dilation, bool ceil_mode) {
+  const ExpandingArray<D> k = window_arg<D>(kernel_size, op, "kernel_size");
+  return Options(k)
+      .stride(stride.empty() ? k : window_arg<D>(stride, op, "stride"))
+      .padding(window_arg<D>(padding, op, "padding"))
+      .dilation(window_arg<D>(dilation, op, "dilation"))
+      .ceil_mode(ceil_mode);
+}
+
+template <size_t D>
+std::vector<int64_t> exact_size(IntArrayRef output_size, const char* op) {
+  static const char* names[4] = {"", "(length)", "(height, width)", "(depth, height, width)"};
+  static const char* counts[4] = {"", "one", "two", "three"};
+  if (output_size.size() != D)
+    throw Error("[" + std::string(op) + "] There should be exactly " + counts[D] + " elements " + names[D] +
+                " in output_size, but got " + std::to_string(output_size.size()) + " elements.");
+  return output_size.vec();
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return F::max_pool1d_with_indices(self, pool_options<1, F::MaxPool1dFuncOptions>(
+                                              "max_pool1d_with_indices", kernel_size, stride, padding, dilation,
+                                              ceil_mode));
+}
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return F::max_pool2d_with_indices(self, pool_options<2, F::MaxPool2dFuncOptions>(
+                                              "max_pool2d_with_indices", kernel_size, stride, padding, dilation,
+                                              ceil_mode));
+}
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return F::max_pool3d_with_indices(self, pool_options<3, F::MaxPool3dFuncOptions>(
+                                              "max_pool3d_with_indices", kernel_size, stride, padding, dilation,
+                                              ceil_mode));
+}
+std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size) {
+  return F::adaptive_max_pool1d_with_indices(
+      self, F::AdaptiveMaxPool1dFuncOptions(window_arg<1>(output_size, "adaptive_max_pool1d", "output_size")));
+}
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
+  return F::adaptive_max_pool2d_with_indices(
+      self, F::AdaptiveMaxPool2dFuncOptions(window_arg<2>(output_size, "adaptive_max_pool2d", "output_size")));
+}
+std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size) {
+  return F::adaptive_max_pool3d_with_indices(
+      self, F::AdaptiveMaxPool3dFuncOptions(window_arg<3>(output_size, "adaptive_max_pool3d", "output_size")));
+}
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
+  std::vector<int64_t> lead;
+  const Tensor x = F::unpool_input("max_unpool2d", self, indices, 2, lead);
+  return F::unpool_scatter("max_unpool2d", x, indices, lead, exact_size<2>(output_size, "max_unpool2d"));
+}
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride,
+                    IntArrayRef padding) {
+  std::vector<int64_t> lead;
+  const Tensor x = F::unpool_input("max_unpool3d", self, indices, 3, lead);
+  window_arg<3>(stride, "max_unpool3d", "stride");
+  window_arg<3>(padding, "max_unpool3d", "padding");
+  return F::unpool_scatter("max_unpool3d", x, indices, lead, exact_size<3>(output_size, "max_unpool3d"));
+}
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return F::conv_transpose3d(input, weight,
+                             F::ConvTranspose3dFuncOptions()
+                                 .bias(bias ? *bias : Tensor())
+                                 .stride(window_arg<3>(stride, "conv_transpose3d", "stride"))
+                                 .padding(window_arg<3>(padding, "conv_transpose3d", "padding"))
+                                 .output_padding(window_arg<3>(output_padding, "conv_transpose3d", "output_padding"))
+                                 .groups(groups)
+                                 .dilation(window_arg<3>(dilation, "conv_transpose3d", "dilation")));
+}
+std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size,
+                                                 const Tensor& random_samples) {
+  return F::fractional_max_pool2d_with_indices(
+      self, F::FractionalMaxPool2dFuncOptions(window_arg<2>(kernel_size, "fractional_max_pool2d", "kernel_size"))
+                .output_size(window_arg<2>(output_size, "fractional_max_pool2d", "output_size"))
+                ._random_samples(random_samples));
+}
+std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size,
+                                                 const Tensor& random_samples) {
+  return F::fractional_max_pool3d_with_indices(
+      self, F::FractionalMaxPool3dFuncOptions(window_arg<3>(kernel_size, "fractional_max_pool3d", "kernel_size"))
+                .output_size(window_arg<3>(output_size, "fractional_max_pool3d", "output_size"))
+                ._random_samples(random_samples));
+}
+}  // namespace locus

@@ -560,6 +560,7 @@ TEST_P(PoolingMore, LPPoolMatchesPyTorch) {
                 lp_pool2d_p3_k2_ceil);
   expect_values(F::lp_pool1d(l, F::LPPool1dFuncOptions(2, 3).stride(2)), {2, 3, 4}, lp_pool1d_p2_k3_s2);
   expect_values(nn::LPPool1d(nn::LPPool1dOptions(1.5, 2))(l.abs()), {2, 3, 4}, lp_pool1d_p1_5_k2);
+  expect_values(nn::LPPool1d(1.5, 2)(l.abs()), {2, 3, 4}, lp_pool1d_p1_5_k2);
   expect_values(nn::LPPool2d(nn::LPPool2dOptions(2, {3, 2}).stride({2, 1}))(x), {1, 2, 2, 6},
                 lp_pool2d_p2_k_3_2_s_2_1);
   gradcheck([](const V& a) { return F::lp_pool2d(a[0], F::LPPool2dFuncOptions(2, {3, 2}).stride({2, 1})); },
@@ -615,6 +616,44 @@ TEST_P(PoolingMore, FractionalMaxPoolMatchesPyTorch) {
                                               .output_size(ExpandingArray<2>({3, 3}))
                                               ._random_samples(u2.narrow(0, 0, 1).narrow(1, 0, 2)));
   }, {sample({1, 2, 5, 6})}, d);
+}
+
+TEST_P(PoolingMore, AtenFormsMatchPyTorch) {
+  const Device d = GetParam();
+  const Tensor x = image(d), l = line(d), v = volume(d);
+  expect_pool(max_pool2d_with_indices(x, 3, 2, 1), {1, 2, 3, 4}, max_pool2d_k3_s2_p1_values,
+              max_pool2d_k3_s2_p1_indices);
+  expect_pool(max_pool1d_with_indices(l, 2, {}, 0, 1, /*ceil_mode=*/true), {2, 3, 5}, max_pool1d_k2_ceil_values,
+              max_pool1d_k2_ceil_indices);
+  expect_pool(max_pool3d_with_indices(v, 2, {2, 1, 2}, 0, {1, 2, 1}, true), {1, 2, 2, 3, 3},
+              max_pool3d_k2_s_2_1_2_d_1_2_1_ceil_values, max_pool3d_k2_s_2_1_2_d_1_2_1_ceil_indices);
+  expect_pool(adaptive_max_pool1d(l, 4), {2, 3, 4}, adaptive_max_pool1d_4_values, adaptive_max_pool1d_4_indices);
+  expect_pool(adaptive_max_pool2d(x, {3, 4}), {1, 2, 3, 4}, adaptive_max_pool2d_3_4_values,
+              adaptive_max_pool2d_3_4_indices);
+  expect_pool(adaptive_max_pool3d(v, {3, 2, 4}), {1, 2, 3, 2, 4}, adaptive_max_pool3d_3_2_4_values,
+              adaptive_max_pool3d_3_2_4_indices);
+  auto [v2, i2] = max_pool2d_with_indices(x, 2);
+  expect_values(max_unpool2d(v2, i2, {5, 7}), {1, 2, 5, 7}, max_unpool2d_k2_output_size_5_7);
+  auto [v3, i3] = max_pool3d_with_indices(v, 2);
+  const auto u3 = F::MaxUnpool3dFuncOptions(2).output_size(std::vector<int64_t>{5, 5, 7});
+  EXPECT_TRUE(max_unpool3d(v3, i3, {5, 5, 7}, 2, 0).equal(F::max_unpool3d(v3, i3, u3)));
+  const TensorOptions o = TensorOptions().dtype(kDouble);
+  const Tensor cx = (arange(144, o) * 0.41).sin().reshape({2, 4, 3, 2, 3}).to(d);
+  const Tensor cw = (arange(144, o) * 0.29).cos().reshape({4, 3, 2, 3, 2}).to(d);
+  const Tensor cb = tensor(D{0.5, -0.25, 0.125, 1.0, -1.5, 0.75}, o).to(d);
+  expect_values(conv_transpose3d(cx, cw, cb, {2, 1, 2}, {1, 0, 1}, {1, 0, 0}, 2, {1, 2, 1}).sum({2, 3, 4}), {2, 6},
+                conv_transpose3d_channel_sums, 1e-7);
+  const Tensor img = (arange(432, o) * 0.53).sin().reshape({2, 3, 9, 8}).to(d);
+  expect_pool(fractional_max_pool2d(img, {2, 3}, {4, 5}, tensor(s2, o).view({2, 3, 2}).to(d)), {2, 3, 4, 5},
+              fractional_max_pool2d_k_2_3_out_4_5_values, fractional_max_pool2d_k_2_3_out_4_5_indices);
+  const Tensor vol = (arange(840, o) * 0.31).cos().reshape({2, 2, 6, 7, 5}).to(d);
+  expect_pool(fractional_max_pool3d(vol, {2, 3, 2}, {3, 4, 3}, tensor(s3, o).view({2, 2, 3}).to(d)), {2, 2, 3, 4, 3},
+              fractional_max_pool3d_values, fractional_max_pool3d_indices);
+  EXPECT_THROW_MSG(max_unpool2d(v2, i2, {1, 5, 7}), Error,
+                   "[max_unpool2d] There should be exactly two elements (height, width) in output_size, but got 3 "
+                   "elements.");
+  EXPECT_THROW_MSG(max_pool2d_with_indices(x, {1, 2, 3}), Error,
+                   "[max_pool2d_with_indices] kernel_size must have 1 or 2 values, got 3 ([1, 2, 3]).");
 }
 
 TEST_P(PoolingMore, Messages) {

@@ -109,18 +109,20 @@ using LPPoolOptions = functional::LPPoolFuncOptions<D>;
 using LPPool1dOptions = LPPoolOptions<1>;
 using LPPool2dOptions = LPPoolOptions<2>;
 
-#define LOCUS_LP_POOL(Name, fn)                                                                       \
+#define LOCUS_LP_POOL(Name, fn, D)                                                                    \
   class Name##Impl : public Cloneable<Name##Impl> {                                                   \
    public:                                                                                            \
     void reset() override {}                                                                          \
+    Name##Impl(double norm_type, ExpandingArray<D> kernel_size)                                       \
+        : Name##Impl(Name##Options(norm_type, kernel_size)) {}                                        \
     explicit Name##Impl(const Name##Options& options) : options(options) {}                           \
     void pretty_print(std::ostream& stream) const override;                                           \
     Tensor forward(const Tensor& input) { return functional::fn(input, options); }                    \
     Name##Options options;                                                                            \
   };                                                                                                  \
   LOCUS_MODULE(Name)
-LOCUS_LP_POOL(LPPool1d, lp_pool1d);
-LOCUS_LP_POOL(LPPool2d, lp_pool2d);
+LOCUS_LP_POOL(LPPool1d, lp_pool1d, 1);
+LOCUS_LP_POOL(LPPool2d, lp_pool2d, 2);
 #undef LOCUS_LP_POOL
 
 template <size_t D>
