@@ -1,8 +1,9 @@
 // ---- pooling batch (stop 46) ----
 // include/locus/nn/functional_pooling.h. Max pooling with indices runs the backend's max_pool2d
-// kernel where the window allows it (1-D and 2-D without a ceil_mode extension: the kernel keeps
-// the positions of its maxima for the backward anyway); every other max over windows (3-D, ceil
-// extension, adaptive, fractional) is a separable max over per-dim tables of window positions:
+// kernel where the window allows it (1-D, 2-D, and 3-D once per kernel depth offset, without a
+// ceil_mode extension in H or W: the kernel keeps the positions of its maxima for the backward
+// anyway); every other max over windows (ceil extension, adaptive, fractional) is a separable max
+// over per-dim tables of window positions:
 // gather the windows along W, take the max, then along H, then D, carrying the chosen positions.
 // Reducing W first keeps PyTorch's tie rule, the first maximum in (d, h, w) scan order; a window
 // cell outside the input repeats the window's first valid position, so it never wins on its own.
@@ -156,7 +157,7 @@ std::tuple<Tensor, Tensor> max_pool_with_indices(const char* op, const Tensor& i
   std::vector<int64_t> lead;
   const Tensor x = as_planes(op, input, nd, lead);
   std::array<int64_t, 3> out{1, 1, 1};
-  bool extended = false;
+  bool extended = false, extended_depth = false;  // ceil_mode adds a window in H or W / in depth
   for (int i = 0; i < nd; ++i) {
     const int64_t n = x.size(4 - nd + i);
     out[static_cast<size_t>(3 - nd + i)] = ops::pool_output_size(n, k[i], s[i], p[i], d[i], ceil_mode);
@@ -164,13 +165,40 @@ std::tuple<Tensor, Tensor> max_pool_with_indices(const char* op, const Tensor& i
       throw Error("[" + std::string(op) + "] the window does not fit the padded input " +
                   ops::shape_str(input.sizes()) + ".");
     if (ops::pool_output_size(n, k[i], s[i], p[i], d[i], false) != out[static_cast<size_t>(3 - nd + i)])
-      extended = true;
+      (i == 0 && nd == 3 ? extended_depth : extended) = true;
   }
   if (nd <= 2 && !extended) {  // the backend's kernel, which keeps the positions of the maxima
     const ops::Window w = nd == 2 ? ops::Window{k[0], k[D - 1], d[0], d[D - 1], p[0], p[D - 1], s[0], s[D - 1]}
                                   : ops::Window{1, k[0], 1, d[0], 0, p[0], 1, s[0]};
     auto [v, idx] = ops::max_pool2d_with_indices(x, w);  // x [P, 1, H, W] (H 1 in 1-D)
     if (v.defined()) return {from_planes(v, lead, nd), from_planes(idx, lead, nd)};
+  }
+  if (nd == 3 && !extended) {
+    // the backend's 2-D kernel once per kernel depth offset j, on the depth slices it reads (a
+    // slice in the padding or past the input repeats the window's first valid one, which wins no
+    // tie), then the max over j: the first maximum in (d, h, w) order
+    const Windows depth = sliding_windows(op, x.size(1), k[0], s[0], p[0], d[0], out[0]);
+    const int64_t h = x.size(2), w = x.size(3), od = out[0];
+    const ops::Window w2{k[1], k[D - 1], d[1], d[D - 1], p[1], p[D - 1], s[1], s[D - 1]};
+    std::vector<Tensor> vals, idxs;
+    for (int64_t j = 0; j < k[0]; ++j) {
+      std::vector<int64_t> at(static_cast<size_t>(od));
+      for (int64_t o = 0; o < od; ++o) at[static_cast<size_t>(o)] = depth.pos[static_cast<size_t>(o * k[0] + j)];
+      const Tensor slices = x.index_select(1, tensor(at, TensorOptions().dtype(kLong)).to(x.device()));
+      auto [v, idx] = ops::max_pool2d_with_indices(slices.reshape({-1, 1, h, w}), w2);
+      if (!v.defined()) break;
+      vals.push_back(v);
+      idxs.push_back(idx);
+    }
+    if (static_cast<int64_t>(vals.size()) == k[0]) {
+      auto [v, kj] = stack(vals, 0).max(0);  // [P * od, 1, oh, ow]
+      const Tensor hw = stack(idxs, 0).gather(0, kj.unsqueeze(0)).squeeze(0);
+      const Tensor table = tensor(depth.pos, TensorOptions().dtype(kLong)).to(x.device());
+      const Tensor o = (arange(od, TensorOptions().dtype(kLong).device(x.device())) * k[0]).repeat({x.size(0)});
+      const Tensor dd = table.index_select(0, (kj.flatten(1) + o.view({-1, 1})).flatten()).view(kj.sizes());
+      const std::vector<int64_t> shape{x.size(0), od, hw.size(2), hw.size(3)};
+      return {from_planes(v.view(shape), lead, nd), from_planes((dd * (h * w) + hw).view(shape), lead, nd)};
+    }
   }
   std::array<Windows, 3> win{trivial_windows(), trivial_windows(), trivial_windows()};
   for (int i = 0; i < nd; ++i)

@@ -37,6 +37,9 @@ for name, (v, i) in [
     ("max_pool3d k3 s2 p1", F.max_pool3d(vol, 3, 2, 1, return_indices=True)),
     ("max_pool3d k2 s(2,1,2) d(1,2,1) ceil", F.max_pool3d(vol, 2, (2, 1, 2), dilation=(1, 2, 1), ceil_mode=True,
                                                          return_indices=True)),
+    # ceil_mode adding a window in H or W (the separable path rather than the backend's kernel)
+    ("max_pool2d k2 ceil", F.max_pool2d(image, 2, ceil_mode=True, return_indices=True)),
+    ("max_pool3d k2 ceil", F.max_pool3d(vol, 2, ceil_mode=True, return_indices=True)),
     ("adaptive_max_pool1d 4", F.adaptive_max_pool1d(line, 4, return_indices=True)),
     ("adaptive_max_pool2d (3,4)", F.adaptive_max_pool2d(image, (3, 4), return_indices=True)),
     ("adaptive_max_pool2d ties (3,3)", F.adaptive_max_pool2d(ties, (3, 3), return_indices=True)),

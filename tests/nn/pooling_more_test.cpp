@@ -277,6 +277,23 @@ const D nan_max_pool3d_k2_s1_indices{0, 27, 8, 8, 26, 27, 33, 33, 15, 32, 33, 33
 const D nan_adaptive_max_pool3d_2_indices{0, 8, 15, 33, 27, 27, 52, 33};
 // nan max_pool2d k2 ceil indices [1, 3, 2, 3]
 const D nan_max_pool2d_k2_ceil_indices{0, 8, 9, 15, 13, 14, 0, 7, 9, 11, 13, 19, 6, 7, 4, 11, 18, 19};
+// max_pool2d k2 ceil values [1, 2, 3, 4]
+const D max_pool2d_k2_ceil_values{0.5240443417, 0.8956986857, 0.9958808445, 0.7965654722, 0.9964756147, 0.7924271699,
+    0.6793046521, 0.8987080958, -0.8047309093, -0.8895552187, -0.3488751901, 0.01362896368, 0.6842898458,
+    0.9970241088, 0.9574299116, 0.5123880037, 0.9554405264, 0.5065240063, 0.9046015706, 0.9975263011, -0.9684294131,
+    -0.6539101627, 0.02725539568, 0.3868920435};
+// max_pool2d k2 ceil indices [1, 2, 3, 4]
+const D max_pool2d_k2_ceil_indices{7, 3, 4, 6, 21, 23, 19, 20, 28, 31, 33, 34, 1, 3, 4, 6, 21, 23, 19, 20, 28, 31,
+    33, 34};
+// max_pool3d k2 ceil values [1, 2, 2, 3, 3]
+const D max_pool3d_k2_ceil_values{0.9958808445, 0.9865851128, 0.9978215791, 0.2778859258, -0.1774624248,
+    -0.2728657953, 0.1825991346, 0.6001026165, 0.892847762, 0.9999743176, 0.9752752764, 0.775788193, 0.03725015134,
+    0.4770180858, 0.817616343, 0.9882362465, 0.9970781712, 0.9967734946, 0.5432756692, 0.1140849451, -0.3388234692,
+    0.9553636228, 0.9975574189, 0.9999946302, 0.9729140543, 0.7691558575, 0.405494, -0.2527122356, 0.203094781,
+    0.6166794071, 0.9962260044, 0.9999058656, 0.9897795855, 0.1037030226, -0.3486311223, -0.7284865984};
+// max_pool3d k2 ceil indices [1, 2, 2, 3, 3]
+const D max_pool3d_k2_ceil_indices{6, 33, 34, 12, 14, 53, 55, 57, 59, 61, 62, 64, 109, 111, 113, 115, 116, 88, 0, 2,
+    4, 49, 50, 23, 24, 26, 28, 97, 99, 101, 78, 105, 77, 84, 86, 88};
 // clang-format on
 
 Tensor image(Device d) { return (arange(70, TensorOptions().dtype(kDouble)) * 0.37).sin().reshape({1, 2, 5, 7}).to(d); }
@@ -329,6 +346,11 @@ TEST_P(PoolingMore, MaxPoolWithIndicesMatchesPyTorch) {
   expect_pool(F::max_pool3d_with_indices(
                   v, F::MaxPool3dFuncOptions(2).stride({2, 1, 2}).dilation({1, 2, 1}).ceil_mode(true)),
               {1, 2, 2, 3, 3}, max_pool3d_k2_s_2_1_2_d_1_2_1_ceil_values, max_pool3d_k2_s_2_1_2_d_1_2_1_ceil_indices);
+  // ceil_mode adding a window in H or W
+  expect_pool(F::max_pool2d_with_indices(x, F::MaxPool2dFuncOptions(2).ceil_mode(true)), {1, 2, 3, 4},
+              max_pool2d_k2_ceil_values, max_pool2d_k2_ceil_indices);
+  expect_pool(F::max_pool3d_with_indices(v, F::MaxPool3dFuncOptions(2).ceil_mode(true)), {1, 2, 2, 3, 3},
+              max_pool3d_k2_ceil_values, max_pool3d_k2_ceil_indices);
   // the values are the plain pools' values; unbatched inputs; the modules
   const auto o2 = F::MaxPool2dFuncOptions(3).stride(2).padding(1);
   EXPECT_TRUE(std::get<0>(F::max_pool2d_with_indices(x, o2)).equal(F::max_pool2d(x, o2)));
@@ -410,6 +432,9 @@ TEST_P(PoolingMore, MaxPoolWithIndicesGradients) {
     return std::get<0>(
         F::max_pool3d_with_indices(x[0], F::MaxPool3dFuncOptions(2).stride({2, 1, 2}).padding(1).ceil_mode(true)));
   }, {sample({1, 1, 3, 4, 5})}, d);
+  gradcheck([](const V& x) {
+    return std::get<0>(F::max_pool3d_with_indices(x[0], F::MaxPool3dFuncOptions(2).ceil_mode(true)));
+  }, {sample({1, 1, 3, 3, 3})}, d);
   gradcheck([](const V& x) { return F::adaptive_max_pool3d(x[0], {2, 3, 2}); }, {sample({1, 1, 3, 4, 3})}, d);
   gradcheck([](const V& x) {
     return std::get<0>(F::adaptive_max_pool2d_with_indices(x[0], F::AdaptiveMaxPool2dFuncOptions({2, 3})));
