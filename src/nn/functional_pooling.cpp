@@ -4,7 +4,7 @@
 // ceil_mode extension in H or W: the kernel keeps the positions of its maxima for the backward
 // anyway); every other max over windows (ceil extension, adaptive, fractional) is a separable max
 // over per-dim tables of window positions:
-// gather the windows along W, take the max, then along H, then D, carrying the chosen positions.
+// gather the windows along W, take the max, then along H, then D, and trace the positions back.
 // Reducing W first keeps PyTorch's tie rule, the first maximum in (d, h, w) scan order; a window
 // cell outside the input repeats the window's first valid position, so it never wins on its own.
 #include "locus/nn/functional_pooling.h"
@@ -220,6 +220,15 @@ std::tuple<Tensor, Tensor> adaptive_max_with_indices(const char* op, const Tenso
     if (x.size(i) == 0)
       throw Error("[" + std::string(op) + "] expected an input with non-zero sizes in its pooled dims, got " +
                   ops::shape_str(input.sizes()) + ".");
+  std::array<int64_t, D> cell{};
+  bool even = true;
+  for (int i = 0; i < nd; ++i) {
+    const int64_t n = x.size(4 - nd + i);
+    even = even && n % size[i] == 0;
+    cell[static_cast<size_t>(i)] = n / std::max<int64_t>(size[i], 1);
+  }
+  if (even)  // equal cells: a plain pool of that window, on the backend's kernel where it can
+    return max_pool_with_indices<D>(op, input, ExpandingArray<D>(cell), ExpandingArray<D>(cell), 0, 1, false);
   std::array<Windows, 3> win{trivial_windows(), trivial_windows(), trivial_windows()};
   for (int i = 0; i < nd; ++i) win[static_cast<size_t>(3 - nd + i)] = adaptive_windows(x.size(4 - nd + i), size[i]);
   auto [v, idx] = windowed_max(x, win);

@@ -43,6 +43,8 @@ for name, (v, i) in [
     ("adaptive_max_pool1d 4", F.adaptive_max_pool1d(line, 4, return_indices=True)),
     ("adaptive_max_pool2d (3,4)", F.adaptive_max_pool2d(image, (3, 4), return_indices=True)),
     ("adaptive_max_pool2d ties (3,3)", F.adaptive_max_pool2d(ties, (3, 3), return_indices=True)),
+    ("adaptive_max_pool2d ties (2,2)", F.adaptive_max_pool2d(ties, (2, 2), return_indices=True)),
+    ("adaptive_max_pool3d (2,5,3)", F.adaptive_max_pool3d(vol, (2, 5, 3), return_indices=True)),
     ("adaptive_max_pool3d (3,2,4)", F.adaptive_max_pool3d(vol, (3, 2, 4), return_indices=True)),
 ]:
     show(name + " values", v)

@@ -294,6 +294,24 @@ const D max_pool3d_k2_ceil_values{0.9958808445, 0.9865851128, 0.9978215791, 0.27
 // max_pool3d k2 ceil indices [1, 2, 2, 3, 3]
 const D max_pool3d_k2_ceil_indices{6, 33, 34, 12, 14, 53, 55, 57, 59, 61, 62, 64, 109, 111, 113, 115, 116, 88, 0, 2,
     4, 49, 50, 23, 24, 26, 28, 97, 99, 101, 78, 105, 77, 84, 86, 88};
+// adaptive_max_pool2d ties (2,2) values [1, 1, 2, 2]
+const D adaptive_max_pool2d_ties_2_2_values{3, 3, 2, 2};
+// adaptive_max_pool2d ties (2,2) indices [1, 1, 2, 2]
+const D adaptive_max_pool2d_ties_2_2_indices{1, 2, 8, 10};
+// adaptive_max_pool3d (2,5,3) values [1, 2, 2, 5, 3]
+const D adaptive_max_pool3d_2_5_3_values{0.8115585421, 0.9865851128, 0.9978215791, 0.9958808445, 0.932615014,
+    0.6754631806, 0.2778859258, -0.1774624248, -0.5959172238, -0.8904838086, -0.6716032893, -0.2728657953,
+    0.1825991346, 0.6001026165, 0.892847762, 0.9999743176, 0.9752752764, 0.775788193, 0.4150186194, -0.03203125217,
+    -0.4724219864, -0.8145985494, -0.7724825579, -0.4102619035, 0.03725015134, 0.4770180858, 0.817616343,
+    0.9882362465, 0.9970781712, 0.9967734946, 0.5432756692, 0.1140849451, -0.3388234692, -0.7212921767,
+    -0.8568414112, -0.5388840958, -0.1088954687, 0.3437319825, 0.7248992714, 0.9553636228, 0.9975574189,
+    0.9999946302, 0.9729140543, 0.7691558575, 0.405494, -0.612560153, -0.899793282, -0.6559816407, -0.2527122356,
+    0.203094781, 0.6166794071, 0.9020594648, 0.9999058656, 0.9897795855, 0.9962260044, 0.8541373613, 0.5344778272,
+    0.1037030226, -0.3486311223, -0.7284865984};
+// adaptive_max_pool3d (2,5,3) indices [1, 2, 2, 5, 3]
+const D adaptive_max_pool3d_2_5_3_indices{31, 33, 34, 6, 8, 10, 12, 14, 16, 18, 51, 53, 55, 57, 59, 61, 62, 64, 66,
+    68, 70, 72, 105, 107, 109, 111, 113, 115, 116, 88, 0, 2, 4, 6, 39, 41, 43, 45, 47, 49, 50, 23, 24, 26, 28, 60,
+    62, 95, 97, 99, 101, 103, 105, 77, 78, 80, 82, 84, 86, 88};
 // clang-format on
 
 Tensor image(Device d) { return (arange(70, TensorOptions().dtype(kDouble)) * 0.37).sin().reshape({1, 2, 5, 7}).to(d); }
@@ -387,6 +405,11 @@ TEST_P(PoolingMore, AdaptiveMaxPoolWithIndicesMatchesPyTorch) {
   expect_pool(F::adaptive_max_pool3d_with_indices(v, F::AdaptiveMaxPool3dFuncOptions({3, 2, 4})), {1, 2, 3, 2, 4},
               adaptive_max_pool3d_3_2_4_values, adaptive_max_pool3d_3_2_4_indices);
   expect_values(F::adaptive_max_pool3d(v, {3, 2, 4}), {1, 2, 3, 2, 4}, adaptive_max_pool3d_3_2_4_values);
+  // equal cells (a plain pool of one cell's size)
+  expect_pool(F::adaptive_max_pool2d_with_indices(ties(d), F::AdaptiveMaxPool2dFuncOptions(2)), {1, 1, 2, 2},
+              adaptive_max_pool2d_ties_2_2_values, adaptive_max_pool2d_ties_2_2_indices);
+  expect_pool(F::adaptive_max_pool3d_with_indices(v, F::AdaptiveMaxPool3dFuncOptions({2, 5, 3})), {1, 2, 2, 5, 3},
+              adaptive_max_pool3d_2_5_3_values, adaptive_max_pool3d_2_5_3_indices);
   expect_values(nn::AdaptiveMaxPool3d(nn::AdaptiveMaxPool3dOptions({3, 2, 4}))(v[0]), {2, 3, 2, 4},
                 adaptive_max_pool3d_3_2_4_values);
   // the existing values agree with the new ones; the modules
