@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <tuple>
 
 #include "locus/tensor.h"
 
@@ -121,5 +122,34 @@ Tensor threshold(const Tensor& self, double threshold, double value);
 Tensor hardshrink(const Tensor& self, double lambd = 0.5);
 Tensor softshrink(const Tensor& self, double lambd = 0.5);
 Tensor prelu(const Tensor& self, const Tensor& weight);
+
+// ---- pooling batch (stop 46) -----------------------------------------------------------------
+/// The maxima and their positions in each input plane (kLong); an empty stride means the kernel size.
+std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
+                                                   IntArrayRef padding = 0, IntArrayRef dilation = 1,
+                                                   bool ceil_mode = false);
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
+                                                   IntArrayRef padding = 0, IntArrayRef dilation = 1,
+                                                   bool ceil_mode = false);
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
+                                                   IntArrayRef padding = 0, IntArrayRef dilation = 1,
+                                                   bool ceil_mode = false);
+/// As ATen's: the maxima and their positions.
+std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size);
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size);
+std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size);
+/// output_size: exactly the output's spatial sizes (stride and padding are only checked).
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef output_size);
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride,
+                    IntArrayRef padding);
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = {},
+                        IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef output_padding = 0,
+                        int64_t groups = 1, IntArrayRef dilation = 1);
+/// random_samples [N, C, 2] (or 3) in [0, 1); drawn from locus's generator when undefined.
+std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size,
+                                                 const Tensor& random_samples);
+std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef output_size,
+                                                 const Tensor& random_samples);
+// ---- end pooling batch (stop 46) -------------------------------------------------------------
 
 }  // namespace locus

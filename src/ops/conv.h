@@ -1,4 +1,5 @@
 #pragma once
+#include <tuple>
 #include <vector>
 // Internal ops behind nn::functional's convolution and pooling (src/ops/conv.cpp, pool.cpp): each
 // calls the backend's im2col family (or its optional direct kernel) and records its autograd node,
@@ -27,6 +28,12 @@ Tensor col2im(const Tensor& columns, int64_t h, int64_t w, const Window& win);
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Window& w, int64_t groups);
 /// Max pooling of a 4-D input [N, C, H, W] (padding never wins), differentiable.
 Tensor max_pool2d(const Tensor& input, const Window& w);
+// ---- pooling batch (stop 46) ----
+/// max_pool2d by the backend's own kernel with the positions of the maxima in each [H, W] plane
+/// (kLong, the first maximum; a NaN wins), the values differentiable; both undefined when the
+/// backend has no such kernel (or for kBool), or the window does not fit.
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const Window& w);
+// ---- end pooling batch (stop 46) ----
 /// Average pooling of a 4-D input (dilation 1); padding is counted when `count_include_pad`.
 Tensor avg_pool2d(const Tensor& input, const Window& w, bool count_include_pad);
 

@@ -2,6 +2,7 @@
 // for the backward), else through im2col, as average pooling always is.
 #include <algorithm>
 #include <limits>
+#include <tuple>
 
 #include "autograd/record.h"
 #include "locus/autograd.h"
@@ -19,7 +20,7 @@ using autograd::variable_list;
 // Max pooling by the backend's own kernel, with the positions of the maxima for the backward (a
 // scatter-add of the gradient, on any device). Undefined when the backend has no such kernel or
 // the geometry is invalid: the caller then pools through im2col, which also reports the errors.
-Tensor max_pool2d_direct(const Tensor& x4, const Window& w) {
+Tensor max_pool2d_direct(const Tensor& x4, const Window& w, Tensor* indices = nullptr) {
   if (x4.scalar_type() == kBool) return {};
   Tensor x = x4.contiguous();
   int64_t n = x.size(0), c = x.size(1);
@@ -32,6 +33,7 @@ Tensor max_pool2d_direct(const Tensor& x4, const Window& w) {
   if (!backend_for(d).max_pool2d(device_index(d), current_stream(d), x.scalar_type(), ref(x, "max_pool2d").buf,
                                  ref(out, "max_pool2d").buf, ref(idx, "max_pool2d").buf, n * c, p))
     return {};
+  if (indices != nullptr) *indices = idx;
   if (autograd::should_record(x4)) {
     DimVector shape(x.sizes());
     int64_t planes = n * c, hw = p.h * p.w, l = p.oh * p.ow;
@@ -106,6 +108,15 @@ Tensor max_pool2d(const Tensor& x, const Window& w) {
   backend::Backend::Im2Col geo = window_geometry(x, w);
   return v.reshape({n, c, geo.oh, geo.ow});
 }
+
+// ---- pooling batch (stop 46) ----
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, const Window& w) {
+  Tensor idx;
+  Tensor out = max_pool2d_direct(x, w, &idx);
+  if (!out.defined()) return {Tensor(), Tensor()};
+  return {out, idx};
+}
+// ---- end pooling batch (stop 46) ----
 
 Tensor avg_pool2d(const Tensor& x, const Window& win, bool count_include_pad) {
   Window w = win;

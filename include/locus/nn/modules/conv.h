@@ -1,4 +1,5 @@
 #pragma once
+#include <tuple>
 #include <variant>
 // Conv2d (im2col + GEMM on the parameters' device), Conv1d (Conv2d over a height of 1),
 // ConvTranspose2d (GEMM + col2im), ConvTranspose1d, Conv3d, MaxPool3d, AvgPool3d, AdaptiveAvgPool3d,
@@ -164,6 +165,7 @@ class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
   explicit MaxPool2dImpl(const MaxPool2dOptions& options) : options(options) {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input) { return functional::max_pool2d(input, options); }
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);  // pooling batch (stop 46)
   MaxPool2dOptions options;
 };
 LOCUS_MODULE(MaxPool2d);
@@ -188,6 +190,7 @@ class MaxPool1dImpl : public Cloneable<MaxPool1dImpl> {
   explicit MaxPool1dImpl(const MaxPool1dOptions& options) : options(options) {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input) { return functional::max_pool1d(input, options); }
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);  // pooling batch (stop 46)
   MaxPool1dOptions options;
 };
 LOCUS_MODULE(MaxPool1d);
@@ -219,8 +222,7 @@ LOCUS_MODULE(AvgPool1d);
   LOCUS_MODULE(Name)
 LOCUS_ADAPTIVE_POOL(AdaptiveAvgPool2d, adaptive_avg_pool2d, 2);
 LOCUS_ADAPTIVE_POOL(AdaptiveAvgPool1d, adaptive_avg_pool1d, 1);
-LOCUS_ADAPTIVE_POOL(AdaptiveMaxPool2d, adaptive_max_pool2d, 2);
-LOCUS_ADAPTIVE_POOL(AdaptiveMaxPool1d, adaptive_max_pool1d, 1);
+// (AdaptiveMaxPool1d/2d/3d: locus/nn/modules/pooling_more.h, pooling batch (stop 46))
 LOCUS_ADAPTIVE_POOL(AdaptiveAvgPool3d, adaptive_avg_pool3d, 3);
 #undef LOCUS_ADAPTIVE_POOL
 
@@ -270,6 +272,7 @@ class MaxPool3dImpl : public Cloneable<MaxPool3dImpl> {
   explicit MaxPool3dImpl(const MaxPool3dOptions& options) : options(options) {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input) { return functional::max_pool3d(input, options); }
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);  // pooling batch (stop 46)
   MaxPool3dOptions options;
 };
 LOCUS_MODULE(MaxPool3d);
@@ -287,3 +290,6 @@ class AvgPool3dImpl : public Cloneable<AvgPool3dImpl> {
 LOCUS_MODULE(AvgPool3d);
 
 }  // namespace locus::nn
+
+// ---- pooling batch (stop 46) ----
+#include "locus/nn/modules/pooling_more.h"
