@@ -908,8 +908,23 @@ Tensor bitwise(BinaryOp op, const Tensor& a, const Tensor& b) {
   check_bitwise(name, result_of(a, b), is_shift(op));
   return binary_impl(op, a, b, nullptr);
 }
+// An integer scalar beyond 2^53 does not survive the backends' double operand: it goes as a 0-dim
+// tensor of the result dtype on a's device instead (converted from int64 exactly, wrapped as PyTorch).
+bool exact_in_double(const Scalar& s) {
+  if (!s.isIntegral(false)) return true;
+  int64_t v = s.toLong();
+  return v >= -(int64_t{1} << 53) && v <= (int64_t{1} << 53);
+}
+Tensor scalar_tensor(const Tensor& a, const Scalar& s, ScalarType rt) {
+  return tensor(s.toLong()).to(rt).to(a.device());
+}
 Tensor bitwise(BinaryOp op, const Tensor& a, const Scalar& b, bool scalar_first = false) {
-  check_bitwise(binary_name(op), result_of(a, b), is_shift(op));
+  ScalarType rt = result_of(a, b);
+  check_bitwise(binary_name(op), rt, is_shift(op));
+  if (!exact_in_double(b)) {
+    Tensor st = scalar_tensor(a, b, rt);
+    return scalar_first ? binary_impl(op, st, a, nullptr) : binary_impl(op, a, st, nullptr);
+  }
   return binary_scalar_impl(op, a, b, scalar_first, nullptr);
 }
 Tensor& bitwise_(BinaryOp op, const char* name, Tensor& self, const Tensor& o) {
@@ -921,6 +936,10 @@ Tensor& bitwise_(BinaryOp op, const char* name, Tensor& self, const Tensor& o) {
 Tensor& bitwise_(BinaryOp op, const char* name, Tensor& self, const Scalar& o) {
   ScalarType rt = result_of(self, o);
   check_bitwise(name, rt, is_shift(op));
+  if (!exact_in_double(o)) {
+    Tensor st = scalar_tensor(self, o, rt);
+    return inplace(self, name, rt, [&](Tensor* s) { return binary_impl(op, self, st, s); });
+  }
   return inplace(self, name, rt, [&](Tensor* s) { return binary_scalar_impl(op, self, o, false, s); });
 }
 // ~x: x ^ -1 in x's dtype (x ^ true for bool)

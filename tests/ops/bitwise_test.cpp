@@ -4,6 +4,7 @@
 // PyTorch's type promotion, broadcasting, shift counts at and past the bit width (PyTorch's cpu
 // results) and the error messages for floats and bool shifts.
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -117,6 +118,10 @@ const std::map<std::string, Expected> kTorch = {
 {"broadcast and", {kLong, {4, 0, 8, 2, 2, 8}}},
 {"broadcast rshift", {kShort, {-32, -16, -8, 32, 16, 8}}},
 {"0dim xor", {kShort, {6, 5, 4}}},
+{"int32 and 2^60+5", {kInt, {5, 5}}},
+{"bool or 2^62+1", {kLong, {4611686018427387905, 4611686018427387905}}},
+{"int64 xor 2^62+1", {kLong, {-4611686018427387906, 4611686018427400248}}},
+{"2^62+1 lshift", {kLong, {4611686018427387905, -9223372036854775806}}},
 };
 const std::map<std::string, std::vector<double>> kTorchFloat = {
 {"float remainder", {0.5, -2.0, -1.25, 0.5}},
@@ -288,6 +293,21 @@ TEST_P(Bitwise, BoolMasksAndPromotion) {
   EXPECT_EQ(bm.sum().item<int64_t>(), 100000 - 21);  // 0..10 and 99990..99999 out
   EXPECT_EQ((big & 1).sum().item<int64_t>(), 50000);
   EXPECT_EQ((big << 1).max().item<int64_t>(), 2 * 99999);
+}
+
+// Integer scalars beyond 2^53 (which a double can't hold) stay exact; expected values from
+// PyTorch 1.13 (bitwise_cases.py's last lines).
+TEST_P(Bitwise, WideIntegerScalars) {
+  const int64_t big = (int64_t{1} << 62) + 1;
+  expect("int32 and 2^60+5", ints({7, -1}, kInt) & ((int64_t{1} << 60) + 5));
+  expect("bool or 2^62+1", bools({1, 0}) | big);
+  expect("int64 xor 2^62+1", ints({-1, 12345}, kLong) ^ big);
+  expect("2^62+1 lshift", locus::bitwise_left_shift(big, ints({0, 1}, kLong)));
+  Tensor x = ints({-1, 12345}, kLong);
+  x ^= big;
+  expect("int64 xor 2^62+1", x);
+  EXPECT_EQ(longs(ints({-1, 3}, kLong) & std::numeric_limits<int64_t>::max()),
+            (std::vector<int64_t>{std::numeric_limits<int64_t>::max(), 3}));
 }
 
 TEST_P(Bitwise, RemainderOperator) {
