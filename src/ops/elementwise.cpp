@@ -1017,8 +1017,14 @@ Tensor operator>>(const Tensor& a, const Tensor& b) { return a.bitwise_right_shi
 Tensor operator>>(const Tensor& a, const Scalar& b) { return a.bitwise_right_shift(b); }
 Tensor operator%(const Tensor& a, const Tensor& b) { return a.remainder(b); }
 Tensor operator%(const Tensor& a, const Scalar& b) { return a.remainder(b); }
-// as libtorch's: a tensor like b filled with a, then its remainder by b (in b's dtype)
-Tensor operator%(const Scalar& a, const Tensor& b) { return full_like(b, a).remainder(b); }
+// as libtorch's: a tensor like b filled with a (truncated into an integer b's dtype, as fill_ does
+// there), then its remainder by b, in b's dtype
+Tensor operator%(const Scalar& a, const Tensor& b) {
+  Scalar v = a;
+  if (b.scalar_type() == kBool) v = Scalar(a.toDouble() != 0);
+  else if (!b.is_floating_point() && a.isFloatingPoint()) v = Scalar(static_cast<int64_t>(a.toDouble()));
+  return full_like(b, v).remainder(b);
+}
 // ---- end ops batch (stop 46) ----
 
 }  // namespace locus

@@ -229,13 +229,32 @@ Tensor Tensor::cumprod(int64_t dim, std::optional<ScalarType> dt) const {
   return out;
 }
 
+namespace {
+Tensor prod_grad(const Tensor& g, const Tensor& x, int64_t d);  // ops batch (stop 46), below
+}  // namespace
+
 Tensor Tensor::prod(std::optional<ScalarType> dt) const {
   if (auto c = float32_unless(ac::Op::Prod, *this, dt); c != ac::Cast::None)
     return ac::rerun(c, [&](auto C) { return C(*this).prod(dt); });
-  // ops batch (stop 46): differentiated as prod over one dim, whose gradient is exact with zeros
-  if (autograd::should_record(*this)) return reshape({-1}).prod(0, false, dt);
   ScalarType o = sum_dtype(*this, dt);
-  return reduce_impl(ReduceOp::Prod, *this, {}, true, false, locus::is_floating_point(o) ? o : scalar_type(), o);
+  ScalarType in_dt = locus::is_floating_point(o) ? o : scalar_type();
+  if (!autograd::should_record(*this)) return reduce_impl(ReduceOp::Prod, *this, {}, true, false, in_dt, o);
+  // ops batch (stop 46): PyTorch's prod_backward, exact with zeros: result / x without zeros, the
+  // product of the others at a single zero, zeros with more than one
+  Tensor out = reduce_impl(ReduceOp::Prod, detach(), {}, true, false, in_dt, o);
+  const Tensor x = *this, saved = out.detach();
+  const ScalarType in = scalar_type();
+  auto backward = [x, saved, in](const Tensor& g) -> autograd::variable_list {
+    if (x.dim() == 0) return {g.to(in)};
+    const Tensor xc = x.to(g.scalar_type());
+    const int64_t zeros = (xc == 0).sum().item<int64_t>();
+    if (zeros > 1) return {zeros_like(x)};
+    if (zeros == 1) return {prod_grad(g.reshape({1}), xc.reshape({-1}), 0).reshape(x.sizes()).to(in)};
+    const Tensor result = GradMode::is_enabled() ? xc.prod() : saved.to(g.scalar_type());
+    return {(g * (result / xc)).to(in)};
+  };
+  autograd::record("ProdBackward0", out, {this}, backward);
+  return out;
 }
 Tensor Tensor::max() const { return reduce_impl(ReduceOp::Max, *this, {}, true, false, scalar_type(), scalar_type()); }
 Tensor Tensor::min() const { return reduce_impl(ReduceOp::Min, *this, {}, true, false, scalar_type(), scalar_type()); }

@@ -320,6 +320,11 @@ TEST_P(Bitwise, RemainderOperator) {
   Tensor ri = 5 % ints({3, -3, 2, -4}, kLong);
   EXPECT_EQ(ri.scalar_type(), kLong);
   EXPECT_EQ(values(ri), kTorchFloat.at("5 remainder int"));
+  // libtorch's Scalar % Tensor fills a tensor like the divisor first: 2.5 truncates to 2 in int64
+  // (values from libtorch 1.13's operator%, which Python's 2.5 % t does not use)
+  Tensor rt = 2.5 % ints({3, -3, 2, -4}, kLong);
+  EXPECT_EQ(rt.scalar_type(), kLong);
+  EXPECT_EQ(longs(rt), (std::vector<int64_t>{2, -1, 0, -2}));
 }
 
 TEST_P(Bitwise, Errors) {

@@ -172,7 +172,10 @@ struct FloorDivide {
 struct Remainder {
   template <class C> C operator()(C a, C b) const {
     if constexpr (std::is_floating_point_v<C>) {
-      return a - std::floor(a / b) * b;
+      // as PyTorch's cpu kernel (and the GPU kernel): fmod, moved into the divisor's sign; keeps -0
+      C mod = std::fmod(a, b);
+      if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
+      return mod;
     } else if constexpr (std::is_unsigned_v<C>) {
       return b == 0 ? C(0) : static_cast<C>(a % b);
     } else {
