@@ -238,7 +238,7 @@ Tensor Tensor::renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const
   std::vector<int64_t> others;
   for (int64_t i = 0; i < this->dim(); ++i)
     if (i != d) others.push_back(i);
-  Tensor nrm = others.empty() ? abs() : norm(p, IntArrayRef(others), true);
+  Tensor nrm = others.empty() ? abs() : linalg::vector_norm(*this, p, IntArrayRef(others), true);
   Tensor factor = where(nrm > maxnorm, maxnorm.toDouble() / (nrm + 1e-7), 1.0);
   return mul(factor);
 }
