@@ -111,8 +111,10 @@ show("baddbmm", torch.baddbmm(s, b1, b2, beta=0.5, alpha=2))
 show("addbmm", torch.addbmm(s, b1, b2, beta=0.5, alpha=2))
 g = grad_of(lambda s, a, b: torch.addbmm(s, a, b, beta=0.5, alpha=2), s, b1, b2)
 show("addbmm grad b1", g[1])
-show("addmv", torch.addmv(torch.tensor([1.0, -1.0], dtype=d), m1, torch.tensor([1.0, 2.0, 3.0], dtype=d), beta=2, alpha=-1))
-show("addr", torch.addr(torch.ones(2, 3, dtype=d), torch.tensor([1.0, 2.0], dtype=d), torch.tensor([3.0, 4.0, 5.0], dtype=d), alpha=0.5))
+show("addmv", torch.addmv(torch.tensor([1.0, -1.0], dtype=d), m1, torch.tensor([1.0, 2.0, 3.0], dtype=d),
+                          beta=2, alpha=-1))
+show("addr", torch.addr(torch.ones(2, 3, dtype=d), torch.tensor([1.0, 2.0], dtype=d),
+                        torch.tensor([3.0, 4.0, 5.0], dtype=d), alpha=0.5))
 vx = torch.tensor([2.0, 0.0, -1.5], dtype=d)
 show("vander", torch.vander(vx))
 show("vander N4 increasing", torch.vander(vx, N=4, increasing=True))
