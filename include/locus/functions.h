@@ -340,4 +340,81 @@ Tensor det(const Tensor& self);
 Tensor logdet(const Tensor& self);
 std::tuple<Tensor, Tensor> slogdet(const Tensor& self);
 
+// ---- ops batch (stop 46) ----------------------------------------------------------------------
+Tensor bitwise_and(const Tensor& self, const Tensor& other);
+Tensor bitwise_and(const Tensor& self, const Scalar& other);
+Tensor bitwise_and(const Scalar& self, const Tensor& other);
+Tensor bitwise_or(const Tensor& self, const Tensor& other);
+Tensor bitwise_or(const Tensor& self, const Scalar& other);
+Tensor bitwise_or(const Scalar& self, const Tensor& other);
+Tensor bitwise_xor(const Tensor& self, const Tensor& other);
+Tensor bitwise_xor(const Tensor& self, const Scalar& other);
+Tensor bitwise_xor(const Scalar& self, const Tensor& other);
+Tensor bitwise_left_shift(const Tensor& self, const Tensor& other);
+Tensor bitwise_left_shift(const Tensor& self, const Scalar& other);
+Tensor bitwise_left_shift(const Scalar& self, const Tensor& other);
+Tensor bitwise_right_shift(const Tensor& self, const Tensor& other);
+Tensor bitwise_right_shift(const Tensor& self, const Scalar& other);
+Tensor bitwise_right_shift(const Scalar& self, const Tensor& other);
+Tensor bitwise_not(const Tensor& self);
+/// Operators as libtorch's (x & y is bitwise_and, x % y remainder); << and >> are shifts (locus
+/// only: libtorch 1.13 has no tensor << operator).
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator&(const Tensor& a, const Scalar& b);
+Tensor operator&(const Scalar& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Scalar& b);
+Tensor operator|(const Scalar& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Scalar& b);
+Tensor operator^(const Scalar& a, const Tensor& b);
+Tensor operator<<(const Tensor& a, const Tensor& b);
+Tensor operator<<(const Tensor& a, const Scalar& b);
+Tensor operator>>(const Tensor& a, const Tensor& b);
+Tensor operator>>(const Tensor& a, const Scalar& b);
+Tensor operator%(const Tensor& a, const Tensor& b);
+Tensor operator%(const Tensor& a, const Scalar& b);
+Tensor operator%(const Scalar& a, const Tensor& b);
+Tensor prod(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+Tensor prod(const Tensor& self, int64_t dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor all(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor any(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor nansum(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+Tensor nansum(const Tensor& self, IntArrayRef dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor nanmean(const Tensor& self, std::optional<ScalarType> dtype = std::nullopt);
+Tensor nanmean(const Tensor& self, IntArrayRef dim, bool keepdim = false,
+               std::optional<ScalarType> dtype = std::nullopt);
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value);
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
+Tensor take(const Tensor& self, const Tensor& index);
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1);
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1);
+std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim = 0);
+std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_t dim = 0);
+std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& tensor_indices_or_sections, int64_t dim = 0);
+Tensor round(const Tensor& self, int64_t decimals);
+/// Elementwise max / min ignoring NaN (NaN only where both are NaN).
+Tensor fmax(const Tensor& self, const Tensor& other);
+Tensor fmin(const Tensor& self, const Tensor& other);
+Tensor renorm(const Tensor& self, const Scalar& p, int64_t dim, const Scalar& maxnorm);
+Tensor combinations(const Tensor& self, int64_t r = 2, bool with_replacement = false);
+Tensor matrix_power(const Tensor& self, int64_t n);
+Tensor chain_matmul(const std::vector<Tensor>& matrices);
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+               const Scalar& alpha = 1);
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+              const Scalar& alpha = 1);
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+             const Scalar& alpha = 1);
+Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1,
+            const Scalar& alpha = 1);
+Tensor vander(const Tensor& x, std::optional<int64_t> N = std::nullopt, bool increasing = false);
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-08);
+Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2, double eps = 1e-06, bool keepdim = false);
+Tensor frobenius_norm(const Tensor& self);
+Tensor frobenius_norm(const Tensor& self, IntArrayRef dim, bool keepdim = false);
+// ---- end ops batch (stop 46) ----
+
 }  // namespace locus

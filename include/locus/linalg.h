@@ -52,6 +52,10 @@ Tensor norm(const Tensor& self, std::string_view ord, std::optional<IntArrayRef>
 Tensor norm(const Tensor& self, const char* ord, std::optional<IntArrayRef> dim = std::nullopt, bool keepdim = false,
             std::optional<ScalarType> dtype = std::nullopt);
 
+// ---- ops batch (stop 46) ----
+/// The chained matrix product of 2-D tensors (the first and last may be 1-D), in the cheapest order.
+Tensor multi_dot(const std::vector<Tensor>& tensors);
+// ---- end ops batch (stop 46) ----
 }  // namespace linalg
 
 Tensor linalg_inv(const Tensor& A);

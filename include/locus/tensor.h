@@ -701,6 +701,83 @@ class Tensor {
   Tensor fliplr() const;
   Tensor flipud() const;
 
+  // ---- ops batch (stop 46) ----------------------------------------------------------------
+  /// Bitwise ops, as PyTorch: bool and integer dtypes only (floats raise), PyTorch's type
+  /// promotion (a Scalar operand keeps the tensor's dtype). Shifts as PyTorch's cpu kernel: the
+  /// count taken modulo 32 (64 for int64), int8/int16 shifted as int32, >> arithmetic for signed.
+  Tensor bitwise_and(const Tensor& other) const;
+  Tensor bitwise_and(const Scalar& other) const;
+  Tensor bitwise_or(const Tensor& other) const;
+  Tensor bitwise_or(const Scalar& other) const;
+  Tensor bitwise_xor(const Tensor& other) const;
+  Tensor bitwise_xor(const Scalar& other) const;
+  Tensor bitwise_left_shift(const Tensor& other) const;
+  Tensor bitwise_left_shift(const Scalar& other) const;
+  Tensor bitwise_right_shift(const Tensor& other) const;
+  Tensor bitwise_right_shift(const Scalar& other) const;
+  Tensor bitwise_not() const;
+  Tensor& bitwise_and_(const Tensor& other);
+  Tensor& bitwise_and_(const Scalar& other);
+  Tensor& bitwise_or_(const Tensor& other);
+  Tensor& bitwise_or_(const Scalar& other);
+  Tensor& bitwise_xor_(const Tensor& other);
+  Tensor& bitwise_xor_(const Scalar& other);
+  Tensor& bitwise_left_shift_(const Tensor& other);
+  Tensor& bitwise_left_shift_(const Scalar& other);
+  Tensor& bitwise_right_shift_(const Tensor& other);
+  Tensor& bitwise_right_shift_(const Scalar& other);
+  Tensor& bitwise_not_();
+  Tensor operator~() const { return bitwise_not(); }
+  Tensor& operator&=(const Tensor& other) { return bitwise_and_(other); }
+  Tensor& operator&=(const Scalar& other) { return bitwise_and_(other); }
+  Tensor& operator|=(const Tensor& other) { return bitwise_or_(other); }
+  Tensor& operator|=(const Scalar& other) { return bitwise_or_(other); }
+  Tensor& operator^=(const Tensor& other) { return bitwise_xor_(other); }
+  Tensor& operator^=(const Scalar& other) { return bitwise_xor_(other); }
+  Tensor& operator<<=(const Tensor& other) { return bitwise_left_shift_(other); }
+  Tensor& operator<<=(const Scalar& other) { return bitwise_left_shift_(other); }
+  Tensor& operator>>=(const Tensor& other) { return bitwise_right_shift_(other); }
+  Tensor& operator>>=(const Scalar& other) { return bitwise_right_shift_(other); }
+  /// Reductions along one dim (prod: differentiable, zeros included; all/any give kBool, uint8
+  /// stays uint8 as PyTorch).
+  Tensor prod(int64_t dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  /// sum / mean with NaNs treated as zero (nanmean: divided by the count of non-NaN elements).
+  Tensor nansum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nansum(IntArrayRef dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nanmean(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor nanmean(IntArrayRef dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value);
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  Tensor take(const Tensor& index) const;
+  Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
+  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false);
+  Tensor swapaxes(int64_t axis0, int64_t axis1) const;
+  Tensor swapdims(int64_t dim0, int64_t dim1) const;
+  std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(IntArrayRef indices, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(const Tensor& tensor_indices_or_sections, int64_t dim = 0) const;
+  Tensor round(int64_t decimals) const;
+  Tensor fmax(const Tensor& other) const;
+  Tensor fmin(const Tensor& other) const;
+  Tensor renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
+  Tensor& renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm);
+  Tensor matrix_power(int64_t n) const;
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor& addbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor& addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  // ---- end ops batch (stop 46) ----
+
  private:
   unsigned register_grad_hook(std::function<Tensor(const Tensor&)> hook) const;
   void* host_data(const char* op) const;

@@ -89,6 +89,10 @@ enum class BinaryOp : int {
   Fmod,                             // C fmod (the dividend's sign); integers stay integers, x % 0 = 0
   TruncDivide,                      // a / b rounded toward zero; integers stay integers, x / 0 = 0
   NextAfter,                        // float32 / float64 only
+  // ---- ops batch (stop 46) ----
+  BitAnd, BitOr, BitXor,            // bool and integer dtypes only
+  LShift, RShift,                   // integers only; as PyTorch's cpu kernel (x86): int8/16 shifted as int32,
+                                    // the count masked to 31 (63 for int64), >> arithmetic for signed
 };
 inline bool binary_is_comparison(BinaryOp op) {
   return op >= BinaryOp::Eq && op <= BinaryOp::LogicalOr;

@@ -30,6 +30,18 @@
 #define B_FMOD 22
 #define B_TRUNC_DIVIDE 23
 #define B_NEXTAFTER 24
+/* ---- ops batch (stop 46) ---- */
+#define B_BIT_AND 25
+#define B_BIT_OR 26
+#define B_BIT_XOR 27
+#define B_LSHIFT 28
+#define B_RSHIFT 29
+/* shift counts are masked as x86 does (PyTorch's cpu results): 31 for types up to 32 bits, 63 for int64 */
+#ifdef DT_I64
+#define SHIFT_MASK 63
+#else
+#define SHIFT_MASK 31
+#endif
 
 #ifndef IS_FLOAT
 DEVICE_FN A ipow2(A x, A e) {
@@ -106,6 +118,11 @@ DEVICE_FN A binary_op(int op, A x, A y) {
       if (y == 0) return 0;
       if (y == -1) return (A)(-x);
       return (A)(x / y);
+    case B_BIT_AND: return (A)(x & y);
+    case B_BIT_OR: return (A)(x | y);
+    case B_BIT_XOR: return (A)(x ^ y);
+    case B_LSHIFT: return (A)((u64)(i64)x << (y & SHIFT_MASK));  /* the low bits of A's shift */
+    case B_RSHIFT: return (A)(x >> (y & SHIFT_MASK));  /* x is sign- (zero-) extended into A */
 #endif
     case B_EQ: return x == y;
     case B_NE: return x != y;

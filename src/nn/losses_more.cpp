@@ -289,7 +289,7 @@ Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& pos
                                          const TripletMarginWithDistanceLossFuncOptions& o) {
   // As libtorch's: the given distance, or pairwise_distance with its defaults.
   auto dist = [&](const Tensor& a, const Tensor& b) {
-    return o.distance_function().has_value() ? (*o.distance_function())(a, b) : pairwise_distance(a, b);
+    return o.distance_function().has_value() ? (*o.distance_function())(a, b) : functional::pairwise_distance(a, b);
   };
   Tensor pos = dist(anchor, positive), neg = dist(anchor, negative);
   if (o.swap()) neg = minimum(neg, dist(positive, negative));

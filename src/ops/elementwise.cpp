@@ -80,6 +80,11 @@ const char* binary_name(BinaryOp op) {
     case BinaryOp::Fmod: return "fmod";
     case BinaryOp::TruncDivide: return "div";
     case BinaryOp::NextAfter: return "nextafter";
+    case BinaryOp::BitAnd: return "bitwise_and";
+    case BinaryOp::BitOr: return "bitwise_or";
+    case BinaryOp::BitXor: return "bitwise_xor";
+    case BinaryOp::LShift: return "bitwise_left_shift";
+    case BinaryOp::RShift: return "bitwise_right_shift";
   }
   return "binary";
 }
@@ -884,5 +889,142 @@ Tensor float_power(const Tensor& a, const Tensor& b) { return a.float_power(b); 
 Tensor float_power(const Tensor& a, const Scalar& b) { return a.float_power(b); }
 Tensor float_power(const Scalar& a, const Tensor& b) { return locus::pow(a.toDouble(), b.to(kDouble)); }
 Tensor ldexp(const Tensor& a, const Tensor& b) { return a.ldexp(b); }
+
+// ---- ops batch (stop 46) ----------------------------------------------------------------------
+namespace {
+
+// PyTorch's dtype dispatch of the bitwise kernels: bool and integers (shifts: integers only).
+void check_bitwise(const char* name, ScalarType rt, bool shift) {
+  if (locus::is_floating_point(rt) || (shift && rt == kBool))
+    throw Error("[" + std::string(name) + "] not implemented for '" + locus::toString(rt) + "': " +
+                (shift ? "shifts take integer tensors" : "bitwise ops take bool and integer tensors") +
+                "; convert first, e.g. x.to(torch::kLong).");
+}
+bool is_shift(BinaryOp op) { return op == BinaryOp::LShift || op == BinaryOp::RShift; }
+
+Tensor bitwise(BinaryOp op, const Tensor& a, const Tensor& b) {
+  const char* name = binary_name(op);
+  ops::check_same_device(name, {{"self", &a}, {"other", &b}});
+  check_bitwise(name, result_of(a, b), is_shift(op));
+  return binary_impl(op, a, b, nullptr);
+}
+// An integer scalar beyond 2^53 does not survive the backends' double operand: it goes as a 0-dim
+// tensor of the result dtype on a's device instead (converted from int64 exactly, wrapped as PyTorch).
+bool exact_in_double(const Scalar& s) {
+  if (!s.isIntegral(false)) return true;
+  int64_t v = s.toLong();
+  return v >= -(int64_t{1} << 53) && v <= (int64_t{1} << 53);
+}
+Tensor scalar_tensor(const Tensor& a, const Scalar& s, ScalarType rt) {
+  return tensor(s.toLong()).to(rt).to(a.device());
+}
+Tensor bitwise(BinaryOp op, const Tensor& a, const Scalar& b, bool scalar_first = false) {
+  ScalarType rt = result_of(a, b);
+  check_bitwise(binary_name(op), rt, is_shift(op));
+  if (!exact_in_double(b)) {
+    Tensor st = scalar_tensor(a, b, rt);
+    return scalar_first ? binary_impl(op, st, a, nullptr) : binary_impl(op, a, st, nullptr);
+  }
+  return binary_scalar_impl(op, a, b, scalar_first, nullptr);
+}
+Tensor& bitwise_(BinaryOp op, const char* name, Tensor& self, const Tensor& o) {
+  ops::check_same_device(name, {{"self", &self}, {"other", &o}});
+  ScalarType rt = result_of(self, o);
+  check_bitwise(name, rt, is_shift(op));
+  return inplace(self, name, rt, [&](Tensor* s) { return binary_impl(op, self, o, s); }, &o);
+}
+Tensor& bitwise_(BinaryOp op, const char* name, Tensor& self, const Scalar& o) {
+  ScalarType rt = result_of(self, o);
+  check_bitwise(name, rt, is_shift(op));
+  if (!exact_in_double(o)) {
+    Tensor st = scalar_tensor(self, o, rt);
+    return inplace(self, name, rt, [&](Tensor* s) { return binary_impl(op, self, st, s); });
+  }
+  return inplace(self, name, rt, [&](Tensor* s) { return binary_scalar_impl(op, self, o, false, s); });
+}
+// ~x: x ^ -1 in x's dtype (x ^ true for bool)
+Scalar all_ones(const Tensor& t) { return t.scalar_type() == kBool ? Scalar(true) : Scalar(int64_t{-1}); }
+
+}  // namespace
+
+Tensor Tensor::bitwise_and(const Tensor& o) const { return bitwise(BinaryOp::BitAnd, *this, o); }
+Tensor Tensor::bitwise_and(const Scalar& o) const { return bitwise(BinaryOp::BitAnd, *this, o); }
+Tensor Tensor::bitwise_or(const Tensor& o) const { return bitwise(BinaryOp::BitOr, *this, o); }
+Tensor Tensor::bitwise_or(const Scalar& o) const { return bitwise(BinaryOp::BitOr, *this, o); }
+Tensor Tensor::bitwise_xor(const Tensor& o) const { return bitwise(BinaryOp::BitXor, *this, o); }
+Tensor Tensor::bitwise_xor(const Scalar& o) const { return bitwise(BinaryOp::BitXor, *this, o); }
+Tensor Tensor::bitwise_left_shift(const Tensor& o) const { return bitwise(BinaryOp::LShift, *this, o); }
+Tensor Tensor::bitwise_left_shift(const Scalar& o) const { return bitwise(BinaryOp::LShift, *this, o); }
+Tensor Tensor::bitwise_right_shift(const Tensor& o) const { return bitwise(BinaryOp::RShift, *this, o); }
+Tensor Tensor::bitwise_right_shift(const Scalar& o) const { return bitwise(BinaryOp::RShift, *this, o); }
+Tensor Tensor::bitwise_not() const {
+  check_bitwise("bitwise_not", scalar_type(), false);
+  return binary_scalar_impl(BinaryOp::BitXor, *this, all_ones(*this), false, nullptr);
+}
+Tensor& Tensor::bitwise_and_(const Tensor& o) { return bitwise_(BinaryOp::BitAnd, "bitwise_and_", *this, o); }
+Tensor& Tensor::bitwise_and_(const Scalar& o) { return bitwise_(BinaryOp::BitAnd, "bitwise_and_", *this, o); }
+Tensor& Tensor::bitwise_or_(const Tensor& o) { return bitwise_(BinaryOp::BitOr, "bitwise_or_", *this, o); }
+Tensor& Tensor::bitwise_or_(const Scalar& o) { return bitwise_(BinaryOp::BitOr, "bitwise_or_", *this, o); }
+Tensor& Tensor::bitwise_xor_(const Tensor& o) { return bitwise_(BinaryOp::BitXor, "bitwise_xor_", *this, o); }
+Tensor& Tensor::bitwise_xor_(const Scalar& o) { return bitwise_(BinaryOp::BitXor, "bitwise_xor_", *this, o); }
+Tensor& Tensor::bitwise_left_shift_(const Tensor& o) {
+  return bitwise_(BinaryOp::LShift, "bitwise_left_shift_", *this, o);
+}
+Tensor& Tensor::bitwise_left_shift_(const Scalar& o) {
+  return bitwise_(BinaryOp::LShift, "bitwise_left_shift_", *this, o);
+}
+Tensor& Tensor::bitwise_right_shift_(const Tensor& o) {
+  return bitwise_(BinaryOp::RShift, "bitwise_right_shift_", *this, o);
+}
+Tensor& Tensor::bitwise_right_shift_(const Scalar& o) {
+  return bitwise_(BinaryOp::RShift, "bitwise_right_shift_", *this, o);
+}
+Tensor& Tensor::bitwise_not_() {
+  check_bitwise("bitwise_not_", scalar_type(), false);
+  Scalar ones = all_ones(*this);
+  return inplace(*this, "bitwise_not_", scalar_type(),
+                 [&](Tensor* s) { return binary_scalar_impl(BinaryOp::BitXor, *this, ones, false, s); });
+}
+
+Tensor bitwise_and(const Tensor& a, const Tensor& b) { return a.bitwise_and(b); }
+Tensor bitwise_and(const Tensor& a, const Scalar& b) { return a.bitwise_and(b); }
+Tensor bitwise_and(const Scalar& a, const Tensor& b) { return bitwise(BinaryOp::BitAnd, b, a, true); }
+Tensor bitwise_or(const Tensor& a, const Tensor& b) { return a.bitwise_or(b); }
+Tensor bitwise_or(const Tensor& a, const Scalar& b) { return a.bitwise_or(b); }
+Tensor bitwise_or(const Scalar& a, const Tensor& b) { return bitwise(BinaryOp::BitOr, b, a, true); }
+Tensor bitwise_xor(const Tensor& a, const Tensor& b) { return a.bitwise_xor(b); }
+Tensor bitwise_xor(const Tensor& a, const Scalar& b) { return a.bitwise_xor(b); }
+Tensor bitwise_xor(const Scalar& a, const Tensor& b) { return bitwise(BinaryOp::BitXor, b, a, true); }
+Tensor bitwise_left_shift(const Tensor& a, const Tensor& b) { return a.bitwise_left_shift(b); }
+Tensor bitwise_left_shift(const Tensor& a, const Scalar& b) { return a.bitwise_left_shift(b); }
+Tensor bitwise_left_shift(const Scalar& a, const Tensor& b) { return bitwise(BinaryOp::LShift, b, a, true); }
+Tensor bitwise_right_shift(const Tensor& a, const Tensor& b) { return a.bitwise_right_shift(b); }
+Tensor bitwise_right_shift(const Tensor& a, const Scalar& b) { return a.bitwise_right_shift(b); }
+Tensor bitwise_right_shift(const Scalar& a, const Tensor& b) { return bitwise(BinaryOp::RShift, b, a, true); }
+Tensor bitwise_not(const Tensor& a) { return a.bitwise_not(); }
+Tensor operator&(const Tensor& a, const Tensor& b) { return a.bitwise_and(b); }
+Tensor operator&(const Tensor& a, const Scalar& b) { return a.bitwise_and(b); }
+Tensor operator&(const Scalar& a, const Tensor& b) { return b.bitwise_and(a); }
+Tensor operator|(const Tensor& a, const Tensor& b) { return a.bitwise_or(b); }
+Tensor operator|(const Tensor& a, const Scalar& b) { return a.bitwise_or(b); }
+Tensor operator|(const Scalar& a, const Tensor& b) { return b.bitwise_or(a); }
+Tensor operator^(const Tensor& a, const Tensor& b) { return a.bitwise_xor(b); }
+Tensor operator^(const Tensor& a, const Scalar& b) { return a.bitwise_xor(b); }
+Tensor operator^(const Scalar& a, const Tensor& b) { return b.bitwise_xor(a); }
+Tensor operator<<(const Tensor& a, const Tensor& b) { return a.bitwise_left_shift(b); }
+Tensor operator<<(const Tensor& a, const Scalar& b) { return a.bitwise_left_shift(b); }
+Tensor operator>>(const Tensor& a, const Tensor& b) { return a.bitwise_right_shift(b); }
+Tensor operator>>(const Tensor& a, const Scalar& b) { return a.bitwise_right_shift(b); }
+Tensor operator%(const Tensor& a, const Tensor& b) { return a.remainder(b); }
+Tensor operator%(const Tensor& a, const Scalar& b) { return a.remainder(b); }
+// as libtorch's: a tensor like b filled with a (truncated into an integer b's dtype, as fill_ does
+// there), then its remainder by b, in b's dtype
+Tensor operator%(const Scalar& a, const Tensor& b) {
+  Scalar v = a;
+  if (b.scalar_type() == kBool) v = Scalar(a.toDouble() != 0);
+  else if (!b.is_floating_point() && a.isFloatingPoint()) v = Scalar(static_cast<int64_t>(a.toDouble()));
+  return full_like(b, v).remainder(b);
+}
+// ---- end ops batch (stop 46) ----
 
 }  // namespace locus

@@ -229,11 +229,32 @@ Tensor Tensor::cumprod(int64_t dim, std::optional<ScalarType> dt) const {
   return out;
 }
 
+namespace {
+Tensor prod_grad(const Tensor& g, const Tensor& x, int64_t d);  // ops batch (stop 46), below
+}  // namespace
+
 Tensor Tensor::prod(std::optional<ScalarType> dt) const {
   if (auto c = float32_unless(ac::Op::Prod, *this, dt); c != ac::Cast::None)
     return ac::rerun(c, [&](auto C) { return C(*this).prod(dt); });
   ScalarType o = sum_dtype(*this, dt);
-  return reduce_impl(ReduceOp::Prod, *this, {}, true, false, locus::is_floating_point(o) ? o : scalar_type(), o);
+  ScalarType in_dt = locus::is_floating_point(o) ? o : scalar_type();
+  if (!autograd::should_record(*this)) return reduce_impl(ReduceOp::Prod, *this, {}, true, false, in_dt, o);
+  // ops batch (stop 46): PyTorch's prod_backward, exact with zeros: result / x without zeros, the
+  // product of the others at a single zero, zeros with more than one
+  Tensor out = reduce_impl(ReduceOp::Prod, detach(), {}, true, false, in_dt, o);
+  const Tensor x = *this, saved = out.detach();
+  const ScalarType in = scalar_type();
+  auto backward = [x, saved, in](const Tensor& g) -> autograd::variable_list {
+    if (x.dim() == 0) return {g.to(in)};
+    const Tensor xc = x.to(g.scalar_type());
+    const int64_t zeros = (xc == 0).sum().item<int64_t>();
+    if (zeros > 1) return {zeros_like(x)};
+    if (zeros == 1) return {prod_grad(g.reshape({1}), xc.reshape({-1}), 0).reshape(x.sizes()).to(in)};
+    const Tensor result = GradMode::is_enabled() ? xc.prod() : saved.to(g.scalar_type());
+    return {(g * (result / xc)).to(in)};
+  };
+  autograd::record("ProdBackward0", out, {this}, backward);
+  return out;
 }
 Tensor Tensor::max() const { return reduce_impl(ReduceOp::Max, *this, {}, true, false, scalar_type(), scalar_type()); }
 Tensor Tensor::min() const { return reduce_impl(ReduceOp::Min, *this, {}, true, false, scalar_type(), scalar_type()); }
@@ -383,5 +404,111 @@ Tensor norm(const Tensor& a, const Scalar& p) { return a.norm(p); }
 Tensor logsumexp(const Tensor& a, IntArrayRef dim, bool keepdim) { return a.logsumexp(dim, keepdim); }
 Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dt) { return a.softmax(dim, dt); }
 Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dt) { return a.log_softmax(dim, dt); }
+
+// ---- ops batch (stop 46) ----------------------------------------------------------------------
+namespace {
+// d prod / d x_i = prod_{k != i} x_k along dim d: the exclusive running products from both ends
+// multiplied (exact with zeros, as PyTorch's prod_safe_zeros_backward; made of differentiable ops).
+// g has x's dims (the reduced dim kept, of size 1).
+Tensor prod_grad(const Tensor& g, const Tensor& x, int64_t d) {
+  int64_t n = x.size(d);
+  if (n == 0) return zeros_like(x);
+  Tensor one = ones_like(x.narrow(d, 0, 1));
+  Tensor left = cat({one, x.narrow(d, 0, n - 1)}, d).cumprod(d);
+  Tensor right = cat({one, x.flip({d}).narrow(d, 0, n - 1)}, d).cumprod(d).flip({d});
+  return g * left * right;
+}
+}  // namespace
+
+Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<ScalarType> dt) const {
+  if (auto c = float32_unless(ac::Op::Prod, *this, dt); c != ac::Cast::None)
+    return ac::rerun(c, [&](auto C) { return C(*this).prod(dim, keepdim, dt); });
+  const int64_t d = detail::wrap_dim(dim, this->dim(), "prod");
+  ScalarType o = sum_dtype(*this, dt);
+  ScalarType in_dt = locus::is_floating_point(o) ? o : scalar_type();
+  const IntArrayRef dims(d);
+  Tensor out = reduce_impl(ReduceOp::Prod, detach(), dims, false, keepdim, in_dt, o);
+  if (autograd::should_record(*this)) {
+    const Tensor x = *this;
+    const ScalarType in = scalar_type();
+    const bool zero_dim = this->dim() == 0;
+    auto backward = [x, d, keepdim, in, zero_dim](const Tensor& g) -> autograd::variable_list {
+      if (zero_dim) return {g.to(in)};
+      Tensor gk = keepdim ? g : g.unsqueeze(d);
+      return {prod_grad(gk, x.to(g.scalar_type()), d).to(in)};
+    };
+    autograd::record("ProdBackward1", out, {this}, backward);
+  }
+  return out;
+}
+Tensor Tensor::all(int64_t dim, bool keepdim) const {
+  const int64_t d = detail::wrap_dim(dim, this->dim(), "all");
+  const IntArrayRef dims(d);
+  Tensor r = reduce_impl(ReduceOp::All, *this, dims, false, keepdim, kBool, kBool);
+  return scalar_type() == kByte ? r.to(kByte) : r;  // uint8 stays uint8, as PyTorch
+}
+Tensor Tensor::any(int64_t dim, bool keepdim) const {
+  const int64_t d = detail::wrap_dim(dim, this->dim(), "any");
+  const IntArrayRef dims(d);
+  Tensor r = reduce_impl(ReduceOp::Any, *this, dims, false, keepdim, kBool, kBool);
+  return scalar_type() == kByte ? r.to(kByte) : r;
+}
+namespace {
+Tensor nan_to_zero(const Tensor& x) { return x.is_floating_point() ? where(x.isnan(), 0.0, x) : x; }
+void check_nanmean(const Tensor& x) {
+  if (!x.is_floating_point())
+    throw Error(std::string("[nanmean] expected input to have floating point dtype but got ") +
+                toString(x.scalar_type()) + "; convert it first, e.g. x.to(torch::kFloat).");
+}
+// The gradient is g times the not-NaN mask, as PyTorch's (an inf or NaN g gives NaN at the NaNs).
+Tensor nansum_impl(const Tensor& x, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dt) {
+  if (!x.is_floating_point()) return x.sum(dim, keepdim, dt);
+  Tensor out = nan_to_zero(x.detach()).sum(dim, keepdim, dt);
+  if (autograd::should_record(x)) {
+    const int64_t nd = x.dim();
+    std::vector<bool> red(static_cast<size_t>(nd), dim.empty());
+    for (int64_t d : dim) red[static_cast<size_t>(detail::wrap_dim(d, nd, "nansum"))] = true;
+    const Tensor keep = x.isnan().logical_not();
+    const ScalarType in = x.scalar_type();
+    DimVector in_sizes(x.sizes());
+    auto backward = [keep, in, red, keepdim, in_sizes](const Tensor& g) -> autograd::variable_list {
+      Tensor gk = g;
+      if (!keepdim)
+        for (size_t i = 0; i < red.size(); ++i)
+          if (red[i]) gk = gk.unsqueeze(static_cast<int64_t>(i));
+      return {(gk.expand(in_sizes) * keep).to(in)};
+    };
+    autograd::record("NansumBackward0", out, {&x}, backward);
+  }
+  return out;
+}
+}  // namespace
+Tensor Tensor::nansum(std::optional<ScalarType> dt) const { return nansum_impl(*this, {}, false, dt); }
+Tensor Tensor::nansum(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dt) const {
+  return nansum_impl(*this, dim, keepdim, dt);
+}
+Tensor Tensor::nanmean(std::optional<ScalarType> dt) const {
+  check_nanmean(*this);
+  return nansum(dt) / isnan().logical_not().sum();
+}
+Tensor Tensor::nanmean(IntArrayRef dim, bool keepdim, std::optional<ScalarType> dt) const {
+  check_nanmean(*this);
+  return nansum(dim, keepdim, dt) / isnan().logical_not().sum(dim, keepdim);
+}
+Tensor prod(const Tensor& a, std::optional<ScalarType> dt) { return a.prod(dt); }
+Tensor prod(const Tensor& a, int64_t dim, bool keepdim, std::optional<ScalarType> dt) {
+  return a.prod(dim, keepdim, dt);
+}
+Tensor all(const Tensor& a, int64_t dim, bool keepdim) { return a.all(dim, keepdim); }
+Tensor any(const Tensor& a, int64_t dim, bool keepdim) { return a.any(dim, keepdim); }
+Tensor nansum(const Tensor& a, std::optional<ScalarType> dt) { return a.nansum(dt); }
+Tensor nansum(const Tensor& a, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dt) {
+  return a.nansum(dim, keepdim, dt);
+}
+Tensor nanmean(const Tensor& a, std::optional<ScalarType> dt) { return a.nanmean(dt); }
+Tensor nanmean(const Tensor& a, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dt) {
+  return a.nanmean(dim, keepdim, dt);
+}
+// ---- end ops batch (stop 46) ----
 
 }  // namespace locus

@@ -172,7 +172,10 @@ struct FloorDivide {
 struct Remainder {
   template <class C> C operator()(C a, C b) const {
     if constexpr (std::is_floating_point_v<C>) {
-      return a - std::floor(a / b) * b;
+      // as PyTorch's cpu kernel (and the GPU kernel): fmod, moved into the divisor's sign; keeps -0
+      C mod = std::fmod(a, b);
+      if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
+      return mod;
     } else if constexpr (std::is_unsigned_v<C>) {
       return b == 0 ? C(0) : static_cast<C>(a % b);
     } else {
@@ -216,6 +219,29 @@ struct Gt { template <class C> bool operator()(C a, C b) const { return a > b; }
 struct Ge { template <class C> bool operator()(C a, C b) const { return a >= b; } };
 struct LogicalAnd { template <class C> bool operator()(C a, C b) const { return (a != C(0)) & (b != C(0)); } };
 struct LogicalOr { template <class C> bool operator()(C a, C b) const { return (a != C(0)) | (b != C(0)); } };
+// ---- ops batch (stop 46) ----
+struct BitAnd { template <class C> C operator()(C a, C b) const { return static_cast<C>(a & b); } };
+struct BitOr { template <class C> C operator()(C a, C b) const { return static_cast<C>(a | b); } };
+struct BitXor { template <class C> C operator()(C a, C b) const { return static_cast<C>(a ^ b); } };
+// Shifts as PyTorch's cpu kernel computes them on x86: types up to 32 bits shifted as 32-bit
+// values, the count masked to 31 (63 for 64-bit types), as the shift instructions do.
+template <class T>
+struct LShift {
+  template <class C> C operator()(C a, C b) const {
+    using W = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+    constexpr int mask = sizeof(T) == 8 ? 63 : 31;
+    return static_cast<C>(static_cast<T>(static_cast<W>(a) << (static_cast<int>(b) & mask)));
+  }
+};
+template <class T>
+struct RShift {
+  template <class C> C operator()(C a, C b) const {
+    using S = std::conditional_t<sizeof(T) == 8, int64_t, int32_t>;  // int8 sign-, uint8 zero-extended
+    constexpr int mask = sizeof(T) == 8 ? 63 : 31;
+    return static_cast<C>(static_cast<T>(static_cast<S>(a) >> (static_cast<int>(b) & mask)));
+  }
+};
+
 // relu's backward as PyTorch's threshold_backward: zero where the output is <= 0, the gradient elsewhere
 // (a NaN output passes it on)
 struct ThresholdBackward { template <class C> C operator()(C a, C b) const { return b <= C(0) ? C(0) : a; } };
@@ -267,6 +293,24 @@ void dispatch_op(BinaryOp op, ScalarType dt, const char* what, K&& k) {
     case BinaryOp::LogicalAnd: return k.template operator()<T, bool>(LogicalAnd{}, kGrainCheap);
     case BinaryOp::LogicalOr: return k.template operator()<T, bool>(LogicalOr{}, kGrainCheap);
     case BinaryOp::ThresholdBackward: return k.template operator()<T, T>(ThresholdBackward{}, kGrainCheap);
+    // ---- ops batch (stop 46) ---- (the op layer refuses floats, and bool shifts)
+    case BinaryOp::BitAnd:
+      if constexpr (!is_float_v<T>) return k.template operator()<T, T>(BitAnd{}, kGrainCheap);
+      else unsupported(what, dt);
+    case BinaryOp::BitOr:
+      if constexpr (!is_float_v<T>) return k.template operator()<T, T>(BitOr{}, kGrainCheap);
+      else unsupported(what, dt);
+    case BinaryOp::BitXor:
+      if constexpr (!is_float_v<T>) return k.template operator()<T, T>(BitXor{}, kGrainCheap);
+      else unsupported(what, dt);
+    case BinaryOp::LShift:
+      if constexpr (!is_float_v<T> && !std::is_same_v<T, bool>)
+        return k.template operator()<T, T>(LShift<T>{}, kGrainCheap);
+      else unsupported(what, dt);
+    case BinaryOp::RShift:
+      if constexpr (!is_float_v<T> && !std::is_same_v<T, bool>)
+        return k.template operator()<T, T>(RShift<T>{}, kGrainCheap);
+      else unsupported(what, dt);
   }
   throw BackendError("[cpu " + std::string(what) + "] unknown op " + std::to_string(static_cast<int>(op)) + ".");
 }
