@@ -64,10 +64,14 @@ bool listed(const std::vector<const void*>& v, const Tensor& t) {
 }
 
 // The node of one apply(): calls T::backward through `backward_` and checks what it returns.
-struct CustomNode : Node {
+struct CustomNode : Node, std::enable_shared_from_this<CustomNode> {
   std::string name_;
   std::shared_ptr<AutogradContext> ctx_;
   CustomBackward backward_ = nullptr;
+  // Saved outputs (ctx->save_for_backward of a result): detached aliases (no cycle), linked back
+  // to this node as output `second` while backward builds a graph (create_graph), as PyTorch's
+  // SavedVariable restores a saved output's grad_fn: second derivatives through them are right.
+  std::vector<std::pair<std::weak_ptr<TensorImpl>, uint32_t>> saved_outputs_;
   std::vector<bool> is_tensor_;  // per forward argument
   struct Shape {
     bool defined = false;
@@ -87,6 +91,25 @@ struct CustomNode : Node {
       if (grads[i].defined() || !outputs_[i].defined || !In::materialize(*ctx_)) continue;
       grads[i] = zeros(outputs_[i].sizes, TensorOptions().dtype(outputs_[i].dtype).device(outputs_[i].device));
     }
+    std::vector<std::shared_ptr<TensorImpl>> linked;
+    if (GradMode::is_enabled()) {
+      std::shared_ptr<Node> self = shared_from_this();
+      for (const auto& [w, nr] : saved_outputs_)
+        if (std::shared_ptr<TensorImpl> impl = w.lock(); impl && !impl->autograd) {
+          auto meta = std::make_shared<AutogradMeta>();
+          meta->requires_grad = true;
+          meta->grad_fn = self;
+          meta->output_nr = nr;
+          impl->autograd = std::move(meta);
+          linked.push_back(std::move(impl));
+        }
+    }
+    struct Unlink {
+      std::vector<std::shared_ptr<TensorImpl>>& impls;
+      ~Unlink() {
+        for (auto& i : impls) i->autograd = nullptr;
+      }
+    } unlink{linked};
     variable_list got = backward_(ctx_.get(), std::move(grads));
     const size_t args = is_tensor_.size();
     if (got.size() < args)
@@ -176,12 +199,19 @@ variable_list custom_finish(std::shared_ptr<AutogradContext> ctx, ArgTensors arg
     if (o.defined() && listed(In::dirty(c), o) && o.is_leaf() && o.requires_grad())
       throw Error("[" + In::name(c) + "] a leaf Variable that requires grad has been used in an in-place operation "
                   "(forward marked it dirty). Pass a clone of it, or wrap the call in locus::NoGradGuard.");
-  // saved outputs: kept without their grad_fn (the node would hold its own output: a cycle)
+  // saved outputs: kept without their grad_fn (the node would hold its own output: a cycle),
+  // linked back to the node only while its backward builds a graph
+  std::vector<std::pair<std::weak_ptr<TensorImpl>, uint32_t>> saved_outputs;
   for (Tensor& s : In::saved(c))
-    for (const Tensor& o : outputs)
-      if (s.defined() && o.defined() && s.is_same(o)) s = s.detach();
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (s.defined() && outputs[i].defined() && s.is_same(outputs[i])) {
+        s = s.detach();
+        saved_outputs.emplace_back(s.impl(), static_cast<uint32_t>(i));
+        break;
+      }
   if (!record) return outputs;
   auto node = std::make_shared<CustomNode>();
+  node->saved_outputs_ = std::move(saved_outputs);
   node->name_ = In::name(c) + "Backward";
   node->backward_ = backward;
   node->is_tensor_ = args.is_tensor;

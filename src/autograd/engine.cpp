@@ -48,15 +48,42 @@ const char* kSecondBackward =
     "Specify retain_graph=true if you need to backward through the graph a second time or if you need to access "
     "saved tensors after calling backward.";
 
+// Saved outputs (saved_output): the aliases made since the last record() on this thread, which
+// the next record() hands to its node.
+thread_local std::vector<std::weak_ptr<TensorImpl>> pending_saved_outputs;
+
 // The node an op records: a closure over what its backward formula needs.
-struct FunctionNode : Node {
+struct FunctionNode : Node, std::enable_shared_from_this<FunctionNode> {
   const char* name_;
   BackwardFn fn_;
   std::vector<Device> input_devices_;
+  // Aliases of this node's output that fn_ uses (exp's, sigmoid's result): detached, so the
+  // output and its grad_fn form no cycle. While fn_ builds a graph (create_graph), each is
+  // linked back to this node as its output, as PyTorch's SavedVariable restores a saved output's
+  // grad_fn, so the derivative through the saved result is part of the second derivative.
+  std::vector<std::weak_ptr<TensorImpl>> saved_outputs_;
   void set_edges(std::vector<Edge> e) { next_edges_ = std::move(e); }
   std::string name() const override { return name_; }
   variable_list apply(variable_list&& grads) override {
     if (!fn_) throw Error(std::string(name_) + ": " + kSecondBackward);
+    std::vector<std::shared_ptr<TensorImpl>> linked;
+    if (detail::grad_enabled && !saved_outputs_.empty()) {
+      std::shared_ptr<Node> self = shared_from_this();
+      for (const auto& w : saved_outputs_)
+        if (std::shared_ptr<TensorImpl> impl = w.lock(); impl && !impl->autograd) {
+          auto meta = std::make_shared<AutogradMeta>();
+          meta->requires_grad = true;
+          meta->grad_fn = self;
+          impl->autograd = std::move(meta);
+          linked.push_back(std::move(impl));
+        }
+    }
+    struct Unlink {  // the aliases go back to plain (no graph, no reference to this node)
+      std::vector<std::shared_ptr<TensorImpl>>& impls;
+      ~Unlink() {
+        for (auto& i : impls) i->autograd = nullptr;
+      }
+    } unlink{linked};
     variable_list out = fn_(grads.at(0));
     if (out.size() != next_edges_.size())
       throw Error(std::string(name_) + ": the backward function returned " + std::to_string(out.size()) +
@@ -297,6 +324,8 @@ Edge gradient_edge(const Tensor& t) {
 namespace {
 template <class List>
 void record_impl(const char* name, Tensor& result, const List& inputs, BackwardFn&& fn) {
+  std::vector<std::weak_ptr<TensorImpl>> saved = std::move(pending_saved_outputs);
+  pending_saved_outputs.clear();
   if (!detail::grad_enabled || !result.defined() || !result.is_floating_point()) return;
   bool any = false;
   for (const Tensor* t : inputs) {
@@ -307,6 +336,7 @@ void record_impl(const char* name, Tensor& result, const List& inputs, BackwardF
   auto node = std::make_shared<FunctionNode>();
   node->name_ = name;
   node->fn_ = std::move(fn);
+  node->saved_outputs_ = std::move(saved);
   std::vector<Edge> edges;
   edges.reserve(inputs.size());
   node->input_devices_.reserve(inputs.size());
@@ -322,6 +352,12 @@ void record_impl(const char* name, Tensor& result, const List& inputs, BackwardF
   impl->autograd->output_nr = 0;
 }
 }  // namespace
+
+Tensor saved_output(const Tensor& out) {
+  Tensor o = out.detach();
+  pending_saved_outputs.push_back(o.impl());
+  return o;
+}
 
 void record(const char* name, Tensor& result, std::initializer_list<const Tensor*> inputs, BackwardFn fn) {
   record_impl(name, result, inputs, std::move(fn));

@@ -1,8 +1,8 @@
 // Backward formulas of the core ops, written with locus ops so they run wherever the tensors are.
-// Each recorder saves what its formula needs (the result only as a detach()-ed alias) and skips
-// the work for inputs that need no gradient. With create_graph the formulas record themselves,
-// so gradients of gradients work where the saved values are inputs (not for formulas that use
-// the saved result: exp, tanh, sigmoid, sqrt, softmax, ...).
+// Each recorder saves what its formula needs (the result only through saved_output: a detach()-ed
+// alias that the node links back to itself while a graph of the backward is built) and skips the
+// work for inputs that need no gradient. With create_graph the formulas record themselves, so
+// gradients of gradients work, through the saved inputs and the saved results alike.
 #include <cmath>
 #include <numbers>
 
@@ -67,7 +67,7 @@ void on_binary(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b) {
       });
       return;
     case BinaryOp::Pow: {
-      Tensor o = out.detach();
+      Tensor o = saved_output(out);
       record("PowBackward1", out, {&a, &b}, [a, b, o, na, nb](const Tensor& g) -> variable_list {
         return {maybe(na, [&] { return reduce_grad(g * b * a.pow(b - 1), a); }),
                 maybe(nb, [&] { return reduce_grad((g * o * a.log()).masked_fill(a.eq(0), 0), b); })};
@@ -106,7 +106,7 @@ void on_binary(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b) {
       });
       return;
     case BinaryOp::Copysign: {  // copysign(a, b) / a where a != 0, else 0; nothing for b
-      Tensor o = out.detach();
+      Tensor o = saved_output(out);
       record("CopysignBackward0", out, {&a, &b}, [a, b, o, na, nb](const Tensor& g) -> variable_list {
         return {maybe(na, [&] { return reduce_grad(g * (o / a).masked_fill(a.eq(0), 0), a); }),
                 maybe(nb, [&] { return reduce_grad(zeros_like(g), b); })};
@@ -190,7 +190,7 @@ void on_binary_scalar(BinaryOp op, Tensor& out, const Tensor& a, double s, bool 
       if (scalar_first) {  // copysign(s, a): nothing flows to the sign
         record("CopysignBackward0", out, {&a}, [](const Tensor& g) -> variable_list { return {zeros_like(g)}; });
       } else {
-        Tensor o = out.detach();
+        Tensor o = saved_output(out);
         record("CopysignBackward1", out, {&a}, [a, o](const Tensor& g) -> variable_list {
           return {g * (o / a).masked_fill(a.eq(0), 0)};
         });
@@ -232,18 +232,18 @@ void on_unary(UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryPara
       record("AbsBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g * a.sign()}; });
       return;
     case UnaryOp::Exp:
-      o = out.detach();
+      o = saved_output(out);
       record("ExpBackward0", out, {&a}, [o](const Tensor& g) -> variable_list { return {g * o}; });
       return;
     case UnaryOp::Log:
       record("LogBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g / a}; });
       return;
     case UnaryOp::Sqrt:
-      o = out.detach();
+      o = saved_output(out);
       record("SqrtBackward0", out, {&a}, [o](const Tensor& g) -> variable_list { return {g / (o * 2)}; });
       return;
     case UnaryOp::Rsqrt:
-      o = out.detach();
+      o = saved_output(out);
       record("RsqrtBackward0", out, {&a}, [o](const Tensor& g) -> variable_list { return {g * o.pow(3) * -0.5}; });
       return;
     case UnaryOp::Sin:
@@ -256,11 +256,11 @@ void on_unary(UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryPara
       record("PowBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g * a * 2}; });
       return;
     case UnaryOp::Reciprocal:
-      o = out.detach();
+      o = saved_output(out);
       record("ReciprocalBackward0", out, {&a}, [o](const Tensor& g) -> variable_list { return {(g * o * o).neg()}; });
       return;
     case UnaryOp::Relu:
-      o = out.detach();
+      o = saved_output(out);
       record("ReluBackward0", out, {&a}, [o](const Tensor& g) -> variable_list {
         // one fused pass, unless a graph of the backward is being built (it has no derivative)
         if (!should_record(g)) return {ops::threshold_backward(g, o)};
@@ -268,11 +268,11 @@ void on_unary(UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryPara
       });
       return;
     case UnaryOp::Sigmoid:
-      o = out.detach();
+      o = saved_output(out);
       record("SigmoidBackward0", out, {&a}, [o](const Tensor& g) -> variable_list { return {g * o * (1 - o)}; });
       return;
     case UnaryOp::Tanh:
-      o = out.detach();
+      o = saved_output(out);
       record("TanhBackward0", out, {&a}, [o](const Tensor& g) -> variable_list { return {g * (1 - o * o)}; });
       return;
     case UnaryOp::Clamp:
@@ -295,7 +295,7 @@ void on_unary(UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryPara
       record("Log1PBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g / (a + 1)}; });
       return;
     case UnaryOp::Expm1:
-      o = out.detach();
+      o = saved_output(out);
       record("Expm1Backward0", out, {&a}, [o](const Tensor& g) -> variable_list { return {g * (o + 1)}; });
       return;
     case UnaryOp::Log2:  // 1 / (a ln 2)
@@ -304,7 +304,7 @@ void on_unary(UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryPara
       });
       return;
     case UnaryOp::Exp2:  // 2^a ln 2
-      o = out.detach();
+      o = saved_output(out);
       record("Exp2Backward0", out, {&a}, [o](const Tensor& g) -> variable_list { return {g * o * 0.69314718055994530942}; });
       return;
     case UnaryOp::Erf:  // 2 / sqrt(pi) * exp(-a^2)
@@ -313,7 +313,7 @@ void on_unary(UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryPara
       });
       return;
     case UnaryOp::Gelu:
-      o = out.detach();
+      o = saved_output(out);
       record("GeluBackward0", out, {&a}, [a, o](const Tensor& g) -> variable_list {
         // d/dx x*Phi(x) = Phi(x) + x*phi(x); Phi(x) = gelu(x)/x (1/2 at 0)
         Tensor cdf = where(a.eq(0), 0.5, o / a);
@@ -442,7 +442,7 @@ void on_reduce(ReduceOp op, Tensor& out, const Tensor& in, const std::vector<boo
     }
     case ReduceOp::Max:
     case ReduceOp::Min: {
-      Tensor o = out.detach();
+      Tensor o = saved_output(out);
       record(op == ReduceOp::Max ? "AmaxBackward0" : "AminBackward0", out, {&in},
              [in, o, red, keepdim, nd](const Tensor& g) -> variable_list {
                // spread evenly over ties, as PyTorch does for amax/amin and full max/min
@@ -456,7 +456,7 @@ void on_reduce(ReduceOp op, Tensor& out, const Tensor& in, const std::vector<boo
       return;
     }
     case ReduceOp::Prod: {
-      Tensor o = out.detach();
+      Tensor o = saved_output(out);
       record("ProdBackward0", out, {&in}, [in, o, red, keepdim, nd](const Tensor& g) -> variable_list {
         return {unreduce(g, red, keepdim, nd) * unreduce(o, red, keepdim, nd) / in};
       });
@@ -481,7 +481,7 @@ void on_max_dim(Tensor& values, const Tensor& in, const Tensor& indices, int64_t
 }
 
 void on_softmax(Tensor& out, const Tensor& in, int64_t dim, bool log) {
-  Tensor o = out.detach();
+  Tensor o = saved_output(out);
   if (log) {
     record("LogSoftmaxBackward0", out, {&in}, [o, dim](const Tensor& g) -> variable_list {
       return {g - o.exp() * g.sum(IntArrayRef(dim), /*keepdim=*/true)};

@@ -42,6 +42,13 @@ using BackwardFn = std::function<variable_list(const Tensor& grad)>;
 void record(const char* name, Tensor& result, std::initializer_list<const Tensor*> inputs, BackwardFn fn);
 void record(const char* name, Tensor& result, const std::vector<const Tensor*>& inputs, BackwardFn fn);
 
+/// The op's result as its backward formula saves it: a detach()-ed alias (no reference cycle
+/// between the result and its grad_fn), which the next record() on this thread registers with its
+/// node. When that node's formula runs while a graph is built (create_graph), the alias is linked
+/// back to the node as its output, so second derivatives through a saved result are right (exp,
+/// tanh, sigmoid, sqrt, softmax, ...). Call it just before the record() that uses it.
+Tensor saved_output(const Tensor& out);
+
 /// The edge a gradient for `t` flows into: its grad_fn, or its AccumulateGrad node for a leaf.
 Edge gradient_edge(const Tensor& t);
 
