@@ -192,10 +192,10 @@ class Tensor {
   /// Python's x[...] = value, in place: value broadcasts to x.index(indices)'s shape. With
   /// repeated tensor indices the last write wins. Not recorded by autograd (as copy_: throws on a
   /// tensor that requires grad while grad mode is on).
-  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value);
-  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value);
-  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value);
-  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value) const;
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value) const;
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value) const;
   /// Positions of the non-zero elements, int64 of shape [count, dim()] (computed on the host).
   Tensor nonzero() const;
 
@@ -209,25 +209,25 @@ class Tensor {
   Tensor new_full(IntArrayRef size, const Scalar& fill_value, const TensorOptions& options = {}) const;
   /// This tensor with other's dtype and device, as libtorch's type_as (to(other)).
   Tensor type_as(const Tensor& other) const { return to(other); }
-  Tensor& copy_(const Tensor& src, bool non_blocking = false);
-  Tensor& fill_(const Scalar& value);
-  Tensor& zero_() { return fill_(0); }
+  Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
+  Tensor& fill_(const Scalar& value) const;
+  Tensor& zero_() const { return fill_(0); }
   /// In-place random fills (locus's counter-based generator, as rand/randn).
-  Tensor& uniform_(double from = 0, double to = 1);
-  Tensor& normal_(double mean = 0, double std = 1);
+  Tensor& uniform_(double from = 0, double to = 1) const;
+  Tensor& normal_(double mean = 0, double std = 1) const;
   // ---- more in-place draws, as libtorch's (src/ops/random_ops.cpp) ----
   /// 1 with probability p (a number, or a tensor broadcast to this one), else 0.
-  Tensor& bernoulli_(double p = 0.5);
-  Tensor& bernoulli_(const Tensor& p);
+  Tensor& bernoulli_(double p = 0.5) const;
+  Tensor& bernoulli_(const Tensor& p) const;
   /// Integers drawn uniformly from [from, to - 1] (to: one past the dtype's largest exact integer
   /// when absent, as PyTorch's), [0, to - 1], or [0, 2^mantissa] for floats / the dtype's max.
-  Tensor& random_(int64_t from, std::optional<int64_t> to);
-  Tensor& random_(int64_t to);
-  Tensor& random_();
-  Tensor& exponential_(double lambd = 1);
-  Tensor& geometric_(double p);
-  Tensor& log_normal_(double mean = 1, double std = 2);
-  Tensor& cauchy_(double median = 0, double sigma = 1);
+  Tensor& random_(int64_t from, std::optional<int64_t> to) const;
+  Tensor& random_(int64_t to) const;
+  Tensor& random_() const;
+  Tensor& exponential_(double lambd = 1) const;
+  Tensor& geometric_(double p) const;
+  Tensor& log_normal_(double mean = 1, double std = 2) const;
+  Tensor& cauchy_(double median = 0, double sigma = 1) const;
   /// A new tensor of 0s and 1s, each 1 with the probability this tensor holds (in [0, 1]).
   Tensor bernoulli() const;
   Tensor bernoulli(double p) const;
@@ -239,7 +239,7 @@ class Tensor {
   Tensor detach() const;
   /// Detaches this tensor from the graph in place: it becomes a leaf that does not require grad
   /// (its grad, if any, is kept), for every handle to it.
-  Tensor& detach_();
+  Tensor& detach_() const;
 
   // ---- arithmetic ----------------------------------------------------------------------------
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
@@ -256,14 +256,14 @@ class Tensor {
   Tensor remainder(const Scalar& other) const;
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
-  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
-  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
-  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
-  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
-  Tensor& mul_(const Tensor& other);
-  Tensor& mul_(const Scalar& other);
-  Tensor& div_(const Tensor& other);
-  Tensor& div_(const Scalar& other);
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& mul_(const Tensor& other) const;
+  Tensor& mul_(const Scalar& other) const;
+  Tensor& div_(const Tensor& other) const;
+  Tensor& div_(const Scalar& other) const;
   Tensor neg() const;
   Tensor abs() const;
   Tensor exp() const;
@@ -291,48 +291,48 @@ class Tensor {
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
   Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
-  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
-  Tensor& relu_();
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor& relu_() const;
   /// In-place forms of the unary ops. The result must fit this tensor's dtype (PyTorch's rule: an
   /// integer tensor's sqrt_() throws rather than truncating); like every in-place op, they throw
   /// on a tensor that requires grad while grad mode is on.
-  Tensor& neg_();
-  Tensor& abs_();
-  Tensor& exp_();
-  Tensor& log_();
-  Tensor& sqrt_();
-  Tensor& rsqrt_();
-  Tensor& sin_();
-  Tensor& cos_();
-  Tensor& square_();
-  Tensor& reciprocal_();
-  Tensor& sigmoid_();
-  Tensor& tanh_();
-  Tensor& sign_();
-  Tensor& floor_();
-  Tensor& ceil_();
-  Tensor& round_();
-  Tensor& log1p_();
-  Tensor& log2_();
-  Tensor& exp2_();
-  Tensor& expm1_();
-  Tensor& erf_();
-  Tensor& pow_(const Scalar& exponent);
-  Tensor& pow_(const Tensor& exponent);
+  Tensor& neg_() const;
+  Tensor& abs_() const;
+  Tensor& exp_() const;
+  Tensor& log_() const;
+  Tensor& sqrt_() const;
+  Tensor& rsqrt_() const;
+  Tensor& sin_() const;
+  Tensor& cos_() const;
+  Tensor& square_() const;
+  Tensor& reciprocal_() const;
+  Tensor& sigmoid_() const;
+  Tensor& tanh_() const;
+  Tensor& sign_() const;
+  Tensor& floor_() const;
+  Tensor& ceil_() const;
+  Tensor& round_() const;
+  Tensor& log1p_() const;
+  Tensor& log2_() const;
+  Tensor& exp2_() const;
+  Tensor& expm1_() const;
+  Tensor& erf_() const;
+  Tensor& pow_(const Scalar& exponent) const;
+  Tensor& pow_(const Tensor& exponent) const;
   /// self + value * tensor1 * tensor2, broadcast, in PyTorch's result dtype (an integral result
   /// refuses a floating-point value). Differentiable in all three tensors.
   Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
-  Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+  Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
   /// self + value * tensor1 / tensor2 (true division; integer tensor1 and tensor2 are refused, as
   /// PyTorch does).
   Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
-  Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+  Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
   /// self + weight * (end - self), floating point, `end` (and a tensor weight) of self's dtype;
   /// for |weight| >= 0.5 computed as end - (end - self) * (1 - weight), as PyTorch.
   Tensor lerp(const Tensor& end, const Scalar& weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
-  Tensor& lerp_(const Tensor& end, const Scalar& weight);
-  Tensor& lerp_(const Tensor& end, const Tensor& weight);
+  Tensor& lerp_(const Tensor& end, const Scalar& weight) const;
+  Tensor& lerp_(const Tensor& end, const Tensor& weight) const;
   // ---- math batch (stop 45) ----
   /// Trigonometric and hyperbolic functions and their inverses (integers promote to the default
   /// float dtype; arcsin ... arctanh are NumPy's names for asin ... atanh).
@@ -379,38 +379,38 @@ class Tensor {
   Tensor negative() const;
   /// Alias of clamp.
   Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
-  Tensor& tan_();
-  Tensor& asin_();
-  Tensor& acos_();
-  Tensor& atan_();
-  Tensor& sinh_();
-  Tensor& cosh_();
-  Tensor& asinh_();
-  Tensor& acosh_();
-  Tensor& atanh_();
-  Tensor& arcsin_();
-  Tensor& arccos_();
-  Tensor& arctan_();
-  Tensor& arcsinh_();
-  Tensor& arccosh_();
-  Tensor& arctanh_();
-  Tensor& log10_();
-  Tensor& trunc_();
-  Tensor& fix_();
-  Tensor& frac_();
-  Tensor& erfc_();
-  Tensor& erfinv_();
-  Tensor& lgamma_();
-  Tensor& digamma_();
-  Tensor& polygamma_(int64_t n);
-  Tensor& logit_(std::optional<double> eps = std::nullopt);
-  Tensor& sinc_();
-  Tensor& deg2rad_();
-  Tensor& rad2deg_();
-  Tensor& sgn_();
-  Tensor& absolute_();
-  Tensor& negative_();
-  Tensor& clip_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor& tan_() const;
+  Tensor& asin_() const;
+  Tensor& acos_() const;
+  Tensor& atan_() const;
+  Tensor& sinh_() const;
+  Tensor& cosh_() const;
+  Tensor& asinh_() const;
+  Tensor& acosh_() const;
+  Tensor& atanh_() const;
+  Tensor& arcsin_() const;
+  Tensor& arccos_() const;
+  Tensor& arctan_() const;
+  Tensor& arcsinh_() const;
+  Tensor& arccosh_() const;
+  Tensor& arctanh_() const;
+  Tensor& log10_() const;
+  Tensor& trunc_() const;
+  Tensor& fix_() const;
+  Tensor& frac_() const;
+  Tensor& erfc_() const;
+  Tensor& erfinv_() const;
+  Tensor& lgamma_() const;
+  Tensor& digamma_() const;
+  Tensor& polygamma_(int64_t n) const;
+  Tensor& logit_(std::optional<double> eps = std::nullopt) const;
+  Tensor& sinc_() const;
+  Tensor& deg2rad_() const;
+  Tensor& rad2deg_() const;
+  Tensor& sgn_() const;
+  Tensor& absolute_() const;
+  Tensor& negative_() const;
+  Tensor& clip_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   /// sqrt(self^2 + other^2) without overflow, floating point only, broadcasting.
   Tensor hypot(const Tensor& other) const;
   /// C's fmod: self - trunc(self / other) * other, the result has the dividend's sign (integers
@@ -442,25 +442,25 @@ class Tensor {
   Tensor float_power(const Scalar& exponent) const;
   /// self * 2^other.
   Tensor ldexp(const Tensor& other) const;
-  Tensor& hypot_(const Tensor& other);
-  Tensor& fmod_(const Tensor& other);
-  Tensor& fmod_(const Scalar& other);
-  Tensor& copysign_(const Tensor& other);
-  Tensor& copysign_(const Scalar& other);
-  Tensor& xlogy_(const Tensor& other);
-  Tensor& xlogy_(const Scalar& other);
-  Tensor& nextafter_(const Tensor& other);
-  Tensor& logical_xor_(const Tensor& other);
-  Tensor& div_(const Tensor& other, std::optional<std::string_view> rounding_mode);
-  Tensor& div_(const Scalar& other, std::optional<std::string_view> rounding_mode);
-  Tensor& floor_divide_(const Tensor& other);
-  Tensor& floor_divide_(const Scalar& other);
-  Tensor& true_divide_(const Tensor& other);
-  Tensor& true_divide_(const Scalar& other);
+  Tensor& hypot_(const Tensor& other) const;
+  Tensor& fmod_(const Tensor& other) const;
+  Tensor& fmod_(const Scalar& other) const;
+  Tensor& copysign_(const Tensor& other) const;
+  Tensor& copysign_(const Scalar& other) const;
+  Tensor& xlogy_(const Tensor& other) const;
+  Tensor& xlogy_(const Scalar& other) const;
+  Tensor& nextafter_(const Tensor& other) const;
+  Tensor& logical_xor_(const Tensor& other) const;
+  Tensor& div_(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
+  Tensor& div_(const Scalar& other, std::optional<std::string_view> rounding_mode) const;
+  Tensor& floor_divide_(const Tensor& other) const;
+  Tensor& floor_divide_(const Scalar& other) const;
+  Tensor& true_divide_(const Tensor& other) const;
+  Tensor& true_divide_(const Scalar& other) const;
   /// In place on a float64 tensor only, as PyTorch.
-  Tensor& float_power_(const Tensor& exponent);
-  Tensor& float_power_(const Scalar& exponent);
-  Tensor& ldexp_(const Tensor& other);
+  Tensor& float_power_(const Tensor& exponent) const;
+  Tensor& float_power_(const Scalar& exponent) const;
+  Tensor& ldexp_(const Tensor& other) const;
   // ---- end math batch (stop 45) ----
 
   // ---- comparisons (bool results) ------------------------------------------------------------
@@ -490,7 +490,7 @@ class Tensor {
   Tensor nan_to_num(std::optional<double> nan = 0.0, std::optional<double> posinf = std::nullopt,
                     std::optional<double> neginf = std::nullopt) const;
   Tensor& nan_to_num_(std::optional<double> nan = 0.0, std::optional<double> posinf = std::nullopt,
-                      std::optional<double> neginf = std::nullopt);
+                      std::optional<double> neginf = std::nullopt) const;
 
   // ---- reductions ----------------------------------------------------------------------------
   Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
@@ -566,30 +566,30 @@ class Tensor {
   /// [i, j] is kept when j - i <= diagonal (tril) or j - i >= diagonal (triu). Differentiable.
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
-  Tensor& tril_(int64_t diagonal = 0);
-  Tensor& triu_(int64_t diagonal = 0);
+  Tensor& tril_(int64_t diagonal = 0) const;
+  Tensor& triu_(int64_t diagonal = 0) const;
   /// 1-D: a square matrix with the vector on diagonal `offset`; 2-D: that diagonal as a vector
   /// (a copy). Differentiable.
   Tensor diag(int64_t offset = 0) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
-  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
   /// self[.., index[i], ..] += alpha * source[.., i, ..] along `dim` (repeated indices add up);
   /// source has self's shape but index.numel() along dim. index_add is differentiable in self
   /// and source.
   Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
-  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
   /// self[..., index[i][j], ...] = src[i][j] along `dim` (a copy for scatter, in place for
   /// scatter_); index no larger than src, and than self apart from dim. Of repeated positions the
   /// last write wins (PyTorch leaves the choice unspecified). scatter is differentiable in self and src.
   Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value) const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   /// In place: value where mask (bool, broadcastable to this tensor) is true.
-  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
   /// The elements where `mask` (bool, broadcast to this tensor's shape) is true, as a 1-D copy.
   Tensor masked_select(const Tensor& mask) const;
   bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
@@ -631,7 +631,7 @@ class Tensor {
 
   // ---- autograd (implemented by src/autograd) ------------------------------------------------
   bool requires_grad() const;
-  Tensor& requires_grad_(bool requires_grad = true);
+  Tensor& requires_grad_(bool requires_grad = true) const;
   Tensor& set_requires_grad(bool requires_grad) { return requires_grad_(requires_grad); }
   /// The accumulated gradient (undefined until a backward pass reaches this leaf).
   const Tensor& grad() const;
@@ -716,17 +716,17 @@ class Tensor {
   Tensor bitwise_right_shift(const Tensor& other) const;
   Tensor bitwise_right_shift(const Scalar& other) const;
   Tensor bitwise_not() const;
-  Tensor& bitwise_and_(const Tensor& other);
-  Tensor& bitwise_and_(const Scalar& other);
-  Tensor& bitwise_or_(const Tensor& other);
-  Tensor& bitwise_or_(const Scalar& other);
-  Tensor& bitwise_xor_(const Tensor& other);
-  Tensor& bitwise_xor_(const Scalar& other);
-  Tensor& bitwise_left_shift_(const Tensor& other);
-  Tensor& bitwise_left_shift_(const Scalar& other);
-  Tensor& bitwise_right_shift_(const Tensor& other);
-  Tensor& bitwise_right_shift_(const Scalar& other);
-  Tensor& bitwise_not_();
+  Tensor& bitwise_and_(const Tensor& other) const;
+  Tensor& bitwise_and_(const Scalar& other) const;
+  Tensor& bitwise_or_(const Tensor& other) const;
+  Tensor& bitwise_or_(const Scalar& other) const;
+  Tensor& bitwise_xor_(const Tensor& other) const;
+  Tensor& bitwise_xor_(const Scalar& other) const;
+  Tensor& bitwise_left_shift_(const Tensor& other) const;
+  Tensor& bitwise_left_shift_(const Scalar& other) const;
+  Tensor& bitwise_right_shift_(const Tensor& other) const;
+  Tensor& bitwise_right_shift_(const Scalar& other) const;
+  Tensor& bitwise_not_() const;
   Tensor operator~() const { return bitwise_not(); }
   Tensor& operator&=(const Tensor& other) { return bitwise_and_(other); }
   Tensor& operator&=(const Scalar& other) { return bitwise_and_(other); }
@@ -750,13 +750,13 @@ class Tensor {
   Tensor nanmean(IntArrayRef dim, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
   Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
-  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value);
-  Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value);
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const;
   Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
-  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source) const;
   Tensor take(const Tensor& index) const;
   Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
-  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false);
+  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false) const;
   Tensor swapaxes(int64_t axis0, int64_t axis1) const;
   Tensor swapdims(int64_t dim0, int64_t dim1) const;
   std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
@@ -766,19 +766,22 @@ class Tensor {
   Tensor fmax(const Tensor& other) const;
   Tensor fmin(const Tensor& other) const;
   Tensor renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
-  Tensor& renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm);
+  Tensor& renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const;
   Tensor matrix_power(int64_t n) const;
   Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
-  Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   Tensor addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
-  Tensor& addbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1) const;
-  Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   Tensor addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
-  Tensor& addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1);
+  Tensor& addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   // ---- end ops batch (stop 46) ----
 
  private:
+  // The in-place methods are const, as libtorch's (a Tensor is a handle: x.grad().zero_() and
+  // in-place ops on a const Tensor& modify the tensor it refers to); their bodies use this.
+  Tensor& mut_self() const { return const_cast<Tensor&>(*this); }
   unsigned register_grad_hook(std::function<Tensor(const Tensor&)> hook) const;
   void* host_data(const char* op) const;
   void check_accessor_dims(int64_t n) const;

@@ -11,17 +11,17 @@ namespace locus {
 
 bool Tensor::requires_grad() const { return impl_ && impl_->autograd && impl_->autograd->requires_grad; }
 
-Tensor& Tensor::requires_grad_(bool b) {
+Tensor& Tensor::requires_grad_(bool b) const {
   if (!impl_) throw Error("Tensor: the tensor is undefined (default-constructed); create it with a factory first.");
   if (b && !is_floating_point())
     throw Error(std::string("[requires_grad_] only tensors of floating point dtype can require gradients, got ") +
                 dtype_name(scalar_type()) + ".");
   if (!impl_->autograd) impl_->autograd = std::make_shared<autograd::AutogradMeta>();
   impl_->autograd->requires_grad = b;
-  return *this;
+  return mut_self();
 }
 
-Tensor& Tensor::detach_() {
+Tensor& Tensor::detach_() const {
   if (!impl_) throw Error("Tensor: the tensor is undefined (default-constructed); create it with a factory first.");
   if (autograd::AutogradMeta* m = impl_->autograd.get()) {
     if (m->grad_fn && m->retains_grad)  // its retain_grad hook stays with the graph it leaves
@@ -32,7 +32,7 @@ Tensor& Tensor::detach_() {
     m->retains_grad = false;
     m->grad_accumulator.reset();
   }
-  return *this;
+  return mut_self();
 }
 
 const Tensor& Tensor::grad() const {

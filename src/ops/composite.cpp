@@ -71,8 +71,8 @@ Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value) 
   Tensor prod = value.toDouble() == 1.0 && !value.isFloatingPoint() ? t1 : t1.mul(value);
   return add(prod.mul(t2));
 }
-Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  return ops::assign_result(*this, "addcmul_", [&] { return addcmul(t1, t2, value); });
+Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  return ops::assign_result(mut_self(), "addcmul_", [&] { return addcmul(t1, t2, value); });
 }
 Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
   check_addc("addcdiv", *this, t1, t2, value);
@@ -80,8 +80,8 @@ Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value) 
   Tensor num = value.toDouble() == 1.0 && !value.isFloatingPoint() ? t1 : t1.mul(value);
   return add(num.div(t2));
 }
-Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  return ops::assign_result(*this, "addcdiv_", [&] { return addcdiv(t1, t2, value); });
+Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  return ops::assign_result(mut_self(), "addcdiv_", [&] { return addcdiv(t1, t2, value); });
 }
 
 Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const {
@@ -95,17 +95,17 @@ Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
   Tensor diff = end - *this;
   return where(weight.abs().lt(0.5), add(weight * diff), end - diff * (1 - weight));
 }
-Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) {
-  return ops::assign_result(*this, "lerp_", [&] { return lerp(end, weight); });
+Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) const {
+  return ops::assign_result(mut_self(), "lerp_", [&] { return lerp(end, weight); });
 }
-Tensor& Tensor::lerp_(const Tensor& end, const Tensor& weight) {
-  return ops::assign_result(*this, "lerp_", [&] { return lerp(end, weight); });
+Tensor& Tensor::lerp_(const Tensor& end, const Tensor& weight) const {
+  return ops::assign_result(mut_self(), "lerp_", [&] { return lerp(end, weight); });
 }
-Tensor& Tensor::pow_(const Scalar& exponent) {
-  return ops::assign_result(*this, "pow_", [&] { return pow(exponent); });
+Tensor& Tensor::pow_(const Scalar& exponent) const {
+  return ops::assign_result(mut_self(), "pow_", [&] { return pow(exponent); });
 }
-Tensor& Tensor::pow_(const Tensor& exponent) {
-  return ops::assign_result(*this, "pow_", [&] { return pow(exponent); });
+Tensor& Tensor::pow_(const Tensor& exponent) const {
+  return ops::assign_result(mut_self(), "pow_", [&] { return pow(exponent); });
 }
 
 Tensor Tensor::dot(const Tensor& other) const {
@@ -145,11 +145,11 @@ Tensor Tensor::outer(const Tensor& vec2) const {
 
 Tensor Tensor::tril(int64_t diagonal) const { return tri("tril", *this, diagonal, true); }
 Tensor Tensor::triu(int64_t diagonal) const { return tri("triu", *this, diagonal, false); }
-Tensor& Tensor::tril_(int64_t diagonal) {
-  return ops::assign_result(*this, "tril_", [&] { return tril(diagonal); });
+Tensor& Tensor::tril_(int64_t diagonal) const {
+  return ops::assign_result(mut_self(), "tril_", [&] { return tril(diagonal); });
 }
-Tensor& Tensor::triu_(int64_t diagonal) {
-  return ops::assign_result(*this, "triu_", [&] { return triu(diagonal); });
+Tensor& Tensor::triu_(int64_t diagonal) const {
+  return ops::assign_result(mut_self(), "triu_", [&] { return triu(diagonal); });
 }
 
 Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
@@ -237,8 +237,8 @@ Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posin
   out = where(out.eq(std::numeric_limits<double>::infinity()), posinf.value_or(big), out);
   return where(out.eq(-std::numeric_limits<double>::infinity()), neginf.value_or(-big), out);
 }
-Tensor& Tensor::nan_to_num_(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
-  return ops::assign_result(*this, "nan_to_num_", [&] { return nan_to_num(nan, posinf, neginf); });
+Tensor& Tensor::nan_to_num_(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) const {
+  return ops::assign_result(mut_self(), "nan_to_num_", [&] { return nan_to_num(nan, posinf, neginf); });
 }
 
 Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> d) const {

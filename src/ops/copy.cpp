@@ -50,21 +50,21 @@ backend::EventHandle recorded_copy(backend::Backend& be, int index, F&& copy) {
 
 }  // namespace
 
-Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
   if (!defined() || !src.defined()) throw Error("[copy_] both tensors must be defined.");
-  if (autograd::should_record(*this)) autograd::check_inplace("copy_", *this);
+  if (autograd::should_record(mut_self())) autograd::check_inplace("copy_", mut_self());
   // src must broadcast to self's shape
   DimVector b = ops::broadcast_shapes(sizes(), src.sizes(), "copy_");
   if (b.ref() != sizes())
     throw Error("[copy_] the source of shape " + ops::shape_str(src.sizes()) +
                 " cannot be broadcast to the destination's shape " + ops::shape_str(sizes()) + ".");
-  if (numel() == 0) return *this;
-  ops::check_no_internal_overlap("copy_", *this);
+  if (numel() == 0) return mut_self();
+  ops::check_no_internal_overlap("copy_", mut_self());
   Device dd = device(), sd = src.device();
   if (dd == sd) {
-    ops::check_no_partial_overlap("copy_", *this, src);
-    copy_same_device(*this, src);
-    return *this;
+    ops::check_no_partial_overlap("copy_", mut_self(), src);
+    copy_same_device(mut_self(), src);
+    return mut_self();
   }
   // Cross-device: move dense bytes of dst's dtype, then place them.
   if (sd.is_cpu()) {  // host -> device
@@ -77,7 +77,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
     // writes the same pinned memory: a loop of non_blocking copies stays queued.
     if (async) hs.wait_pending_for(&be, backend::device_index(dd), stream);
     else hs.wait_pending();
-    Tensor target = is_contiguous() ? *this : detail::make_empty(sizes(), scalar_type(), dd);
+    Tensor target = is_contiguous() ? mut_self() : detail::make_empty(sizes(), scalar_type(), dd);
     backend::TensorRef t = ops::ref(target, "copy_");
     const void* src_ptr = hs.host_ptr() + host.storage_offset() * static_cast<int64_t>(host.element_size());
     if (async) {
@@ -89,13 +89,13 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
     } else {
       be.copy_from_host(backend::device_index(dd), t.buf, src_ptr, host.nbytes(), stream, false);
     }
-    if (!target.is_same(*this)) copy_same_device(*this, target);
-    return *this;
+    if (!target.is_same(mut_self())) copy_same_device(mut_self(), target);
+    return mut_self();
   }
   if (dd.is_cpu()) {  // device -> host
     Tensor dev = dense_like(src, sizes(), scalar_type());
     bool direct = is_contiguous();
-    Tensor target = direct ? *this : detail::make_empty(sizes(), scalar_type(), dd);
+    Tensor target = direct ? mut_self() : detail::make_empty(sizes(), scalar_type(), dd);
     backend::Backend& be = ops::backend_for(sd);
     backend::TensorRef s = ops::ref(dev, "copy_");
     bool async = non_blocking && direct && is_pinned();
@@ -112,12 +112,12 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
     } else {
       be.copy_to_host(backend::device_index(sd), dst_ptr, s.buf, target.nbytes(), stream, false);
     }
-    if (!direct) copy_same_device(*this, target);
-    return *this;
+    if (!direct) copy_same_device(mut_self(), target);
+    return mut_self();
   }
   // device -> device
   Tensor dev = dense_like(src, sizes(), scalar_type());
-  Tensor target = is_contiguous() ? *this : detail::make_empty(sizes(), scalar_type(), dd);
+  Tensor target = is_contiguous() ? mut_self() : detail::make_empty(sizes(), scalar_type(), dd);
   bool done = false;
   if (sd.type() == dd.type()) {
     backend::Backend& be = ops::backend_for(sd);
@@ -135,8 +135,8 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
     staging.copy_(dev);
     target.copy_(staging);
   }
-  if (!target.is_same(*this)) copy_same_device(*this, target);
-  return *this;
+  if (!target.is_same(mut_self())) copy_same_device(mut_self(), target);
+  return mut_self();
 }
 
 Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {
@@ -220,9 +220,9 @@ Tensor Tensor::clone() const {
   return out;
 }
 
-Tensor& Tensor::fill_(const Scalar& value) {
-  if (autograd::should_record(*this)) autograd::check_inplace("fill_", *this);
-  if (numel() == 0) return *this;
+Tensor& Tensor::fill_(const Scalar& value) const {
+  if (autograd::should_record(mut_self())) autograd::check_inplace("fill_", mut_self());
+  if (numel() == 0) return mut_self();
   if (is_integral(scalar_type(), false) && value.isFloatingPoint() && value.toDouble() != static_cast<double>(value.toLong()))
     throw Error(std::string("[fill_] value ") + std::to_string(value.toDouble()) + " cannot be converted to " +
                 dtype_name(scalar_type()) + " without overflow or loss; use a floating dtype.");
@@ -235,15 +235,15 @@ Tensor& Tensor::fill_(const Scalar& value) {
     if (v > exact || v < -exact) {
       Tensor one = detail::make_empty({}, kLong, Device(kCPU));
       *static_cast<int64_t*>(one.data_ptr()) = v;
-      copy_same_device(*this, one.to(d));
-      return *this;
+      copy_same_device(mut_self(), one.to(d));
+      return mut_self();
     }
   }
-  backend::TensorRef o = ops::ref(*this, "fill_");
+  backend::TensorRef o = ops::ref(mut_self(), "fill_");
   backend::TensorRef* refs[] = {&o};
   ops::coalesce(refs, 1);
   ops::backend_for(d).fill(backend::device_index(d), ops::current_stream(d), o, value.toDouble());
-  return *this;
+  return mut_self();
 }
 
 }  // namespace locus

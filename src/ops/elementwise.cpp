@@ -315,36 +315,36 @@ Tensor Tensor::maximum(const Tensor& o) const { return binary_impl(BinaryOp::Max
 Tensor Tensor::minimum(const Tensor& o) const { return binary_impl(BinaryOp::Minimum, *this, o, nullptr); }
 
 #define LOCUS_INPLACE_T(fn, OP)                                                                  \
-  Tensor& Tensor::fn(const Tensor& o) {                                                          \
+  Tensor& Tensor::fn(const Tensor& o) const {                                                    \
     ops::check_same_device(#fn, {{"self", this}, {"other", &o}});                                \
-    return inplace(*this, #fn, result_of(*this, o), [&](Tensor* s) { return binary_impl(OP, *this, o, s); }, &o); \
+    return inplace(mut_self(), #fn, result_of(*this, o), [&](Tensor* s) { return binary_impl(OP, *this, o, s); }, &o); \
   }                                                                                              \
-  Tensor& Tensor::fn(const Scalar& o) {                                                          \
-    return inplace(*this, #fn, result_of(*this, o), [&](Tensor* s) { return binary_scalar_impl(OP, *this, o, false, s); }); \
+  Tensor& Tensor::fn(const Scalar& o) const {                                                    \
+    return inplace(mut_self(), #fn, result_of(*this, o), [&](Tensor* s) { return binary_scalar_impl(OP, *this, o, false, s); }); \
   }
 LOCUS_INPLACE_T(mul_, BinaryOp::Mul)
 LOCUS_INPLACE_T(div_, BinaryOp::Div)
 #undef LOCUS_INPLACE_T
 
-Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
+Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) const {
   ops::check_same_device("add_", {{"self", this}, {"other", &o}});
   Tensor other = alpha.toDouble() == 1.0 ? o : o.mul(alpha);
-  return inplace(*this, "add_", result_of(*this, o), [&](Tensor* s) { return binary_impl(BinaryOp::Add, *this, other, s); },
+  return inplace(mut_self(), "add_", result_of(mut_self(), o), [&](Tensor* s) { return binary_impl(BinaryOp::Add, mut_self(), other, s); },
                  &o);
 }
-Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
+Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) const {
   Scalar v = alpha.toDouble() == 1.0 ? o : Scalar(o.toDouble() * alpha.toDouble());
-  return inplace(*this, "add_", result_of(*this, o), [&](Tensor* s) { return binary_scalar_impl(BinaryOp::Add, *this, v, false, s); });
+  return inplace(mut_self(), "add_", result_of(mut_self(), o), [&](Tensor* s) { return binary_scalar_impl(BinaryOp::Add, mut_self(), v, false, s); });
 }
-Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) const {
   ops::check_same_device("sub_", {{"self", this}, {"other", &o}});
   Tensor other = alpha.toDouble() == 1.0 ? o : o.mul(alpha);
-  return inplace(*this, "sub_", result_of(*this, o), [&](Tensor* s) { return binary_impl(BinaryOp::Sub, *this, other, s); },
+  return inplace(mut_self(), "sub_", result_of(mut_self(), o), [&](Tensor* s) { return binary_impl(BinaryOp::Sub, mut_self(), other, s); },
                  &o);
 }
-Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
+Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) const {
   Scalar v = alpha.toDouble() == 1.0 ? o : Scalar(o.toDouble() * alpha.toDouble());
-  return inplace(*this, "sub_", result_of(*this, o), [&](Tensor* s) { return binary_scalar_impl(BinaryOp::Sub, *this, v, false, s); });
+  return inplace(mut_self(), "sub_", result_of(mut_self(), o), [&](Tensor* s) { return binary_scalar_impl(BinaryOp::Sub, mut_self(), v, false, s); });
 }
 
 // ---- comparisons ----------------------------------------------------------------------------
@@ -411,14 +411,14 @@ Tensor Tensor::clamp(std::optional<Scalar> mn, std::optional<Scalar> mx) const {
   if (mx) ops::check_scalar_fits("clamp", mx->toDouble(), rt);
   return unary_impl(UnaryOp::Clamp, "clamp", ops::cast(*this, rt), p);
 }
-Tensor& Tensor::clamp_(std::optional<Scalar> mn, std::optional<Scalar> mx) { return copy_(clamp(mn, mx)); }
+Tensor& Tensor::clamp_(std::optional<Scalar> mn, std::optional<Scalar> mx) const { return copy_(clamp(mn, mx)); }
 
 // In-place unary forms: the out-of-place op, then PyTorch's cast check against this tensor's
 // dtype (an integer tensor's sqrt_() is refused, not truncated) and the copy back.
 #define LOCUS_UNARY_INPLACE(fn, to_float)                                                          \
-  Tensor& Tensor::fn##_() {                                                                        \
+  Tensor& Tensor::fn##_() const {                                                                        \
     ScalarType rt = (to_float) && !locus::is_floating_point(scalar_type()) ? default_dtype() : scalar_type(); \
-    return inplace(*this, #fn "_", rt, [&](Tensor*) { return fn(); });                            \
+    return inplace(mut_self(), #fn "_", rt, [&](Tensor*) { return fn(); });                            \
   }
 LOCUS_UNARY_INPLACE(neg, false)
 LOCUS_UNARY_INPLACE(abs, false)
@@ -442,8 +442,8 @@ LOCUS_UNARY_INPLACE(exp2, true)
 LOCUS_UNARY_INPLACE(expm1, true)
 LOCUS_UNARY_INPLACE(erf, true)
 #undef LOCUS_UNARY_INPLACE
-Tensor& Tensor::relu_() { return copy_(relu()); }
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) { return copy_(masked_fill(mask, value)); }
+Tensor& Tensor::relu_() const { return copy_(relu()); }
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const { return copy_(masked_fill(mask, value)); }
 
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
   ops::check_same_device("masked_fill", {{"self", this}, {"mask", &mask}});
@@ -636,9 +636,9 @@ Tensor Tensor::polygamma(int64_t n) const {
   throw Error("[polygamma] n = " + std::to_string(n) +
               " is not supported in locus yet: n = 0 (digamma) and n = 1 (trigamma) are.");
 }
-Tensor& Tensor::polygamma_(int64_t n) {
+Tensor& Tensor::polygamma_(int64_t n) const {
   ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();
-  return inplace(*this, "polygamma_", rt, [&](Tensor*) { return polygamma(n); });
+  return inplace(mut_self(), "polygamma_", rt, [&](Tensor*) { return polygamma(n); });
 }
 Tensor Tensor::logit(std::optional<double> eps) const {
   Tensor x = is_floating_point() ? *this : to(default_dtype());
@@ -672,9 +672,9 @@ Tensor Tensor::negative() const { return neg(); }
 Tensor Tensor::clip(std::optional<Scalar> min, std::optional<Scalar> max) const { return clamp(min, max); }
 
 #define LOCUS_UNARY_INPLACE(fn, to_float)                                                          \
-  Tensor& Tensor::fn##_() {                                                                        \
+  Tensor& Tensor::fn##_() const {                                                                        \
     ScalarType rt = (to_float) && !locus::is_floating_point(scalar_type()) ? default_dtype() : scalar_type(); \
-    return inplace(*this, #fn "_", rt, [&](Tensor*) { return fn(); });                            \
+    return inplace(mut_self(), #fn "_", rt, [&](Tensor*) { return fn(); });                            \
   }
 LOCUS_UNARY_INPLACE(tan, true)
 LOCUS_UNARY_INPLACE(asin, true)
@@ -706,11 +706,11 @@ LOCUS_UNARY_INPLACE(arctanh, true)
 LOCUS_UNARY_INPLACE(absolute, false)
 LOCUS_UNARY_INPLACE(negative, false)
 #undef LOCUS_UNARY_INPLACE
-Tensor& Tensor::logit_(std::optional<double> eps) {
+Tensor& Tensor::logit_(std::optional<double> eps) const {
   ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();
-  return inplace(*this, "logit_", rt, [&](Tensor*) { return logit(eps); });
+  return inplace(mut_self(), "logit_", rt, [&](Tensor*) { return logit(eps); });
 }
-Tensor& Tensor::clip_(std::optional<Scalar> min, std::optional<Scalar> max) { return clamp_(min, max); }
+Tensor& Tensor::clip_(std::optional<Scalar> min, std::optional<Scalar> max) const { return clamp_(min, max); }
 
 Tensor Tensor::hypot(const Tensor& other) const {
   ops::check_same_device("hypot", {{"self", this}, {"other", &other}});
@@ -761,10 +761,10 @@ Tensor Tensor::float_power(const Scalar& exponent) const { return to(kDouble).po
 Tensor Tensor::ldexp(const Tensor& other) const { return mul(locus::pow(2.0, other)); }
 
 #define LOCUS_INPLACE_T(fn)                                                                          \
-  Tensor& Tensor::fn##_(const Tensor& o) {                                                           \
+  Tensor& Tensor::fn##_(const Tensor& o) const {                                                           \
     ops::check_same_device(#fn "_", {{"self", this}, {"other", &o}});                                \
-    ops::check_no_partial_overlap(#fn "_", *this, o);                                                \
-    return ops::assign_result(*this, #fn "_", [&] { return fn(o); });                                 \
+    ops::check_no_partial_overlap(#fn "_", mut_self(), o);                                                \
+    return ops::assign_result(mut_self(), #fn "_", [&] { return fn(o); });                                 \
   }
 LOCUS_INPLACE_T(hypot)
 LOCUS_INPLACE_T(fmod)
@@ -775,48 +775,48 @@ LOCUS_INPLACE_T(floor_divide)
 LOCUS_INPLACE_T(true_divide)
 LOCUS_INPLACE_T(ldexp)
 #undef LOCUS_INPLACE_T
-Tensor& Tensor::logical_xor_(const Tensor& o) {
+Tensor& Tensor::logical_xor_(const Tensor& o) const {
   ops::check_same_device("logical_xor_", {{"self", this}, {"other", &o}});
-  return inplace(*this, "logical_xor_", scalar_type(), [&](Tensor*) { return logical_xor(o); }, &o);
+  return inplace(mut_self(), "logical_xor_", scalar_type(), [&](Tensor*) { return logical_xor(o); }, &o);
 }
-Tensor& Tensor::fmod_(const Scalar& o) {
-  return inplace(*this, "fmod_", result_of(*this, o), [&](Tensor*) { return fmod(o); });
+Tensor& Tensor::fmod_(const Scalar& o) const {
+  return inplace(mut_self(), "fmod_", result_of(mut_self(), o), [&](Tensor*) { return fmod(o); });
 }
-Tensor& Tensor::copysign_(const Scalar& o) {
+Tensor& Tensor::copysign_(const Scalar& o) const {
   ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();
-  return inplace(*this, "copysign_", rt, [&](Tensor*) { return copysign(o); });
+  return inplace(mut_self(), "copysign_", rt, [&](Tensor*) { return copysign(o); });
 }
-Tensor& Tensor::xlogy_(const Scalar& o) {
+Tensor& Tensor::xlogy_(const Scalar& o) const {
   ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();
-  return inplace(*this, "xlogy_", rt, [&](Tensor*) { return xlogy(o); });
+  return inplace(mut_self(), "xlogy_", rt, [&](Tensor*) { return xlogy(o); });
 }
-Tensor& Tensor::floor_divide_(const Scalar& o) {
-  return inplace(*this, "floor_divide_", result_of(*this, o), [&](Tensor*) { return floor_divide(o); });
+Tensor& Tensor::floor_divide_(const Scalar& o) const {
+  return inplace(mut_self(), "floor_divide_", result_of(mut_self(), o), [&](Tensor*) { return floor_divide(o); });
 }
-Tensor& Tensor::true_divide_(const Scalar& o) { return div_(o); }
-Tensor& Tensor::div_(const Tensor& o, std::optional<std::string_view> rounding_mode) {
+Tensor& Tensor::true_divide_(const Scalar& o) const { return div_(o); }
+Tensor& Tensor::div_(const Tensor& o, std::optional<std::string_view> rounding_mode) const {
   ops::check_same_device("div_", {{"self", this}, {"other", &o}});
   BinaryOp op = rounding_op("div_", rounding_mode);
-  ScalarType rt = rounding_result(op, result_of(*this, o));
-  return inplace(*this, "div_", rt, [&](Tensor*) { return div(o, rounding_mode); }, &o);
+  ScalarType rt = rounding_result(op, result_of(mut_self(), o));
+  return inplace(mut_self(), "div_", rt, [&](Tensor*) { return div(o, rounding_mode); }, &o);
 }
-Tensor& Tensor::div_(const Scalar& o, std::optional<std::string_view> rounding_mode) {
+Tensor& Tensor::div_(const Scalar& o, std::optional<std::string_view> rounding_mode) const {
   BinaryOp op = rounding_op("div_", rounding_mode);
-  ScalarType rt = rounding_result(op, result_of(*this, o));
-  return inplace(*this, "div_", rt, [&](Tensor*) { return div(o, rounding_mode); });
+  ScalarType rt = rounding_result(op, result_of(mut_self(), o));
+  return inplace(mut_self(), "div_", rt, [&](Tensor*) { return div(o, rounding_mode); });
 }
-Tensor& Tensor::float_power_(const Tensor& o) {
+Tensor& Tensor::float_power_(const Tensor& o) const {
   ops::check_same_device("float_power_", {{"self", this}, {"other", &o}});
   if (scalar_type() != kDouble)
     throw Error(std::string("[float_power_] the base must be float64 for an in-place float_power, got ") +
                 locus::toString(scalar_type()) + "; use float_power() instead.");
-  return inplace(*this, "float_power_", kDouble, [&](Tensor*) { return float_power(o); }, &o);
+  return inplace(mut_self(), "float_power_", kDouble, [&](Tensor*) { return float_power(o); }, &o);
 }
-Tensor& Tensor::float_power_(const Scalar& o) {
+Tensor& Tensor::float_power_(const Scalar& o) const {
   if (scalar_type() != kDouble)
     throw Error(std::string("[float_power_] the base must be float64 for an in-place float_power, got ") +
                 locus::toString(scalar_type()) + "; use float_power() instead.");
-  return inplace(*this, "float_power_", kDouble, [&](Tensor*) { return float_power(o); });
+  return inplace(mut_self(), "float_power_", kDouble, [&](Tensor*) { return float_power(o); });
 }
 
 Tensor tan(const Tensor& a) { return a.tan(); }
@@ -961,29 +961,29 @@ Tensor Tensor::bitwise_not() const {
   check_bitwise("bitwise_not", scalar_type(), false);
   return binary_scalar_impl(BinaryOp::BitXor, *this, all_ones(*this), false, nullptr);
 }
-Tensor& Tensor::bitwise_and_(const Tensor& o) { return bitwise_(BinaryOp::BitAnd, "bitwise_and_", *this, o); }
-Tensor& Tensor::bitwise_and_(const Scalar& o) { return bitwise_(BinaryOp::BitAnd, "bitwise_and_", *this, o); }
-Tensor& Tensor::bitwise_or_(const Tensor& o) { return bitwise_(BinaryOp::BitOr, "bitwise_or_", *this, o); }
-Tensor& Tensor::bitwise_or_(const Scalar& o) { return bitwise_(BinaryOp::BitOr, "bitwise_or_", *this, o); }
-Tensor& Tensor::bitwise_xor_(const Tensor& o) { return bitwise_(BinaryOp::BitXor, "bitwise_xor_", *this, o); }
-Tensor& Tensor::bitwise_xor_(const Scalar& o) { return bitwise_(BinaryOp::BitXor, "bitwise_xor_", *this, o); }
-Tensor& Tensor::bitwise_left_shift_(const Tensor& o) {
-  return bitwise_(BinaryOp::LShift, "bitwise_left_shift_", *this, o);
+Tensor& Tensor::bitwise_and_(const Tensor& o) const { return bitwise_(BinaryOp::BitAnd, "bitwise_and_", mut_self(), o); }
+Tensor& Tensor::bitwise_and_(const Scalar& o) const { return bitwise_(BinaryOp::BitAnd, "bitwise_and_", mut_self(), o); }
+Tensor& Tensor::bitwise_or_(const Tensor& o) const { return bitwise_(BinaryOp::BitOr, "bitwise_or_", mut_self(), o); }
+Tensor& Tensor::bitwise_or_(const Scalar& o) const { return bitwise_(BinaryOp::BitOr, "bitwise_or_", mut_self(), o); }
+Tensor& Tensor::bitwise_xor_(const Tensor& o) const { return bitwise_(BinaryOp::BitXor, "bitwise_xor_", mut_self(), o); }
+Tensor& Tensor::bitwise_xor_(const Scalar& o) const { return bitwise_(BinaryOp::BitXor, "bitwise_xor_", mut_self(), o); }
+Tensor& Tensor::bitwise_left_shift_(const Tensor& o) const {
+  return bitwise_(BinaryOp::LShift, "bitwise_left_shift_", mut_self(), o);
 }
-Tensor& Tensor::bitwise_left_shift_(const Scalar& o) {
-  return bitwise_(BinaryOp::LShift, "bitwise_left_shift_", *this, o);
+Tensor& Tensor::bitwise_left_shift_(const Scalar& o) const {
+  return bitwise_(BinaryOp::LShift, "bitwise_left_shift_", mut_self(), o);
 }
-Tensor& Tensor::bitwise_right_shift_(const Tensor& o) {
-  return bitwise_(BinaryOp::RShift, "bitwise_right_shift_", *this, o);
+Tensor& Tensor::bitwise_right_shift_(const Tensor& o) const {
+  return bitwise_(BinaryOp::RShift, "bitwise_right_shift_", mut_self(), o);
 }
-Tensor& Tensor::bitwise_right_shift_(const Scalar& o) {
-  return bitwise_(BinaryOp::RShift, "bitwise_right_shift_", *this, o);
+Tensor& Tensor::bitwise_right_shift_(const Scalar& o) const {
+  return bitwise_(BinaryOp::RShift, "bitwise_right_shift_", mut_self(), o);
 }
-Tensor& Tensor::bitwise_not_() {
+Tensor& Tensor::bitwise_not_() const {
   check_bitwise("bitwise_not_", scalar_type(), false);
-  Scalar ones = all_ones(*this);
-  return inplace(*this, "bitwise_not_", scalar_type(),
-                 [&](Tensor* s) { return binary_scalar_impl(BinaryOp::BitXor, *this, ones, false, s); });
+  Scalar ones = all_ones(mut_self());
+  return inplace(mut_self(), "bitwise_not_", scalar_type(),
+                 [&](Tensor* s) { return binary_scalar_impl(BinaryOp::BitXor, mut_self(), ones, false, s); });
 }
 
 Tensor bitwise_and(const Tensor& a, const Tensor& b) { return a.bitwise_and(b); }

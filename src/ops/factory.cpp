@@ -295,11 +295,11 @@ Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> delet
   return t;
 }
 
-Tensor& Tensor::uniform_(double from, double to) {
+Tensor& Tensor::uniform_(double from, double to) const {
   if (to < from) throw Error("[uniform_] expects from <= to, got from=" + std::to_string(from) + " > to=" + std::to_string(to) + ".");
   return copy_(rand(sizes(), options()) * (to - from) + from);
 }
-Tensor& Tensor::normal_(double mean, double std) {
+Tensor& Tensor::normal_(double mean, double std) const {
   if (std < 0) throw Error("[normal_] expects std >= 0.0, got std=" + std::to_string(std) + ".");
   return copy_(randn(sizes(), options()) * std + mean);
 }

@@ -156,36 +156,36 @@ void scatter_write(Tensor& self, int64_t d, const Tensor& idx, const Tensor& val
 }
 }  // namespace
 
-Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  if (autograd::should_record(*this)) autograd::check_inplace("scatter_add_", *this);
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
+  if (autograd::should_record(mut_self())) autograd::check_inplace("scatter_add_", mut_self());
   int64_t d = dim;
   Tensor s;
-  Tensor idx = check_scatter("scatter_add_", *this, d, index, &src, &s);
-  if (idx.numel() == 0) return *this;
-  run_index("scatter_add_", IndexOp::ScatterAdd, *this, s, idx, static_cast<int>(d));
-  return *this;
+  Tensor idx = check_scatter("scatter_add_", mut_self(), d, index, &src, &s);
+  if (idx.numel() == 0) return mut_self();
+  run_index("scatter_add_", IndexOp::ScatterAdd, mut_self(), s, idx, static_cast<int>(d));
+  return mut_self();
 }
 
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
-  if (autograd::should_record(*this)) autograd::check_inplace("scatter_", *this);
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
+  if (autograd::should_record(mut_self())) autograd::check_inplace("scatter_", mut_self());
   int64_t d = dim;
   Tensor s;
-  Tensor idx = check_scatter("scatter_", *this, d, index, &src, &s);
+  Tensor idx = check_scatter("scatter_", mut_self(), d, index, &src, &s);
   if (src.scalar_type() != scalar_type())  // as PyTorch: a float src is not truncated into an int self
     throw Error(std::string("[scatter_] expected self and src to have the same dtype, got ") +
                 dtype_name(scalar_type()) + " and " + dtype_name(src.scalar_type()) +
                 "; convert src with .to(self.scalar_type()).");
   NoGradGuard no_grad;
-  scatter_write(*this, d, idx, s);
-  return *this;
+  scatter_write(mut_self(), d, idx, s);
+  return mut_self();
 }
-Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
-  if (autograd::should_record(*this)) autograd::check_inplace("scatter_", *this);
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) const {
+  if (autograd::should_record(mut_self())) autograd::check_inplace("scatter_", mut_self());
   int64_t d = dim;
-  Tensor idx = check_scatter("scatter_", *this, d, index, nullptr, nullptr);
+  Tensor idx = check_scatter("scatter_", mut_self(), d, index, nullptr, nullptr);
   NoGradGuard no_grad;
-  scatter_write(*this, d, idx, full(index.sizes(), value, TensorOptions().dtype(scalar_type()).device(device())));
-  return *this;
+  scatter_write(mut_self(), d, idx, full(index.sizes(), value, TensorOptions().dtype(scalar_type()).device(device())));
+  return mut_self();
 }
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
   Tensor out;
@@ -233,15 +233,15 @@ Tensor index_add_positions(const char* op, const Tensor& self, int64_t& d, const
 }
 }  // namespace
 
-Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
-  if (autograd::should_record(*this)) autograd::check_inplace("index_add_", *this);
+Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) const {
+  if (autograd::should_record(mut_self())) autograd::check_inplace("index_add_", mut_self());
   int64_t d = dim;
-  Tensor pos = index_add_positions("index_add_", *this, d, index, source);
+  Tensor pos = index_add_positions("index_add_", mut_self(), d, index, source);
   Tensor src = alpha.toDouble() == 1.0 ? source : source * alpha;
   if (this->dim() == 0) {
     Tensor flat = reshape({1});
     flat.scatter_add_(0, pos, src.reshape({1}));
-    return *this;
+    return mut_self();
   }
   return scatter_add_(d, pos, src);
 }

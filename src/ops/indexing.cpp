@@ -259,20 +259,20 @@ Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
 }
 Tensor Tensor::index(const std::vector<TensorIndex>& indices) const { return index_impl(*this, indices); }
 
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
-  index_put_impl(*this, std::vector<TensorIndex>(indices), value);
-  return *this;
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) const {
+  index_put_impl(mut_self(), std::vector<TensorIndex>(indices), value);
+  return mut_self();
 }
-Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) {
-  index_put_impl(*this, indices, value);
-  return *this;
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) const {
+  index_put_impl(mut_self(), indices, value);
+  return mut_self();
 }
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) {
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) const {
   return index_put_(std::vector<TensorIndex>(indices), value);
 }
-Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Scalar& value) {
-  index_put_impl(*this, indices, full({}, value, TensorOptions().dtype(scalar_type()).device(device())));
-  return *this;
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Scalar& value) const {
+  index_put_impl(mut_self(), indices, full({}, value, TensorOptions().dtype(scalar_type()).device(device())));
+  return mut_self();
 }
 
 Tensor Tensor::nonzero() const {

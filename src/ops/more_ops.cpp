@@ -118,11 +118,11 @@ Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value)
 Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Tensor& value) const {
   return index_fill_impl(*this, dim, index, &value, nullptr);
 }
-Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
-  return ops::assign_result(*this, "index_fill_", [&] { return index_fill(dim, index, value); });
+Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const {
+  return ops::assign_result(mut_self(), "index_fill_", [&] { return index_fill(dim, index, value); });
 }
-Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& value) {
-  return ops::assign_result(*this, "index_fill_", [&] { return index_fill(dim, index, value); });
+Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const {
+  return ops::assign_result(mut_self(), "index_fill_", [&] { return index_fill(dim, index, value); });
 }
 
 Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
@@ -146,8 +146,8 @@ Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
   Tensor taken = source.reshape({-1}).index_select(0, pos.clamp_min(0));
   return where(m, taken, self_flat).reshape(shape);
 }
-Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
-  return ops::assign_result(*this, "masked_scatter_", [&] { return masked_scatter(mask, source); });
+Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) const {
+  return ops::assign_result(mut_self(), "masked_scatter_", [&] { return masked_scatter(mask, source); });
 }
 
 Tensor Tensor::take(const Tensor& index) const {
@@ -171,8 +171,8 @@ Tensor Tensor::put(const Tensor& index, const Tensor& source, bool accumulate) c
   Tensor r = accumulate ? flat.index_add(0, idx, src) : flat.scatter(0, idx, src);
   return r.reshape(sizes());
 }
-Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) {
-  return ops::assign_result(*this, "put_", [&] { return put(index, source, accumulate); });
+Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) const {
+  return ops::assign_result(mut_self(), "put_", [&] { return put(index, source, accumulate); });
 }
 
 // ---- shapes --------------------------------------------------------------------------------------
@@ -242,8 +242,8 @@ Tensor Tensor::renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const
   Tensor factor = where(nrm > maxnorm, maxnorm.toDouble() / (nrm + 1e-7), 1.0);
   return mul(factor);
 }
-Tensor& Tensor::renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) {
-  return ops::assign_result(*this, "renorm_", [&] { return renorm(p, dim, maxnorm); });
+Tensor& Tensor::renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const {
+  return ops::assign_result(mut_self(), "renorm_", [&] { return renorm(p, dim, maxnorm); });
 }
 
 // ---- products ----------------------------------------------------------------------------------------
@@ -284,17 +284,17 @@ Tensor Tensor::addr(const Tensor& v1, const Tensor& v2, const Scalar& beta, cons
   check_dims("addr", v2, 1, "vec2");
   return add_scaled(*this, v1.outer(v2), beta, alpha);
 }
-Tensor& Tensor::baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
-  return ops::assign_result(*this, "baddbmm_", [&] { return baddbmm(b1, b2, beta, alpha); });
+Tensor& Tensor::baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) const {
+  return ops::assign_result(mut_self(), "baddbmm_", [&] { return baddbmm(b1, b2, beta, alpha); });
 }
-Tensor& Tensor::addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) {
-  return ops::assign_result(*this, "addbmm_", [&] { return addbmm(b1, b2, beta, alpha); });
+Tensor& Tensor::addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) const {
+  return ops::assign_result(mut_self(), "addbmm_", [&] { return addbmm(b1, b2, beta, alpha); });
 }
-Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
-  return ops::assign_result(*this, "addmv_", [&] { return addmv(mat, vec, beta, alpha); });
+Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) const {
+  return ops::assign_result(mut_self(), "addmv_", [&] { return addmv(mat, vec, beta, alpha); });
 }
-Tensor& Tensor::addr_(const Tensor& v1, const Tensor& v2, const Scalar& beta, const Scalar& alpha) {
-  return ops::assign_result(*this, "addr_", [&] { return addr(v1, v2, beta, alpha); });
+Tensor& Tensor::addr_(const Tensor& v1, const Tensor& v2, const Scalar& beta, const Scalar& alpha) const {
+  return ops::assign_result(mut_self(), "addr_", [&] { return addr(v1, v2, beta, alpha); });
 }
 
 // ---- free functions ------------------------------------------------------------------------------

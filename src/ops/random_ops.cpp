@@ -55,14 +55,14 @@ int64_t dtype_top(ScalarType t) {
 
 }  // namespace
 
-Tensor& Tensor::bernoulli_(double p) {
-  check_defined(*this, "bernoulli_");
+Tensor& Tensor::bernoulli_(double p) const {
+  check_defined(mut_self(), "bernoulli_");
   if (!(p >= 0 && p <= 1)) throw Error("[bernoulli_] expects 0 <= p <= 1, but got p=" + number_str(p) + ".");
-  return copy_(uniform_like(*this).lt(p));
+  return copy_(uniform_like(mut_self()).lt(p));
 }
 
-Tensor& Tensor::bernoulli_(const Tensor& p) {
-  check_defined(*this, "bernoulli_");
+Tensor& Tensor::bernoulli_(const Tensor& p) const {
+  check_defined(mut_self(), "bernoulli_");
   check_defined(p, "bernoulli_");
   check_same_device("bernoulli_", {{"self", this}, {"p", &p}});
   Tensor probs = p.to(kDouble);
@@ -84,8 +84,8 @@ Tensor Tensor::bernoulli(double p) const {
   return out.bernoulli_(p);
 }
 
-Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to) {
-  check_defined(*this, "random_");
+Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to) const {
+  check_defined(mut_self(), "random_");
   const int64_t top = dtype_top(scalar_type());
   const int64_t hi = to ? *to : (top == INT64_MAX ? INT64_MAX : top + 1);
   if (from >= hi)
@@ -107,32 +107,32 @@ Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to) {
   return copy_(r + from);
 }
 
-Tensor& Tensor::random_(int64_t to) { return random_(0, to); }
-Tensor& Tensor::random_() { return random_(0, std::nullopt); }
+Tensor& Tensor::random_(int64_t to) const { return random_(0, to); }
+Tensor& Tensor::random_() const { return random_(0, std::nullopt); }
 
-Tensor& Tensor::exponential_(double lambd) {
-  check_float(*this, "exponential_");
+Tensor& Tensor::exponential_(double lambd) const {
+  check_float(mut_self(), "exponential_");
   if (!(lambd > 0)) throw Error("[exponential_] expects lambda > 0.0, but found lambda=" + number_str(lambd) + ".");
   // -log(1 - u) / lambda with u in [0, 1): finite and >= 0
-  return copy_((uniform_like(*this) * -1.0).log1p() * (-1.0 / lambd));
+  return copy_((uniform_like(mut_self()) * -1.0).log1p() * (-1.0 / lambd));
 }
 
-Tensor& Tensor::geometric_(double p) {
-  check_defined(*this, "geometric_");
+Tensor& Tensor::geometric_(double p) const {
+  check_defined(mut_self(), "geometric_");
   if (!(p > 0 && p < 1)) throw Error("[geometric_] expects p to be in (0, 1), but got p=" + number_str(p) + ".");
   // the number of trials to the first success: ceil(log(1 - u) / log(1 - p)), at least 1
-  Tensor k = ((uniform_like(*this) * -1.0).log1p() / std::log1p(-p)).ceil().clamp_min(1);
+  Tensor k = ((uniform_like(mut_self()) * -1.0).log1p() / std::log1p(-p)).ceil().clamp_min(1);
   return copy_(k);
 }
 
-Tensor& Tensor::log_normal_(double mean, double std) {
-  check_float(*this, "log_normal_");
+Tensor& Tensor::log_normal_(double mean, double std) const {
+  check_float(mut_self(), "log_normal_");
   if (!(std > 0)) throw Error("[log_normal_] expects std > 0.0, but found std=" + number_str(std) + ".");
   return copy_((randn(sizes(), TensorOptions().device(device()).dtype(kDouble)) * std + mean).exp());
 }
 
-Tensor& Tensor::cauchy_(double median, double sigma) {
-  check_float(*this, "cauchy_");
+Tensor& Tensor::cauchy_(double median, double sigma) const {
+  check_float(mut_self(), "cauchy_");
   if (!(sigma > 0)) throw Error("[cauchy_] expects sigma > 0.0, but found sigma=" + number_str(sigma) + ".");
   Tensor a = (rand(sizes(), TensorOptions().device(device()).dtype(kDouble)) - 0.5) * std::numbers::pi;
   return copy_(a.sin() / a.cos() * sigma + median);  // median + sigma * tan(pi (u - 1/2))

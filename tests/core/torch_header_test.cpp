@@ -150,3 +150,29 @@ TEST(TorchHeader, HandWrittenAdamStepMatchesTheOptimizer) {
   EXPECT_FALSE(torch::equal(a, w0));
   EXPECT_TRUE(torch::allclose(a, b, 1e-5, 1e-7)) << a - b;
 }
+
+// In-place ops are const members, as libtorch's (a Tensor is a handle): they work through
+// grad()'s const reference, const references and range-for over const parameters, and change the
+// tensor the reference names.
+TEST(TorchHeader, InPlaceOpsThroughConstReferencesAsLibtorch) {
+  torch::Tensor x = torch::ones({3}, torch::requires_grad());
+  (x * 2).sum().backward();
+  EXPECT_EQ(x.grad().sum().item<float>(), 6.0f);
+  x.grad().zero_();
+  EXPECT_EQ(x.grad().sum().item<float>(), 0.0f);
+  const torch::Tensor& c = torch::zeros({2});
+  c.add_(1).mul_(3);
+  EXPECT_EQ(c.sum().item<float>(), 6.0f);
+  torch::nn::Linear lin(2, 2);
+  for (const auto& p : lin->parameters()) p.requires_grad_(false);
+  for (const auto& p : lin->parameters()) EXPECT_FALSE(p.requires_grad());
+  auto reset = [](const torch::Tensor& t) {
+    torch::NoGradGuard no_grad;
+    t.uniform_(-1, 1).clamp_(-0.5, 0.5);
+  };
+  reset(lin->weight);
+  EXPECT_LE(lin->weight.abs().max().item<float>(), 0.5f);
+  const torch::Tensor& same = x.grad().fill_(2);
+  EXPECT_TRUE(same.is_same(x.grad()));
+  EXPECT_EQ(x.grad().sum().item<float>(), 6.0f);
+}

@@ -151,7 +151,7 @@ TEST_P(Composite, Gradients) {
 TEST_P(Composite, InPlaceUnaryMatchesOutOfPlace) {
   const Tensor x = tensor({0.25, 1.5, 2.0, 0.75}, o());
   using Op = Tensor (Tensor::*)() const;
-  using InPlace = Tensor& (Tensor::*)();
+  using InPlace = Tensor& (Tensor::*)() const;
   struct Case {
     const char* name;
     Op op;

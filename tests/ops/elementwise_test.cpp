@@ -127,7 +127,7 @@ TEST_P(Elementwise, UnaryFreeFunctionsLog1pExpm1Erf) {
             "log2");
   EXPECT_EQ(values(locus::reciprocal(q)), (V{4, 0.25}));
   // the in-place forms give the out-of-place results
-  auto in_place = [](const Tensor& t, Tensor& (Tensor::*op_)(), Tensor (Tensor::*op)() const) {
+  auto in_place = [](const Tensor& t, Tensor& (Tensor::*op_)() const, Tensor (Tensor::*op)() const) {
     Tensor y = t.clone();
     (y.*op_)();
     return y.equal((t.*op)());
