@@ -78,6 +78,14 @@ class TypeMeta {
   ScalarType t_;
 };
 
+/// Prints a dtype as libtorch prints a TypeMeta, its C++ type name ("float", "long int"), in the
+/// libtorch print style (locus/printing.h, chosen by <locus/torch.h>); as its ScalarType ("Float")
+/// in locus's default style.
+std::ostream& operator<<(std::ostream& os, TypeMeta t);
+/// libtorch's conversions between the two (c10::typeMetaToScalarType, scalarTypeToTypeMeta).
+constexpr ScalarType typeMetaToScalarType(TypeMeta t) noexcept { return t.toScalarType(); }
+constexpr TypeMeta scalarTypeToTypeMeta(ScalarType t) noexcept { return TypeMeta(t); }
+
 /// Maps a C++ type to its ScalarType: CppTypeToScalarType<float>::value == kFloat.
 template <typename T> struct CppTypeToScalarType;
 template <> struct CppTypeToScalarType<uint8_t> { static constexpr ScalarType value = kByte; };

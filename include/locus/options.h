@@ -53,6 +53,11 @@ inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }
 inline TensorOptions requires_grad(bool b = true) { return TensorOptions().requires_grad(b); }
 inline TensorOptions layout(Layout l) { return TensorOptions().layout(l); }
 
+/// In locus's default print style: TensorOptions(dtype=float32, device=cpu, requires_grad=false,
+/// pinned_memory=false); in the libtorch style (locus/printing.h) libtorch's text,
+/// TensorOptions(dtype=float, device=cpu, layout=Strided, requires_grad=false (default), ...).
 std::ostream& operator<<(std::ostream& os, const TensorOptions& o);
+/// "Strided", as libtorch prints its layout.
+std::ostream& operator<<(std::ostream& os, Layout layout);
 
 }  // namespace locus

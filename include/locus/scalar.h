@@ -1,6 +1,7 @@
 #pragma once
 // Scalar: a number of any of our dtypes' categories (bool, integer, floating).
 #include <cstdint>
+#include <ostream>
 #include <type_traits>
 
 #include "locus/dtype.h"
@@ -50,5 +51,9 @@ template <> inline int8_t Scalar::to<int8_t>() const { return static_cast<int8_t
 template <> inline int16_t Scalar::to<int16_t>() const { return static_cast<int16_t>(toLong()); }
 template <> inline Half Scalar::to<Half>() const { return Half(toFloat()); }
 template <> inline BFloat16 Scalar::to<BFloat16>() const { return BFloat16(toFloat()); }
+
+/// As libtorch prints a Scalar: a floating-point value as a double (the stream's format), a bool
+/// as true / false, an integer as an int64.
+std::ostream& operator<<(std::ostream& os, const Scalar& s);
 
 }  // namespace locus

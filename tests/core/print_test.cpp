@@ -128,3 +128,36 @@ TEST(LibtorchPrint, ModulesPrintTorchNnNamesInTheLibtorchStyle) {
 }
 
 }  // namespace
+
+namespace {
+
+// The other things libtorch programs print, as libtorch 1.13 printed them (d6 of the stop-46
+// differential run): a dtype as its C++ type name, a Scalar, the layout, a tensor's options.
+TEST(LibtorchPrint, DtypesScalarsLayoutAndOptions) {
+  const torch::Tensor t = torch::ones({2, 3});
+  auto text = [](auto&&... parts) {
+    std::ostringstream s;
+    ((s << parts << "|"), ...);
+    return s.str();
+  };
+  // locus's default style: dtypes by their ScalarType names
+  EXPECT_EQ(text(t.dtype(), t.to(torch::kLong).dtype()), "Float|Long|");
+  StyleScope style(locus::PrintStyle::kLibtorch);
+  EXPECT_EQ(text(t.dtype(), t.scalar_type(), t.device(), t.sizes(), t.strides()), "float|Float|cpu|[2, 3]|[3, 1]|");
+  EXPECT_EQ(text(t.to(torch::kInt).dtype(), t.to(torch::kDouble).dtype(), t.to(torch::kLong).dtype(),
+                 t.to(torch::kHalf).dtype(), t.to(torch::kBFloat16).dtype(), t.to(torch::kByte).dtype(),
+                 t.to(torch::kChar).dtype(), t.to(torch::kShort).dtype(), t.to(torch::kBool).dtype()),
+            "int|double|long int|c10::Half|c10::BFloat16|unsigned char|signed char|short int|bool|");
+  EXPECT_EQ(text(t.sum().item(), torch::tensor(3).item(), torch::tensor(true).item(), torch::tensor(2.5).item()),
+            "6|3|true|2.5|");
+  EXPECT_EQ(text(t.layout(), t.dtype().name(), t.dtype().itemsize(), torch::typeMetaToScalarType(t.dtype())),
+            "Strided|float|4|Float|");
+  EXPECT_EQ(text(t.options()),
+            "TensorOptions(dtype=float, device=cpu, layout=Strided, requires_grad=false (default), "
+            "pinned_memory=false (default), memory_format=(nullopt))|");
+  EXPECT_EQ(text(torch::TensorOptions()),
+            "TensorOptions(dtype=float (default), device=cpu (default), layout=Strided (default), requires_grad=false "
+            "(default), pinned_memory=false (default), memory_format=(nullopt))|");
+}
+
+}  // namespace
