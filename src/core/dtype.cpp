@@ -1,5 +1,4 @@
 #include "locus/dtype.h"
-#include "locus/printing.h"
 
 #include <atomic>
 #include <ostream>
@@ -103,10 +102,5 @@ void set_default_dtype(ScalarType t) {
 }
 
 std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << toString(t); }
-
-std::ostream& operator<<(std::ostream& os, TypeMeta t) {
-  if (print_style() == PrintStyle::kLibtorch) return os << t.name();
-  return os << t.toScalarType();
-}
 
 }  // namespace locus

@@ -13,8 +13,10 @@ std::ostream& operator<<(std::ostream& os, const TensorOptions& o) {
   if (print_style() == PrintStyle::kLibtorch) {
     // libtorch's: each property, " (default)" after those not set (locus does not record whether
     // the layout, requires_grad and pinned_memory were set: the layout counts as set with a dtype
-    // or a device, the flags when true)
+    // or a device, the flags when true). libtorch writes the flags with std::boolalpha and leaves
+    // it set on the stream, so a program's later bools print as true / false: so does this.
     const bool set = o.has_dtype() || o.has_device();
+    os << std::boolalpha;
     auto dflt = [](bool has) { return has ? "" : " (default)"; };
     return os << "TensorOptions(dtype=" << TypeMeta(o.dtype()).name() << dflt(o.has_dtype()) << ", device=" << o.device()
               << dflt(o.has_device()) << ", layout=" << o.layout() << dflt(set)

@@ -318,6 +318,12 @@ void lt_matrix(std::ostream& os, const double* v, int64_t rows, int64_t cols, in
 }  // namespace
 
 void set_print_style(PrintStyle style) { g_print_style.store(style, std::memory_order_relaxed); }
+
+// (here rather than in dtype.cpp, which the checkpoint parsers' fuzz build links without printing)
+std::ostream& operator<<(std::ostream& os, TypeMeta t) {
+  if (print_style() == PrintStyle::kLibtorch) return os << t.name();
+  return os << t.toScalarType();
+}
 PrintStyle print_style() { return g_print_style.load(std::memory_order_relaxed); }
 
 std::ostream& print(std::ostream& os, const Tensor& t, int64_t linesize) {

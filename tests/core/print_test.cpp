@@ -155,6 +155,9 @@ TEST(LibtorchPrint, DtypesScalarsLayoutAndOptions) {
   EXPECT_EQ(text(t.options()),
             "TensorOptions(dtype=float, device=cpu, layout=Strided, requires_grad=false (default), "
             "pinned_memory=false (default), memory_format=(nullopt))|");
+  std::ostringstream after;
+  after << torch::TensorOptions() << " " << true;  // libtorch leaves std::boolalpha set
+  EXPECT_EQ(after.str().substr(after.str().size() - 5), " true");
   EXPECT_EQ(text(torch::TensorOptions()),
             "TensorOptions(dtype=float (default), device=cpu (default), layout=Strided (default), requires_grad=false "
             "(default), pinned_memory=false (default), memory_format=(nullopt))|");
