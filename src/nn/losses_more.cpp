@@ -150,7 +150,7 @@ struct CtcLossFunction : autograd::Function<CtcLossFunction> {
       nll.data_ptr<double>()[b] = ctc_alpha(h, b, alpha.data_ptr<double>() + b * h.T * h.width);
     ctx->saved_data["lp"] = h.lp;
     ctx->saved_data["alpha"] = alpha;
-    ctx->saved_data["nll"] = nll;
+    ctx->saved_data["nll"] = nll.detach();  // (nll may be the output itself: no node -> ctx -> output cycle)
     ctx->saved_data["blank"] = h.blank;
     ctx->saved_data["width"] = h.width;
     ctx->saved_data["zero_infinity"] = zero_infinity;
@@ -362,7 +362,7 @@ struct CrossMapLRN2dFunction : autograd::Function<CrossMapLRN2dFunction> {
     Tensor output = s.pow(-o.beta()) * input;
     ctx->saved_data["scale"] = s;
     ctx->saved_data["input"] = input;
-    ctx->saved_data["output"] = output;
+    ctx->saved_data["output"] = output.detach();  // an alias: the output itself would hold its node (a cycle)
     ctx->saved_data["size"] = size;
     ctx->saved_data["alpha"] = o.alpha();
     ctx->saved_data["beta"] = o.beta();
