@@ -10,6 +10,7 @@
 #include <atomic>
 #include <queue>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -62,10 +63,34 @@ struct FunctionNode : Node, std::enable_shared_from_this<FunctionNode> {
   // linked back to this node as its output, as PyTorch's SavedVariable restores a saved output's
   // grad_fn, so the derivative through the saved result is part of the second derivative.
   std::vector<std::weak_ptr<TensorImpl>> saved_outputs_;
+  // The storage versions of what fn_ reads (its saved outputs; its inputs unless the formula reads
+  // none of their values), as recorded: a later in-place write makes the backward throw.
+  struct SavedVersion {
+    std::weak_ptr<Storage> storage;
+    uint32_t version;
+    int input;  // -1: a saved output
+  };
+  std::vector<SavedVersion> versions_;
   void set_edges(std::vector<Edge> e) { next_edges_ = std::move(e); }
   std::string name() const override { return name_; }
+  void check_versions() const {
+    for (const SavedVersion& v : versions_) {
+      std::shared_ptr<Storage> st = v.storage.lock();
+      if (!st) continue;
+      uint32_t now = st->version.load(std::memory_order_relaxed);
+      if (now == v.version) continue;
+      std::string what = v.input < 0 ? "the result of " + std::string(name_) + ", which its backward saved,"
+                                     : "input " + std::to_string(v.input) + " of " + std::string(name_) +
+                                           ", which its backward reads,";
+      throw Error("[backward] one of the variables needed for gradient computation has been modified by an "
+                  "in-place operation: " + what + " is at version " + std::to_string(now) + "; expected version " +
+                  std::to_string(v.version) + ". Use the out-of-place form of the later in-place op (or clone() "
+                  "the tensor before modifying it).");
+    }
+  }
   variable_list apply(variable_list&& grads) override {
     if (!fn_) throw Error(std::string(name_) + ": " + kSecondBackward);
+    if (!versions_.empty()) check_versions();
     std::vector<std::shared_ptr<TensorImpl>> linked;
     if (detail::grad_enabled && !saved_outputs_.empty()) {
       std::shared_ptr<Node> self = shared_from_this();
@@ -322,6 +347,20 @@ Edge gradient_edge(const Tensor& t) {
 }
 
 namespace {
+// Formulas that read no input's values (only shapes, dtypes and devices, or their saved result):
+// an in-place write to such an input after the op does not change its gradient, so the node keeps
+// no version of its inputs (a view's node does: its gradient assumes the base's history it saw).
+bool reads_no_input_values(const char* name) {
+  static const std::unordered_set<std::string_view> names = {
+      "AddBackward0",    "AddBackward1",       "SubBackward0",       "SubBackward1",    "RsubBackward1",
+      "MulBackward1",    "DivBackward1",       "NegBackward0",       "ExpBackward0",    "SqrtBackward0",
+      "RsqrtBackward0",  "ReluBackward0",      "SigmoidBackward0",   "TanhBackward0",   "Expm1Backward0",
+      "Exp2Backward0",   "SignBackward0",      "TruncBackward0",     "FmodBackward0",   "SumBackward1",
+      "MeanBackward1",   "LogSoftmaxBackward0", "SoftmaxBackward0",  "CloneBackward0",  "ToCopyBackward0",
+      "IndexSelectBackward0", "GatherBackward0", "CatBackward0",     "CopyBackwards"};
+  return names.count(name) != 0;
+}
+
 template <class List>
 void record_impl(const char* name, Tensor& result, const List& inputs, BackwardFn&& fn) {
   std::vector<std::weak_ptr<TensorImpl>> saved = std::move(pending_saved_outputs);
@@ -336,20 +375,32 @@ void record_impl(const char* name, Tensor& result, const List& inputs, BackwardF
   auto node = std::make_shared<FunctionNode>();
   node->name_ = name;
   node->fn_ = std::move(fn);
+  TensorImpl* impl = result.unsafeGetTensorImpl();
+  for (const auto& w : saved)
+    if (std::shared_ptr<TensorImpl> s = w.lock(); s && s->storage)
+      node->versions_.push_back({s->storage, s->storage->version.load(std::memory_order_relaxed), -1});
   node->saved_outputs_ = std::move(saved);
+  const bool reads_inputs = !reads_no_input_values(name);
+  bool is_view = false;
   std::vector<Edge> edges;
   edges.reserve(inputs.size());
   node->input_devices_.reserve(inputs.size());
+  int k = 0;
   for (const Tensor* t : inputs) {
     edges.push_back(t->defined() ? gradient_edge(*t) : Edge{});
     node->input_devices_.push_back(t->defined() ? t->device() : Device(kCPU));
+    if (const TensorImpl* in = t->unsafeGetTensorImpl(); in != nullptr && in->storage) {
+      is_view = is_view || in->storage == impl->storage;
+      if (reads_inputs) node->versions_.push_back({in->storage, in->storage->version.load(std::memory_order_relaxed), k});
+    }
+    ++k;
   }
   node->set_edges(std::move(edges));
-  TensorImpl* impl = result.unsafeGetTensorImpl();
   if (!impl->autograd) impl->autograd = std::make_shared<AutogradMeta>();
   impl->autograd->requires_grad = true;
   impl->autograd->grad_fn = std::move(node);
   impl->autograd->output_nr = 0;
+  impl->autograd->is_view = is_view;
 }
 }  // namespace
 
@@ -364,6 +415,35 @@ void record(const char* name, Tensor& result, std::initializer_list<const Tensor
 }
 void record(const char* name, Tensor& result, const std::vector<const Tensor*>& inputs, BackwardFn fn) {
   record_impl(name, result, inputs, std::move(fn));
+}
+
+void check_inplace_graph(const char* op, const Tensor& self) {
+  if (!detail::grad_enabled || !requires_grad_fast(self)) return;
+  const AutogradMeta& m = *self.impl()->autograd;
+  if (!m.grad_fn)
+    throw Error("[" + std::string(op) + "] a leaf Variable that requires grad is being used in an in-place operation. "
+                "Wrap the update in locus::NoGradGuard, or use the out-of-place form.");
+  if (m.is_view)
+    throw Error("[" + std::string(op) + "] the tensor is a view (" + m.grad_fn->name() + ") of a tensor in the "
+                "autograd graph, and locus does not record in-place operations on views; use the out-of-place "
+                "form, or modify a clone() of the view.");
+}
+
+void rebase_history(const Tensor& self, const Tensor& r) {
+  const TensorImpl* ri = r.unsafeGetTensorImpl();
+  if (ri == nullptr || !ri->autograd || !ri->autograd->grad_fn) return;
+  TensorImpl* impl = self.unsafeGetTensorImpl();
+  if (!impl->autograd) impl->autograd = std::make_shared<AutogradMeta>();
+  impl->autograd->requires_grad = true;
+  impl->autograd->grad_fn = ri->autograd->grad_fn;
+  impl->autograd->output_nr = ri->autograd->output_nr;
+  impl->autograd->is_view = false;
+}
+
+Tensor inplace_source(const char* op, const Tensor& self) {
+  if (!should_record(self)) return self;
+  check_inplace_graph(op, self);
+  return self.clone();
 }
 
 void check_inplace(const char* op, const Tensor& self) {

@@ -582,6 +582,18 @@ void on_to(Tensor& out, const Tensor& in) {
   record("ToCopyBackward0", out, {&in}, [d, t](const Tensor& g) -> variable_list { return {g.to(d, t)}; });
 }
 
+void on_copy_(const Tensor& self, const Tensor& src) {
+  Tensor out = self.detach();  // the node's output; self takes its place below
+  DimVector s(src.sizes());
+  ScalarType t = src.scalar_type();
+  Device d = src.device();
+  const bool has_self = requires_grad_fast(self);
+  record("CopyBackwards", out, {&self, &src}, [s, t, d, has_self](const Tensor& g) -> variable_list {
+    return {has_self ? zeros_like(g) : Tensor(), sum_to(g, s).to(d, t)};
+  });
+  rebase_history(self, out);
+}
+
 void on_clone(Tensor& out, const Tensor& in) {
   record("CloneBackward0", out, {&in}, [](const Tensor& g) -> variable_list { return {g}; });
 }

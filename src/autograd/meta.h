@@ -17,6 +17,7 @@ struct AutogradMeta {
   std::shared_ptr<Node> grad_fn;  // the node that produced a non-leaf
   uint32_t output_nr = 0;         // which output of grad_fn this tensor is
   bool retains_grad = false;
+  bool is_view = false;           // grad_fn made this tensor as a view of its input's storage
   std::weak_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad node, while the graph holds it
   // register_post_accumulate_grad_hook: (handle, hook), run after each accumulation into grad
   std::vector<std::pair<uint64_t, std::function<void(const Tensor&)>>> post_acc_hooks;

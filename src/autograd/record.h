@@ -53,7 +53,29 @@ Tensor saved_output(const Tensor& out);
 Edge gradient_edge(const Tensor& t);
 
 /// Throws when an in-place op would modify a tensor that requires grad while grad mode is on.
+/// For the ops that cannot be recorded in place (fill_, scatter_, index_put_, ...).
 void check_inplace(const char* op, const Tensor& self);
+
+// ---- in-place ops in the graph (PyTorch's rebase_history) ----------------------------------
+// An in-place op on a tensor in the graph (or with an operand that requires grad) computes its
+// result out of place from a clone of self (so the formula saves the old values), writes it into
+// self's storage and makes self the output of that result's node. Each in-place write bumps the
+// storage's version; a node whose saved tensor was written afterwards throws in backward.
+
+/// Throws when `self` cannot be modified in place with autograd recording: a leaf that requires
+/// grad, or a view of a tensor in the graph.
+void check_inplace_graph(const char* op, const Tensor& self);
+/// Makes `self` (just overwritten with `r`'s values) the output of `r`'s grad_fn.
+void rebase_history(const Tensor& self, const Tensor& r);
+/// One more in-place write to `t`'s storage.
+inline void bump_version(const Tensor& t) {
+  if (TensorImpl* i = t.unsafeGetTensorImpl(); i != nullptr && i->storage)
+    i->storage->version.fetch_add(1, std::memory_order_relaxed);
+}
+/// `self` for an in-place op that computes `self.op(...)` out of place then copies it back: a
+/// clone while grad mode is on and self requires grad (the op's formula may save self, which the
+/// copy overwrites), else self itself.
+Tensor inplace_source(const char* op, const Tensor& self);
 
 /// `g` summed down to `shape` (undoing broadcasting), in `like`'s dtype, on `like`'s device.
 Tensor reduce_grad(const Tensor& g, const Tensor& like);
@@ -79,6 +101,8 @@ void on_restrict(Tensor& out, const Tensor& in, std::function<Tensor(const Tenso
 void on_as_strided(Tensor& out, const Tensor& in);
 void on_to(Tensor& out, const Tensor& in);
 void on_clone(Tensor& out, const Tensor& in);
+/// self.copy_(src) recorded (after the copy): self becomes the output of a CopyBackwards node.
+void on_copy_(const Tensor& self, const Tensor& src);
 void on_index_select(Tensor& out, const Tensor& in, int64_t dim, const Tensor& idx);
 void on_gather(Tensor& out, const Tensor& in, int64_t dim, const Tensor& idx);
 void on_scatter_add(Tensor& out, const Tensor& self, int64_t dim, const Tensor& idx, const Tensor& src);

@@ -22,6 +22,10 @@ struct Storage {
   std::function<void(void*)> deleter;   // from_blob
   memory::PinnedBlock pinned;           // pinned host memory (cpu tensors only)
   size_t nbytes = 0;
+  // Bumped by every in-place write (PyTorch's version counter, shared by a tensor, its views and
+  // its detached aliases): a backward formula whose saved tensor changed since it was saved throws
+  // instead of computing with the new values (autograd/engine.cpp).
+  std::atomic<uint32_t> version{0};
 
   // A device->host copy still in flight into this storage (non_blocking to cpu): the first host
   // access waits on it. Also used for async host->device reads from pinned memory so the pinned

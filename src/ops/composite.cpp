@@ -72,7 +72,7 @@ Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value) 
   return add(prod.mul(t2));
 }
 Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
-  return ops::assign_result(mut_self(), "addcmul_", [&] { return addcmul(t1, t2, value); });
+  return ops::assign_result(mut_self(), "addcmul_", [&](const Tensor& me) { return me.addcmul(t1, t2, value); });
 }
 Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
   check_addc("addcdiv", *this, t1, t2, value);
@@ -81,7 +81,7 @@ Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value) 
   return add(num.div(t2));
 }
 Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
-  return ops::assign_result(mut_self(), "addcdiv_", [&] { return addcdiv(t1, t2, value); });
+  return ops::assign_result(mut_self(), "addcdiv_", [&](const Tensor& me) { return me.addcdiv(t1, t2, value); });
 }
 
 Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const {
@@ -96,16 +96,16 @@ Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
   return where(weight.abs().lt(0.5), add(weight * diff), end - diff * (1 - weight));
 }
 Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) const {
-  return ops::assign_result(mut_self(), "lerp_", [&] { return lerp(end, weight); });
+  return ops::assign_result(mut_self(), "lerp_", [&](const Tensor& me) { return me.lerp(end, weight); });
 }
 Tensor& Tensor::lerp_(const Tensor& end, const Tensor& weight) const {
-  return ops::assign_result(mut_self(), "lerp_", [&] { return lerp(end, weight); });
+  return ops::assign_result(mut_self(), "lerp_", [&](const Tensor& me) { return me.lerp(end, weight); });
 }
 Tensor& Tensor::pow_(const Scalar& exponent) const {
-  return ops::assign_result(mut_self(), "pow_", [&] { return pow(exponent); });
+  return ops::assign_result(mut_self(), "pow_", [&](const Tensor& me) { return me.pow(exponent); });
 }
 Tensor& Tensor::pow_(const Tensor& exponent) const {
-  return ops::assign_result(mut_self(), "pow_", [&] { return pow(exponent); });
+  return ops::assign_result(mut_self(), "pow_", [&](const Tensor& me) { return me.pow(exponent); });
 }
 
 Tensor Tensor::dot(const Tensor& other) const {
@@ -146,10 +146,10 @@ Tensor Tensor::outer(const Tensor& vec2) const {
 Tensor Tensor::tril(int64_t diagonal) const { return tri("tril", *this, diagonal, true); }
 Tensor Tensor::triu(int64_t diagonal) const { return tri("triu", *this, diagonal, false); }
 Tensor& Tensor::tril_(int64_t diagonal) const {
-  return ops::assign_result(mut_self(), "tril_", [&] { return tril(diagonal); });
+  return ops::assign_result(mut_self(), "tril_", [&](const Tensor& me) { return me.tril(diagonal); });
 }
 Tensor& Tensor::triu_(int64_t diagonal) const {
-  return ops::assign_result(mut_self(), "triu_", [&] { return triu(diagonal); });
+  return ops::assign_result(mut_self(), "triu_", [&](const Tensor& me) { return me.triu(diagonal); });
 }
 
 Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
@@ -238,7 +238,7 @@ Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posin
   return where(out.eq(-std::numeric_limits<double>::infinity()), neginf.value_or(-big), out);
 }
 Tensor& Tensor::nan_to_num_(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) const {
-  return ops::assign_result(mut_self(), "nan_to_num_", [&] { return nan_to_num(nan, posinf, neginf); });
+  return ops::assign_result(mut_self(), "nan_to_num_", [&](const Tensor& me) { return me.nan_to_num(nan, posinf, neginf); });
 }
 
 Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> d) const {

@@ -52,7 +52,17 @@ backend::EventHandle recorded_copy(backend::Backend& be, int index, F&& copy) {
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
   if (!defined() || !src.defined()) throw Error("[copy_] both tensors must be defined.");
-  if (autograd::should_record(mut_self())) autograd::check_inplace("copy_", mut_self());
+  if (autograd::should_record(mut_self()) || autograd::should_record(src)) {
+    // Recorded: self becomes the output of a copy node (gradient to src; none to self's old value).
+    autograd::check_inplace_graph("copy_", mut_self());
+    {
+      NoGradGuard no_grad;
+      copy_(src, non_blocking);
+    }
+    autograd::on_copy_(mut_self(), src);
+    return mut_self();
+  }
+  autograd::bump_version(mut_self());
   // src must broadcast to self's shape
   DimVector b = ops::broadcast_shapes(sizes(), src.sizes(), "copy_");
   if (b.ref() != sizes())
@@ -222,6 +232,7 @@ Tensor Tensor::clone() const {
 
 Tensor& Tensor::fill_(const Scalar& value) const {
   if (autograd::should_record(mut_self())) autograd::check_inplace("fill_", mut_self());
+  autograd::bump_version(mut_self());
   if (numel() == 0) return mut_self();
   if (is_integral(scalar_type(), false) && value.isFloatingPoint() && value.toDouble() != static_cast<double>(value.toLong()))
     throw Error(std::string("[fill_] value ") + std::to_string(value.toDouble()) + " cannot be converted to " +

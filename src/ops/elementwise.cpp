@@ -206,19 +206,40 @@ Tensor binary_scalar_impl(BinaryOp op, const Tensor& a, const Scalar& s, bool sc
 }
 
 // In-place: compute straight into self when the result dtype matches, else through a temporary.
+// f(me, out) is the op on `me` (self, or a clone of it when autograd records the op), computed
+// into *out when out is given and its dtype fits, else into a new tensor.
 // `other`: the op's tensor operand, when it has one (checked for a partial overlap with self).
-Tensor& inplace(Tensor& self, const char* name, ScalarType result, const std::function<Tensor(Tensor*)>& f,
-                const Tensor* other = nullptr) {
-  if (autograd::should_record(self)) autograd::check_inplace(name, self);
+using InplaceFn = std::function<Tensor(const Tensor& me, Tensor* out)>;
+
+// An in-place op that autograd records: `r` (computed from a clone of self) is written into self,
+// which becomes the output of r's node.
+Tensor& commit_recorded(Tensor& self, const char* name, const Tensor& r) {
+  if (r.sizes() != self.sizes())
+    throw Error("[" + std::string(name) + "] output with shape " + ops::shape_str(self.sizes()) +
+                " doesn't match the broadcast shape " + ops::shape_str(r.sizes()) + ".");
+  {
+    NoGradGuard no_grad;
+    self.copy_(r);
+  }
+  autograd::rebase_history(self, r);
+  return self;
+}
+
+Tensor& inplace(Tensor& self, const char* name, ScalarType result, const InplaceFn& f, const Tensor* other = nullptr) {
+  if (autograd::should_record(self)) autograd::check_inplace_graph(name, self);
   check_out_cast(name, result, self.scalar_type());
   ops::check_no_internal_overlap(name, self);
   if (other != nullptr) ops::check_no_partial_overlap(name, self, *other);
-  Tensor r = f(&self);
+  if (autograd::should_record(self) || (other != nullptr && autograd::should_record(*other)))
+    return commit_recorded(self, name, f(self.clone(), nullptr));  // the formula may save self's old values
+  Tensor r = f(self, &self);
   if (!r.is_same(self)) {
     if (r.sizes() != self.sizes())
       throw Error("[" + std::string(name) + "] output with shape " + ops::shape_str(self.sizes()) +
                   " doesn't match the broadcast shape " + ops::shape_str(r.sizes()) + ".");
     self.copy_(r);
+  } else {
+    autograd::bump_version(self);
   }
   return self;
 }
@@ -231,11 +252,20 @@ ScalarType ops::result_type(std::initializer_list<const Tensor*> tensors) {
   return rt.get();
 }
 
-Tensor& ops::assign_result(Tensor& self, const char* name, const std::function<Tensor()>& f) {
-  if (autograd::should_record(self)) autograd::check_inplace(name, self);
+Tensor& ops::assign_result(Tensor& self, const char* name, const std::function<Tensor(const Tensor& me)>& f) {
+  const bool self_recorded = autograd::should_record(self);
+  if (self_recorded) autograd::check_inplace_graph(name, self);
   ops::check_no_internal_overlap(name, self);
-  Tensor r = f();
-  return inplace(self, name, r.scalar_type(), [&](Tensor*) { return r; });
+  // With autograd recording, the op runs on a clone: its formula may save self's values, which
+  // the copy below overwrites. An operand other than self that requires grad shows in the result.
+  Tensor r = f(self_recorded ? self.clone() : self);
+  if (!self_recorded && r.requires_grad()) r = f(self.clone());
+  check_out_cast(name, r.scalar_type(), self.scalar_type());
+  if (r.requires_grad()) return commit_recorded(self, name, r);
+  if (r.sizes() != self.sizes())
+    throw Error("[" + std::string(name) + "] output with shape " + ops::shape_str(self.sizes()) +
+                " doesn't match the broadcast shape " + ops::shape_str(r.sizes()) + ".");
+  return self.copy_(r);
 }
 
 namespace {
@@ -317,10 +347,10 @@ Tensor Tensor::minimum(const Tensor& o) const { return binary_impl(BinaryOp::Min
 #define LOCUS_INPLACE_T(fn, OP)                                                                  \
   Tensor& Tensor::fn(const Tensor& o) const {                                                    \
     ops::check_same_device(#fn, {{"self", this}, {"other", &o}});                                \
-    return inplace(mut_self(), #fn, result_of(*this, o), [&](Tensor* s) { return binary_impl(OP, *this, o, s); }, &o); \
+    return inplace(mut_self(), #fn, result_of(*this, o), [&](const Tensor& me, Tensor* s) { return binary_impl(OP, me, o, s); }, &o); \
   }                                                                                              \
   Tensor& Tensor::fn(const Scalar& o) const {                                                    \
-    return inplace(mut_self(), #fn, result_of(*this, o), [&](Tensor* s) { return binary_scalar_impl(OP, *this, o, false, s); }); \
+    return inplace(mut_self(), #fn, result_of(*this, o), [&](const Tensor& me, Tensor* s) { return binary_scalar_impl(OP, me, o, false, s); }); \
   }
 LOCUS_INPLACE_T(mul_, BinaryOp::Mul)
 LOCUS_INPLACE_T(div_, BinaryOp::Div)
@@ -329,22 +359,22 @@ LOCUS_INPLACE_T(div_, BinaryOp::Div)
 Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) const {
   ops::check_same_device("add_", {{"self", this}, {"other", &o}});
   Tensor other = alpha.toDouble() == 1.0 ? o : o.mul(alpha);
-  return inplace(mut_self(), "add_", result_of(mut_self(), o), [&](Tensor* s) { return binary_impl(BinaryOp::Add, mut_self(), other, s); },
+  return inplace(mut_self(), "add_", result_of(mut_self(), o), [&](const Tensor& me, Tensor* s) { return binary_impl(BinaryOp::Add, me, other, s); },
                  &o);
 }
 Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) const {
   Scalar v = alpha.toDouble() == 1.0 ? o : Scalar(o.toDouble() * alpha.toDouble());
-  return inplace(mut_self(), "add_", result_of(mut_self(), o), [&](Tensor* s) { return binary_scalar_impl(BinaryOp::Add, mut_self(), v, false, s); });
+  return inplace(mut_self(), "add_", result_of(mut_self(), o), [&](const Tensor& me, Tensor* s) { return binary_scalar_impl(BinaryOp::Add, me, v, false, s); });
 }
 Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) const {
   ops::check_same_device("sub_", {{"self", this}, {"other", &o}});
   Tensor other = alpha.toDouble() == 1.0 ? o : o.mul(alpha);
-  return inplace(mut_self(), "sub_", result_of(mut_self(), o), [&](Tensor* s) { return binary_impl(BinaryOp::Sub, mut_self(), other, s); },
+  return inplace(mut_self(), "sub_", result_of(mut_self(), o), [&](const Tensor& me, Tensor* s) { return binary_impl(BinaryOp::Sub, me, other, s); },
                  &o);
 }
 Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) const {
   Scalar v = alpha.toDouble() == 1.0 ? o : Scalar(o.toDouble() * alpha.toDouble());
-  return inplace(mut_self(), "sub_", result_of(mut_self(), o), [&](Tensor* s) { return binary_scalar_impl(BinaryOp::Sub, mut_self(), v, false, s); });
+  return inplace(mut_self(), "sub_", result_of(mut_self(), o), [&](const Tensor& me, Tensor* s) { return binary_scalar_impl(BinaryOp::Sub, me, v, false, s); });
 }
 
 // ---- comparisons ----------------------------------------------------------------------------
@@ -411,14 +441,16 @@ Tensor Tensor::clamp(std::optional<Scalar> mn, std::optional<Scalar> mx) const {
   if (mx) ops::check_scalar_fits("clamp", mx->toDouble(), rt);
   return unary_impl(UnaryOp::Clamp, "clamp", ops::cast(*this, rt), p);
 }
-Tensor& Tensor::clamp_(std::optional<Scalar> mn, std::optional<Scalar> mx) const { return copy_(clamp(mn, mx)); }
+Tensor& Tensor::clamp_(std::optional<Scalar> mn, std::optional<Scalar> mx) const {
+  return copy_(autograd::inplace_source("clamp_", *this).clamp(mn, mx));
+}
 
 // In-place unary forms: the out-of-place op, then PyTorch's cast check against this tensor's
 // dtype (an integer tensor's sqrt_() is refused, not truncated) and the copy back.
 #define LOCUS_UNARY_INPLACE(fn, to_float)                                                          \
   Tensor& Tensor::fn##_() const {                                                                        \
     ScalarType rt = (to_float) && !locus::is_floating_point(scalar_type()) ? default_dtype() : scalar_type(); \
-    return inplace(mut_self(), #fn "_", rt, [&](Tensor*) { return fn(); });                            \
+    return inplace(mut_self(), #fn "_", rt, [&](const Tensor& me, Tensor*) { return me.fn(); });                            \
   }
 LOCUS_UNARY_INPLACE(neg, false)
 LOCUS_UNARY_INPLACE(abs, false)
@@ -442,8 +474,13 @@ LOCUS_UNARY_INPLACE(exp2, true)
 LOCUS_UNARY_INPLACE(expm1, true)
 LOCUS_UNARY_INPLACE(erf, true)
 #undef LOCUS_UNARY_INPLACE
-Tensor& Tensor::relu_() const { return copy_(relu()); }
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const { return copy_(masked_fill(mask, value)); }
+Tensor& Tensor::relu_() const {
+  if (autograd::should_record(*this)) autograd::check_inplace_graph("relu_", *this);
+  return copy_(relu());  // relu's formula reads its result, not self
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const {
+  return copy_(autograd::inplace_source("masked_fill_", *this).masked_fill(mask, value));
+}
 
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
   ops::check_same_device("masked_fill", {{"self", this}, {"mask", &mask}});
@@ -638,7 +675,7 @@ Tensor Tensor::polygamma(int64_t n) const {
 }
 Tensor& Tensor::polygamma_(int64_t n) const {
   ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();
-  return inplace(mut_self(), "polygamma_", rt, [&](Tensor*) { return polygamma(n); });
+  return inplace(mut_self(), "polygamma_", rt, [&](const Tensor& me, Tensor*) { return me.polygamma(n); });
 }
 Tensor Tensor::logit(std::optional<double> eps) const {
   Tensor x = is_floating_point() ? *this : to(default_dtype());
@@ -674,7 +711,7 @@ Tensor Tensor::clip(std::optional<Scalar> min, std::optional<Scalar> max) const 
 #define LOCUS_UNARY_INPLACE(fn, to_float)                                                          \
   Tensor& Tensor::fn##_() const {                                                                        \
     ScalarType rt = (to_float) && !locus::is_floating_point(scalar_type()) ? default_dtype() : scalar_type(); \
-    return inplace(mut_self(), #fn "_", rt, [&](Tensor*) { return fn(); });                            \
+    return inplace(mut_self(), #fn "_", rt, [&](const Tensor& me, Tensor*) { return me.fn(); });                            \
   }
 LOCUS_UNARY_INPLACE(tan, true)
 LOCUS_UNARY_INPLACE(asin, true)
@@ -708,7 +745,7 @@ LOCUS_UNARY_INPLACE(negative, false)
 #undef LOCUS_UNARY_INPLACE
 Tensor& Tensor::logit_(std::optional<double> eps) const {
   ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();
-  return inplace(mut_self(), "logit_", rt, [&](Tensor*) { return logit(eps); });
+  return inplace(mut_self(), "logit_", rt, [&](const Tensor& me, Tensor*) { return me.logit(eps); });
 }
 Tensor& Tensor::clip_(std::optional<Scalar> min, std::optional<Scalar> max) const { return clamp_(min, max); }
 
@@ -764,7 +801,7 @@ Tensor Tensor::ldexp(const Tensor& other) const { return mul(locus::pow(2.0, oth
   Tensor& Tensor::fn##_(const Tensor& o) const {                                                           \
     ops::check_same_device(#fn "_", {{"self", this}, {"other", &o}});                                \
     ops::check_no_partial_overlap(#fn "_", mut_self(), o);                                                \
-    return ops::assign_result(mut_self(), #fn "_", [&] { return fn(o); });                                 \
+    return ops::assign_result(mut_self(), #fn "_", [&](const Tensor& me) { return me.fn(o); });                                 \
   }
 LOCUS_INPLACE_T(hypot)
 LOCUS_INPLACE_T(fmod)
@@ -777,46 +814,46 @@ LOCUS_INPLACE_T(ldexp)
 #undef LOCUS_INPLACE_T
 Tensor& Tensor::logical_xor_(const Tensor& o) const {
   ops::check_same_device("logical_xor_", {{"self", this}, {"other", &o}});
-  return inplace(mut_self(), "logical_xor_", scalar_type(), [&](Tensor*) { return logical_xor(o); }, &o);
+  return inplace(mut_self(), "logical_xor_", scalar_type(), [&](const Tensor& me, Tensor*) { return me.logical_xor(o); }, &o);
 }
 Tensor& Tensor::fmod_(const Scalar& o) const {
-  return inplace(mut_self(), "fmod_", result_of(mut_self(), o), [&](Tensor*) { return fmod(o); });
+  return inplace(mut_self(), "fmod_", result_of(mut_self(), o), [&](const Tensor& me, Tensor*) { return me.fmod(o); });
 }
 Tensor& Tensor::copysign_(const Scalar& o) const {
   ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();
-  return inplace(mut_self(), "copysign_", rt, [&](Tensor*) { return copysign(o); });
+  return inplace(mut_self(), "copysign_", rt, [&](const Tensor& me, Tensor*) { return me.copysign(o); });
 }
 Tensor& Tensor::xlogy_(const Scalar& o) const {
   ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();
-  return inplace(mut_self(), "xlogy_", rt, [&](Tensor*) { return xlogy(o); });
+  return inplace(mut_self(), "xlogy_", rt, [&](const Tensor& me, Tensor*) { return me.xlogy(o); });
 }
 Tensor& Tensor::floor_divide_(const Scalar& o) const {
-  return inplace(mut_self(), "floor_divide_", result_of(mut_self(), o), [&](Tensor*) { return floor_divide(o); });
+  return inplace(mut_self(), "floor_divide_", result_of(mut_self(), o), [&](const Tensor& me, Tensor*) { return me.floor_divide(o); });
 }
 Tensor& Tensor::true_divide_(const Scalar& o) const { return div_(o); }
 Tensor& Tensor::div_(const Tensor& o, std::optional<std::string_view> rounding_mode) const {
   ops::check_same_device("div_", {{"self", this}, {"other", &o}});
   BinaryOp op = rounding_op("div_", rounding_mode);
   ScalarType rt = rounding_result(op, result_of(mut_self(), o));
-  return inplace(mut_self(), "div_", rt, [&](Tensor*) { return div(o, rounding_mode); }, &o);
+  return inplace(mut_self(), "div_", rt, [&](const Tensor& me, Tensor*) { return me.div(o, rounding_mode); }, &o);
 }
 Tensor& Tensor::div_(const Scalar& o, std::optional<std::string_view> rounding_mode) const {
   BinaryOp op = rounding_op("div_", rounding_mode);
   ScalarType rt = rounding_result(op, result_of(mut_self(), o));
-  return inplace(mut_self(), "div_", rt, [&](Tensor*) { return div(o, rounding_mode); });
+  return inplace(mut_self(), "div_", rt, [&](const Tensor& me, Tensor*) { return me.div(o, rounding_mode); });
 }
 Tensor& Tensor::float_power_(const Tensor& o) const {
   ops::check_same_device("float_power_", {{"self", this}, {"other", &o}});
   if (scalar_type() != kDouble)
     throw Error(std::string("[float_power_] the base must be float64 for an in-place float_power, got ") +
                 locus::toString(scalar_type()) + "; use float_power() instead.");
-  return inplace(mut_self(), "float_power_", kDouble, [&](Tensor*) { return float_power(o); }, &o);
+  return inplace(mut_self(), "float_power_", kDouble, [&](const Tensor& me, Tensor*) { return me.float_power(o); }, &o);
 }
 Tensor& Tensor::float_power_(const Scalar& o) const {
   if (scalar_type() != kDouble)
     throw Error(std::string("[float_power_] the base must be float64 for an in-place float_power, got ") +
                 locus::toString(scalar_type()) + "; use float_power() instead.");
-  return inplace(mut_self(), "float_power_", kDouble, [&](Tensor*) { return float_power(o); });
+  return inplace(mut_self(), "float_power_", kDouble, [&](const Tensor& me, Tensor*) { return me.float_power(o); });
 }
 
 Tensor tan(const Tensor& a) { return a.tan(); }
@@ -931,16 +968,16 @@ Tensor& bitwise_(BinaryOp op, const char* name, Tensor& self, const Tensor& o) {
   ops::check_same_device(name, {{"self", &self}, {"other", &o}});
   ScalarType rt = result_of(self, o);
   check_bitwise(name, rt, is_shift(op));
-  return inplace(self, name, rt, [&](Tensor* s) { return binary_impl(op, self, o, s); }, &o);
+  return inplace(self, name, rt, [&](const Tensor& me, Tensor* s) { return binary_impl(op, me, o, s); }, &o);
 }
 Tensor& bitwise_(BinaryOp op, const char* name, Tensor& self, const Scalar& o) {
   ScalarType rt = result_of(self, o);
   check_bitwise(name, rt, is_shift(op));
   if (!exact_in_double(o)) {
     Tensor st = scalar_tensor(self, o, rt);
-    return inplace(self, name, rt, [&](Tensor* s) { return binary_impl(op, self, st, s); });
+    return inplace(self, name, rt, [&](const Tensor& me, Tensor* s) { return binary_impl(op, me, st, s); });
   }
-  return inplace(self, name, rt, [&](Tensor* s) { return binary_scalar_impl(op, self, o, false, s); });
+  return inplace(self, name, rt, [&](const Tensor& me, Tensor* s) { return binary_scalar_impl(op, me, o, false, s); });
 }
 // ~x: x ^ -1 in x's dtype (x ^ true for bool)
 Scalar all_ones(const Tensor& t) { return t.scalar_type() == kBool ? Scalar(true) : Scalar(int64_t{-1}); }
@@ -983,7 +1020,7 @@ Tensor& Tensor::bitwise_not_() const {
   check_bitwise("bitwise_not_", scalar_type(), false);
   Scalar ones = all_ones(mut_self());
   return inplace(mut_self(), "bitwise_not_", scalar_type(),
-                 [&](Tensor* s) { return binary_scalar_impl(BinaryOp::BitXor, mut_self(), ones, false, s); });
+                 [&](const Tensor& me, Tensor* s) { return binary_scalar_impl(BinaryOp::BitXor, me, ones, false, s); });
 }
 
 Tensor bitwise_and(const Tensor& a, const Tensor& b) { return a.bitwise_and(b); }

@@ -158,6 +158,7 @@ void scatter_write(Tensor& self, int64_t d, const Tensor& idx, const Tensor& val
 
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
   if (autograd::should_record(mut_self())) autograd::check_inplace("scatter_add_", mut_self());
+  autograd::bump_version(mut_self());
   int64_t d = dim;
   Tensor s;
   Tensor idx = check_scatter("scatter_add_", mut_self(), d, index, &src, &s);
@@ -168,6 +169,7 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
 
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
   if (autograd::should_record(mut_self())) autograd::check_inplace("scatter_", mut_self());
+  autograd::bump_version(mut_self());
   int64_t d = dim;
   Tensor s;
   Tensor idx = check_scatter("scatter_", mut_self(), d, index, &src, &s);
@@ -181,6 +183,7 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) co
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) const {
   if (autograd::should_record(mut_self())) autograd::check_inplace("scatter_", mut_self());
+  autograd::bump_version(mut_self());
   int64_t d = dim;
   Tensor idx = check_scatter("scatter_", mut_self(), d, index, nullptr, nullptr);
   NoGradGuard no_grad;
@@ -235,6 +238,7 @@ Tensor index_add_positions(const char* op, const Tensor& self, int64_t& d, const
 
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) const {
   if (autograd::should_record(mut_self())) autograd::check_inplace("index_add_", mut_self());
+  autograd::bump_version(mut_self());
   int64_t d = dim;
   Tensor pos = index_add_positions("index_add_", mut_self(), d, index, source);
   Tensor src = alpha.toDouble() == 1.0 ? source : source * alpha;

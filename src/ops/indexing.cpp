@@ -215,6 +215,7 @@ Tensor strip_leading_ones(Tensor value, int64_t dims) {
 void index_put_impl(Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value) {
   const char* op = "index_put_";
   if (autograd::should_record(self)) autograd::check_inplace(op, self);
+  autograd::bump_version(self);
   Basic b = apply_basic(op, self, indices);
   if (b.adv.empty()) {
     b.view.copy_(strip_leading_ones(value, b.view.dim()));

@@ -35,10 +35,12 @@ bool fused_adam_into(const Tensor& p, const Tensor& grad, const Tensor& exp_avg,
 /// nothing can fail, and views of dst's storage see the new values. Otherwise dst.copy_(fresh),
 /// which a device can fail. The commit of an all-or-nothing optimizer step.
 void commit_into(Tensor& dst, Tensor& fresh);
-/// The in-place form of a composed op: refuses a self that autograd records, or whose elements
-/// overlap, before computing f(); then f()'s result must cast to self's dtype (PyTorch's canCast)
-/// and have self's shape, and is copied into self. Returns self.
-Tensor& assign_result(Tensor& self, const char* name, const std::function<Tensor()>& f);
+/// The in-place form of a composed op: refuses a self whose elements overlap, or that autograd
+/// cannot record in place (a leaf requiring grad, a view in the graph), before computing f(me);
+/// then the result must cast to self's dtype (PyTorch's canCast) and have self's shape, and is
+/// copied into self. When autograd records the op (self or an operand requires grad), f runs on a
+/// clone of self and self becomes the output of the result's node. Returns self.
+Tensor& assign_result(Tensor& self, const char* name, const std::function<Tensor(const Tensor& me)>& f);
 /// PyTorch's result dtype of an op over these tensors (0-dim ones count only against their category).
 ScalarType result_type(std::initializer_list<const Tensor*> tensors);
 

@@ -119,10 +119,10 @@ Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Tensor& value)
   return index_fill_impl(*this, dim, index, &value, nullptr);
 }
 Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const {
-  return ops::assign_result(mut_self(), "index_fill_", [&] { return index_fill(dim, index, value); });
+  return ops::assign_result(mut_self(), "index_fill_", [&](const Tensor& me) { return me.index_fill(dim, index, value); });
 }
 Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const {
-  return ops::assign_result(mut_self(), "index_fill_", [&] { return index_fill(dim, index, value); });
+  return ops::assign_result(mut_self(), "index_fill_", [&](const Tensor& me) { return me.index_fill(dim, index, value); });
 }
 
 Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
@@ -147,7 +147,7 @@ Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
   return where(m, taken, self_flat).reshape(shape);
 }
 Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) const {
-  return ops::assign_result(mut_self(), "masked_scatter_", [&] { return masked_scatter(mask, source); });
+  return ops::assign_result(mut_self(), "masked_scatter_", [&](const Tensor& me) { return me.masked_scatter(mask, source); });
 }
 
 Tensor Tensor::take(const Tensor& index) const {
@@ -172,7 +172,7 @@ Tensor Tensor::put(const Tensor& index, const Tensor& source, bool accumulate) c
   return r.reshape(sizes());
 }
 Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) const {
-  return ops::assign_result(mut_self(), "put_", [&] { return put(index, source, accumulate); });
+  return ops::assign_result(mut_self(), "put_", [&](const Tensor& me) { return me.put(index, source, accumulate); });
 }
 
 // ---- shapes --------------------------------------------------------------------------------------
@@ -243,7 +243,7 @@ Tensor Tensor::renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const
   return mul(factor);
 }
 Tensor& Tensor::renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const {
-  return ops::assign_result(mut_self(), "renorm_", [&] { return renorm(p, dim, maxnorm); });
+  return ops::assign_result(mut_self(), "renorm_", [&](const Tensor& me) { return me.renorm(p, dim, maxnorm); });
 }
 
 // ---- products ----------------------------------------------------------------------------------------
@@ -285,16 +285,16 @@ Tensor Tensor::addr(const Tensor& v1, const Tensor& v2, const Scalar& beta, cons
   return add_scaled(*this, v1.outer(v2), beta, alpha);
 }
 Tensor& Tensor::baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) const {
-  return ops::assign_result(mut_self(), "baddbmm_", [&] { return baddbmm(b1, b2, beta, alpha); });
+  return ops::assign_result(mut_self(), "baddbmm_", [&](const Tensor& me) { return me.baddbmm(b1, b2, beta, alpha); });
 }
 Tensor& Tensor::addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) const {
-  return ops::assign_result(mut_self(), "addbmm_", [&] { return addbmm(b1, b2, beta, alpha); });
+  return ops::assign_result(mut_self(), "addbmm_", [&](const Tensor& me) { return me.addbmm(b1, b2, beta, alpha); });
 }
 Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) const {
-  return ops::assign_result(mut_self(), "addmv_", [&] { return addmv(mat, vec, beta, alpha); });
+  return ops::assign_result(mut_self(), "addmv_", [&](const Tensor& me) { return me.addmv(mat, vec, beta, alpha); });
 }
 Tensor& Tensor::addr_(const Tensor& v1, const Tensor& v2, const Scalar& beta, const Scalar& alpha) const {
-  return ops::assign_result(mut_self(), "addr_", [&] { return addr(v1, v2, beta, alpha); });
+  return ops::assign_result(mut_self(), "addr_", [&](const Tensor& me) { return me.addr(v1, v2, beta, alpha); });
 }
 
 // ---- free functions ------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "core/tensor_impl.h"
+#include "autograd/record.h"
 #include "ops/checks.h"
 #include "ops/internal.h"
 
@@ -39,6 +40,7 @@ void commit_into(Tensor& dst, Tensor& fresh) {
       a->device == b->device && a->storage->allocator == b->storage->allocator &&
       a->storage->nbytes == b->storage->nbytes) {
     std::swap(a->storage->alloc, b->storage->alloc);
+    autograd::bump_version(dst);
     return;
   }
   dst.copy_(fresh);
@@ -49,6 +51,7 @@ bool fused_adam_step(Tensor& p, const Tensor& g, Tensor& exp_avg, Tensor& exp_av
   if (!fused_adam_fits(p, g, exp_avg, exp_avg_sq, max_sq)) return false;
   if (p.numel() == 0) return true;
   Device d = p.device();
+  autograd::bump_version(p);
   return backend_for(d).adam_step(device_index(d), current_stream(d), p.scalar_type(), ref(p, "adam").buf,
                                   ref(g, "adam").buf, ref(exp_avg, "adam").buf, ref(exp_avg_sq, "adam").buf,
                                   max_sq != nullptr ? ref(*max_sq, "adam").buf : backend::Buffer{}, p.numel(), a);
