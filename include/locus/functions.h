@@ -417,4 +417,35 @@ Tensor frobenius_norm(const Tensor& self);
 Tensor frobenius_norm(const Tensor& self, IntArrayRef dim, bool keepdim = false);
 // ---- end ops batch (stop 46) ----
 
+// ---- tensor API batch (stop 47) ----
+Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                 bool accumulate = false);
+Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool accumulate = false);
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices);
+/// PyTorch's result dtype of an op over these operands (a Scalar counts as a wrapped number).
+ScalarType result_type(const Tensor& a, const Tensor& b);
+ScalarType result_type(const Tensor& a, const Scalar& b);
+ScalarType result_type(const Scalar& a, const Tensor& b);
+ScalarType result_type(const Scalar& a, const Scalar& b);
+/// PyTorch's casting rule for outputs: no floating -> integral, no non-bool -> bool.
+bool can_cast(ScalarType from, ScalarType to);
+Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length);
+Tensor adjoint(const Tensor& self);
+std::vector<Tensor> hsplit(const Tensor& self, int64_t sections);
+std::vector<Tensor> hsplit(const Tensor& self, IntArrayRef indices);
+std::vector<Tensor> vsplit(const Tensor& self, int64_t sections);
+std::vector<Tensor> vsplit(const Tensor& self, IntArrayRef indices);
+std::vector<Tensor> dsplit(const Tensor& self, int64_t sections);
+std::vector<Tensor> dsplit(const Tensor& self, IntArrayRef indices);
+Tensor& resize_(const Tensor& self, IntArrayRef sizes);
+/// The multivariate log-gamma of dimension p: p (p - 1) / 4 log(pi) + sum_i lgamma(x - i / 2).
+Tensor mvlgamma(const Tensor& self, int64_t p);
+/// The regularized lower / upper incomplete gamma functions P(a, x) and Q(a, x).
+Tensor igamma(const Tensor& a, const Tensor& x);
+Tensor igammac(const Tensor& a, const Tensor& x);
+/// The modified Bessel function of the first kind, order 0.
+Tensor i0(const Tensor& self);
+// ---- end tensor API batch (stop 47) ----
+
 }  // namespace locus

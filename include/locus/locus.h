@@ -27,5 +27,6 @@
 #include "locus/random.h"
 #include "locus/scalar.h"
 #include "locus/serialize.h"
+#include "locus/special.h"
 #include "locus/stream.h"
 #include "locus/tensor.h"

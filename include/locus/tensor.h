@@ -778,6 +778,51 @@ class Tensor {
   Tensor& addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   // ---- end ops batch (stop 46) ----
 
+  // ---- tensor API batch (stop 47) ----
+  /// x[indices] = values with indices one tensor (or none: the whole dim) per leading dim, as
+  /// libtorch's index_put_(List<optional<Tensor>>, values, accumulate): with accumulate, repeated
+  /// positions add up (else the last write wins).
+  Tensor& index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                     bool accumulate = false) const;
+  Tensor index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool accumulate = false) const;
+  Tensor index(const std::vector<std::optional<Tensor>>& indices) const;
+  /// In-place view ops: change this tensor's sizes and strides (not its data), as libtorch's.
+  /// Refused on a tensor that autograd records (use the out-of-place view).
+  Tensor& t_() const;
+  Tensor& transpose_(int64_t dim0, int64_t dim1) const;
+  Tensor& swapaxes_(int64_t axis0, int64_t axis1) const;
+  Tensor& swapdims_(int64_t dim0, int64_t dim1) const;
+  Tensor& unsqueeze_(int64_t dim) const;
+  Tensor& squeeze_() const;
+  Tensor& squeeze_(int64_t dim) const;
+  Tensor& as_strided_(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset = std::nullopt) const;
+  /// Contiguous sizes `sizes` over this tensor's storage, grown (keeping its bytes) when too small;
+  /// new elements are uninitialised, as libtorch's.
+  Tensor& resize_(IntArrayRef sizes) const;
+  Tensor& resize_as_(const Tensor& other) const;
+  Tensor reshape_as(const Tensor& other) const;
+  /// The same bytes seen as `dtype` (sizes of the last dim scale with the element sizes), as
+  /// libtorch's view(ScalarType).
+  Tensor view(ScalarType dtype) const;
+  Tensor narrow_copy(int64_t dim, int64_t start, int64_t length) const;
+  /// The matrix transpose of the last two dims (and its conjugate: the same for real tensors).
+  Tensor mT() const;
+  Tensor mH() const;
+  Tensor adjoint() const;
+  /// numpy's splits: along dim 1 (dim 0 for a 1-D tensor), dim 0, dim 2; sections must divide it.
+  std::vector<Tensor> hsplit(int64_t sections) const;
+  std::vector<Tensor> hsplit(IntArrayRef indices) const;
+  std::vector<Tensor> vsplit(int64_t sections) const;
+  std::vector<Tensor> vsplit(IntArrayRef indices) const;
+  std::vector<Tensor> dsplit(int64_t sections) const;
+  std::vector<Tensor> dsplit(IntArrayRef indices) const;
+  Tensor toType(ScalarType t) const { return to(t); }
+  bool is_signed() const;
+  bool is_sparse() const { return false; }
+  int64_t itemsize() const { return static_cast<int64_t>(element_size()); }
+  // ---- end tensor API batch (stop 47) ----
+
  private:
   // The in-place methods are const, as libtorch's (a Tensor is a handle: x.grad().zero_() and
   // in-place ops on a const Tensor& modify the tensor it refers to); their bodies use this.

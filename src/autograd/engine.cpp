@@ -358,7 +358,11 @@ bool reads_no_input_values(const char* name) {
       "Exp2Backward0",   "SignBackward0",      "TruncBackward0",     "FmodBackward0",   "SumBackward1",
       "MeanBackward1",   "LogSoftmaxBackward0", "SoftmaxBackward0",  "CloneBackward0",  "ToCopyBackward0",
       "IndexSelectBackward0", "GatherBackward0", "CatBackward0",     "CopyBackwards"};
-  return names.count(name) != 0;
+  // Names are string literals: a per-thread cache keyed by the pointer spares hashing the text.
+  thread_local std::unordered_map<const char*, bool> seen;
+  auto it = seen.find(name);
+  if (it == seen.end()) it = seen.emplace(name, names.count(name) != 0).first;
+  return it->second;
 }
 
 template <class List>

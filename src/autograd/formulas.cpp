@@ -391,10 +391,7 @@ void on_unary(UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryPara
       record("DigammaBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g * a.polygamma(1)}; });
       return;
     case UnaryOp::Trigamma:
-      record("PolygammaBackward0", out, {&a}, [](const Tensor&) -> variable_list {
-        throw Error("[polygamma] polygamma(1, x) is not differentiable in locus yet (its derivative, polygamma(2, x), "
-                    "is missing); detach() its input, or that of digamma when taking a second derivative.");
-      });
+      record("PolygammaBackward0", out, {&a}, [a](const Tensor& g) -> variable_list { return {g * a.polygamma(2)}; });
       return;
     default:
       return;

@@ -666,12 +666,14 @@ Tensor Tensor::erfc() const { return unary_impl(UnaryOp::Erfc, "erfc", *this, {}
 Tensor Tensor::erfinv() const { return float_unary(*this, ac::Op::Erfinv, UnaryOp::Erfinv, "erfinv", &Tensor::erfinv); }
 Tensor Tensor::lgamma() const { return unary_impl(UnaryOp::Lgamma, "lgamma", *this, {}, true); }
 Tensor Tensor::digamma() const { return unary_impl(UnaryOp::Digamma, "digamma", *this, {}, true); }
+namespace detail {
+Tensor polygamma_high(int64_t n, const Tensor& self);
+}
 Tensor Tensor::polygamma(int64_t n) const {
   if (n < 0) throw Error("[polygamma] polygamma(n, x) does not support negative n, got " + std::to_string(n) + ".");
   if (n == 0) return digamma();
   if (n == 1) return unary_impl(UnaryOp::Trigamma, "polygamma", *this, {}, true);
-  throw Error("[polygamma] n = " + std::to_string(n) +
-              " is not supported in locus yet: n = 0 (digamma) and n = 1 (trigamma) are.");
+  return detail::polygamma_high(n, *this);  // special.cpp: from the Hurwitz zeta function
 }
 Tensor& Tensor::polygamma_(int64_t n) const {
   ScalarType rt = is_floating_point() ? scalar_type() : default_dtype();

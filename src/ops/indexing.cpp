@@ -212,7 +212,7 @@ Tensor strip_leading_ones(Tensor value, int64_t dims) {
   return value;
 }
 
-void index_put_impl(Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value) {
+void index_put_impl(Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value, bool accumulate = false) {
   const char* op = "index_put_";
   if (autograd::should_record(self)) autograd::check_inplace(op, self);
   autograd::bump_version(self);
@@ -232,6 +232,13 @@ void index_put_impl(Tensor& self, const std::vector<TensorIndex>& indices, const
     throw Error("[index_put_] shape mismatch: value tensor of shape " + ops::shape_str(value.sizes()) +
                 " cannot be broadcast to indexing result of shape " + ops::shape_str(positions.sizes()) + ".");
   if (positions.numel() == 0) return;
+  if (accumulate) {  // every occurrence adds (index_add), in the compute dtype
+    ScalarType work = self.scalar_type() == kBool ? kInt : self.scalar_type();
+    Tensor picked = ops::cast(val.to(self.device()), work).expand(positions.sizes()).reshape({-1});
+    Tensor merged = ops::cast(v, work).reshape({-1}).index_add(0, positions.reshape({-1}), picked);
+    v.copy_(merged.view(v.sizes()));
+    return;
+  }
   // last write wins: keep the last occurrence of each position
   Tensor host = positions.reshape({-1}).cpu().contiguous();
   const int64_t* p = host.data_ptr<int64_t>();
@@ -275,6 +282,44 @@ Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Scalar
   index_put_impl(mut_self(), indices, full({}, value, TensorOptions().dtype(scalar_type()).device(device())));
   return mut_self();
 }
+
+// ---- tensor API batch (stop 47) ----
+namespace {
+std::vector<TensorIndex> as_tensor_indices(const char* op, const std::vector<std::optional<Tensor>>& indices) {
+  std::vector<TensorIndex> out;
+  out.reserve(indices.size());
+  for (const auto& t : indices) {
+    if (t.has_value() && !t->defined())
+      throw Error("[" + std::string(op) + "] an index is an undefined tensor; pass std::nullopt for a whole dim.");
+    if (t.has_value()) out.emplace_back(*t);
+    else out.emplace_back(indexing::Slice());
+  }
+  return out;
+}
+}  // namespace
+
+Tensor& Tensor::index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                           bool accumulate) const {
+  index_put_impl(mut_self(), as_tensor_indices("index_put_", indices), values, accumulate);
+  return mut_self();
+}
+Tensor Tensor::index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& values, bool accumulate) const {
+  Tensor out = clone();
+  return out.index_put_(indices, values, accumulate);
+}
+Tensor Tensor::index(const std::vector<std::optional<Tensor>>& indices) const {
+  return index_impl(*this, as_tensor_indices("index", indices));
+}
+Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                 bool accumulate) {
+  return self.index_put(indices, values, accumulate);
+}
+Tensor& index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool accumulate) {
+  return self.index_put_(indices, values, accumulate);
+}
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) { return self.index(indices); }
+// ---- end tensor API batch (stop 47) ----
 
 Tensor Tensor::nonzero() const {
   Tensor host = ne(0).cpu().contiguous();

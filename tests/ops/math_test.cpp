@@ -545,19 +545,26 @@ TEST_P(MathOps, PolygammaAndTheGammaFunctionsSecondOrder) {
   y.polygamma_(1);
   expect_close(y, {1.6449340676383375, 0.6449340670881899}, 1e-12, 0, "polygamma_");
   EXPECT_THROW_MSG(x.polygamma(-1), Error, "[polygamma] polygamma(n, x) does not support negative n, got -1.");
-  EXPECT_THROW_MSG(x.polygamma(2), Error,
-                   "[polygamma] n = 2 is not supported in locus yet: n = 0 (digamma) and n = 1 (trigamma) are.");
-  // lgamma twice (digamma's gradient is trigamma), then trigamma's missing derivative raises at backward time
+  // n >= 2 from the Hurwitz zeta function (PyTorch 1.13: torch.polygamma(2 / 3, [0.5, 1, 2.5, 7]))
+  expect_close(t({0.5, 1.0, 2.5, 7.0}).polygamma(2),
+               {-16.828796644234316, -2.404113806319188, -0.23620405164172736, -0.023530472985855234}, 1e-12, 0,
+               "polygamma(2, x)");
+  expect_close(t({0.5, 1.0, 2.5, 7.0}).polygamma(3),
+               {97.40909103400242, 6.493939402266829, 0.2239058488172521, 0.007198198563125444}, 1e-12, 0,
+               "polygamma(3, x)");
+  // lgamma three times: digamma's gradient is trigamma, trigamma's polygamma(2, x)
   Tensor z = t(kGP).set_requires_grad(true);
   Tensor g = autograd::grad({z.lgamma().sum()}, {z}, {}, std::nullopt, /*create_graph=*/true)[0];
   Tensor gg = autograd::grad({g.sum()}, {z}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
   expect_close(gg, torch_values("grad2_lgamma"), 1e-12, 0, "d2 lgamma");
-  EXPECT_THROW_MSG(autograd::grad({gg.sum()}, {z}), Error,
-                   "[polygamma] polygamma(1, x) is not differentiable in locus yet");
+  expect_close(autograd::grad({gg.sum()}, {z})[0],
+               {-0.8287966442343201, -0.4041138063191886, -0.12815694713911513, -0.0800397322451145}, 1e-12, 0,
+               "d3 lgamma");
   Tensor w = t({1.5}).set_requires_grad(true);
   Tensor p = w.polygamma(1);
   EXPECT_TRUE(p.requires_grad());
-  EXPECT_THROW_MSG(p.sum().backward(), Error, "[polygamma] polygamma(1, x) is not differentiable in locus yet");
+  p.sum().backward();
+  expect_close(w.grad(), {-0.8287966442343201}, 1e-12, 0, "d polygamma(1, x)");
 }
 
 LOCUS_INSTANTIATE_DEVICES(MathOps);
