@@ -5,6 +5,8 @@
 #include "test_paths.h"
 #include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "io/catalog.h"
@@ -49,9 +51,9 @@ Tensor ar(int64_t n, ScalarType dt, double scale = 0.25, double shift = -1.0) {
 
 // The legacy file loaded on `dev` holds what torch.load gives: the same names in the same order,
 // dtypes, shapes and values.
-StateDict expect_as_torch_load(const std::string& name, const Device& dev, const MapLocation& where) {
+StateDict expect_as_torch_load(const std::string& name, const Device& dev, const MapLocation& where, const std::string& dir = kDir) {
   const std::string stem = name.substr(0, name.rfind('.'));
-  StateDict got = load(kDir + name, where), want = load(kDir + stem + ".ref.pt");
+  StateDict got = load(dir + name, where), want = load(dir + stem + ".ref.pt");
   EXPECT_EQ(got.keys(), want.keys()) << name;
   for (const auto& item : want) {
     EXPECT_EQ(got[item.key()].device(), dev) << name << " " << item.key();
@@ -148,6 +150,20 @@ TEST(LegacyCheckpointFile, InspectLocationsAndRefusals) {
   EXPECT_THROW_MSG(load(kDir + "legacy_complex.pt"), CheckpointError,
                    "[pytorch] " + kDir + "legacy_complex.pt: tensor 'z' has dtype complex64 (torch.ComplexFloatStorage), which locus "
                    "does not compute with. Convert it in PyTorch with torch.view_as_real(t)");
+}
+
+// The fixtures written afresh by the installed PyTorch (storage keys and layout as it writes them).
+TEST(LegacyCheckpointFile, FreshFilesFromPythonTorch) {
+  ASSERT_EQ(std::system("/usr/bin/python3 -c 'import torch' 2>/dev/null"), 0)
+      << "Debian's python3-torch is not installed; scripts/install-deps installs it";
+  const std::string dir = std::string(LOCUS_BINARY_DIR) + "/legacy-test-" + std::to_string(::getpid()) + "-fixtures/";
+  const std::string cmd = "/usr/bin/python3 " + std::string(LOCUS_SOURCE_DIR) + "/tests/io/make_legacy_fixtures.py " + dir + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  for (const char* name : {"legacy_dtypes.pt", "legacy_model.pt", "legacy_views.pt", "legacy_checkpoint.pth", "legacy_tensor.pt",
+                           "legacy_storage_view.pt"})
+    expect_as_torch_load(name, Device("cpu"), Device("cpu"), dir);
+  expect_as_torch_load("legacy_cuda.pt", Device("cpu"), "cpu", dir);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(LegacyCheckpointFile, HostileVariantsNamed) {
