@@ -51,6 +51,8 @@ base = ar(24, torch.float32).reshape(4, 6)
 d["t"] = base.t()
 d["col"] = base[:, 2]
 torch.save(d, os.path.join(out, "torch2_dtypes.pt"), _use_new_zipfile_serialization=True)
+# The legacy format, as PyTorch 2.x still writes it on request.
+torch.save(d, os.path.join(out, "torch2_legacy.pt"), _use_new_zipfile_serialization=False)
 
 opt = torch.optim.Adam(model.parameters(), lr=0.01)
 model(ar(8, torch.float32, 0.5, -1.0).reshape(2, 4)).square().sum().backward()

@@ -1,6 +1,7 @@
-// Zip checkpoints written by PyTorch 2.x (tests/io/make_torch2_fixtures.py): extra records
+// Checkpoints written by PyTorch 2.x (tests/io/make_torch2_fixtures.py): extra records
 // (.data/serialization_id, .format_version, .storage_alignment), 64-byte aligned storages, and
-// _rebuild_tensor_v3 over untyped storages for the dtypes locus refuses (naming the tensor).
+// _rebuild_tensor_v3 over untyped storages for the dtypes locus refuses (naming the tensor); and its
+// legacy format.
 #include "test_paths.h"
 
 #include "testing.h"
@@ -52,6 +53,12 @@ TEST_P(Torch2Checkpoint, StateDictDtypesAndCheckpoint) {
   expect_same(d["t"], base.t(), "t");
   expect_same(d["col"], base.select(1, 2), "col");
   EXPECT_TRUE(d["t"].is_alias_of(d["col"]));
+
+  // The same tensors in the legacy format, as PyTorch 2.x writes it with _use_new_zipfile_serialization=False.
+  StateDict legacy = load(kDir + "torch2_legacy.pt", dev);
+  EXPECT_EQ(legacy.keys(), d.keys());
+  for (const auto& item : d) expect_same(legacy[item.key()], item.value(), "legacy " + item.key());
+  EXPECT_TRUE(legacy["t"].is_alias_of(legacy["col"]));
 
   StateDict ck = load(kDir + "torch2_checkpoint.pth", dev);
   // Printed by make_torch2_fixtures.py: the weights after one Adam step, and the optimizer's state.
