@@ -67,7 +67,7 @@ class LegacyCheckpoint : public ::testing::TestWithParam<Device> {};
 TEST_P(LegacyCheckpoint, EveryFixtureAsTorchLoad) {
   const Device dev = GetParam();
   for (const char* name : {"legacy_dtypes.pt", "legacy_model.pt", "legacy_views.pt", "legacy_checkpoint.pth", "legacy_tensor.pt",
-                           "legacy_storage_view.pt"})
+                           "legacy_storage_view.pt", "legacy_protocol4.pt"})
     expect_as_torch_load(name, dev, dev);
   expect_as_torch_load("legacy_cuda.pt", dev, {{"cuda:0", dev.str()}});
 }
@@ -160,7 +160,7 @@ TEST(LegacyCheckpointFile, FreshFilesFromPythonTorch) {
   const std::string cmd = "/usr/bin/python3 " + std::string(LOCUS_SOURCE_DIR) + "/tests/io/make_legacy_fixtures.py " + dir + " >/dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   for (const char* name : {"legacy_dtypes.pt", "legacy_model.pt", "legacy_views.pt", "legacy_checkpoint.pth", "legacy_tensor.pt",
-                           "legacy_storage_view.pt"})
+                           "legacy_storage_view.pt", "legacy_protocol4.pt"})
     expect_as_torch_load(name, Device("cpu"), Device("cpu"), dir);
   expect_as_torch_load("legacy_cuda.pt", Device("cpu"), "cpu", dir);
   std::filesystem::remove_all(dir);

@@ -84,6 +84,11 @@ model(x).square().sum().backward()
 opt.step()
 save({"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": 3, "name": "run1"}, "legacy_checkpoint.pth")
 
+# Pickle protocol 4 (FRAME, MEMOIZE, SHORT_BINUNICODE) instead of torch.save's default 2.
+path = os.path.join(out, "legacy_protocol4.pt")
+torch.save(v, path, _use_new_zipfile_serialization=False, pickle_protocol=4)
+torch.save(torch.load(path), os.path.join(out, "legacy_protocol4.ref.pt"))
+
 # A bare tensor.
 save(ar(5, torch.float64, 1.5, 0.5), "legacy_tensor.pt")
 
