@@ -36,10 +36,10 @@ bool storage_dtype(const std::string& g, ScalarType* t) {
 // naming the tensor).
 bool torch_dtype(const std::string& g, ScalarType* t) {
   static const std::pair<const char*, ScalarType> table[] = {
-      {"torch.float32", kFloat}, {"torch.float", kFloat},   {"torch.float64", kDouble}, {"torch.double", kDouble},
-      {"torch.float16", kHalf},  {"torch.half", kHalf},     {"torch.bfloat16", kBFloat16}, {"torch.int64", kLong},
-      {"torch.long", kLong},     {"torch.int32", kInt},     {"torch.int", kInt},       {"torch.int16", kShort},
-      {"torch.short", kShort},   {"torch.int8", kChar},     {"torch.uint8", kByte},    {"torch.bool", kBool}};
+      {"torch.float32", kFloat}, {"torch.float", kFloat}, {"torch.float64", kDouble},    {"torch.double", kDouble},
+      {"torch.float16", kHalf},  {"torch.half", kHalf},   {"torch.bfloat16", kBFloat16}, {"torch.int64", kLong},
+      {"torch.long", kLong},     {"torch.int32", kInt},   {"torch.int", kInt},           {"torch.int16", kShort},
+      {"torch.short", kShort},   {"torch.int8", kChar},   {"torch.uint8", kByte},        {"torch.bool", kBool}};
   for (const auto& [n, d] : table)
     if (g == n) {
       *t = d;
@@ -48,11 +48,11 @@ bool torch_dtype(const std::string& g, ScalarType* t) {
   return false;
 }
 bool other_torch_dtype(const std::string& g) {
-  static const char* names[] = {"complex32", "complex64", "complex128", "cfloat", "cdouble", "chalf", "uint16", "uint32", "uint64",
-                                "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
-                                "float4_e2m1fn_x2", "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16", "int1", "int2", "int3",
-                                "int4", "int5", "int6", "int7", "uint1", "uint2", "uint3", "uint4", "uint5", "uint6", "uint7",
-                                "qint8", "quint8", "qint32", "quint4x2", "quint2x4"};
+  static const char* names[] = {
+      "complex32", "complex64", "complex128", "cfloat", "cdouble", "chalf", "uint16", "uint32", "uint64",
+      "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2",
+      "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16", "int1", "int2", "int3", "int4", "int5", "int6", "int7",
+      "uint1", "uint2", "uint3", "uint4", "uint5", "uint6", "uint7", "qint8", "quint8", "qint32", "quint4x2", "quint2x4"};
   for (const char* n : names)
     if (g == std::string("torch.") + n) return true;
   return false;
@@ -319,10 +319,10 @@ class Unpickler {
   static bool torchscript_class(const std::string& g) { return g.rfind("__torch__.", 0) == 0 && g.size() > 10; }
   PyRef global(const std::string& g) {
     ScalarType t;
-    if (g != "collections.OrderedDict" && g != "torch._utils._rebuild_tensor_v2" && g != "torch._utils._rebuild_parameter" &&
-        g != "torch._utils._rebuild_tensor" && g != "torch._utils._rebuild_tensor_v3" && g != "torch.storage.UntypedStorage" &&
-        !torch_dtype(g, &t) && !other_torch_dtype(g) &&
-        !storage_dtype(g, &t) && !refused_dtype("pytorch", g) && !torchscript_class(g))
+    if (g != "collections.OrderedDict" && g != "torch._utils._rebuild_tensor_v2" &&
+        g != "torch._utils._rebuild_parameter" && g != "torch._utils._rebuild_tensor" &&
+        g != "torch._utils._rebuild_tensor_v3" && g != "torch.storage.UntypedStorage" && !torch_dtype(g, &t) &&
+        !other_torch_dtype(g) && !storage_dtype(g, &t) && !refused_dtype("pytorch", g) && !torchscript_class(g))
       bad("global '" + g.substr(0, 200) + "' is forbidden: a tensor checkpoint may only refer to " + kAllowed + ".");
     PyRef v = make(PyValue::Kind::Global);
     v->s = g;
@@ -342,12 +342,13 @@ class Unpickler {
   PyRef persistent(const PyRef& pid) {
     const auto& it = pid->items;
     const size_t arity = opt_.legacy ? 6 : 5;
-    if (pid->kind != PyValue::Kind::Tuple || it.size() != arity || it[0]->kind != PyValue::Kind::Str || it[0]->s != "storage" ||
-        it[1]->kind != PyValue::Kind::Global || it[2]->kind != PyValue::Kind::Str || it[3]->kind != PyValue::Kind::Str ||
-        !is_int(it[4]))
-      bad(opt_.legacy ? "a persistent id is not ('storage', <storage type>, key, location, numel, view_metadata) (a whole "
-                        "nn.Module pickled by torch.save is not read: save its state_dict())."
-                      : "a persistent id is not ('storage', <storage type>, key, location, numel).");
+    if (pid->kind != PyValue::Kind::Tuple || it.size() != arity || it[0]->kind != PyValue::Kind::Str ||
+        it[0]->s != "storage" || it[1]->kind != PyValue::Kind::Global || it[2]->kind != PyValue::Kind::Str ||
+        it[3]->kind != PyValue::Kind::Str || !is_int(it[4]))
+      bad(opt_.legacy
+              ? "a persistent id is not ('storage', <storage type>, key, location, numel, view_metadata) (a whole "
+                "nn.Module pickled by torch.save is not read: save its state_dict())."
+              : "a persistent id is not ('storage', <storage type>, key, location, numel).");
     PyRef s = make(PyValue::Kind::Storage);
     if (it[1]->s == "torch.storage.UntypedStorage") {  // bytes, typed by the tensor (_rebuild_tensor_v3)
       s->dtype = kByte;
@@ -364,7 +365,8 @@ class Unpickler {
     if (s->i < 0) bad("storage '" + s->s.substr(0, 100) + "' has a negative size.");
     if (opt_.legacy && it[5]->kind != PyValue::Kind::None) {  // (view key, offset, size)
       const auto& v = it[5]->items;
-      if (it[5]->kind != PyValue::Kind::Tuple || v.size() != 3 || v[0]->kind != PyValue::Kind::Str || !is_int(v[1]) || !is_int(v[2]))
+      if (it[5]->kind != PyValue::Kind::Tuple || v.size() != 3 || v[0]->kind != PyValue::Kind::Str || !is_int(v[1]) ||
+          !is_int(v[2]))
         bad("storage '" + s->s.substr(0, 100) + "' has a view_metadata that is not (view key, offset, size).");
       s->has_view = true;
       s->view_key = v[0]->s;
@@ -387,7 +389,8 @@ class Unpickler {
       if ((v1 ? a.size() != 4 : a.size() < 6 || a.size() > 7) || a[0]->kind != PyValue::Kind::Storage || !is_int(a[1]))
         bad(v1 ? "_rebuild_tensor needs (storage, offset, size, stride)."
                : "_rebuild_tensor_v2 needs (storage, offset, size, stride, requires_grad, hooks).");
-      if (!v1 && (a[5]->kind != PyValue::Kind::Dict || !a[5]->items.empty())) bad("a tensor with backward hooks cannot be loaded.");
+      if (!v1 && (a[5]->kind != PyValue::Kind::Dict || !a[5]->items.empty()))
+        bad("a tensor with backward hooks cannot be loaded.");
       PyRef t = make(PyValue::Kind::Tensor);
       t->i = a[1]->i;
       t->sizes = ints(a[2], "a tensor's size");
@@ -403,7 +406,8 @@ class Unpickler {
       if (a.size() < 7 || a.size() > 8 || a[0]->kind != PyValue::Kind::Storage || !a[0]->untyped || !is_int(a[1]) ||
           a[6]->kind != PyValue::Kind::Global)
         bad("_rebuild_tensor_v3 needs (untyped storage, offset, size, stride, requires_grad, hooks, dtype).");
-      if (a[5]->kind != PyValue::Kind::Dict || !a[5]->items.empty()) bad("a tensor with backward hooks cannot be loaded.");
+      if (a[5]->kind != PyValue::Kind::Dict || !a[5]->items.empty())
+        bad("a tensor with backward hooks cannot be loaded.");
       PyRef t = make(PyValue::Kind::Tensor);
       t->i = a[1]->i;
       t->sizes = ints(a[2], "a tensor's size");
@@ -412,7 +416,8 @@ class Unpickler {
       if (torch_dtype(a[6]->s, &dt)) {  // a dtype locus reads: the storage's bytes as elements of it
         const int64_t es = static_cast<int64_t>(element_size(dt));
         if (a[0]->i % es != 0)
-          bad("storage '" + a[0]->s.substr(0, 100) + "' has " + std::to_string(a[0]->i) + " bytes, not a whole number of " + a[6]->s + " elements.");
+          bad("storage '" + a[0]->s.substr(0, 100) + "' has " + std::to_string(a[0]->i) +
+              " bytes, not a whole number of " + a[6]->s + " elements.");
         PyRef typed = std::make_shared<PyValue>(*a[0]);
         typed->items.clear();
         typed->dtype = dt;

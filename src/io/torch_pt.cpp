@@ -3,8 +3,8 @@
 // bytes) and "<name>/version". libtorch's torch::save and torch.jit.save write the same layout
 // with a TorchScript module object in data.pkl (and its class definitions, compressed, under
 // code/, which locus does not read): its attributes are read as a dict, so a module saved by
-// libtorch gives "fc1.weight", a tensor "0", a vector of tensors "0", "1", ... The pickle goes through the restricted unpickler (pickle.h);
-// nested dicts and lists of tensors are flattened with dotted names ("model.fc.weight"), and
+// libtorch gives "fc1.weight", a tensor "0", a vector of tensors "0", "1", ... The pickle goes through the restricted
+// unpickler (pickle.h); nested dicts and lists of tensors are flattened with dotted names ("model.fc.weight"), and
 // scalar leaves (an epoch number, a string) become metadata.
 //
 // The legacy format (torch.save before 1.6, or with _use_new_zipfile_serialization=False; every
@@ -38,8 +38,9 @@ void check_location(const Catalog& c, const std::string& location, const std::st
   try {
     static_cast<void>(Device(location));
   } catch (const Error& err) {
-    fail(c, "tensor '" + tensor + "' has storage location tag '" + location.substr(0, 64) + "', which is not a valid device string: " +
-                err.what() + " The file was not written by torch.save, or was edited.");
+    fail(c, "tensor '" + tensor + "' has storage location tag '" + location.substr(0, 64) +
+                "', which is not a valid device string: " + err.what() +
+                " The file was not written by torch.save, or was edited.");
   }
 }
 
@@ -73,8 +74,9 @@ struct Builder {
     auto it = roots.find(s.s);
     if (it == roots.end()) {
       if (static_cast<uint64_t>(s.i) > c.file->size() / es)
-        fail(c, "storage '" + s.s.substr(0, 100) + "' (of tensor '" + t.name + "') claims " + std::to_string(s.i) + " elements of " +
-                    dtype_name(s.dtype) + ", more than the whole file (" + std::to_string(c.file->size()) + " bytes) holds.");
+        fail(c, "storage '" + s.s.substr(0, 100) + "' (of tensor '" + t.name + "') claims " + std::to_string(s.i) +
+                    " elements of " + dtype_name(s.dtype) + ", more than the whole file (" +
+                    std::to_string(c.file->size()) + " bytes) holds.");
       check_location(c, s.location, t.name);
       StorageEntry e;
       e.nbytes = static_cast<uint64_t>(s.i) * es;
@@ -88,16 +90,19 @@ struct Builder {
     const size_t k = it->second;
     if (c.storages[k].dtype != s.dtype) fail(c, "storage '" + s.s.substr(0, 100) + "' is used with two dtypes.");
     if (root_numel[k] != s.i)
-      fail(c, "storage '" + s.s.substr(0, 100) + "' is given two sizes (" + std::to_string(root_numel[k]) + " and " + std::to_string(s.i) +
-                  " elements) by tensors '" + first_user[k] + "' and '" + t.name + "'.");
+      fail(c, "storage '" + s.s.substr(0, 100) + "' is given two sizes (" + std::to_string(root_numel[k]) + " and " +
+                  std::to_string(s.i) + " elements) by tensors '" + first_user[k] + "' and '" + t.name + "'.");
     if (c.storages[k].location != s.location.substr(0, 64))
-      fail(c, "storage '" + s.s.substr(0, 100) + "' is given two locations ('" + c.storages[k].location + "' and '" + s.location.substr(0, 64) + "').");
+      fail(c, "storage '" + s.s.substr(0, 100) + "' is given two locations ('" + c.storages[k].location + "' and '" +
+                  s.location.substr(0, 64) + "').");
     t.storage = k;
     if (s.has_view) {
-      if (s.view_offset < 0 || s.view_size < 0 || s.view_offset > root_numel[k] || s.view_size > root_numel[k] - s.view_offset)
-        fail(c, "tensor '" + t.name + "' is on storage view '" + s.view_key.substr(0, 100) + "' of elements [" + std::to_string(s.view_offset) +
-                    ", " + std::to_string(s.view_offset) + "+" + std::to_string(s.view_size) + ") of storage '" + s.s.substr(0, 100) +
-                    "', which holds " + std::to_string(root_numel[k]) + " elements.");
+      if (s.view_offset < 0 || s.view_size < 0 || s.view_offset > root_numel[k] ||
+          s.view_size > root_numel[k] - s.view_offset)
+        fail(c, "tensor '" + t.name + "' is on storage view '" + s.view_key.substr(0, 100) + "' of elements [" +
+                    std::to_string(s.view_offset) + ", " + std::to_string(s.view_offset) + "+" +
+                    std::to_string(s.view_size) + ") of storage '" + s.s.substr(0, 100) + "', which holds " +
+                    std::to_string(root_numel[k]) + " elements.");
       views.push_back({c.tensors.size(), s.view_offset, s.view_size, s.view_key.substr(0, 100)});
     }
   }
@@ -146,14 +151,17 @@ struct Builder {
   // named by its path of keys, even an empty key.
   void walk(const PyValue& v, const std::string& name, bool root = false) {
     if (visits_left-- == 0)
-      fail(c, "the pickle refers to its shared values so often that it names more entries than its size allows (a hostile file).");
+      fail(c,
+           "the pickle refers to its shared values so often that it names more entries than its size allows (a hostile "
+           "file).");
     switch (v.kind) {
       case PyValue::Kind::Tensor: {
         TensorEntry t;
         t.name = root ? "tensor" : name;
         if (!v.refused.empty()) {
           if (const RefusedDtype* r = refused_dtype("pytorch", v.refused)) fail(c, refusal(*r, "pytorch", t.name));
-          if (const RefusedDtype* r = refused_dtype("dtype", v.refused.substr(6))) fail(c, refusal(*r, "pytorch", t.name, v.refused));
+          if (const RefusedDtype* r = refused_dtype("dtype", v.refused.substr(6)))
+            fail(c, refusal(*r, "pytorch", t.name, v.refused));
           fail(c, "tensor '" + t.name + "' has dtype " + v.refused + ", which locus does not read.");
         }
         t.dtype = v.dtype;
@@ -252,8 +260,8 @@ Catalog parse_pytorch_legacy(std::shared_ptr<MappedFile> file) {
   const size_t n = file->size();
   size_t p = legacy_magic_length(d, n);
   if (p == 0)
-    fail(c, "the file does not start with torch.save's magic number 0x1950a86a20f9469cfc6c: its bytes begin " + describe_bytes(d, n) +
-                ". It is not a PyTorch checkpoint of the legacy (pre-1.6) format.");
+    fail(c, "the file does not start with torch.save's magic number 0x1950a86a20f9469cfc6c: its bytes begin " +
+                describe_bytes(d, n) + ". It is not a PyTorch checkpoint of the legacy (pre-1.6) format.");
   // Each pickle starts where the previous one's STOP ended; `name` says which one a message is about.
   auto next = [&](const char* name, bool legacy) {
     size_t used = 0;
@@ -263,14 +271,17 @@ Catalog parse_pytorch_legacy(std::shared_ptr<MappedFile> file) {
   };
   PyRef version = next("the legacy format's protocol version", false);
   if (version->kind != PyValue::Kind::Int || version->i != 1001)
-    fail(c, "the legacy format's protocol version is " + (version->kind == PyValue::Kind::Int ? std::to_string(version->i) : "not an integer") +
+    fail(c, "the legacy format's protocol version is " +
+                (version->kind == PyValue::Kind::Int ? std::to_string(version->i) : "not an integer") +
                 "; torch.save wrote 1001, the only version torch.load (and locus) reads.");
   PyRef info = next("the legacy format's sys_info", false);
   if (info->kind != PyValue::Kind::Dict) fail(c, "the legacy format's sys_info is not a dict.");
   for (size_t i = 0; i + 1 < info->items.size(); i += 2) {
     const PyValue &k = *info->items[i], &v = *info->items[i + 1];
     if (k.kind == PyValue::Kind::Str && k.s == "little_endian" && !(v.kind == PyValue::Kind::Bool && v.i == 1))
-      fail(c, "sys_info says the checkpoint was written on a big-endian machine (little_endian is not True), which locus does not read.");
+      fail(c,
+           "sys_info says the checkpoint was written on a big-endian machine (little_endian is not True), which locus "
+           "does not read.");
   }
   PyRef root = next("the object pickle", true);
   if (root->kind != PyValue::Kind::Dict && root->kind != PyValue::Kind::Tensor)
@@ -291,24 +302,28 @@ Catalog parse_pytorch_legacy(std::shared_ptr<MappedFile> file) {
     const size_t s = it->second;
     if (read[s]) fail(c, "the storage key list names storage '" + key + "' twice.");
     read[s] = true;
-    const std::string which = "storage '" + key + "' (number " + std::to_string(i + 1) + " of " + std::to_string(keys->items.size()) + ")";
+    const std::string which =
+        "storage '" + key + "' (number " + std::to_string(i + 1) + " of " + std::to_string(keys->items.size()) + ")";
     if (n - p < 8)
-      fail(c, which + " is truncated: its element count needs 8 bytes at byte " + std::to_string(p) + " but the file ends at byte " + std::to_string(n) + ".");
+      fail(c, which + " is truncated: its element count needs 8 bytes at byte " + std::to_string(p) +
+                  " but the file ends at byte " + std::to_string(n) + ".");
     uint64_t count = 0;
     for (int j = 7; j >= 0; --j) count = (count << 8) | d[p + j];
     p += 8;
     if (count != static_cast<uint64_t>(b.root_numel[s]))
-      fail(c, which + " holds " + std::to_string(static_cast<int64_t>(count)) + " elements in the file, but tensor '" + b.first_user[s] +
-                  "' says " + std::to_string(b.root_numel[s]) + ".");
+      fail(c, which + " holds " + std::to_string(static_cast<int64_t>(count)) + " elements in the file, but tensor '" +
+                  b.first_user[s] + "' says " + std::to_string(b.root_numel[s]) + ".");
     StorageEntry& e = c.storages[s];
     if (e.nbytes > n - p)
-      fail(c, which + " is truncated: its " + std::to_string(e.nbytes) + " bytes start at byte " + std::to_string(p) + " but the file ends at byte " +
-                  std::to_string(n) + ".");
+      fail(c, which + " is truncated: its " + std::to_string(e.nbytes) + " bytes start at byte " + std::to_string(p) +
+                  " but the file ends at byte " + std::to_string(n) + ".");
     e.data = d + p;
     p += e.nbytes;
   }
   for (size_t s = 0; s < c.storages.size(); ++s)
-    if (!read[s]) fail(c, "the storage of tensor '" + b.first_user[s] + "' is missing from the storage key list: its bytes are not in the file.");
+    if (!read[s])
+      fail(c, "the storage of tensor '" + b.first_user[s] +
+                  "' is missing from the storage key list: its bytes are not in the file.");
   for (const Builder::ViewUse& v : b.views) {  // within the view first, then rebased onto the root
     TensorEntry& t = c.tensors[v.tensor];
     Catalog slice{c.format, c.file, {c.storages[t.storage]}, {}, {}};
@@ -317,7 +332,8 @@ Catalog parse_pytorch_legacy(std::shared_ptr<MappedFile> file) {
     in_view.storage = 0;
     in_view.name = t.name + "' on storage view '" + v.key;
     check_view(slice, in_view);
-    if (__builtin_add_overflow(t.offset, v.offset, &t.offset)) fail(c, "tensor '" + t.name + "' has a storage offset that overflows.");
+    if (__builtin_add_overflow(t.offset, v.offset, &t.offset))
+      fail(c, "tensor '" + t.name + "' has a storage offset that overflows.");
   }
   for (const TensorEntry& t : c.tensors) check_view(c, t);
   return c;

@@ -2,7 +2,6 @@
 // the fixtures of tests/io/make_legacy_fixtures.py (PyTorch 1.13), each compared with torch.load's
 // value for it (legacy_X.ref.pt: that value re-saved in the zip format), on every device; hostile
 // variants of them, each refused with a CheckpointError that says what is wrong.
-#include "test_paths.h"
 #include <unistd.h>
 
 #include <cstdlib>
@@ -10,6 +9,7 @@
 #include <fstream>
 
 #include "io/catalog.h"
+#include "test_paths.h"
 #include "testing.h"
 
 using namespace locus;
@@ -51,7 +51,8 @@ Tensor ar(int64_t n, ScalarType dt, double scale = 0.25, double shift = -1.0) {
 
 // The legacy file loaded on `dev` holds what torch.load gives: the same names in the same order,
 // dtypes, shapes and values.
-StateDict expect_as_torch_load(const std::string& name, const Device& dev, const MapLocation& where, const std::string& dir = kDir) {
+StateDict expect_as_torch_load(const std::string& name, const Device& dev, const MapLocation& where,
+                               const std::string& dir = kDir) {
   const std::string stem = name.substr(0, name.rfind('.'));
   StateDict got = load(dir + name, where), want = load(dir + stem + ".ref.pt");
   EXPECT_EQ(got.keys(), want.keys()) << name;
@@ -66,8 +67,8 @@ class LegacyCheckpoint : public ::testing::TestWithParam<Device> {};
 
 TEST_P(LegacyCheckpoint, EveryFixtureAsTorchLoad) {
   const Device dev = GetParam();
-  for (const char* name : {"legacy_dtypes.pt", "legacy_model.pt", "legacy_views.pt", "legacy_checkpoint.pth", "legacy_tensor.pt",
-                           "legacy_storage_view.pt", "legacy_protocol4.pt"})
+  for (const char* name : {"legacy_dtypes.pt", "legacy_model.pt", "legacy_views.pt", "legacy_checkpoint.pth",
+                           "legacy_tensor.pt", "legacy_storage_view.pt", "legacy_protocol4.pt"})
     expect_as_torch_load(name, dev, dev);
   expect_as_torch_load("legacy_cuda.pt", dev, {{"cuda:0", dev.str()}});
 }
@@ -97,7 +98,8 @@ TEST_P(LegacyCheckpoint, ValuesAndViews) {
   expect_same(v["slice2"], base.slice(0, 2).slice(1, 2, 5), "slice2");
   EXPECT_EQ(v["slice2"].storage_offset(), 14);
   expect_same(v["col"], base.select(1, 2), "col");
-  for (const char* k : {"tail", "t", "slice2", "col"}) EXPECT_TRUE(v[k].is_alias_of(v["base"])) << k << ": views of one storage stay shared";
+  for (const char* k : {"tail", "t", "slice2", "col"})
+    EXPECT_TRUE(v[k].is_alias_of(v["base"])) << k << ": views of one storage stay shared";
   expect_same(v["scalar"], full({}, 2.5), "scalar");
   EXPECT_EQ(v["scalar"].dim(), 0);
   EXPECT_EQ(v["empty"].sizes(), IntArrayRef({0, 4}));
@@ -148,8 +150,9 @@ TEST(LegacyCheckpointFile, InspectLocationsAndRefusals) {
   EXPECT_EQ(report.records[0].saved_location, "cuda:0");
 
   EXPECT_THROW_MSG(load(kDir + "legacy_complex.pt"), CheckpointError,
-                   "[pytorch] " + kDir + "legacy_complex.pt: tensor 'z' has dtype complex64 (torch.ComplexFloatStorage), which locus "
-                   "does not compute with. Convert it in PyTorch with torch.view_as_real(t)");
+                   "[pytorch] " + kDir +
+                       "legacy_complex.pt: tensor 'z' has dtype complex64 (torch.ComplexFloatStorage), which locus "
+                       "does not compute with. Convert it in PyTorch with torch.view_as_real(t)");
 }
 
 // The fixtures written afresh by the installed PyTorch (storage keys and layout as it writes them).
@@ -157,10 +160,11 @@ TEST(LegacyCheckpointFile, FreshFilesFromPythonTorch) {
   ASSERT_EQ(std::system("/usr/bin/python3 -c 'import torch' 2>/dev/null"), 0)
       << "Debian's python3-torch is not installed; scripts/install-deps installs it";
   const std::string dir = std::string(LOCUS_BINARY_DIR) + "/legacy-test-" + std::to_string(::getpid()) + "-fixtures/";
-  const std::string cmd = "/usr/bin/python3 " + std::string(LOCUS_SOURCE_DIR) + "/tests/io/make_legacy_fixtures.py " + dir + " >/dev/null 2>&1";
+  const std::string cmd = "/usr/bin/python3 " + std::string(LOCUS_SOURCE_DIR) + "/tests/io/make_legacy_fixtures.py " +
+                          dir + " >/dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  for (const char* name : {"legacy_dtypes.pt", "legacy_model.pt", "legacy_views.pt", "legacy_checkpoint.pth", "legacy_tensor.pt",
-                           "legacy_storage_view.pt", "legacy_protocol4.pt"})
+  for (const char* name : {"legacy_dtypes.pt", "legacy_model.pt", "legacy_views.pt", "legacy_checkpoint.pth",
+                           "legacy_tensor.pt", "legacy_storage_view.pt", "legacy_protocol4.pt"})
     expect_as_torch_load(name, Device("cpu"), Device("cpu"), dir);
   expect_as_torch_load("legacy_cuda.pt", Device("cpu"), "cpu", dir);
   std::filesystem::remove_all(dir);
@@ -183,8 +187,10 @@ TEST(LegacyCheckpointFile, HostileVariantsNamed) {
     ::unlink(path.c_str());
   }
   expect_bad(good.substr(0, data + 3), "storage '"s);
-  expect_bad(good.substr(0, data + 3), "(number 1 of 1) is truncated: its 40 bytes start at byte 328 but the file ends at byte 331.");
-  expect_bad(good.substr(0, count + 2), "is truncated: its element count needs 8 bytes at byte 320 but the file ends at byte 322.");
+  expect_bad(good.substr(0, data + 3),
+             "(number 1 of 1) is truncated: its 40 bytes start at byte 328 but the file ends at byte 331.");
+  expect_bad(good.substr(0, count + 2),
+             "is truncated: its element count needs 8 bytes at byte 320 but the file ends at byte 322.");
   expect_bad(good.substr(0, 30), "the legacy format's sys_info: ");
   expect_bad(good.substr(0, 200), "the object pickle: ");
   expect_bad(good.substr(0, count - 3), "the storage key list: the pickle");
@@ -194,7 +200,8 @@ TEST(LegacyCheckpointFile, HostileVariantsNamed) {
   expect_bad(big, "holds 4611686018427387909 elements in the file, but tensor 'tensor' says 5.");
   expect_bad(patched(good, "cpuq\x04K\x05N"s, "cpuq\x04J\xff\xff\xff\x7fN"s),
              "(of tensor 'tensor') claims 2147483647 elements of float64, more than the whole file (371 bytes) holds.");
-  expect_bad(patched(good, "cpuq\x04K\x05N"s, "cpuq\x04K\x04N"s), "holds 5 elements in the file, but tensor 'tensor' says 4.");
+  expect_bad(patched(good, "cpuq\x04K\x05N"s, "cpuq\x04K\x04N"s),
+             "holds 5 elements in the file, but tensor 'tensor' says 4.");
   // Storage keys: one the list does not name, one no tensor uses.
   const size_t keys = good.rfind("\x80\x02]"s);
   ASSERT_NE(keys, std::string::npos);
@@ -203,41 +210,67 @@ TEST(LegacyCheckpointFile, HostileVariantsNamed) {
   std::string other = good;
   other[keys + 13] = other[keys + 13] == '9' ? '8' : '9';  // a digit of the key in the list
   expect_bad(other, "which no tensor uses.");
-  expect_bad(good.substr(0, keys) + "\x80\x02]q\0(X\x01\0\0\0" "1X\x01\0\0\0" "1e."s + good.substr(count), "which no tensor uses.");
+  expect_bad(good.substr(0, keys) +
+                 "\x80\x02]q\0(X\x01\0\0\0"
+                 "1X\x01\0\0\0"
+                 "1e."s +
+                 good.substr(count),
+             "which no tensor uses.");
   // Magic number, protocol version, byte order, persistent ids.
   std::string magic = good;
   magic[5] ^= 1;
-  expect_bad(magic, "the file starts like torch.save's legacy format (a pickled 10-byte integer) but not with its magic number "
-                    "0x1950a86a20f9469cfc6c: its bytes begin 80 02 8a 0a 6c fd");
-  EXPECT_THROW_MSG(io::parse_pytorch_legacy(io::MappedFile::open(tmp_file("magic.pt", magic))), CheckpointError,
-                   "does not start with torch.save's magic number 0x1950a86a20f9469cfc6c: its bytes begin 80 02 8a 0a 6c fd");
+  expect_bad(
+      magic,
+      "the file starts like torch.save's legacy format (a pickled 10-byte integer) but not with its magic number "
+      "0x1950a86a20f9469cfc6c: its bytes begin 80 02 8a 0a 6c fd");
+  EXPECT_THROW_MSG(
+      io::parse_pytorch_legacy(io::MappedFile::open(tmp_file("magic.pt", magic))), CheckpointError,
+      "does not start with torch.save's magic number 0x1950a86a20f9469cfc6c: its bytes begin 80 02 8a 0a 6c fd");
   expect_bad(patched(good, "\x80\x02M\xe9\x03."s, "\x80\x02M\xea\x03."s),
-             "the legacy format's protocol version is 1002; torch.save wrote 1001, the only version torch.load (and locus) reads.");
+             "the legacy format's protocol version is 1002; torch.save wrote 1001, the only version torch.load (and "
+             "locus) reads.");
   expect_bad(patched(good, "little_endianq\x02\x88"s, "little_endianq\x02\x89"s),
-             "sys_info says the checkpoint was written on a big-endian machine (little_endian is not True), which locus does not read.");
+             "sys_info says the checkpoint was written on a big-endian machine (little_endian is not True), which "
+             "locus does not read.");
   expect_bad(patched(good, "cpuq\x04K\x05N"s, "cpuq\x04K\x05K\x00"s), "the object pickle: ");
-  expect_bad(patched(good, "cpuq\x04K\x05Ntq"s, "cpuq\x04K\x05tq"s), "is not ('storage', <storage type>, key, location, numel, view_metadata)");
-  expect_bad(patched(good, "X\x03\0\0\0cpu"s, "X\x03\0\0\0gpu"s), "tensor 'tensor' has storage location tag 'gpu', which is not a valid device string");
-  expect_bad(patched(good, "ctorch\nDoubleStorage\n"s, "cbuiltins\nexecStorage\n"s), "global 'builtins.execStorage' is forbidden");
+  expect_bad(patched(good, "cpuq\x04K\x05Ntq"s, "cpuq\x04K\x05tq"s),
+             "is not ('storage', <storage type>, key, location, numel, view_metadata)");
+  expect_bad(patched(good, "X\x03\0\0\0cpu"s, "X\x03\0\0\0gpu"s),
+             "tensor 'tensor' has storage location tag 'gpu', which is not a valid device string");
+  expect_bad(patched(good, "ctorch\nDoubleStorage\n"s, "cbuiltins\nexecStorage\n"s),
+             "global 'builtins.execStorage' is forbidden");
   // A tensor that reaches past its storage.
-  expect_bad(patched(good, "K\x05\x85q\x06"s, "K\x06\x85q\x06"s), "tensor 'tensor' reaches element 5 but its storage holds 5 elements.");
+  expect_bad(patched(good, "K\x05\x85q\x06"s, "K\x06\x85q\x06"s),
+             "tensor 'tensor' reaches element 5 but its storage holds 5 elements.");
 
   // Storage views out of their root, and tensors out of their view.
   const std::string views = read_file(kDir + "legacy_storage_view.pt");
-  expect_bad(patched(views, "140003q\x11K\x05K\x05"s, "140003q\x11K\x05K\x06"s),
-             "tensor 'b' is on storage view '140003' of elements [5, 5+6) of storage '140001', which holds 10 elements.");
-  expect_bad(patched(views, "140003q\x11K\x05K\x05"s, "140003q\x11J\xff\xff\xff\xffK\x05"s), "tensor 'b' is on storage view '140003' of elements [-1");
+  expect_bad(
+      patched(views, "140003q\x11K\x05K\x05"s, "140003q\x11K\x05K\x06"s),
+      "tensor 'b' is on storage view '140003' of elements [5, 5+6) of storage '140001', which holds 10 elements.");
+  expect_bad(patched(views, "140003q\x11K\x05K\x05"s, "140003q\x11J\xff\xff\xff\xffK\x05"s),
+             "tensor 'b' is on storage view '140003' of elements [-1");
   expect_bad(patched(views, "140002q\x08K\x02K\x06"s, "140002q\x08K\x02K\x03"s),
              "tensor 'a' on storage view '140002' reaches element 4 but its storage holds 3 elements.");
-  expect_bad(patched(views, "140003q\x11K\x05K\x05"s, "140003q\x11K\x05N"s), "has a view_metadata that is not (view key, offset, size).");
-  expect_bad(patched(views, "h\x07K\x0aN"s, "h\x07K\x09N"s), "storage '140001' is given two sizes (10 and 9 elements) by tensors 'a' and 'whole'.");
+  expect_bad(patched(views, "140003q\x11K\x05K\x05"s, "140003q\x11K\x05N"s),
+             "has a view_metadata that is not (view key, offset, size).");
+  expect_bad(patched(views, "h\x07K\x0aN"s, "h\x07K\x09N"s),
+             "storage '140001' is given two sizes (10 and 9 elements) by tensors 'a' and 'whole'.");
 
   // Shared values referenced so often that flattening them would never end: refused at once.
   // l0 = [1], l(i) = [l(i-1), l(i-1)]: 2**28 paths to the 1 in l28 (each list is memoized, then popped).
-  std::string dag = "\x80\x02}X\x01\0\0\0" "a]K\x01" "aq\x00" "0"s;
+  std::string dag =
+      "\x80\x02}X\x01\0\0\0"
+      "a]K\x01"
+      "aq\x00"
+      "0"s;
   for (int i = 1; i < 29; ++i) dag += "](h"s + char(i - 1) + "h" + char(i - 1) + "eq" + char(i) + "0";
-  dag += "h\x1c" "s."s;
-  expect_bad(good.substr(0, good.find("\x80\x02" "ctorch._utils"s)) + dag + "\x80\x02]."s,
+  dag +=
+      "h\x1c"
+      "s."s;
+  expect_bad(good.substr(0, good.find("\x80\x02"
+                                      "ctorch._utils"s)) +
+                 dag + "\x80\x02]."s,
              "the pickle refers to its shared values so often that it names more entries than its size allows");
   // Any other pickle is not read.
   expect_bad("\x80\x02}q\x00."s, "this is a bare pickle without torch.save's magic number");

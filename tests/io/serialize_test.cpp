@@ -580,9 +580,12 @@ TEST(PyTorchInterop, RebuildTensorV3OverAnUntypedStorage) {
   StateDict sd = load(v3(8, "float32"));
   EXPECT_EQ(sd["w"].scalar_type(), kFloat);
   EXPECT_EQ(values(sd["w"]), std::vector<double>({1, 2}));
-  EXPECT_THROW_MSG(load(v3(7, "float32")), CheckpointError, "storage '0' has 7 bytes, not a whole number of torch.float32 elements.");
-  EXPECT_THROW_MSG(load(v3(8, "bits8")), CheckpointError, "tensor 'w' has dtype torch.bits8, which locus does not read.");
-  EXPECT_THROW_MSG(load(v3(8, "uint16")), CheckpointError, "tensor 'w' has dtype uint16 (torch.uint16), which locus does not compute with.");
+  EXPECT_THROW_MSG(load(v3(7, "float32")), CheckpointError,
+                   "storage '0' has 7 bytes, not a whole number of torch.float32 elements.");
+  EXPECT_THROW_MSG(load(v3(8, "bits8")), CheckpointError,
+                   "tensor 'w' has dtype torch.bits8, which locus does not read.");
+  EXPECT_THROW_MSG(load(v3(8, "uint16")), CheckpointError,
+                   "tensor 'w' has dtype uint16 (torch.uint16), which locus does not compute with.");
   EXPECT_THROW_MSG(load(v3(8, "os")), CheckpointError, "global 'torch.os' is forbidden");
 }
 
@@ -805,10 +808,12 @@ TEST(Corrupt, UnrecognisedFilesShowTheirFirstBytes) {
   // A pickle that starts like torch.save's legacy format but has no magic number, and any other
   // pickle, keep their own messages; a safetensors header whose length starts with 0x80 is safetensors.
   expect_bad("old.pt", std::string("\x80\x02\x8a\x0a", 4) + std::string(20, 'x'),
-             "old.pt: the file starts like torch.save's legacy format (a pickled 10-byte integer) but not with its magic number "
+             "old.pt: the file starts like torch.save's legacy format (a pickled 10-byte integer) but not with its "
+             "magic number "
              "0x1950a86a20f9469cfc6c: its bytes begin 80 02 8a 0a 78 78");
   expect_bad("data.pkl", std::string("\x80\x04\x95", 3) + std::string(20, 'x'),
-             "data.pkl: this is a bare pickle without torch.save's magic number (pickle.dump wrote it, not torch.save), which locus "
+             "data.pkl: this is a bare pickle without torch.save's magic number (pickle.dump wrote it, not "
+             "torch.save), which locus "
              "does not read; save the state dict with torch.save or as safetensors.");
   std::string header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}";
   header.append(0x180 - header.size(), ' ');

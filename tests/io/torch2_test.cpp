@@ -3,7 +3,6 @@
 // _rebuild_tensor_v3 over untyped storages for the dtypes locus refuses (naming the tensor); and its
 // legacy format.
 #include "test_paths.h"
-
 #include "testing.h"
 
 using namespace locus;
@@ -83,10 +82,18 @@ TEST(Torch2CheckpointFile, MetadataAndRefusedDtypes) {
   for (const auto& [k, v] : info.metadata) epoch = epoch || (k == "epoch" && v == "3");
   EXPECT_TRUE(epoch);
   const std::vector<std::pair<std::string, std::string>> refused = {
-      {"uint16", "tensor 'w' has dtype uint16 (torch.uint16), which locus does not compute with. Convert it in PyTorch with t.to(torch.int32) before saving."},
-      {"uint32", "tensor 'w' has dtype uint32 (torch.uint32), which locus does not compute with. Convert it in PyTorch with t.to(torch.int64) before saving."},
-      {"uint64", "tensor 'w' has dtype uint64 (torch.uint64), which locus does not compute with. Convert it in PyTorch with t.to(torch.int64)"},
-      {"float8_e4m3fn", "tensor 'w' has dtype float8_e4m3fn (torch.float8_e4m3fn), which locus does not compute with. Convert it in PyTorch with t.to(torch.float32)"},
+      {"uint16",
+       "tensor 'w' has dtype uint16 (torch.uint16), which locus does not compute with. Convert it in PyTorch with "
+       "t.to(torch.int32) before saving."},
+      {"uint32",
+       "tensor 'w' has dtype uint32 (torch.uint32), which locus does not compute with. Convert it in PyTorch with "
+       "t.to(torch.int64) before saving."},
+      {"uint64",
+       "tensor 'w' has dtype uint64 (torch.uint64), which locus does not compute with. Convert it in PyTorch with "
+       "t.to(torch.int64)"},
+      {"float8_e4m3fn",
+       "tensor 'w' has dtype float8_e4m3fn (torch.float8_e4m3fn), which locus does not compute with. Convert it in "
+       "PyTorch with t.to(torch.float32)"},
       {"float8_e5m2", "tensor 'w' has dtype float8_e5m2 (torch.float8_e5m2), which locus does not compute with."}};
   for (const auto& [name, msg] : refused) {
     const std::string path = kDir + "torch2_" + name + ".pt";
