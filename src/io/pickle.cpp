@@ -52,7 +52,8 @@ bool other_torch_dtype(const std::string& g) {
       "complex32", "complex64", "complex128", "cfloat", "cdouble", "chalf", "uint16", "uint32", "uint64",
       "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2",
       "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16", "int1", "int2", "int3", "int4", "int5", "int6", "int7",
-      "uint1", "uint2", "uint3", "uint4", "uint5", "uint6", "uint7", "qint8", "quint8", "qint32", "quint4x2", "quint2x4"};
+      "uint1", "uint2", "uint3", "uint4", "uint5", "uint6", "uint7", "qint8", "quint8", "qint32", "quint4x2",
+      "quint2x4"};
   for (const char* n : names)
     if (g == std::string("torch.") + n) return true;
   return false;
