@@ -57,6 +57,9 @@ save_pt("checkpoint", {"model": lin.state_dict(), "optimizer": opt.state_dict(),
 save_pt("ordered", collections.OrderedDict([("w", torch.randn(2, 2)), ("b", torch.randn(2))]))
 save_pt("legacy_tensor", torch.arange(5.0), legacy=True)
 save_pt("legacy_dict", {"w": torch.randn(2, 3), "i": torch.arange(4)}, legacy=True)
+save_pt("legacy_views", {"base": base, "t": base.t(), "tail": base[1:], "s2": base[1:][1:, 2:5], "e": torch.empty(0, 2),
+                         "s": torch.tensor(1.5), "h": torch.arange(3, dtype=torch.float16)}, legacy=True)
+save_pt("legacy_checkpoint", {"model": lin.state_dict(), "optimizer": opt.state_dict(), "epoch": 3}, legacy=True)
 
 for name, a in {"f4": np.arange(6, dtype="<f4").reshape(2, 3), "f8_be": np.arange(4, dtype=">f8"),
                 "i8": np.arange(-3, 3, dtype=np.int64), "u1": np.arange(5, dtype=np.uint8),

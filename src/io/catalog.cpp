@@ -118,10 +118,17 @@ Catalog parse_any(std::shared_ptr<MappedFile> file) {
   if (looks_like_zip(d, n)) return parse_pytorch(std::move(file));
   if (looks_like_safetensors(d, n)) return parse_safetensors(std::move(file));
   if (n >= 6 && std::memcmp(d, "\x93NUMPY", 6) == 0) return parse_npy(std::move(file));
-  if (n >= 2 && d[0] == 0x80 && d[1] >= 2 && d[1] <= 5)
+  if (legacy_magic_length(d, n) != 0) return parse_pytorch_legacy(std::move(file));
+  if (n >= 4 && d[0] == 0x80 && d[1] >= 2 && d[1] <= 5 && d[2] == 0x8a && d[3] == 0x0a)
     throw CheckpointError("[checkpoint] " + file->path() +
-                          ": this is a bare pickle (torch.save with _use_new_zipfile_serialization=False, the "
-                          "format before PyTorch 1.6), which locus does not read; re-save it with a current torch.save.");
+                          ": the file starts like torch.save's legacy format (a pickled 10-byte "
+                          "integer) but not with its magic number 0x1950a86a20f9469cfc6c: its bytes begin " +
+                          describe_bytes(d, n) + ". The file is corrupt, or not a PyTorch checkpoint.");
+  if (n >= 2 && d[0] == 0x80 && d[1] >= 2 && d[1] <= 5)
+    throw CheckpointError(
+        "[checkpoint] " + file->path() +
+        ": this is a bare pickle without torch.save's magic number (pickle.dump wrote it, not torch.save), "
+        "which locus does not read; save the state dict with torch.save or as safetensors.");
   // None of them. A file whose extension names a format gets that parser's reason as well
   // (a truncated .pt or .safetensors says where it stops).
   std::string what = "[checkpoint] " + file->path() + ": not a checkpoint locus recognises: ";
@@ -170,7 +177,7 @@ const RefusedDtype kRefused[] = {
 };
 
 const char* spelling(const RefusedDtype& r, const std::string& format) {
-  return format == "safetensors" ? r.safetensors : format == "npy" ? r.numpy : r.torch;
+  return format == "safetensors" ? r.safetensors : format == "npy" ? r.numpy : format == "dtype" ? r.name : r.torch;
 }
 }  // namespace
 

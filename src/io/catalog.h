@@ -58,11 +58,18 @@ std::vector<int64_t> dense_strides(const std::vector<int64_t>& sizes, bool colum
 void check_view(const Catalog& c, const TensorEntry& t);
 
 Catalog parse_safetensors(std::shared_ptr<MappedFile> file);
+/// A zip checkpoint, or a legacy one (it starts with torch.save's magic number): parse_pytorch_legacy.
 Catalog parse_pytorch(std::shared_ptr<MappedFile> file);
+/// The legacy format (torch.save before PyTorch 1.6, or with _use_new_zipfile_serialization=False).
+Catalog parse_pytorch_legacy(std::shared_ptr<MappedFile> file);
+/// The length of the legacy format's first pickle (torch.save's magic number) at the start of
+/// `d`, or 0 when `d` does not start with it.
+size_t legacy_magic_length(const uint8_t* d, size_t n);
 Catalog parse_npy(std::shared_ptr<MappedFile> file);
 /// Picks the parser by each format's structure, strongest evidence first: a zip archive (local
 /// header and end-of-central-directory record: pytorch), safetensors (an 8-byte length that fits
-/// the file, then '{'), .npy (\x93NUMPY), then a legacy pickle (refused). Anything else is a
+/// the file, then '{'), .npy (\x93NUMPY), then torch.save's legacy format (its magic number; any
+/// other pickle is refused). Anything else is a
 /// CheckpointError "not a checkpoint locus recognises" showing the first bytes (and, when the
 /// file's extension names a format, that parser's reason).
 Catalog parse_any(std::shared_ptr<MappedFile> file);
@@ -79,7 +86,8 @@ struct RefusedDtype {
   const char* torch_fix;    // "t.to(torch.int32)"
   const char* numpy_fix;    // "a.astype(np.int32)"
 };
-/// The entry whose spelling in `format` ("safetensors", "npy", "pytorch") is `code`, if any.
+/// The entry whose spelling in `format` ("safetensors", "npy", "pytorch"; "dtype": its name,
+/// "uint16", as PyTorch 2.x pickles a torch.dtype) is `code`, if any.
 const RefusedDtype* refused_dtype(const std::string& format, const std::string& code);
 /// "tensor 'w' has dtype uint16 (U16), which locus does not compute with. Convert it in PyTorch
 /// with t.to(torch.int32) before saving; locus reads ..."

@@ -31,9 +31,38 @@ bool storage_dtype(const std::string& g, ScalarType* t) {
   return false;
 }
 
+// torch.<dtype> globals (PyTorch 2.x pickles the dtype of a tensor over an untyped storage,
+// _rebuild_tensor_v3): the dtypes locus reads, and every other name torch has for one (refused
+// naming the tensor).
+bool torch_dtype(const std::string& g, ScalarType* t) {
+  static const std::pair<const char*, ScalarType> table[] = {
+      {"torch.float32", kFloat}, {"torch.float", kFloat}, {"torch.float64", kDouble},    {"torch.double", kDouble},
+      {"torch.float16", kHalf},  {"torch.half", kHalf},   {"torch.bfloat16", kBFloat16}, {"torch.int64", kLong},
+      {"torch.long", kLong},     {"torch.int32", kInt},   {"torch.int", kInt},           {"torch.int16", kShort},
+      {"torch.short", kShort},   {"torch.int8", kChar},   {"torch.uint8", kByte},        {"torch.bool", kBool}};
+  for (const auto& [n, d] : table)
+    if (g == n) {
+      *t = d;
+      return true;
+    }
+  return false;
+}
+bool other_torch_dtype(const std::string& g) {
+  static const char* names[] = {
+      "complex32", "complex64", "complex128", "cfloat", "cdouble", "chalf", "uint16", "uint32", "uint64",
+      "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2",
+      "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16", "int1", "int2", "int3", "int4", "int5", "int6", "int7",
+      "uint1", "uint2", "uint3", "uint4", "uint5", "uint6", "uint7", "qint8", "quint8", "qint32", "quint4x2",
+      "quint2x4"};
+  for (const char* n : names)
+    if (g == std::string("torch.") + n) return true;
+  return false;
+}
+
 class Unpickler {
  public:
-  Unpickler(const uint8_t* d, size_t n, const std::function<void(const std::string&)>& fail) : d_(d), n_(n), fail_(fail) {}
+  Unpickler(const uint8_t* d, size_t n, const std::function<void(const std::string&)>& fail, const UnpickleOptions& o)
+      : d_(d), n_(n), fail_(fail), opt_(o) {}
 
   PyRef run() {
     for (;;) {
@@ -45,6 +74,7 @@ class Unpickler {
         case 0x95: take(8); break;                        // FRAME (framing is advisory)
         case '.':                                         // STOP
           if (stack_.size() != 1 || !marks_.empty()) bad("STOP with " + std::to_string(stack_.size()) + " values on the stack.");
+          if (opt_.consumed != nullptr) *opt_.consumed = p_;
           return stack_.back();
         case '(': if (marks_.size() >= kMaxStack) bad("too many marks."); marks_.push_back(stack_.size()); break;
         case 'N': push(make(PyValue::Kind::None)); break;
@@ -191,7 +221,7 @@ class Unpickler {
 
  private:
   [[noreturn]] void bad(const std::string& what) {
-    fail_("data.pkl: " + what);
+    fail_(std::string(opt_.name) + ": " + what);
     throw 0;  // fail_ always throws
   }
   const uint8_t* take(size_t k) {
@@ -290,8 +320,10 @@ class Unpickler {
   static bool torchscript_class(const std::string& g) { return g.rfind("__torch__.", 0) == 0 && g.size() > 10; }
   PyRef global(const std::string& g) {
     ScalarType t;
-    if (g != "collections.OrderedDict" && g != "torch._utils._rebuild_tensor_v2" && g != "torch._utils._rebuild_parameter" &&
-        !storage_dtype(g, &t) && !refused_dtype("pytorch", g) && !torchscript_class(g))
+    if (g != "collections.OrderedDict" && g != "torch._utils._rebuild_tensor_v2" &&
+        g != "torch._utils._rebuild_parameter" && g != "torch._utils._rebuild_tensor" &&
+        g != "torch._utils._rebuild_tensor_v3" && g != "torch.storage.UntypedStorage" && !torch_dtype(g, &t) &&
+        !other_torch_dtype(g) && !storage_dtype(g, &t) && !refused_dtype("pytorch", g) && !torchscript_class(g))
       bad("global '" + g.substr(0, 200) + "' is forbidden: a tensor checkpoint may only refer to " + kAllowed + ".");
     PyRef v = make(PyValue::Kind::Global);
     v->s = g;
@@ -307,15 +339,22 @@ class Unpickler {
     }
     return out;
   }
-  // ('storage', torch.<T>Storage, key, location, numel)
+  // ('storage', torch.<T>Storage, key, location, numel), legacy: and view_metadata
   PyRef persistent(const PyRef& pid) {
     const auto& it = pid->items;
-    if (pid->kind != PyValue::Kind::Tuple || it.size() != 5 || it[0]->kind != PyValue::Kind::Str || it[0]->s != "storage" ||
-        it[1]->kind != PyValue::Kind::Global || it[2]->kind != PyValue::Kind::Str || it[3]->kind != PyValue::Kind::Str ||
-        !is_int(it[4]))
-      bad("a persistent id is not ('storage', <storage type>, key, location, numel).");
+    const size_t arity = opt_.legacy ? 6 : 5;
+    if (pid->kind != PyValue::Kind::Tuple || it.size() != arity || it[0]->kind != PyValue::Kind::Str ||
+        it[0]->s != "storage" || it[1]->kind != PyValue::Kind::Global || it[2]->kind != PyValue::Kind::Str ||
+        it[3]->kind != PyValue::Kind::Str || !is_int(it[4]))
+      bad(opt_.legacy
+              ? "a persistent id is not ('storage', <storage type>, key, location, numel, view_metadata) (a whole "
+                "nn.Module pickled by torch.save is not read: save its state_dict())."
+              : "a persistent id is not ('storage', <storage type>, key, location, numel).");
     PyRef s = make(PyValue::Kind::Storage);
-    if (refused_dtype("pytorch", it[1]->s) && !storage_dtype(it[1]->s, &s->dtype)) {
+    if (it[1]->s == "torch.storage.UntypedStorage") {  // bytes, typed by the tensor (_rebuild_tensor_v3)
+      s->dtype = kByte;
+      s->untyped = true;
+    } else if (refused_dtype("pytorch", it[1]->s) && !storage_dtype(it[1]->s, &s->dtype)) {
       s->refused = it[1]->s;  // refused by name once the tensor using it is known
       s->dtype = kByte;
     } else if (!storage_dtype(it[1]->s, &s->dtype)) {
@@ -325,6 +364,16 @@ class Unpickler {
     s->location = it[3]->s;
     s->i = it[4]->i;
     if (s->i < 0) bad("storage '" + s->s.substr(0, 100) + "' has a negative size.");
+    if (opt_.legacy && it[5]->kind != PyValue::Kind::None) {  // (view key, offset, size)
+      const auto& v = it[5]->items;
+      if (it[5]->kind != PyValue::Kind::Tuple || v.size() != 3 || v[0]->kind != PyValue::Kind::Str || !is_int(v[1]) ||
+          !is_int(v[2]))
+        bad("storage '" + s->s.substr(0, 100) + "' has a view_metadata that is not (view key, offset, size).");
+      s->has_view = true;
+      s->view_key = v[0]->s;
+      s->view_offset = v[1]->i;
+      s->view_size = v[2]->i;
+    }
     return s;
   }
   PyRef reduce(const PyRef& fn, const PyRef& args) {
@@ -335,11 +384,14 @@ class Unpickler {
       if (!a.empty()) bad("OrderedDict is only rebuilt empty (then filled with SETITEMS).");
       return make(PyValue::Kind::Dict);
     }
-    if (fn->s == "torch._utils._rebuild_tensor_v2") {
-      // (storage, storage_offset, size, stride, requires_grad, backward_hooks[, metadata])
-      if (a.size() < 6 || a.size() > 7 || a[0]->kind != PyValue::Kind::Storage || !is_int(a[1]))
-        bad("_rebuild_tensor_v2 needs (storage, offset, size, stride, requires_grad, hooks).");
-      if (a[5]->kind != PyValue::Kind::Dict || !a[5]->items.empty()) bad("a tensor with backward hooks cannot be loaded.");
+    if (fn->s == "torch._utils._rebuild_tensor_v2" || fn->s == "torch._utils._rebuild_tensor") {
+      // (storage, storage_offset, size, stride, requires_grad, backward_hooks[, metadata]); v1: the first four
+      const bool v1 = fn->s == "torch._utils._rebuild_tensor";
+      if ((v1 ? a.size() != 4 : a.size() < 6 || a.size() > 7) || a[0]->kind != PyValue::Kind::Storage || !is_int(a[1]))
+        bad(v1 ? "_rebuild_tensor needs (storage, offset, size, stride)."
+               : "_rebuild_tensor_v2 needs (storage, offset, size, stride, requires_grad, hooks).");
+      if (!v1 && (a[5]->kind != PyValue::Kind::Dict || !a[5]->items.empty()))
+        bad("a tensor with backward hooks cannot be loaded.");
       PyRef t = make(PyValue::Kind::Tensor);
       t->i = a[1]->i;
       t->sizes = ints(a[2], "a tensor's size");
@@ -347,6 +399,37 @@ class Unpickler {
       t->dtype = a[0]->dtype;
       t->refused = a[0]->refused;
       t->items.push_back(a[0]);
+      return t;
+    }
+    if (fn->s == "torch._utils._rebuild_tensor_v3") {
+      // (untyped storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype[, metadata]):
+      // what PyTorch 2.x writes for a dtype that has no typed storage class (uint16, float8, ...)
+      if (a.size() < 7 || a.size() > 8 || a[0]->kind != PyValue::Kind::Storage || !a[0]->untyped || !is_int(a[1]) ||
+          a[6]->kind != PyValue::Kind::Global)
+        bad("_rebuild_tensor_v3 needs (untyped storage, offset, size, stride, requires_grad, hooks, dtype).");
+      if (a[5]->kind != PyValue::Kind::Dict || !a[5]->items.empty())
+        bad("a tensor with backward hooks cannot be loaded.");
+      PyRef t = make(PyValue::Kind::Tensor);
+      t->i = a[1]->i;
+      t->sizes = ints(a[2], "a tensor's size");
+      t->strides = ints(a[3], "a tensor's stride");
+      ScalarType dt;
+      if (torch_dtype(a[6]->s, &dt)) {  // a dtype locus reads: the storage's bytes as elements of it
+        const int64_t es = static_cast<int64_t>(element_size(dt));
+        if (a[0]->i % es != 0)
+          bad("storage '" + a[0]->s.substr(0, 100) + "' has " + std::to_string(a[0]->i) +
+              " bytes, not a whole number of " + a[6]->s + " elements.");
+        PyRef typed = std::make_shared<PyValue>(*a[0]);
+        typed->items.clear();
+        typed->dtype = dt;
+        typed->i = a[0]->i / es;
+        t->dtype = dt;
+        t->items.push_back(typed);
+      } else {
+        t->refused = a[6]->s;  // refused naming the tensor
+        t->dtype = kByte;
+        t->items.push_back(a[0]);
+      }
       return t;
     }
     if (fn->s == "torch._utils._rebuild_parameter") {
@@ -359,6 +442,7 @@ class Unpickler {
   const uint8_t* d_;
   size_t n_, p_ = 0;
   const std::function<void(const std::string&)>& fail_;
+  const UnpickleOptions& opt_;
   std::vector<PyRef> stack_;
   std::vector<size_t> marks_;
   std::unordered_map<uint64_t, PyRef> memo_;
@@ -366,8 +450,9 @@ class Unpickler {
 
 }  // namespace
 
-PyRef unpickle(const uint8_t* data, size_t size, const std::function<void(const std::string&)>& fail) {
-  return Unpickler(data, size, fail).run();
+PyRef unpickle(const uint8_t* data, size_t size, const std::function<void(const std::string&)>& fail,
+               const UnpickleOptions& options) {
+  return Unpickler(data, size, fail, options).run();
 }
 
 const char* storage_class(ScalarType t) {

@@ -1,7 +1,9 @@
 #pragma once
 // A restricted unpickler for PyTorch state dicts. It runs no code: it builds plain values and
 // accepts only the opcodes of protocols 2-4 that such a pickle uses and only these globals:
-// collections.OrderedDict, torch._utils._rebuild_tensor_v2, torch._utils._rebuild_parameter,
+// collections.OrderedDict, torch._utils._rebuild_tensor_v2 (and _rebuild_tensor, PyTorch 0.3's),
+// torch._utils._rebuild_tensor_v3 (PyTorch 2.x's, over a torch.storage.UntypedStorage, with a torch.<dtype>),
+// torch._utils._rebuild_parameter,
 // the typed storage classes (torch.FloatStorage, ...) and TorchScript's module classes
 // (`__torch__.<path>.<Class>`, what libtorch's torch::save and torch.jit.save write: an object
 // made by NEWOBJ with no arguments whose attributes BUILD sets from a dict, read as that dict).
@@ -32,12 +34,28 @@ struct PyValue {
   std::string location;          // Storage
   std::string refused;           // Storage, Tensor: a storage class locus refuses ("torch.UInt16Storage")
   std::vector<int64_t> sizes, strides;  // Tensor
+  // Storage, legacy format only: a view of the root storage (key s) pickled with view_metadata
+  // (view key, offset, size in elements), as PyTorch before 1.0 wrote one.
+  bool has_view = false;
+  bool untyped = false;  // Storage: torch.storage.UntypedStorage (numel counts bytes)
+  std::string view_key;
+  int64_t view_offset = 0, view_size = 0;
   int depth = 1;
   bool frozen = false;           // inside another value: no longer mutable
 };
 
+struct UnpickleOptions {
+  const char* name = "data.pkl";  // how messages name the pickle
+  /// The legacy format (torch.save(..., _use_new_zipfile_serialization=False)): persistent ids
+  /// have a sixth item, view_metadata (None or (view key, offset, size)).
+  bool legacy = false;
+  /// Where the pickle's STOP opcode ends: the file's next pickle starts there (legacy format).
+  size_t* consumed = nullptr;
+};
+
 /// Unpickles `data`. `fail` throws (it prefixes the format and file name).
-PyRef unpickle(const uint8_t* data, size_t size, const std::function<void(const std::string&)>& fail);
+PyRef unpickle(const uint8_t* data, size_t size, const std::function<void(const std::string&)>& fail,
+               const UnpickleOptions& options = {});
 
 /// torch's storage class for a dtype ("torch.FloatStorage"); nullptr for a dtype it has none for.
 const char* storage_class(ScalarType t);

@@ -565,6 +565,30 @@ TEST(Corrupt, RefusedDtypesNameTheTensorAndTheConversion) {
   }
 }
 
+// PyTorch 2.x pickles a tensor whose dtype has no typed storage class with _rebuild_tensor_v3 over
+// an untyped storage (numel in bytes) and a torch.<dtype> (tests/io/torch2_test.cpp has its files):
+// a dtype locus reads is read, any other refused naming the tensor.
+TEST(PyTorchInterop, RebuildTensorV3OverAnUntypedStorage) {
+  auto v3 = [](int nbytes, const std::string& dtype) {
+    std::string pkl = tiny_pickle("torch._utils\n_rebuild_tensor_v3\n", nbytes);
+    pkl.replace(pkl.find("ctorch\nFloatStorage\n"), 20, "ctorch.storage\nUntypedStorage\n");
+    pkl.insert(pkl.rfind("tR"), "ctorch\n" + dtype + "\n");
+    const std::string path = tmp_path("v3.pt");
+    write_bytes(path, zip_of({{"a/data.pkl", pkl}, {"a/data/0", float_bytes({1, 2})}}));
+    return path;
+  };
+  StateDict sd = load(v3(8, "float32"));
+  EXPECT_EQ(sd["w"].scalar_type(), kFloat);
+  EXPECT_EQ(values(sd["w"]), std::vector<double>({1, 2}));
+  EXPECT_THROW_MSG(load(v3(7, "float32")), CheckpointError,
+                   "storage '0' has 7 bytes, not a whole number of torch.float32 elements.");
+  EXPECT_THROW_MSG(load(v3(8, "bits8")), CheckpointError,
+                   "tensor 'w' has dtype torch.bits8, which locus does not read.");
+  EXPECT_THROW_MSG(load(v3(8, "uint16")), CheckpointError,
+                   "tensor 'w' has dtype uint16 (torch.uint16), which locus does not compute with.");
+  EXPECT_THROW_MSG(load(v3(8, "os")), CheckpointError, "global 'torch.os' is forbidden");
+}
+
 TEST(PyTorchInterop, FreshFilesFromPythonTorch) {
   // make test installs python3-torch (scripts/install-deps): without it the interop is unchecked, a failure
   ASSERT_TRUE(have_torch()) << "Debian's python3-torch is not installed (/usr/bin/python3 -c 'import torch' failed); "
@@ -781,8 +805,16 @@ TEST(Corrupt, UnrecognisedFilesShowTheirFirstBytes) {
   // ...but a file named .safetensors also says why its parser refused it.
   expect_bad("cut.safetensors", le64(4096) + "{}",
              "Read as its extension says: [safetensors] " + tmp_path("cut.safetensors") + ": the header length 4096 is longer than the file (10 bytes)");
-  // A legacy pickle keeps its own message; a safetensors header whose length starts with 0x80 is safetensors.
-  expect_bad("old.pt", std::string("\x80\x02\x8a\x0a", 4) + std::string(20, 'x'), "this is a bare pickle");
+  // A pickle that starts like torch.save's legacy format but has no magic number, and any other
+  // pickle, keep their own messages; a safetensors header whose length starts with 0x80 is safetensors.
+  expect_bad("old.pt", std::string("\x80\x02\x8a\x0a", 4) + std::string(20, 'x'),
+             "old.pt: the file starts like torch.save's legacy format (a pickled 10-byte integer) but not with its "
+             "magic number "
+             "0x1950a86a20f9469cfc6c: its bytes begin 80 02 8a 0a 78 78");
+  expect_bad("data.pkl", std::string("\x80\x04\x95", 3) + std::string(20, 'x'),
+             "data.pkl: this is a bare pickle without torch.save's magic number (pickle.dump wrote it, not "
+             "torch.save), which locus "
+             "does not read; save the state dict with torch.save or as safetensors.");
   std::string header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}";
   header.append(0x180 - header.size(), ' ');
   write_bytes(tmp_path("x80.bin"), st_file(header, float_bytes({1, 2})));

@@ -109,6 +109,14 @@ TEST(LocusInspectTool, ReadsEveryFileLocusSaveWrites) {
   std::remove(npy.c_str());
 }
 
+// PyTorch's legacy format (torch.save before 1.6; tests/io/make_legacy_fixtures.py) and PyTorch 2.x's
+// zip files, checked in: what the tool reports equals what locus::load gives.
+TEST(LocusInspectTool, ReadsLegacyAndTorch2Checkpoints) {
+  for (const char* f : {"legacy_views.pt", "legacy_checkpoint.pth", "legacy_storage_view.pt", "torch2_dtypes.pt"})
+    check_file(kFixtures + f, "pytorch", expected(load(kFixtures + f)));
+  check_file(kFixtures + "legacy_cuda.pt", "pytorch", expected(load(kFixtures + "legacy_cuda.pt", "cpu")));
+}
+
 TEST(LocusInspectTool, ReadsFilesTorchAndNumpyWriteNow) {
   ASSERT_EQ(std::system("/usr/bin/python3 -c 'import torch, numpy' 2>/dev/null"), 0)
       << "Debian's python3-torch is not installed; scripts/install-deps installs it";
