@@ -5,11 +5,19 @@
 // modify shared state.
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "locus/data/example.h"
+#include "locus/error.h"
+#include "locus/functions.h"
+
+namespace locus::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace locus::serialize
 
 namespace locus::data {
 namespace datasets {
@@ -23,6 +31,8 @@ class BatchDataset {
   using SelfType = Self;
   using BatchType = Batch;
   using BatchRequestType = BatchRequest;
+  /// Whether the dataset decides itself what it returns next (StatefulDataset).
+  static constexpr bool is_stateful = false;
   virtual ~BatchDataset() = default;
   /// The examples at `request` (indices), as one batch.
   virtual Batch get_batch(BatchRequest request) = 0;
@@ -77,6 +87,53 @@ class MapDataset
  private:
   Source source_;
   Transform transform_;
+};
+
+/// The tensors of `tensor` along dimension 0, each a TensorExample (libtorch's TensorDataset).
+class TensorDataset : public Dataset<TensorDataset, TensorExample> {
+ public:
+  /// Examples are tensor[0], tensor[1], ...; `tensor` must have at least one dimension.
+  explicit TensorDataset(const Tensor& tensor) : tensor(tensor) {
+    if (tensor.defined() && tensor.dim() == 0)
+      throw Error("[TensorDataset] the tensor must have at least one dimension (examples along dimension 0); "
+                  "got a scalar. Use tensor.unsqueeze(0) for a dataset of one example.");
+  }
+  /// Builds the tensor by stacking `tensors` (libtorch's second constructor).
+  explicit TensorDataset(const std::vector<Tensor>& tensors) : TensorDataset(stack_all(tensors)) {}
+  TensorExample get(size_t index) override {
+    size_t n = *size();
+    if (index >= n)
+      throw Error("[TensorDataset] index " + std::to_string(index) + " is out of range for a dataset of " +
+                  std::to_string(n) + " examples.");
+    return tensor[static_cast<int64_t>(index)];
+  }
+  std::optional<size_t> size() const override {
+    return tensor.defined() ? static_cast<size_t>(tensor.size(0)) : size_t{0};
+  }
+  Tensor tensor;
+
+ private:
+  static Tensor stack_all(const std::vector<Tensor>& tensors) { return locus::stack(tensors); }
+};
+
+/// A dataset that decides itself which batch comes next (libtorch's StatefulDataset): get_batch
+/// receives the batch size and returns std::nullopt when the epoch is over; reset() starts the
+/// next epoch. make_data_loader(dataset, options) gives a StatefulDataLoader over it.
+template <typename Self, typename Batch = std::vector<Example<>>, typename BatchRequest = size_t>
+class StatefulDataset : public BatchDataset<Self, std::optional<Batch>, BatchRequest> {
+ public:
+  static constexpr bool is_stateful = true;
+  /// Starts a new epoch.
+  virtual void reset() = 0;
+  /// Stores the dataset's position (libtorch: pure virtual; here a default that throws).
+  virtual void save(serialize::OutputArchive& archive) const {
+    (void)archive;
+    throw Error("[StatefulDataset] this dataset does not implement save(serialize::OutputArchive&).");
+  }
+  virtual void load(serialize::InputArchive& archive) {
+    (void)archive;
+    throw Error("[StatefulDataset] this dataset does not implement load(serialize::InputArchive&).");
+  }
 };
 
 }  // namespace datasets
