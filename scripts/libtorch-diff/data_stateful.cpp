@@ -59,6 +59,23 @@ int main() {
     std::cout << "stateful workers: " << all.size() << " values, first " << all.front() << " last " << all.back()
               << "\n";
   }
+  {  // a map over a stateful dataset is stateful; a shared dataset keeps one instance for every copy
+    auto mapped = Counter(7).map(transforms::BatchLambda<torch::Tensor, torch::Tensor>([](torch::Tensor t) {
+      return t * 10;
+    }));
+    auto loader = make_data_loader(std::move(mapped), DataLoaderOptions(3));
+    std::cout << "mapped stateful:";
+    for (auto& batch : *loader) std::cout << " " << batch.sum().item<int64_t>();
+    std::cout << "\n";
+    auto shared = datasets::make_shared_dataset<Counter>(5);
+    auto copy = shared;
+    auto shared_loader = make_data_loader(shared, DataLoaderOptions(2));
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      std::cout << "shared stateful:";
+      for (auto& batch : *shared_loader) std::cout << " " << batch.numel();
+      std::cout << " resets " << *copy->resets_ << " next " << (*copy).next_ << "\n";
+    }
+  }
   {
     auto loader = make_data_loader(Stream(), samplers::StreamSampler(10), DataLoaderOptions(4));
     std::cout << "stream:";

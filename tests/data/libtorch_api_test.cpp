@@ -363,6 +363,26 @@ TEST(LibtorchDatasets, StatefulDatasetLoader) {
     EXPECT_EQ(firsts, (std::vector<int64_t>{0, 4, 8}));
   }
   EXPECT_EQ(*resets, 2);
+  // a map over a stateful dataset is stateful; a shared dataset is one instance for every copy
+  // (libtorch: mapped stateful: 30 120 60; shared stateful: 2 2 1 resets 1 next 5, then resets 2)
+  auto mapped = Counter(7).map(transforms::BatchLambda<Tensor, Tensor>([](Tensor t) { return t * 10; }));
+  static_assert(decltype(mapped)::is_stateful);
+  auto mapped_loader = make_data_loader(std::move(mapped), DataLoaderOptions(3));
+  std::vector<int64_t> sums;
+  for (auto& batch : *mapped_loader) sums.push_back(batch.sum().item<int64_t>());
+  EXPECT_EQ(sums, (std::vector<int64_t>{30, 120, 60}));
+  auto shared = datasets::make_shared_dataset<Counter>(5);
+  auto copy = shared;
+  auto shared_loader = make_data_loader(shared, DataLoaderOptions(2));
+  for (int epoch = 1; epoch <= 2; ++epoch) {
+    std::vector<int64_t> numels;
+    for (auto& batch : *shared_loader) numels.push_back(batch.numel());
+    EXPECT_EQ(numels, (std::vector<int64_t>{2, 2, 1}));
+    EXPECT_EQ(*copy->resets, epoch);
+    EXPECT_EQ((*copy).next, 5);
+  }
+  EXPECT_THROW_MSG(datasets::SharedBatchDataset<Counter>(std::shared_ptr<Counter>()), Error,
+                   "[SharedBatchDataset] the shared dataset is null.");
   auto workers = make_data_loader(Counter(23), DataLoaderOptions().batch_size(5).workers(3));
   for (int epoch = 0; epoch < 2; ++epoch) {
     std::multiset<int64_t> seen;
