@@ -294,6 +294,15 @@ TEST(LibtorchDataLoader, IteratorAndEdgeCases) {
   EXPECT_THROW_MSG(*end, Error, "[data::Iterator] dereferenced past the end of the epoch.");
   EXPECT_THROW_MSG(++end, Error, "[data::Iterator] incremented past the end of the epoch.");
 
+  auto joined = make_data_loader<samplers::SequentialSampler>(Numbers(9), DataLoaderOptions(2).workers(2));
+  auto j = joined->begin();
+  EXPECT_EQ(j->size(), 2u);
+  joined->join();  // the epoch ends: its iterator reaches the end, a new epoch starts afresh
+  EXPECT_TRUE(++j == joined->end());
+  size_t examples = 0;
+  for (auto& b : *joined) examples += b.size();
+  EXPECT_EQ(examples, 9u);
+
   for (size_t workers : {0, 2}) {  // an empty dataset; a batch larger than the dataset
     auto empty = make_data_loader<samplers::SequentialSampler>(Numbers(0), DataLoaderOptions(4).workers(workers));
     size_t batches = 0;

@@ -223,6 +223,12 @@ class StatelessDataLoader {
     return Iterator([this] { return next(); });
   }
   Iterator end() { return Iterator(); }
+  /// Ends the current epoch now: stops and joins the workers (libtorch's join(); the destructor
+  /// does it too). A later begin() starts a fresh epoch.
+  void join() {
+    stop();
+    epoch_.reset();
+  }
 
   /// Batches in the current (or next) epoch; known once begin() has run.
   size_t size() const { return epoch_ ? epoch_->requests.size() : 0; }
@@ -370,6 +376,11 @@ class StatefulDataLoader {
     return Iterator([this] { return next(); });
   }
   Iterator end() { return Iterator(); }
+  /// Ends the current epoch now: stops and joins the workers (libtorch's join()).
+  void join() {
+    stop();
+    epoch_.reset();
+  }
   const FullDataLoaderOptions& options() const noexcept { return options_; }
   Dataset& dataset() noexcept { return dataset_; }
 
