@@ -375,7 +375,7 @@ void write_svg(const std::string& path, const std::vector<std::pair<double, doub
 // The training sampler: RandomSampler's permutation; under --distributed,
 // data::samplers::DistributedSampler (rank r's share of one permutation every rank draws from the
 // same seed, padded by wrapping around; a new permutation each epoch through set_epoch).
-class TrainSampler : public data::samplers::Sampler {
+class TrainSampler : public data::samplers::Sampler<> {
  public:
   TrainSampler(size_t size, std::optional<uint64_t> seed)
       : all_(size, seed), size_(size), seed_(seed.value_or(locus::initial_seed())) {}

@@ -119,6 +119,14 @@ class Normalize : public TensorTransform<Target> {
   bool identity_ = true;
 };
 
+/// A transform that collates a std::vector of examples into one (libtorch's Collation), and one
+/// built from a function (libtorch's Collate):
+///   dataset.map(transforms::Collate<Example<>>([](std::vector<Example<>> v) { ... }))
+template <typename T = Example<>>
+using Collation = BatchTransform<std::vector<T>, T>;
+template <typename T = Example<>>
+using Collate = BatchLambda<std::vector<T>, T>;
+
 /// Collates a std::vector of examples into one example by stacking (dimension 0).
 template <typename T = Example<>>
 struct Stack;
@@ -134,6 +142,16 @@ struct Stack<Example<>> : public BatchTransform<std::vector<Example<>>, Example<
       targets.push_back(std::move(e.target));
     }
     return {locus::stack(data), locus::stack(targets)};
+  }
+};
+
+template <>
+struct Stack<TensorExample> : public BatchTransform<std::vector<TensorExample>, TensorExample> {
+  TensorExample apply_batch(std::vector<TensorExample> examples) override {
+    std::vector<Tensor> data;
+    data.reserve(examples.size());
+    for (auto& e : examples) data.push_back(std::move(e.data));
+    return locus::stack(data);
   }
 };
 
