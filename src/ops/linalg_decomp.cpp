@@ -739,6 +739,21 @@ Tensor svd_matrix_norm(const Tensor& x, int64_t d0, int64_t d1, double ord, bool
 }
 }  // namespace linalg_detail
 
+// norm(A) * norm(inv(A)), inf for the singular matrices (an exactly zero LU pivot), as PyTorch.
+template <class F>
+Tensor cond_via_inv(const Tensor& A, F norm) {
+  Tensor singular;
+  {
+    NoGradGuard no_grad;
+    singular = linalg::det(A).eq(0);
+  }
+  if (!singular.any().item<bool>()) return norm(A) * norm(linalg::inv(A));
+  Tensor mask = singular.unsqueeze(-1).unsqueeze(-1);
+  Tensor safe = where(mask, eye(A.size(-1), A.options()).expand(A.sizes()), A);
+  return where(singular, full({}, std::numeric_limits<double>::infinity(), A.options()),
+               norm(A) * norm(linalg::inv(safe)));
+}
+
 Tensor linalg_cond(const Tensor& A, const std::optional<Scalar>& p) {
   const char* op = "linalg.cond";
   check_matrix(op, A);
@@ -752,7 +767,7 @@ Tensor linalg_cond(const Tensor& A, const std::optional<Scalar>& p) {
   if (!(std::abs(pv) == 1 || std::isinf(pv)))
     throw Error(tag(op) + "p must be one of 2, -2, 1, -1, inf, -inf, 'fro' or 'nuc', got " + std::to_string(pv) + ".");
   check_square(op, A);
-  return linalg::matrix_norm(A, *p) * linalg::matrix_norm(linalg::inv(A), *p);
+  return cond_via_inv(A, [&](const Tensor& X) { return linalg::matrix_norm(X, *p); });
 }
 
 Tensor linalg_cond(const Tensor& A, std::string_view p) {
@@ -760,7 +775,7 @@ Tensor linalg_cond(const Tensor& A, std::string_view p) {
   if (p != "fro" && p != "nuc")
     throw Error(tag(op) + "p must be 'fro' or 'nuc' as a string, got '" + std::string(p) + "'.");
   check_square(op, A);
-  return linalg::matrix_norm(A, p) * linalg::matrix_norm(linalg::inv(A), p);
+  return cond_via_inv(A, [&](const Tensor& X) { return linalg::matrix_norm(X, p); });
 }
 Tensor linalg_cond(const Tensor& A, const char* p) { return linalg_cond(A, std::string_view(p)); }
 

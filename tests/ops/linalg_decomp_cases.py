@@ -47,6 +47,8 @@ t("torch.linalg.matrix_rank(M, tol=0.5)"); t("torch.linalg.matrix_rank(Pb, hermi
 t("torch.linalg.matrix_rank(M, atol=0.4, rtol=0.0)")
 t("torch.linalg.cond(P)"); t("torch.linalg.cond(M)"); t("torch.linalg.cond(P, -2)"); t("torch.linalg.cond(P, 1)")
 t("torch.linalg.cond(P, float('inf'))"); t("torch.linalg.cond(P, 'fro')"); t("torch.linalg.cond(P, 'nuc')")
+Sg = torch.tensor([[[1., 2.], [2., 4.]], [[2., 1.], [1., 3.]]], dtype=d)
+t("torch.linalg.cond(Sg, 1)"); t("torch.linalg.cond(Sg, 'fro')"); t("torch.linalg.cond(Sg, float('-inf'))")
 t("torch.linalg.lstsq(M, B)"); t("torch.linalg.lstsq(M, B, driver='gelsd')"); t("torch.linalg.lstsq(W, B[:2])")
 t("torch.linalg.lstsq(M, B, driver='gels')")
 # qr

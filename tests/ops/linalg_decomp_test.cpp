@@ -259,6 +259,18 @@ TEST_P(LinalgDecomp, PinvRankCond) {
   gradcheck([](const std::vector<Tensor>& t) { return linalg_cond(t[0]); },
             {sample({3, 3}) + eye(3, TensorOptions().dtype(kDouble))}, GetParam());
 
+  // singular matrices: inf (PyTorch gives 4.8e16 for 'nuc' there, from rounding)
+  Tensor sb = tensor({{{1.0, 2.0}, {2.0, 4.0}}, {{2.0, 1.0}, {1.0, 3.0}}}, o());
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor c1 = linalg_cond(sb, 1);
+  EXPECT_EQ(values(c1)[0], inf);
+  EXPECT_NEAR(values(c1)[1], 3.2, 1e-12);
+  Tensor cf = linalg_cond(sb, "fro");
+  EXPECT_EQ(values(cf)[0], inf);
+  EXPECT_NEAR(values(cf)[1], 3.0, 1e-12);
+  Tensor cn = linalg_cond(sb, -inf);
+  EXPECT_EQ(values(cn)[0], inf);
+  EXPECT_NEAR(values(cn)[1], 1.8, 1e-12);
   EXPECT_THROW_MSG(linalg_cond(P(), 3), Error, "[linalg.cond] p must be one of 2, -2, 1, -1, inf, -inf, 'fro' or");
   EXPECT_THROW_MSG(linalg_cond(P(), "max"), Error, "[linalg.cond] p must be 'fro' or 'nuc' as a string, got 'max'.");
   EXPECT_THROW_MSG(linalg_cond(M(), "fro"), Error, "[linalg.cond] A must be batches of square matrices");
