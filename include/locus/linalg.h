@@ -103,6 +103,9 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode = "reduced"
 Tensor matrix_exp(const Tensor& A);
 /// torch::matrix_power.
 Tensor matrix_power(const Tensor& A, int64_t n);
+/// The first n columns of the product of the Householder reflectors I - tau_i v_i v_i^T, v_i the
+/// columns of input [..., m, n] below the diagonal with a unit first entry (geqrf's form).
+Tensor householder_product(const Tensor& input, const Tensor& tau);
 /// The tensor X with tensordot(A, X, X.dim()) = B.
 Tensor tensorsolve(const Tensor& A, const Tensor& B, std::optional<IntArrayRef> dims = std::nullopt);
 /// The tensor inverse of A over its first ind dims.
@@ -170,6 +173,12 @@ Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim = -1);
 Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N = std::nullopt);
 Tensor linalg_tensorsolve(const Tensor& A, const Tensor& B, std::optional<IntArrayRef> dims = std::nullopt);
 Tensor linalg_tensorinv(const Tensor& A, int64_t ind = 2);
+Tensor linalg_householder_product(const Tensor& input, const Tensor& tau);
+/// torch::orgqr: linalg::householder_product.
+Tensor orgqr(const Tensor& self, const Tensor& input2);
+/// (a, tau): LAPACK's geqrf form of the QR decomposition (R on and above the diagonal, the
+/// Householder vectors below it). Not differentiable.
+std::tuple<Tensor, Tensor> geqrf(const Tensor& A);
 /// The nuclear norm (the sum of the singular values) of a 2-D tensor, or over the two dims.
 Tensor nuclear_norm(const Tensor& self, bool keepdim = false);
 Tensor nuclear_norm(const Tensor& self, IntArrayRef dim, bool keepdim = false);

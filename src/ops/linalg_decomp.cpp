@@ -405,7 +405,10 @@ struct LinalgSvd : autograd::Function<LinalgSvd> {
 // ---- QR (Householder) -----------------------------------------------------------------------------
 
 // Q (m x qc, qc = k or m; empty when qc = 0) and R (rr x n, rr = k or m) of the row-major m x n a.
-void householder_qr(const double* a, int64_t m, int64_t n, double* Q, int64_t qc, double* R, int64_t rr) {
+// With `compact` and `tau`, also LAPACK's geqrf form: R on and above the diagonal, the reflectors'
+// vectors (unit first entry implied) below it, and their scales tau [k].
+void householder_qr(const double* a, int64_t m, int64_t n, double* Q, int64_t qc, double* R, int64_t rr,
+                    double* compact = nullptr, double* tau_out = nullptr) {
   const int64_t k = std::min(m, n);
   std::vector<double> r(a, a + m * n);
   std::vector<std::vector<double>> vs;
@@ -413,7 +416,8 @@ void householder_qr(const double* a, int64_t m, int64_t n, double* Q, int64_t qc
   for (int64_t j = 0; j < k; ++j) {  // LAPACK's dlarfg
     const double alpha = r[static_cast<size_t>(j * n + j)];
     double xnorm = 0;
-    for (int64_t i = j + 1; i < m; ++i) xnorm += r[static_cast<size_t>(i * n + j)] * r[static_cast<size_t>(i * n + j)];
+    for (int64_t i = j + 1; i < m; ++i)
+      xnorm += r[static_cast<size_t>(i * n + j)] * r[static_cast<size_t>(i * n + j)];
     xnorm = std::sqrt(xnorm);
     std::vector<double> v(static_cast<size_t>(m), 0.0);
     double tau = 0;
@@ -435,6 +439,13 @@ void householder_qr(const double* a, int64_t m, int64_t n, double* Q, int64_t qc
   }
   for (int64_t i = 0; i < rr; ++i)
     for (int64_t c = 0; c < n; ++c) R[i * n + c] = c >= i ? r[static_cast<size_t>(i * n + c)] : 0.0;
+  if (compact) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t c = 0; c < n; ++c)
+        compact[i * n + c] = c >= i || c >= k ? r[static_cast<size_t>(i * n + c)]
+                                              : vs[static_cast<size_t>(c)][static_cast<size_t>(i)];
+    for (int64_t j = 0; j < k; ++j) tau_out[j] = taus[static_cast<size_t>(j)];
+  }
   if (qc == 0) return;
   for (int64_t i = 0; i < m; ++i)
     for (int64_t c = 0; c < qc; ++c) Q[i * qc + c] = i == c ? 1.0 : 0.0;
@@ -683,6 +694,37 @@ Tensor matrix_exp(const Tensor& A) {
 
 Tensor matrix_power(const Tensor& A, int64_t n) { return locus::matrix_power(A, n); }
 
+Tensor householder_product(const Tensor& input, const Tensor& tau) {
+  const char* op = "linalg.householder_product";
+  ops::check_same_device(op, {{"input", &input}, {"tau", &tau}});
+  check_matrix(op, input);
+  const int64_t m = input.size(-2), n = input.size(-1);
+  if (m < n)
+    throw Error(tag(op) + "input.shape[-2] must be greater than or equal to input.shape[-1], got " +
+                ops::shape_str(input.sizes()) + ".");
+  if (tau.dim() != input.dim() - 1 || tau.size(-1) > n)
+    throw Error(tag(op) + "tau must have one dim less than input and tau.shape[-1] <= input.shape[-1], got tau " +
+                ops::shape_str(tau.sizes()) + " and input " + ops::shape_str(input.sizes()) + ".");
+  for (int64_t d = 0; d + 1 < tau.dim(); ++d)
+    if (tau.size(d) != input.size(d))
+      throw Error(tag(op) + "the batch dims of tau " + ops::shape_str(tau.sizes()) + " and input " +
+                  ops::shape_str(input.sizes()) + " must be equal.");
+  if (tau.scalar_type() != input.scalar_type())
+    throw Error(tag(op) + "expected tau to have the dtype of input (" + dtype_name(input.scalar_type()) +
+                "), got " + dtype_name(tau.scalar_type()) + ".");
+  // Q [:, :n] = H_0 (H_1 (... (H_{k-1} E))), H_i = I - tau_i v_i v_i^T, E the first n columns of I
+  const TensorOptions opt = input.options();
+  Tensor rows = arange(m, opt);
+  Tensor Q = eye(m, n, opt).expand(with_last(input.sizes(), 2, {m, n}));
+  for (int64_t i = tau.size(-1) - 1; i >= 0; --i) {
+    Tensor below = rows.gt(static_cast<double>(i)).to(input.scalar_type());
+    Tensor v = (input.select(-1, i) * below + rows.eq(static_cast<double>(i)).to(input.scalar_type())).unsqueeze(-1);
+    Tensor t = tau.select(-1, i).unsqueeze(-1).unsqueeze(-1);
+    Q = Q - t * v.matmul(mT(v).matmul(Q));
+  }
+  return Q;
+}
+
 Tensor tensorinv(const Tensor& A, int64_t ind) {
   const char* op = "linalg.tensorinv";
   if (ind <= 0) throw Error(tag(op) + "ind must be a positive integer, got " + std::to_string(ind) + ".");
@@ -839,6 +881,23 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, bool some) { return linalg::qr(A,
 Tensor linalg_matrix_exp(const Tensor& A) { return linalg::matrix_exp(A); }
 Tensor matrix_exp(const Tensor& A) { return linalg::matrix_exp(A); }
 Tensor linalg_matrix_power(const Tensor& A, int64_t n) { return locus::matrix_power(A, n); }
+Tensor linalg_householder_product(const Tensor& input, const Tensor& tau) {
+  return linalg::householder_product(input, tau);
+}
+Tensor orgqr(const Tensor& self, const Tensor& input2) { return linalg::householder_product(self, input2); }
+
+std::tuple<Tensor, Tensor> geqrf(const Tensor& A) {
+  check_matrix("geqrf", A);
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  Tensor a = host_f64(A);
+  const TensorOptions o = TensorOptions().dtype(kDouble);
+  Tensor c = empty(a.sizes(), o), tau = zeros(with_last(a.sizes(), 2, {k}), o);
+  const int64_t batches = m * n == 0 ? 0 : a.numel() / (m * n);
+  for (int64_t b = 0; b < batches; ++b)
+    householder_qr(a.data_ptr<double>() + b * m * n, m, n, nullptr, 0, nullptr, 0, c.data_ptr<double>() + b * m * n,
+                   tau.data_ptr<double>() + b * k);
+  return {to_like(c, A), to_like(tau, A)};  // not differentiable (as PyTorch's)
+}
 
 Tensor linalg_cross(const Tensor& input, const Tensor& other, int64_t dim) {
   const char* op = "linalg.cross";

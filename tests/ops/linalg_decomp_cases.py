@@ -54,6 +54,8 @@ t("torch.linalg.lstsq(M, B, driver='gels')")
 # qr
 t("torch.linalg.qr(M)"); t("torch.linalg.qr(M, mode='complete')"); t("torch.linalg.qr(W)"); t("torch.linalg.qr(M, mode='r')")
 t("torch.qr(M, some=False)")
+t("torch.geqrf(M)"); t("torch.linalg.householder_product(*torch.geqrf(M))")
+t("torch.orgqr(torch.geqrf(M)[0], torch.geqrf(M)[1][:1])")
 # matrix_exp and the smaller ones
 t("torch.linalg.matrix_exp(E1)"); t("torch.matrix_exp(E2)"); t("torch.linalg.matrix_exp(Pb)")
 t("torch.linalg.cross(torch.tensor([[1., 2., 3.]]), torch.tensor([[4., 5., 6.], [-1., 0., 2.]]))")

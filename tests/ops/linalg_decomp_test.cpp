@@ -343,6 +343,24 @@ TEST_P(LinalgDecomp, Qr) {
     gradcheck([](const std::vector<Tensor>& t) { return std::get<0>(linalg::qr(t[0])); }, {X}, GetParam());
     gradcheck([](const std::vector<Tensor>& t) { return std::get<1>(linalg::qr(t[0])); }, {X}, GetParam());
   }
+  // geqrf's compact form and householder_product / orgqr (PyTorch's numbers)
+  auto [a, tau] = geqrf(M());
+  expect_values(a, {-5.91607978, -8.28251170, 0.43377175, 0.63245553, 0.72295291, 0.39696565}, 1e-7);
+  expect_values(tau, {1.16903085, 1.72773978}, 1e-7);
+  expect_values(linalg::householder_product(a, tau), q, 1e-8);
+  expect_values(orgqr(a, tau.narrow(0, 0, 1)),
+                {-0.16903085, -0.50709255, -0.50709255, 0.78003758, -0.84515425, -0.36660404}, 1e-7);
+  gradcheck([](const std::vector<Tensor>& t) { return linalg_householder_product(t[0], t[1]); },
+            {sample({2, 4, 3}), sample({2, 2}, 0.5)}, GetParam());
+  EXPECT_THROW_MSG(linalg::householder_product(W(), tensor({1.0}, o())), Error,
+                   "[linalg.householder_product] input.shape[-2] must be greater than or equal to input.shape[-1]");
+  EXPECT_THROW_MSG(linalg::householder_product(M(), ones({3}, o())), Error,
+                   "[linalg.householder_product] tau must have one dim less than input and tau.shape[-1] <= "
+                   "input.shape[-1], got tau [3] and input [3, 2].");
+  if (other_device() != GetParam())
+    EXPECT_THROW(linalg::householder_product(M(), ones({2}, TensorOptions().device(other_device()).dtype(kDouble))),
+                 DeviceMismatchError);
+
   EXPECT_THROW_MSG(linalg::qr(M(), "full"), Error,
                    "[linalg.qr] mode must be 'reduced', 'complete' or 'r', got 'full'.");
   Tensor mr = M().requires_grad_();
