@@ -52,6 +52,10 @@ int main() {
   // qr
   auto q = torch::linalg::qr(M, "reduced");
   P(std::get<0>(q)); P(std::get<1>(q)); P(std::get<1>(torch::linalg::qr(Wd, "reduced")));
+  auto gq = torch::geqrf(M);
+  P(std::get<0>(gq)); P(std::get<1>(gq)); P(torch::linalg::householder_product(std::get<0>(gq), std::get<1>(gq)));
+  P(torch::linalg_householder_product(std::get<0>(gq), std::get<1>(gq).narrow(0, 0, 1)));
+  P(torch::linalg_cond(torch::stack({A, torch::ones({3, 3}, o)}), 1));
   P(std::get<0>(torch::linalg_qr(M, "complete")).sizes()); P(std::get<1>(torch::linalg_qr(M, "r")));
   // matrix_exp and the smaller ones
   P(torch::linalg::matrix_exp(x)); P(torch::matrix_exp(x * 3)); P(Ab.matrix_exp()); P(torch::linalg_matrix_exp(Af));
