@@ -9,8 +9,20 @@
 // inv and solve throw (naming the batch element); det gives 0 and slogdet (0, -inf), and det's
 // gradient there is the cofactor matrix (from the minors, for n <= 32; PyTorch 1.13 gives zeros;
 // it is not differentiable twice). The norms are
-// made of differentiable reductions and run on the tensor's device. Matrix norms of ord 2, -2 and
-// "nuc" need a singular value decomposition, which locus does not have: they throw.
+// made of differentiable reductions and run on the tensor's device; matrix norms of ord 2, -2 and
+// "nuc" take the singular values (svdvals).
+//
+// The decompositions (linalg batch, stop 47) work the same way, in float64 on a host copy:
+// cholesky (reads one triangle; a matrix that is not positive-definite throws, naming the batch
+// element), eigh / eigvalsh (cyclic Jacobi; eigenvalues ascending), svd / svdvals (one-sided
+// Jacobi; singular values descending) and qr (Householder, R's diagonal signs as LAPACK's geqrf).
+// The signs of eigenvectors and singular vectors are not specified by PyTorch (they are LAPACK's);
+// locus makes the largest-magnitude entry of each eigenvector and of each left singular vector
+// positive. Their gradients are PyTorch 1.13's formulas, made of differentiable ops (differentiable
+// once: the saved outputs lose their grad_fn). pinv, matrix_rank, cond, lstsq (the minimum-norm
+// solution, as the rank-revealing drivers), matrix_exp (degree-13 Pade with scaling and squaring),
+// cholesky_solve / cholesky_inverse, tensorsolve / tensorinv, cross, vecdot and vander are
+// compositions of differentiable ops. eig / eigvals (complex results) are not provided.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,6 +68,49 @@ Tensor norm(const Tensor& self, const char* ord, std::optional<IntArrayRef> dim 
 /// The chained matrix product of 2-D tensors (the first and last may be 1-D), in the cheapest order.
 Tensor multi_dot(const std::vector<Tensor>& tensors);
 // ---- end ops batch (stop 46) ----
+
+// ---- linalg batch (stop 47) ----
+/// The Cholesky factor of each symmetric positive-definite matrix [..., n, n]: L (lower, A = L L^T;
+/// only A's lower triangle is read) or, when upper, U = L^T (only the upper triangle is read).
+Tensor cholesky(const Tensor& A, bool upper = false);
+/// (eigenvalues ascending [..., n], eigenvectors as columns [..., n, n]) of each symmetric matrix,
+/// read from its lower ("L") or upper ("U") triangle.
+std::tuple<Tensor, Tensor> eigh(const Tensor& A, std::string_view uplo = "L");
+Tensor eigvalsh(const Tensor& A, std::string_view uplo = "L");
+/// (U, S, Vh) with A = U diag(S) Vh, S descending; full_matrices: U [m, m] and Vh [n, n], else
+/// the reduced [m, k] and [k, n] (k = min(m, n)). The driver (a cuSOLVER option) is ignored.
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices = true,
+                                       std::optional<std::string_view> driver = std::nullopt);
+Tensor svdvals(const Tensor& A, std::optional<std::string_view> driver = std::nullopt);
+/// The pseudo-inverse: singular values (|eigenvalues| when hermitian) at or below
+/// max(atol, rtol * the largest) are dropped; rcond is rtol.
+Tensor pinv(const Tensor& A, double rcond = 1e-15, bool hermitian = false);
+Tensor pinv(const Tensor& A, std::optional<double> atol, std::optional<double> rtol, bool hermitian = false);
+/// The number of singular values above max(atol, rtol * the largest) (rtol defaults to
+/// eps * max(m, n) when atol is absent or zero, else 0); tol is atol with rtol 0. kLong.
+Tensor matrix_rank(const Tensor& A, double tol, bool hermitian = false);
+Tensor matrix_rank(const Tensor& A, std::optional<double> atol = std::nullopt,
+                   std::optional<double> rtol = std::nullopt, bool hermitian = false);
+/// (solution [..., n, k], residuals, rank, singular_values) of min ||A X - B||, A [..., m, n];
+/// driver "gelsy" (default), "gels", "gelsd" or "gelss", as PyTorch on the CPU.
+std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& B,
+                                                 std::optional<double> rcond = std::nullopt,
+                                                 std::optional<std::string_view> driver = std::nullopt);
+/// (Q, R) with A = Q R by Householder reflections (R's diagonal signs as LAPACK's geqrf);
+/// mode "reduced" (Q [m, k]), "complete" (Q [m, m]) or "r" (Q empty).
+std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode = "reduced");
+/// The matrix exponential (scaling and squaring with a Pade approximant).
+Tensor matrix_exp(const Tensor& A);
+/// torch::matrix_power.
+Tensor matrix_power(const Tensor& A, int64_t n);
+/// The first n columns of the product of the Householder reflectors I - tau_i v_i v_i^T, v_i the
+/// columns of input [..., m, n] below the diagonal with a unit first entry (geqrf's form).
+Tensor householder_product(const Tensor& input, const Tensor& tau);
+/// The tensor X with tensordot(A, X, X.dim()) = B.
+Tensor tensorsolve(const Tensor& A, const Tensor& B, std::optional<IntArrayRef> dims = std::nullopt);
+/// The tensor inverse of A over its first ind dims.
+Tensor tensorinv(const Tensor& A, int64_t ind = 2);
+// ---- end linalg batch (stop 47) ----
 }  // namespace linalg
 
 Tensor linalg_inv(const Tensor& A);
@@ -77,5 +132,56 @@ Tensor linalg_norm(const Tensor& self, std::string_view ord, std::optional<IntAr
                    bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
 Tensor linalg_norm(const Tensor& self, const char* ord, std::optional<IntArrayRef> dim = std::nullopt,
                    bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+
+// ---- linalg batch (stop 47) ----
+Tensor linalg_cholesky(const Tensor& A, bool upper = false);
+Tensor cholesky(const Tensor& A, bool upper = false);
+Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper = false);
+Tensor cholesky_inverse(const Tensor& L, bool upper = false);
+std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& A, std::string_view uplo = "L");
+Tensor linalg_eigvalsh(const Tensor& A, std::string_view uplo = "L");
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& A, bool full_matrices = true,
+                                              std::optional<std::string_view> driver = std::nullopt);
+Tensor linalg_svdvals(const Tensor& A, std::optional<std::string_view> driver = std::nullopt);
+/// torch::svd: (U, S, V), V not transposed; some: reduced; without compute_uv, U and V are zeros.
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some = true, bool compute_uv = true);
+Tensor linalg_pinv(const Tensor& A, double rcond = 1e-15, bool hermitian = false);
+Tensor linalg_pinv(const Tensor& A, std::optional<double> atol, std::optional<double> rtol, bool hermitian = false);
+Tensor pinverse(const Tensor& A, double rcond = 1e-15);
+Tensor linalg_matrix_rank(const Tensor& A, double tol, bool hermitian = false);
+Tensor linalg_matrix_rank(const Tensor& A, std::optional<double> atol = std::nullopt,
+                          std::optional<double> rtol = std::nullopt, bool hermitian = false);
+/// The condition number: p absent or 2 (-2) the ratio of the largest (smallest) singular value
+/// to the smallest (largest); otherwise norm(A, p) * norm(inv(A), p).
+Tensor linalg_cond(const Tensor& A, const std::optional<Scalar>& p = std::nullopt);
+Tensor linalg_cond(const Tensor& A, std::string_view p);
+Tensor linalg_cond(const Tensor& A, const char* p);
+std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq(const Tensor& A, const Tensor& B,
+                                                        std::optional<double> rcond = std::nullopt,
+                                                        std::optional<std::string_view> driver = std::nullopt);
+std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode = "reduced");
+/// torch::qr: some = true is mode "reduced", false "complete".
+std::tuple<Tensor, Tensor> qr(const Tensor& A, bool some = true);
+Tensor linalg_matrix_exp(const Tensor& A);
+Tensor matrix_exp(const Tensor& A);
+Tensor linalg_matrix_power(const Tensor& A, int64_t n);
+/// The 3-vector cross product along dim (which must have size 3; inputs broadcast).
+Tensor linalg_cross(const Tensor& input, const Tensor& other, int64_t dim = -1);
+/// The sum of the products along dim (x and y broadcast).
+Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim = -1);
+/// The Vandermonde matrix [..., n, N] of powers x^0, x^1, ... (increasing).
+Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N = std::nullopt);
+Tensor linalg_tensorsolve(const Tensor& A, const Tensor& B, std::optional<IntArrayRef> dims = std::nullopt);
+Tensor linalg_tensorinv(const Tensor& A, int64_t ind = 2);
+Tensor linalg_householder_product(const Tensor& input, const Tensor& tau);
+/// torch::orgqr: linalg::householder_product.
+Tensor orgqr(const Tensor& self, const Tensor& input2);
+/// (a, tau): LAPACK's geqrf form of the QR decomposition (R on and above the diagonal, the
+/// Householder vectors below it). Not differentiable.
+std::tuple<Tensor, Tensor> geqrf(const Tensor& A);
+/// The nuclear norm (the sum of the singular values) of a 2-D tensor, or over the two dims.
+Tensor nuclear_norm(const Tensor& self, bool keepdim = false);
+Tensor nuclear_norm(const Tensor& self, IntArrayRef dim, bool keepdim = false);
+// ---- end linalg batch (stop 47) ----
 
 }  // namespace locus

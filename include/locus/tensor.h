@@ -777,6 +777,22 @@ class Tensor {
   Tensor addr(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   Tensor& addr_(const Tensor& vec1, const Tensor& vec2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   // ---- end ops batch (stop 46) ----
+  // ---- linalg batch (stop 47) ----
+  /// The Cholesky factor L (A = L L^T) of each symmetric positive-definite matrix, or U = L^T.
+  Tensor cholesky(bool upper = false) const;
+  /// X with A X = self, A = L L^T given by its Cholesky factor `input2` (L, or U when upper).
+  Tensor cholesky_solve(const Tensor& input2, bool upper = false) const;
+  /// The inverse of A = L L^T (or U^T U) from its Cholesky factor self.
+  Tensor cholesky_inverse(bool upper = false) const;
+  /// (U, S, V) with self = U diag(S) V^T (V, not V^T); some: the reduced decomposition.
+  std::tuple<Tensor, Tensor, Tensor> svd(bool some = true, bool compute_uv = true) const;
+  /// The pseudo-inverse (singular values below rcond * the largest are dropped).
+  Tensor pinverse(double rcond = 1e-15) const;
+  /// (Q, R) with self = Q R; some: the reduced decomposition.
+  std::tuple<Tensor, Tensor> qr(bool some = true) const;
+  /// The matrix exponential of each square matrix.
+  Tensor matrix_exp() const;
+  // ---- end linalg batch (stop 47) ----
 
   // ---- tensor API batch (stop 47) ----
   /// x[indices] = values with indices one tensor (or none: the whole dim) per leading dim, as

@@ -19,6 +19,10 @@
 #include "ops/checks.h"
 
 namespace locus {
+namespace linalg_detail {
+// matrix_norm's ord 2, -2 and "nuc" (the singular values, linalg_decomp.cpp).
+Tensor svd_matrix_norm(const Tensor& x, int64_t d0, int64_t d1, double ord, bool nuc, bool keepdim);
+}  // namespace linalg_detail
 namespace {
 
 std::string tag(const char* op) { return "[" + std::string(op) + "] "; }
@@ -339,11 +343,10 @@ Tensor matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool 
   Tensor x = norm_input(op, self, dtype);
   const auto [d0, d1] = matrix_dims(op, x, dim);
   const double p = ord.toDouble();
-  if (p == 2 || p == -2)
-    throw Error(tag(op) + "ord " + std::to_string(static_cast<int>(p)) +
-                " needs a singular value decomposition, which locus does not have; use 'fro', 1, -1, inf or -inf.");
+  if (p == 2 || p == -2) return linalg_detail::svd_matrix_norm(x, d0, d1, p, false, keepdim);
   if (!(std::abs(p) == 1 || std::isinf(p)))
-    throw Error(tag(op) + "order " + std::to_string(p) + " is not supported; use 'fro', 1, -1, inf or -inf.");
+    throw Error(tag(op) + "order " + std::to_string(p) + " is not supported; use 'fro', 'nuc', 2, -2, 1, -1, inf or "
+                "-inf.");
   // |1|: max/min over columns (d1) of the sums over rows (d0); inf: the other way round.
   int64_t sum_dim = std::abs(p) == 1 ? d0 : d1, ext_dim = std::abs(p) == 1 ? d1 : d0;
   Tensor s = x.abs().sum({sum_dim}, true);
@@ -355,13 +358,11 @@ Tensor matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool 
 Tensor matrix_norm(const Tensor& self, std::string_view ord, IntArrayRef dim, bool keepdim,
                    std::optional<ScalarType> dtype) {
   const char* op = "linalg.matrix_norm";
-  if (ord == "nuc")
-    throw Error(tag(op) + "ord 'nuc' needs a singular value decomposition, which locus does not have; use 'fro', 1, "
-                "-1, inf or -inf.");
-  if (ord != "fro")
+  if (ord != "fro" && ord != "nuc")
     throw Error(tag(op) + "ord must be 'fro', 'nuc' or a number, got '" + std::string(ord) + "'.");
   Tensor x = norm_input(op, self, dtype);
   const auto [d0, d1] = matrix_dims(op, x, dim);
+  if (ord == "nuc") return linalg_detail::svd_matrix_norm(x, d0, d1, 0, true, keepdim);
   return x.norm(2, {d0, d1}, keepdim);
 }
 

@@ -205,9 +205,6 @@ TEST_P(LinalgMore, Norms) {
   EXPECT_THROW_MSG(linalg::norm(ones({2, 2, 2}, o(kFloat)), 1), Error,
                    "[linalg.norm] without dim, an ord needs a 1-D or 2-D input, got 3-D; pass dim.");
   EXPECT_THROW_MSG(linalg::matrix_norm(a, 3), Error, "[linalg.matrix_norm] order 3");
-  EXPECT_THROW_MSG(linalg::matrix_norm(a, 2), Error,
-                   "[linalg.matrix_norm] ord 2 needs a singular value decomposition, which locus does not have");
-  EXPECT_THROW_MSG(linalg::matrix_norm(a, "nuc"), Error, "[linalg.matrix_norm] ord 'nuc' needs a singular value");
   EXPECT_THROW_MSG(linalg::matrix_norm(ones({3}, o(kFloat))), Error,
                    "[linalg.matrix_norm] the input must have at least 2 dimensions, got shape [3].");
   EXPECT_THROW_MSG(linalg::vector_norm(tensor({1, 2}, o(kLong))), Error,
