@@ -36,6 +36,16 @@ class TensorIndex;
 class Tensor {
  public:
   Tensor() = default;
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  /// Assigning to a named tensor rebinds the handle (it then refers to other's tensor).
+  Tensor& operator=(const Tensor& other) & = default;
+  Tensor& operator=(Tensor&& other) & noexcept = default;
+  /// Assigning to a temporary writes into it, as libtorch: `x[0] = y` and `x.index({0}) = y` copy
+  /// y into that view of x (copy_), `x[0][1] = 5` fills it (fill_).
+  Tensor& operator=(const Tensor& other) && { return copy_(other); }
+  Tensor& operator=(Tensor&& other) && { return copy_(other); }
+  Tensor& operator=(const Scalar& value) && { return fill_(value); }
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
 
   // ---- metadata ------------------------------------------------------------------------------
