@@ -90,7 +90,8 @@ class AnyModule {
   using Forward = std::function<std::any(Module&, std::vector<std::any>&)>;
 
   void check(const char* what) const {
-    if (!module_) throw Error(std::string("[AnyModule] ") + what + "(): the AnyModule is empty; give it a module first.");
+    if (!module_)
+      throw Error(std::string("[AnyModule] ") + what + "(): the AnyModule is empty; give it a module first.");
   }
   template <typename T>
   static std::decay_t<T> take(std::vector<std::any>& args, size_t i, size_t count) {
