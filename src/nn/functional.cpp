@@ -1178,6 +1178,27 @@ Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& o) {
   return channel_affine(out, o.weight(), o.bias());
 }
 
+
+}  // namespace locus::nn::functional
+namespace locus::nn::detail {
+const Tensor& embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm, double norm_type,
+                                const char* name) {
+  if (!(max_norm >= 0))
+    throw Error(std::string("[") + name + "] max_norm must be a non-negative number, got " + std::to_string(max_norm) +
+                ".");
+  if (indices.numel() == 0) return weight;
+  NoGradGuard no_grad;
+  const Tensor flat = indices.reshape({-1}).to(kLong);
+  const Tensor rows = weight.index_select(0, flat);
+  const Tensor norms = rows.norm(norm_type, {1}, true);
+  const Tensor scale = where(norms.gt(max_norm), max_norm / (norms + 1e-7), ones_like(norms));
+  // a row looked up twice is written twice with the same values
+  weight.index_put_({flat}, rows * scale);
+  return weight;
+}
+}  // namespace locus::nn::detail
+namespace locus::nn::functional {
+
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options) {
   if (input.scalar_type() != kLong && input.scalar_type() != kInt)
     throw Error(std::string("[embedding] expected int64 (or int32) indices, got ") + dtype_name(input.scalar_type()) +
@@ -1186,6 +1207,7 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
   DimVector shape(input.sizes());
   shape.push_back(weight.size(1));
   Tensor flat = input.reshape({-1});
+  if (options.max_norm()) detail::embedding_renorm_(weight, flat, *options.max_norm(), options.norm_type(), "embedding");
   Tensor rows = weight.index_select(0, flat);
   if (options.padding_idx()) {
     int64_t pad = *options.padding_idx(), n = weight.size(0);

@@ -163,6 +163,7 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
     for (int64_t i = starts[b]; i < starts[b + 1]; ++i) at[static_cast<size_t>(b * longest + i - starts[b])] = i;
   const Tensor cell = tensor(at, TensorOptions().dtype(kLong)).to(input.device()).view({bags, longest});
   const Tensor flat = input.reshape({-1}).to(kLong);
+  if (o.max_norm()) detail::embedding_renorm_(weight, flat, *o.max_norm(), o.norm_type(), "embedding_bag");
   // lookups of the cells (an empty cell reads row 0 and is masked out)
   const Tensor idx = cat({flat, zeros({1}, flat.options())}).index_select(0, cell.reshape({-1}));
   Tensor used = cell.lt(total);
@@ -293,7 +294,13 @@ void EmbeddingBagImpl::reset_parameters() {
 }
 void EmbeddingBagImpl::pretty_print(std::ostream& s) const {
   s << "locus::nn::EmbeddingBag(num_embeddings=" << options.num_embeddings()
-    << ", embedding_dim=" << options.embedding_dim() << ", mode=" << options.mode().name();
+    << ", embedding_dim=" << options.embedding_dim();
+  // as libtorch's: the default mode (kMean) is not printed
+  if (options.max_norm()) s << ", max_norm=" << *options.max_norm();
+  if (options.norm_type() != 2) s << ", norm_type=" << options.norm_type();
+  if (options.mode().kind() != functional::EmbeddingBagMode::Mean)
+    s << ", mode=" << (options.mode().kind() == functional::EmbeddingBagMode::Sum ? "kSum" : "kMax");
+  if (options.include_last_offset()) s << ", include_last_offset=true";
   if (options.padding_idx()) s << ", padding_idx=" << *options.padding_idx();
   s << ")";
 }
@@ -305,7 +312,9 @@ Tensor EmbeddingBagImpl::forward(const Tensor& input, const Tensor& offsets, con
                                        .mode(options.mode())
                                        .per_sample_weights(per_sample_weights)
                                        .include_last_offset(options.include_last_offset())
-                                       .padding_idx(options.padding_idx()));
+                                       .padding_idx(options.padding_idx())
+                                       .max_norm(options.max_norm())
+                                       .norm_type(options.norm_type()));
 }
 
 namespace {

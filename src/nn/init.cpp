@@ -1,7 +1,9 @@
 // nn::init: fills drawn with locus::rand / randn on the tensor's own device.
 #include "locus/nn/init.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "locus/autograd.h"
 #include "locus/error.h"
@@ -39,6 +41,120 @@ std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& t) {
   int64_t receptive = 1;
   for (int64_t i = 2; i < t.dim(); ++i) receptive *= t.size(i);
   return {t.size(1) * receptive, t.size(0) * receptive};
+}
+
+std::tuple<int64_t, int64_t> _calculate_fan_in_and_fan_out(const Tensor& t) {
+  auto [fi, fo] = calculate_fan_in_and_fan_out(t);
+  return {fi, fo};
+}
+
+Tensor eye_(Tensor t) {
+  check(t, "eye_");
+  if (t.dim() != 2)
+    throw Error("[eye_] Only tensors with 2 dimensions are supported, got " + std::to_string(t.dim()) + ".");
+  NoGradGuard no_grad;
+  return t.copy_(eye(t.size(0), t.size(1), like(t)));
+}
+
+Tensor dirac_(Tensor t) {
+  check(t, "dirac_");
+  if (t.dim() < 3 || t.dim() > 5)
+    throw Error("[dirac_] Only tensors with 3, 4, or 5 dimensions are supported, got " + std::to_string(t.dim()) +
+                ".");
+  NoGradGuard no_grad;
+  std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
+  std::vector<double> host(static_cast<size_t>(t.numel()), 0.0);
+  const int64_t n = std::min(sizes[0], sizes[1]);
+  for (int64_t d = 0; d < n; ++d) {
+    int64_t at = d * sizes[1] + d;  // [d, d, centre...] in row-major order
+    for (size_t k = 2; k < sizes.size(); ++k) at = at * sizes[k] + sizes[k] / 2;
+    host[static_cast<size_t>(at)] = 1.0;
+  }
+  return t.copy_(tensor(host, TensorOptions().dtype(kDouble)).view(t.sizes()).to(like(t)));
+}
+
+namespace {
+/// Q [rows, cols] (rows >= cols) of a Householder QR of a, with Q's columns times sign(R's diagonal).
+std::vector<double> householder_q(std::vector<double> a, int64_t rows, int64_t cols) {
+  auto A = [&](int64_t i, int64_t j) -> double& { return a[static_cast<size_t>(i * cols + j)]; };
+  std::vector<std::vector<double>> vs;
+  std::vector<double> rdiag(static_cast<size_t>(cols));
+  for (int64_t k = 0; k < cols; ++k) {
+    double norm = 0;
+    for (int64_t i = k; i < rows; ++i) norm += A(i, k) * A(i, k);
+    norm = std::sqrt(norm);
+    const double alpha = A(k, k) > 0 ? -norm : norm;
+    std::vector<double> v(static_cast<size_t>(rows), 0.0);
+    for (int64_t i = k; i < rows; ++i) v[static_cast<size_t>(i)] = A(i, k);
+    v[static_cast<size_t>(k)] -= alpha;
+    double vn = 0;
+    for (int64_t i = k; i < rows; ++i) vn += v[static_cast<size_t>(i)] * v[static_cast<size_t>(i)];
+    if (vn > 0)
+      for (int64_t j = k; j < cols; ++j) {
+        double dot = 0;
+        for (int64_t i = k; i < rows; ++i) dot += v[static_cast<size_t>(i)] * A(i, j);
+        for (int64_t i = k; i < rows; ++i) A(i, j) -= 2 * dot / vn * v[static_cast<size_t>(i)];
+      }
+    rdiag[static_cast<size_t>(k)] = A(k, k);
+    vs.push_back(std::move(v));
+  }
+  // Q = H_0 H_1 ... H_{cols-1} applied to the first cols columns of the identity
+  std::vector<double> q(static_cast<size_t>(rows * cols), 0.0);
+  auto Q = [&](int64_t i, int64_t j) -> double& { return q[static_cast<size_t>(i * cols + j)]; };
+  for (int64_t j = 0; j < cols; ++j) Q(j, j) = 1;
+  for (int64_t k = cols - 1; k >= 0; --k) {
+    const auto& v = vs[static_cast<size_t>(k)];
+    double vn = 0;
+    for (int64_t i = k; i < rows; ++i) vn += v[static_cast<size_t>(i)] * v[static_cast<size_t>(i)];
+    if (vn == 0) continue;
+    for (int64_t j = 0; j < cols; ++j) {
+      double dot = 0;
+      for (int64_t i = k; i < rows; ++i) dot += v[static_cast<size_t>(i)] * Q(i, j);
+      for (int64_t i = k; i < rows; ++i) Q(i, j) -= 2 * dot / vn * v[static_cast<size_t>(i)];
+    }
+  }
+  for (int64_t j = 0; j < cols; ++j) {
+    const double r = rdiag[static_cast<size_t>(j)];
+    const double s = r > 0 ? 1.0 : r < 0 ? -1.0 : 0.0;
+    for (int64_t i = 0; i < rows; ++i) Q(i, j) *= s;
+  }
+  return q;
+}
+}  // namespace
+
+Tensor orthogonal_(Tensor t, double gain) {
+  check(t, "orthogonal_");
+  if (t.dim() < 2)
+    throw Error("[orthogonal_] Only tensors with 2 or more dimensions are supported, got " + std::to_string(t.dim()) +
+                ".");
+  NoGradGuard no_grad;
+  const int64_t rows = t.size(0), cols = rows == 0 ? 0 : t.numel() / rows;
+  if (t.numel() == 0) return t;
+  // drawn on the tensor's device (the same numbers on every device), decomposed on the host in double
+  Tensor flat = randn({rows, cols}, like(t)).to(Device(kCPU), kDouble);
+  if (rows < cols) flat = flat.t();
+  flat = flat.contiguous();
+  const int64_t m = flat.size(0), n = flat.size(1);
+  std::vector<double> q = householder_q(std::vector<double>(flat.data_ptr<double>(), flat.data_ptr<double>() + m * n),
+                                        m, n);
+  Tensor qt = tensor(q, TensorOptions().dtype(kDouble)).view({m, n});
+  if (rows < cols) qt = qt.t();
+  return t.copy_((qt * gain).reshape(t.sizes()).to(like(t)));
+}
+
+Tensor sparse_(Tensor t, double sparsity, double std) {
+  check(t, "sparse_");
+  if (t.dim() != 2)
+    throw Error("[sparse_] Only tensors with 2 dimensions are supported, got " + std::to_string(t.dim()) + ".");
+  NoGradGuard no_grad;
+  const int64_t rows = t.size(0), cols = t.size(1);
+  const auto num_zeros = static_cast<int64_t>(std::ceil(sparsity * static_cast<double>(rows)));
+  normal_(t, 0, std);
+  for (int64_t c = 0; c < cols; ++c) {
+    const Tensor zero_rows = randperm(rows, TensorOptions().dtype(kLong).device(t.device())).slice(0, 0, num_zeros);
+    t.index_put_({zero_rows, c}, 0);
+  }
+  return t;
 }
 
 Tensor uniform_(Tensor t, double low, double high) {

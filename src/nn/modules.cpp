@@ -121,6 +121,8 @@ Embedding Embedding::from_pretrained(const Tensor& embeddings, const EmbeddingFr
                 "; pass a table [num_embeddings, embedding_dim].");
   Embedding embedding(EmbeddingOptions(embeddings.size(0), embeddings.size(1))
                           .padding_idx(options.padding_idx())
+                          .max_norm(options.max_norm())
+                          .norm_type(options.norm_type())
                           ._weight(embeddings));
   embedding->weight.set_requires_grad(!options.freeze());
   return embedding;
@@ -138,12 +140,18 @@ void EmbeddingImpl::pretty_print(std::ostream& stream) const {
   stream << "locus::nn::Embedding(num_embeddings=" << options.num_embeddings()
          << ", embedding_dim=" << options.embedding_dim();
   if (options.padding_idx()) stream << ", padding_idx=" << *options.padding_idx();
+  if (options.max_norm()) stream << ", max_norm=" << *options.max_norm();
+  if (options.norm_type() != 2) stream << ", norm_type=" << options.norm_type();
   stream << ")";
 }
 
 Tensor EmbeddingImpl::forward(const Tensor& indices) {
   check_input_device(indices, "weight", weight);
-  return functional::embedding(indices, weight, functional::EmbeddingFuncOptions().padding_idx(options.padding_idx()));
+  return functional::embedding(indices, weight,
+                               functional::EmbeddingFuncOptions()
+                                   .padding_idx(options.padding_idx())
+                                   .max_norm(options.max_norm())
+                                   .norm_type(options.norm_type()));
 }
 
 // ---- activations ----------------------------------------------------------------------------

@@ -58,6 +58,23 @@ PackedSequence::PackedSequence(Tensor data, Tensor batch_sizes, Tensor sorted_in
   }
 }
 
+PackedSequence PackedSequence::to(TensorOptions options) const {
+  Tensor data = data_.to(options);
+  if (data.is_same(data_)) return *this;
+  // the indices follow data to its device, keeping their dtype; batch_sizes stay on cpu (libtorch's)
+  auto follow = [&](const Tensor& t) {
+    return t.defined() ? t.to(options.device(data.device()).dtype(t.scalar_type())) : Tensor();
+  };
+  return PackedSequence(data, batch_sizes_, follow(sorted_indices_), follow(unsorted_indices_));
+}
+PackedSequence PackedSequence::cuda() const { return to(kCUDA); }
+PackedSequence PackedSequence::cpu() const { return to(kCPU); }
+PackedSequence PackedSequence::pin_memory() const {
+  return PackedSequence(data_.pin_memory(), batch_sizes_,
+                        sorted_indices_.defined() ? sorted_indices_.pin_memory() : Tensor(),
+                        unsorted_indices_.defined() ? unsorted_indices_.pin_memory() : Tensor());
+}
+
 PackedSequence pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first, bool enforce_sorted) {
   if (input.dim() < 2)
     throw Error("[pack_padded_sequence] input must have at least 2 dims, (T, B, *) or (B, T, *) batch_first: got "

@@ -281,8 +281,9 @@ void RNNImpl::reset() {
                       options));
 }
 void RNNImpl::pretty_print(std::ostream& stream) const {
+  // as libtorch's: the nonlinearity is not printed
   print(stream, "RNN");
-  stream << ", nonlinearity=" << (options.nonlinearity() == RNNNonlinearity::Tanh ? "tanh" : "relu") << ")";
+  stream << ")";
 }
 std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
   auto [out, h, c] = run(input, hx, Tensor(), "RNN");

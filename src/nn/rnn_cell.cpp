@@ -122,7 +122,7 @@ void RNNCellImpl::reset() {
 }
 void RNNCellImpl::pretty_print(std::ostream& stream) const {
   print(stream, "RNNCell", options.bias());
-  if (options.nonlinearity() == RNNNonlinearity::ReLU) stream << ", nonlinearity=relu";
+  if (options.nonlinearity() == RNNNonlinearity::ReLU) stream << ", nonlinearity=kReLU";  // libtorch's enum name
   stream << ")";
 }
 Tensor RNNCellImpl::forward(const Tensor& input, const Tensor& hx) {

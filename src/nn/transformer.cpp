@@ -404,6 +404,26 @@ Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory, 
   return norm.is_empty() ? x : norm(x);
 }
 
+// ---- the norm given as libtorch's AnyModule -------------------------------------------------------
+namespace {
+LayerNorm norm_of(const AnyModule& norm, const char* options) {
+  if (norm.is_empty()) return nullptr;
+  auto p = std::dynamic_pointer_cast<LayerNormImpl>(norm.ptr());
+  if (!p)
+    throw Error(std::string("[") + options + "] norm: locus takes a LayerNorm here (libtorch any module); got " +
+                norm.ptr()->name() + ".");
+  return LayerNorm(p);
+}
+}  // namespace
+TransformerEncoderOptions& TransformerEncoderOptions::norm(const AnyModule& norm) {
+  norm_ = norm_of(norm, "TransformerEncoderOptions");
+  return *this;
+}
+TransformerDecoderOptions& TransformerDecoderOptions::norm(const AnyModule& norm) {
+  norm_ = norm_of(norm, "TransformerDecoderOptions");
+  return *this;
+}
+
 // ---- Transformer ----------------------------------------------------------------------------
 TransformerImpl::TransformerImpl(const TransformerOptions& options_) : options(options_) {
   check_layer("Transformer", options);
@@ -428,10 +448,24 @@ void TransformerImpl::reset() {
   const TransformerEncoderLayerOptions encoder_layer = layer(TransformerEncoderLayerOptions(o.d_model(), o.nhead()));
   const TransformerDecoderLayerOptions decoder_layer = layer(TransformerDecoderLayerOptions(o.d_model(), o.nhead()));
   const LayerNorm norm = layer_norm(o);  // cloned by each stack
-  encoder = register_module(
-      "encoder", TransformerEncoder(TransformerEncoderOptions(encoder_layer, o.num_encoder_layers()).norm(norm)));
-  decoder = register_module(
-      "decoder", TransformerDecoder(TransformerDecoderOptions(decoder_layer, o.num_decoder_layers()).norm(norm)));
+  encoder = nullptr;
+  decoder = nullptr;
+  custom_encoder = AnyModule();
+  custom_decoder = AnyModule();
+  if (o.custom_encoder().is_empty()) {
+    encoder = register_module(
+        "encoder", TransformerEncoder(TransformerEncoderOptions(encoder_layer, o.num_encoder_layers()).norm(norm)));
+  } else {
+    custom_encoder = o.custom_encoder().clone();
+    register_module("encoder", custom_encoder.ptr());
+  }
+  if (o.custom_decoder().is_empty()) {
+    decoder = register_module(
+        "decoder", TransformerDecoder(TransformerDecoderOptions(decoder_layer, o.num_decoder_layers()).norm(norm)));
+  } else {
+    custom_decoder = o.custom_decoder().clone();
+    register_module("decoder", custom_decoder.ptr());
+  }
   reset_parameters();
 }
 
@@ -452,7 +486,12 @@ Tensor TransformerImpl::forward(const Tensor& src, const Tensor& tgt, const Tens
                 ". Pass them as (S, N, E) and (T, N, E).");
   if (src.size(-1) != options.d_model() || tgt.size(-1) != options.d_model())
     throw Error(w + "src and tgt must have d_model (" + std::to_string(options.d_model()) + ") features" + got + ".");
-  const Tensor memory = encoder(src, src_mask, src_key_padding_mask);
+  const Tensor memory = custom_encoder.is_empty()
+                            ? encoder(src, src_mask, src_key_padding_mask)
+                            : custom_encoder.forward<Tensor>(src, src_mask, src_key_padding_mask);
+  if (!custom_decoder.is_empty())
+    return custom_decoder.forward<Tensor>(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
+                                          memory_key_padding_mask);
   return decoder(tgt, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask);
 }
 

@@ -48,6 +48,10 @@ void clip_grad_value_(const std::vector<Tensor>& parameters, double clip_value) 
     if (p.grad().defined()) const_cast<Tensor&>(p.grad()).clamp_(-clip_value, clip_value);
 }
 
+void clip_grad_value_(const Tensor& parameter, double clip_value) {
+  clip_grad_value_(std::vector<Tensor>{parameter}, clip_value);
+}
+
 Tensor parameters_to_vector(const std::vector<Tensor>& parameters) {
   std::vector<Tensor> flat;
   for (const Tensor& p : parameters) flat.push_back(p.reshape({-1}));

@@ -140,7 +140,7 @@ TEST(FunctionalLayerModules, PrintAndMessages) {
             "locus::nn::Unfold(kernel_size=[2, 2], dilation=[1, 1], padding=[0, 0], stride=[2, 2])\n"
             "locus::nn::Fold(output_size=[4, 4], kernel_size=[2, 2], dilation=[1, 1], padding=[0, 0], stride=[1, 1])\n"
             "locus::nn::LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1)\n"
-            "locus::nn::EmbeddingBag(num_embeddings=10, embedding_dim=3, mode=max)\n"
+            "locus::nn::EmbeddingBag(num_embeddings=10, embedding_dim=3, mode=kMax)\n"
             "locus::nn::Dropout1d(p=0.2, inplace=false)\nlocus::nn::AlphaDropout(p=0.5, inplace=false)");
   EXPECT_THROW_MSG(F::bilinear(ones({2, 3}), ones({2, 4}), ones({5, 3, 3})), Error,
                    "[bilinear] the inputs' last dims (3, 4) must match weight [5, 3, 3]'s dims 1 and 2.");

@@ -86,7 +86,7 @@ TEST(RecurrentCellLayers, PrintAndMessages) {
      << nn::RNNCell(nn::RNNCellOptions(1, 2).nonlinearity(nn::RNNNonlinearity::ReLU));
   EXPECT_EQ(os.str(),
             "locus::nn::LSTMCell(4, 5)\nlocus::nn::GRUCell(2, 3, bias=false)\n"
-            "locus::nn::RNNCell(1, 2, nonlinearity=relu)");
+            "locus::nn::RNNCell(1, 2, nonlinearity=kReLU)");
   nn::LSTMCell lstm(4, 5);
   EXPECT_THROW_MSG(lstm(ones({2, 3})), Error, "[LSTMCell] input has inconsistent input_size: got 3 expected 4.");
   EXPECT_THROW_MSG(lstm(ones({1, 2, 4})), Error,

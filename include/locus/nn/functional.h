@@ -405,6 +405,10 @@ struct PadFuncOptions {
 struct EmbeddingFuncOptions {
   /// Rows looked up at this index get no gradient (negative counts from the end).
   LOCUS_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  /// Each looked-up row whose norm_type-norm exceeds max_norm is rescaled, in the weight itself (in place,
+  /// without gradient), to norm max_norm before the lookup (PyTorch's embedding_renorm_).
+  LOCUS_ARG(std::optional<double>, max_norm) = std::nullopt;
+  LOCUS_ARG(double, norm_type) = 2.;
 };
 
 // ---- functions ----------------------------------------------------------------------------
@@ -520,6 +524,14 @@ const char* interpolate_mode_name(enumtype::InterpolateMode mode);
 Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& options);
 Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& options);
 Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options = {});
+}  // namespace nn::functional
+namespace nn::detail {
+/// PyTorch's embedding_renorm_: the rows of weight at `indices` whose norm_type-norm exceeds max_norm are
+/// scaled in place (without gradient) by max_norm / (norm + 1e-7). Returns weight.
+const Tensor& embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm, double norm_type,
+                                const char* name);
+}  // namespace nn::detail
+namespace nn::functional {
 
 /// Differentiable im2col: input [N, C, H, W] -> columns [N, C*kh*kw, oh*ow] (zero padding).
 Tensor im2col(const Tensor& input, ExpandingArray<2> kernel_size, ExpandingArray<2> dilation,

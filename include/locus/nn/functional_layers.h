@@ -63,6 +63,10 @@ struct EmbeddingBagFuncOptions {
   LOCUS_ARG(bool, include_last_offset) = false;
   /// Rows at this index take no part in a bag (nor get gradient).
   LOCUS_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  /// Each looked-up row whose norm_type-norm exceeds max_norm is rescaled, in the weight itself (in place,
+  /// without gradient), to norm max_norm before the lookup (PyTorch's embedding_renorm_).
+  LOCUS_ARG(std::optional<double>, max_norm) = std::nullopt;
+  LOCUS_ARG(double, norm_type) = 2.;
 };
 
 using Dropout1dFuncOptions = DropoutFuncOptions;

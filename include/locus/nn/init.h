@@ -2,6 +2,7 @@
 // Parameter initialisation (libtorch's torch::nn::init). Every function fills the tensor in place,
 // under NoGradGuard, with numbers drawn on the tensor's own device (locus::rand / randn), so a
 // model initialised on opencl:0 equals one initialised on cpu with the same seed.
+#include <tuple>
 #include <type_traits>
 
 #include "locus/enum.h"  // Nonlinearity, FanMode and libtorch's tags (torch::kReLU, torch::kFanOut, ...)
@@ -31,6 +32,19 @@ class NonlinearityType {
 double calculate_gain(NonlinearityType nonlinearity, double param = 0.01);
 /// (fan_in, fan_out) of a weight [out, in, k...].
 std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& tensor);
+/// libtorch's spelling of calculate_fan_in_and_fan_out.
+std::tuple<int64_t, int64_t> _calculate_fan_in_and_fan_out(const Tensor& tensor);
+/// A 2-D tensor filled with the identity (ones on the diagonal of a possibly rectangular matrix).
+Tensor eye_(Tensor matrix);
+/// A 3-D to 5-D convolution weight [out, in, k...] filled so that the convolution is the identity: ones at
+/// [d, d, centre] for d < min(out, in), zeros elsewhere (libtorch's, without groups).
+Tensor dirac_(Tensor tensor);
+/// A (semi-)orthogonal matrix (the tensor viewed as [size(0), numel / size(0)]) times gain: Q of the QR
+/// decomposition of a standard normal draw, its columns' signs fixed by R's diagonal (libtorch's).
+Tensor orthogonal_(Tensor tensor, double gain = 1.0);
+/// A 2-D tensor drawn from N(0, std) with ceil(sparsity * rows) entries of each column set to zero
+/// (rows drawn by randperm).
+Tensor sparse_(Tensor tensor, double sparsity, double std = 0.01);
 
 Tensor uniform_(Tensor tensor, double low = 0, double high = 1);
 Tensor normal_(Tensor tensor, double mean = 0, double std = 1);

@@ -16,6 +16,7 @@ double clip_grad_norm_(const Tensor& parameter, double max_norm, double norm_typ
                        bool error_if_nonfinite = false);
 /// Clamps every gradient element to [-clip_value, clip_value].
 void clip_grad_value_(const std::vector<Tensor>& parameters, double clip_value);
+void clip_grad_value_(const Tensor& parameter, double clip_value);
 /// The parameters flattened and concatenated into one 1-D tensor (they must share a device).
 Tensor parameters_to_vector(const std::vector<Tensor>& parameters);
 /// Copies consecutive slices of `vec` into the parameters (the inverse of parameters_to_vector).

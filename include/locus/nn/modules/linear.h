@@ -80,6 +80,10 @@ struct EmbeddingOptions {
   LOCUS_ARG(int64_t, num_embeddings);
   LOCUS_ARG(int64_t, embedding_dim);
   LOCUS_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  /// Each looked-up row whose norm_type-norm exceeds max_norm is rescaled, in the weight itself (in place,
+  /// without gradient), to norm max_norm before the lookup (PyTorch's embedding_renorm_).
+  LOCUS_ARG(std::optional<double>, max_norm) = std::nullopt;
+  LOCUS_ARG(double, norm_type) = 2.;
   /// A given table [num_embeddings, embedding_dim] used as the weight instead of a drawn one (libtorch's).
   LOCUS_ARG(Tensor, _weight) = Tensor();
   LOCUS_PLACEMENT_ARGS;
@@ -89,6 +93,8 @@ struct EmbeddingOptions {
 struct EmbeddingFromPretrainedOptions {
   LOCUS_ARG(bool, freeze) = true;
   LOCUS_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  LOCUS_ARG(std::optional<double>, max_norm) = std::nullopt;
+  LOCUS_ARG(double, norm_type) = 2.;
 };
 
 /// A lookup table [num_embeddings, embedding_dim], initialised N(0, 1); the row at padding_idx is zero.
@@ -148,6 +154,10 @@ struct EmbeddingBagOptions {
   LOCUS_ARG(functional::EmbeddingBagMode, mode) = kMean;
   LOCUS_ARG(bool, include_last_offset) = false;
   LOCUS_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  /// Each looked-up row whose norm_type-norm exceeds max_norm is rescaled, in the weight itself (in place,
+  /// without gradient), to norm max_norm before the lookup (PyTorch's embedding_renorm_).
+  LOCUS_ARG(std::optional<double>, max_norm) = std::nullopt;
+  LOCUS_ARG(double, norm_type) = 2.;
   LOCUS_PLACEMENT_ARGS;
 };
 

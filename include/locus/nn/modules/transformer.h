@@ -14,6 +14,7 @@
 #include "locus/nn/module.h"
 #include "locus/enum.h"  // kReLU, kGELU: the activation choices
 #include "locus/nn/modules/activation.h"
+#include "locus/nn/modules/any.h"  // rnn batch (stop 47): AnyModule
 #include "locus/nn/modules/container.h"
 #include "locus/nn/modules/linear.h"
 #include "locus/nn/modules/normalization.h"
@@ -128,6 +129,9 @@ struct TransformerEncoderOptions {
   /// Applied after the last layer when given (cloned, registered as "norm"); libtorch takes any
   /// module here (AnyModule), locus a LayerNorm.
   LOCUS_ARG(LayerNorm, norm) = nullptr;
+  /// libtorch's spelling, .norm(AnyModule(LayerNorm(...))): the AnyModule must hold a LayerNorm (or be empty).
+ public:
+  TransformerEncoderOptions& norm(const AnyModule& norm);
 };
 
 /// num_layers deep copies of a TransformerEncoderLayer, registered as "layers" (a ModuleList:
@@ -181,6 +185,9 @@ struct TransformerDecoderOptions {
   LOCUS_ARG(int64_t, num_layers);
   /// As TransformerEncoderOptions::norm.
   LOCUS_ARG(LayerNorm, norm) = nullptr;
+  /// As TransformerEncoderOptions::norm(AnyModule).
+ public:
+  TransformerDecoderOptions& norm(const AnyModule& norm);
 };
 
 /// num_layers deep copies of a TransformerDecoderLayer as "layers", then the optional norm.
@@ -210,7 +217,12 @@ struct TransformerOptions {
   LOCUS_ARG(int64_t, nhead);
   LOCUS_ARG(int64_t, num_encoder_layers);
   LOCUS_ARG(int64_t, num_decoder_layers);
-  /// The rest as the layer options'. libtorch's custom_encoder / custom_decoder are not provided.
+  /// Used instead of the built encoder / decoder when given (cloned, registered as "encoder" / "decoder"):
+  /// any module whose forward takes (src, src_mask, src_key_padding_mask), respectively (tgt, memory, tgt_mask,
+  /// memory_mask, tgt_key_padding_mask, memory_key_padding_mask), and returns a Tensor (libtorch's).
+  LOCUS_ARG(AnyModule, custom_encoder);
+  LOCUS_ARG(AnyModule, custom_decoder);
+  /// The rest as the layer options'.
   LOCUS_ARG(int64_t, dim_feedforward) = 2048;
   LOCUS_ARG(double, dropout) = 0.1;
   LOCUS_ARG(TransformerActivation, activation) = kReLU;
@@ -237,8 +249,11 @@ class TransformerImpl : public Cloneable<TransformerImpl> {
   static Tensor generate_square_subsequent_mask(int64_t sz);
 
   TransformerOptions options;
+  /// The built encoder and decoder; empty when options.custom_encoder / custom_decoder was given, whose clone
+  /// is then in custom_encoder / custom_decoder (libtorch holds either as an AnyModule named encoder / decoder).
   TransformerEncoder encoder = nullptr;
   TransformerDecoder decoder = nullptr;
+  AnyModule custom_encoder, custom_decoder;
 };
 LOCUS_MODULE(Transformer);
 

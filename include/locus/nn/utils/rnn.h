@@ -25,6 +25,14 @@ class PackedSequence {
   const Tensor& sorted_indices() const { return sorted_indices_; }
   const Tensor& unsorted_indices() const { return unsorted_indices_; }
   bool defined() const { return data_.defined(); }
+  /// data converted by Tensor::to(options) (sorted/unsorted_indices follow it to its device, batch_sizes stay
+  /// on cpu); *this itself when data needs no conversion (libtorch's).
+  PackedSequence to(TensorOptions options) const;
+  PackedSequence cuda() const;
+  PackedSequence cpu() const;
+  PackedSequence pin_memory() const;
+  bool is_cuda() const { return data_.is_cuda(); }
+  bool is_pinned() const { return data_.is_pinned(); }
 
  private:
   Tensor data_, batch_sizes_, sorted_indices_, unsorted_indices_;
