@@ -126,4 +126,18 @@ TEST_P(TensorApi, DtypeQueries) {
   EXPECT_EQ(i.toType(kDouble).scalar_type(), kDouble);
 }
 
+TEST_P(TensorApi, AssigningToATemporaryWritesIntoIt) {
+  Tensor x = zeros({2, 3}, o());
+  x[0] = tensor({1.0f, 2.0f, 3.0f}, o());        // copy_ into the row
+  x[1][2] = 7;                                  // fill_
+  x.index({1, Slice(0, 2)}) = -1.5;
+  x.index({0, 0}) = x[1][2] * 2;                // an rvalue tensor
+  EXPECT_EQ(values(x), (std::vector<double>{14, 2, 3, -1.5, -1.5, 7}));
+  Tensor y = x;
+  y = zeros({1}, o());  // a named tensor: the handle is rebound, x is untouched
+  EXPECT_EQ(x.numel(), 6);
+  EXPECT_EQ(y.numel(), 1);
+  EXPECT_THROW_MSG(x[0] = ones({4}, o()), Error, "[copy_] the source of shape [4] cannot be broadcast");
+}
+
 LOCUS_INSTANTIATE_DEVICES(TensorApi);
