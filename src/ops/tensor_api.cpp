@@ -16,14 +16,13 @@ namespace locus {
 namespace {
 
 // Makes self's metadata (sizes, strides, offset) that of `v`, a view of self's storage.
-Tensor& adopt_view(const Tensor& self, const char* op, const Tensor& v) {
+Tensor& adopt_view(const Tensor& self, const Tensor& v) {
   TensorImpl* i = self.unsafeGetTensorImpl();
   const TensorImpl* s = v.unsafeGetTensorImpl();
   i->sizes = s->sizes;
   i->strides = s->strides;
   i->offset = s->offset;
   i->refresh();
-  (void)op;
   return const_cast<Tensor&>(self);
 }
 
@@ -57,35 +56,35 @@ std::vector<Tensor> numpy_split(const char* op, const Tensor& self, int64_t dim,
 
 Tensor& Tensor::t_() const {
   check_view_inplace("t_", *this);
-  return adopt_view(*this, "t_", t());
+  return adopt_view(*this, t());
 }
 Tensor& Tensor::transpose_(int64_t dim0, int64_t dim1) const {
   check_view_inplace("transpose_", *this);
-  return adopt_view(*this, "transpose_", transpose(dim0, dim1));
+  return adopt_view(*this, transpose(dim0, dim1));
 }
 Tensor& Tensor::swapaxes_(int64_t axis0, int64_t axis1) const {
   check_view_inplace("swapaxes_", *this);
-  return adopt_view(*this, "swapaxes_", transpose(axis0, axis1));
+  return adopt_view(*this, transpose(axis0, axis1));
 }
 Tensor& Tensor::swapdims_(int64_t dim0, int64_t dim1) const {
   check_view_inplace("swapdims_", *this);
-  return adopt_view(*this, "swapdims_", transpose(dim0, dim1));
+  return adopt_view(*this, transpose(dim0, dim1));
 }
 Tensor& Tensor::unsqueeze_(int64_t d) const {
   check_view_inplace("unsqueeze_", *this);
-  return adopt_view(*this, "unsqueeze_", unsqueeze(d));
+  return adopt_view(*this, unsqueeze(d));
 }
 Tensor& Tensor::squeeze_() const {
   check_view_inplace("squeeze_", *this);
-  return adopt_view(*this, "squeeze_", squeeze());
+  return adopt_view(*this, squeeze());
 }
 Tensor& Tensor::squeeze_(int64_t d) const {
   check_view_inplace("squeeze_", *this);
-  return adopt_view(*this, "squeeze_", squeeze(d));
+  return adopt_view(*this, squeeze(d));
 }
 Tensor& Tensor::as_strided_(IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset) const {
   check_view_inplace("as_strided_", *this);
-  return adopt_view(*this, "as_strided_", as_strided(sizes, strides, storage_offset));
+  return adopt_view(*this, as_strided(sizes, strides, storage_offset));
 }
 
 Tensor& Tensor::resize_(IntArrayRef new_sizes) const {
