@@ -340,16 +340,27 @@ void prepare_roots(const char* op, const variable_list& outputs, const variable_
 Node::Node() : sequence_nr_(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 
 Edge gradient_edge(const Tensor& t) {
-  auto* meta = t.impl()->autograd.get();
-  if (meta == nullptr || !meta->requires_grad) return {};
-  if (meta->grad_fn) return {meta->grad_fn, meta->output_nr};
+  TensorImpl* ti = t.unsafeGetTensorImpl();
+  auto* meta = ti->autograd.get();
+  if (meta == nullptr || !meta->requires_grad) {
+    if (!follows_base_graph(ti)) return {};
+    refresh_view(t);  // made before its base joined the graph
+    return {ti->autograd->grad_fn, ti->autograd->output_nr};
+  }
+  if (meta->grad_fn) {
+    // A view whose storage was written since its grad_fn was set: its values are its base's
+    // now, so is its history (PyTorch regenerates a view's grad_fn the same way).
+    if (ti->view_base && ti->storage && meta->view_version != ti->storage->version.load(std::memory_order_relaxed))
+      refresh_view(t);
+    return {meta->grad_fn, meta->output_nr};
+  }
   return {grad_accumulator(t), 0};
 }
 
 namespace {
 // Formulas that read no input's values (only shapes, dtypes and devices, or their saved result):
 // an in-place write to such an input after the op does not change its gradient, so the node keeps
-// no version of its inputs (a view's node does: its gradient assumes the base's history it saw).
+// no version of its inputs.
 bool reads_no_input_values(const char* name) {
   static const std::unordered_set<std::string_view> names = {
       "AddBackward0",    "AddBackward1",       "SubBackward0",       "SubBackward1",    "RsubBackward1",
@@ -357,7 +368,10 @@ bool reads_no_input_values(const char* name) {
       "RsqrtBackward0",  "ReluBackward0",      "SigmoidBackward0",   "TanhBackward0",   "Expm1Backward0",
       "Exp2Backward0",   "SignBackward0",      "TruncBackward0",     "FmodBackward0",   "SumBackward1",
       "MeanBackward1",   "LogSoftmaxBackward0", "SoftmaxBackward0",  "CloneBackward0",  "ToCopyBackward0",
-      "IndexSelectBackward0", "GatherBackward0", "CatBackward0",     "CopyBackwards"};
+      "IndexSelectBackward0", "GatherBackward0", "CatBackward0",     "CopyBackwards",
+      // views (a stale view gets a new grad_fn instead: gradient_edge) and in-place overwrites
+      "ViewBackward0",   "TransposeBackward0", "PermuteBackward0",   "ExpandBackward0", "SliceBackward0",
+      "AsStridedBackward0", "CopySlices",      "FillBackward0"};
   // Names are string literals: a per-thread cache keyed by the pointer spares hashing the text.
   thread_local std::unordered_map<const char*, bool> seen;
   auto it = seen.find(name);
@@ -405,6 +419,7 @@ void record_impl(const char* name, Tensor& result, const List& inputs, BackwardF
   impl->autograd->grad_fn = std::move(node);
   impl->autograd->output_nr = 0;
   impl->autograd->is_view = is_view;
+  if (impl->storage) impl->autograd->view_version = impl->storage->version.load(std::memory_order_relaxed);
 }
 }  // namespace
 
@@ -422,41 +437,93 @@ void record(const char* name, Tensor& result, const std::vector<const Tensor*>& 
 }
 
 void check_inplace_graph(const char* op, const Tensor& self) {
-  if (!detail::grad_enabled || !requires_grad_fast(self)) return;
+  if (!detail::grad_enabled) return;
+  if (TensorImpl* b = view_base_of(self)) {
+    const AutogradMeta* bm = b->autograd.get();
+    const bool base_in_graph = bm != nullptr && bm->requires_grad;
+    if (base_in_graph && !bm->grad_fn)
+      throw Error("[" + std::string(op) + "] a view of a leaf Variable that requires grad is being used in an in-place "
+                  "operation. Wrap the update in locus::NoGradGuard, or modify a clone() of the view.");
+    if (base_in_graph && self.impl()->view_no_grad)
+      throw Error("[" + std::string(op) + "] the tensor is a view made while grad mode was off (under NoGradGuard) of "
+                  "a tensor in the autograd graph, and is being modified in place with grad mode on: the op cannot be "
+                  "recorded. Make the view and modify it both with grad mode on, or both under NoGradGuard.");
+    if (!b->contiguous)
+      throw Error("[" + std::string(op) + "] the tensor is a view of a non-contiguous tensor, and locus records in-place "
+                  "operations only on views of contiguous tensors; make the base contiguous() first, or use the "
+                  "out-of-place form.");
+    const AutogradMeta* sm = self.impl()->autograd.get();
+    const bool self_in_graph = sm != nullptr && sm->requires_grad;
+    if (self_in_graph && !sm->grad_fn)
+      throw Error("[" + std::string(op) + "] a leaf Variable that requires grad is being used in an in-place operation. "
+                  "Wrap the update in locus::NoGradGuard, or use the out-of-place form.");
+    if (base_in_graph && !self_in_graph) refresh_view(self);
+    return;
+  }
+  if (!requires_grad_fast(self)) return;
   const AutogradMeta& m = *self.impl()->autograd;
   if (!m.grad_fn)
     throw Error("[" + std::string(op) + "] a leaf Variable that requires grad is being used in an in-place operation. "
                 "Wrap the update in locus::NoGradGuard, or use the out-of-place form.");
   if (m.is_view)
-    throw Error("[" + std::string(op) + "] the tensor is a view (" + m.grad_fn->name() + ") of a tensor in the "
-                "autograd graph, and locus does not record in-place operations on views; use the out-of-place "
-                "form, or modify a clone() of the view.");
+    throw Error("[" + std::string(op) + "] the tensor shares its storage with its input (" + m.grad_fn->name() +
+                "), and locus does not record in-place operations on such results; use the out-of-place form, or "
+                "modify a clone().");
 }
 
-void rebase_history(const Tensor& self, const Tensor& r) {
+namespace {
+// Makes `self` the output of `r`'s grad_fn.
+void take_history(const Tensor& self, const Tensor& r) {
   const TensorImpl* ri = r.unsafeGetTensorImpl();
-  if (ri == nullptr || !ri->autograd || !ri->autograd->grad_fn) return;
   TensorImpl* impl = self.unsafeGetTensorImpl();
   if (!impl->autograd) impl->autograd = std::make_shared<AutogradMeta>();
   impl->autograd->requires_grad = true;
   impl->autograd->grad_fn = ri->autograd->grad_fn;
   impl->autograd->output_nr = ri->autograd->output_nr;
   impl->autograd->is_view = false;
+  impl->autograd->view_version = impl->storage ? impl->storage->version.load(std::memory_order_relaxed) : 0;
+}
+}  // namespace
+
+void rebase_history(const Tensor& self, const Tensor& r) {
+  if (view_base_of(self) != nullptr) {
+    rebase_view(self, r);
+    return;
+  }
+  const TensorImpl* ri = r.unsafeGetTensorImpl();
+  if (ri == nullptr || !ri->autograd || !ri->autograd->grad_fn) return;
+  take_history(self, r);
+}
+
+void refresh_view(const Tensor& view) {
+  TensorImpl* vi = view.unsafeGetTensorImpl();
+  if (view_base_of(view) == nullptr) return;
+  Tensor base(vi->view_base);
+  if (!requires_grad_fast(base)) return;
+  AutoGradMode on(true);
+  Tensor nv = locus::detail::make_view(base, view.sizes(), view.strides(), view.storage_offset());
+  on_view_of_base(nv, base);
+  take_history(view, nv);
+  vi->autograd->is_view = true;
+}
+
+void rebase_constant(const Tensor& self) {
+  if (!detail::grad_enabled) return;
+  if (TensorImpl* b = view_base_of(self)) {
+    if (b->autograd == nullptr || !b->autograd->requires_grad) return;
+    rebase_view(self, self.detach());  // the written part gets no gradient
+    return;
+  }
+  if (!requires_grad_fast(self)) return;
+  Tensor out = self.detach();
+  record("FillBackward0", out, {&self}, [](const Tensor& g) -> variable_list { return {zeros_like(g)}; });
+  take_history(self, out);
 }
 
 Tensor inplace_source(const char* op, const Tensor& self) {
-  if (!should_record(self)) return self;
+  if (!should_record(self) && !view_of_graph(self)) return self;
   check_inplace_graph(op, self);
   return self.clone();
-}
-
-void check_inplace(const char* op, const Tensor& self) {
-  if (!detail::grad_enabled || !requires_grad_fast(self)) return;
-  if (self.is_leaf())
-    throw Error("[" + std::string(op) + "] a leaf Variable that requires grad is being used in an in-place operation. "
-                "Wrap the update in locus::NoGradGuard, or use the out-of-place form.");
-  throw Error("[" + std::string(op) + "] in-place operations on a tensor that is part of the autograd graph are not "
-              "supported; use the out-of-place form.");
 }
 
 variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,

@@ -543,10 +543,7 @@ void on_restrict(Tensor& out, const Tensor& in, std::function<Tensor(const Tenso
   ScalarType t = in.scalar_type();
   record("SliceBackward0", out, {&in}, [s, t, replay](const Tensor& g) -> variable_list {
     Tensor base = zeros(s, TensorOptions().dtype(t).device(g.device()));
-    {
-      NoGradGuard no_grad;  // filling a fresh buffer; not part of any graph
-      replay(base).copy_(g);
-    }
+    replay(base).copy_(g);  // recorded (CopySlices) when building a graph of the gradient
     return {base};
   });
 }
@@ -589,6 +586,56 @@ void on_copy_(const Tensor& self, const Tensor& src) {
     return {has_self ? zeros_like(g) : Tensor(), sum_to(g, s).to(d, t)};
   });
   rebase_history(self, out);
+}
+
+// The part of a tensor shaped like a view's contiguous base that the view covers.
+struct ViewGeometry {
+  DimVector sizes, strides;
+  int64_t offset;  // in elements, from the base's first
+  Tensor of(const Tensor& like_base) const {
+    return like_base.as_strided(sizes, strides, like_base.storage_offset() + offset);
+  }
+};
+
+void on_view_of_base(Tensor& nv, const Tensor& base) {
+  if (!base.is_contiguous()) {  // storage positions, whatever the layout
+    on_as_strided(nv, base);
+    return;
+  }
+  ViewGeometry v{DimVector(nv.sizes()), DimVector(nv.strides()), nv.storage_offset() - base.storage_offset()};
+  DimVector s(base.sizes());
+  ScalarType t = base.scalar_type();
+  record("AsStridedBackward0", nv, {&base}, [v, s, t](const Tensor& g) -> variable_list {
+    Tensor out = zeros(s, TensorOptions().dtype(t).device(g.device()));
+    v.of(out).copy_(g);  // recorded (CopySlices) when building a graph of the gradient
+    return {out};
+  });
+}
+
+void rebase_view(const Tensor& self, const Tensor& r) {
+  Tensor base(self.impl()->view_base);
+  ViewGeometry v{DimVector(self.sizes()), DimVector(self.strides()), self.storage_offset() - base.storage_offset()};
+  const bool r_grad = requires_grad_fast(r), base_grad = requires_grad_fast(base);
+  const ScalarType rt = r.scalar_type();
+  // CopySlices: base = its old values with the view's part replaced by r. (check_inplace_graph
+  // made sure the base is contiguous: the view's geometry then indexes a contiguous gradient.)
+  Tensor out = base.detach();
+  record("CopySlices", out, {&base, &r}, [v, r_grad, base_grad, rt](const Tensor& g) -> variable_list {
+    Tensor gc = g.contiguous();
+    Tensor gr = r_grad ? v.of(gc).to(rt) : Tensor();
+    Tensor gb;
+    if (base_grad) {
+      Tensor keep = ones_like(gc);
+      {
+        NoGradGuard no_grad;
+        v.of(keep).zero_();
+      }
+      gb = gc * keep;
+    }
+    return {gb, gr};
+  });
+  rebase_history(base, out);  // base is no view: takes out's history
+  refresh_view(self);
 }
 
 void on_clone(Tensor& out, const Tensor& in) {

@@ -18,6 +18,10 @@ struct AutogradMeta {
   uint32_t output_nr = 0;         // which output of grad_fn this tensor is
   bool retains_grad = false;
   bool is_view = false;           // grad_fn made this tensor as a view of its input's storage
+  // The storage version when grad_fn was set: a view (TensorImpl::view_base) whose storage was
+  // written since then gets a grad_fn through its base's current history when next used
+  // (gradient_edge), as PyTorch regenerates a view's grad_fn.
+  uint32_t view_version = 0;
   std::weak_ptr<Node> grad_accumulator;  // a leaf's AccumulateGrad node, while the graph holds it
   // register_post_accumulate_grad_hook: (handle, hook), run after each accumulation into grad
   std::vector<std::pair<uint64_t, std::function<void(const Tensor&)>>> post_acc_hooks;

@@ -22,9 +22,18 @@ namespace detail {
 extern thread_local constinit bool grad_enabled;
 }
 
+/// A view made in grad mode whose base is in the graph while the view itself is not (it was made
+/// before its base joined the graph): it follows its base's history (gradient_edge puts it there).
+inline bool follows_base_graph(const TensorImpl* i) {
+  if (i->view_base == nullptr || i->view_no_grad) return false;
+  const TensorImpl* b = i->view_base.get();
+  return b->autograd != nullptr && b->autograd->requires_grad && b->storage == i->storage && b->dtype == i->dtype;
+}
 inline bool requires_grad_fast(const Tensor& t) {
   const TensorImpl* i = t.unsafeGetTensorImpl();
-  return i != nullptr && i->autograd != nullptr && i->autograd->requires_grad;
+  if (i == nullptr) return false;
+  if (i->autograd != nullptr) return i->autograd->requires_grad || follows_base_graph(i);
+  return i->view_base != nullptr && follows_base_graph(i);
 }
 /// True when grad mode is on and any of `ts` requires grad. Cheap; call it before recording.
 template <class... T>
@@ -52,9 +61,6 @@ Tensor saved_output(const Tensor& out);
 /// The edge a gradient for `t` flows into: its grad_fn, or its AccumulateGrad node for a leaf.
 Edge gradient_edge(const Tensor& t);
 
-/// Throws when an in-place op would modify a tensor that requires grad while grad mode is on.
-/// For the ops that cannot be recorded in place (fill_, scatter_, index_put_, ...).
-void check_inplace(const char* op, const Tensor& self);
 
 // ---- in-place ops in the graph (PyTorch's rebase_history) ----------------------------------
 // An in-place op on a tensor in the graph (or with an operand that requires grad) computes its
@@ -62,11 +68,39 @@ void check_inplace(const char* op, const Tensor& self);
 // self's storage and makes self the output of that result's node. Each in-place write bumps the
 // storage's version; a node whose saved tensor was written afterwards throws in backward.
 
-/// Throws when `self` cannot be modified in place with autograd recording: a leaf that requires
-/// grad, or a view of a tensor in the graph.
+/// Throws, before anything is written, when `self` cannot be modified in place with autograd
+/// recording: a leaf that requires grad, a view of one, a view of a non-contiguous tensor in the
+/// graph. A view of a tensor in the graph that is not itself in it (made under NoGradGuard, or
+/// before its base joined the graph) is put in it first, so the op sees its history.
 void check_inplace_graph(const char* op, const Tensor& self);
-/// Makes `self` (just overwritten with `r`'s values) the output of `r`'s grad_fn.
+/// Makes `self` (just overwritten with `r`'s values) the output of `r`'s grad_fn. When self is a
+/// view (TensorImpl::view_base), its base becomes the output of a CopySlices node instead (the
+/// gradient of the written part goes to `r`, the rest to the base's previous history) and self a
+/// view of it again: `outputs[t] = h`, `y.narrow(0, 1, 2).mul_(w)`.
 void rebase_history(const Tensor& self, const Tensor& r);
+/// After an in-place write of values that need no gradient (fill_, zero_): a tensor in the graph
+/// gets a node giving its previous history zero gradient, a view of one the CopySlices above.
+void rebase_constant(const Tensor& self);
+/// The base of `t` when t is a view of it autograd can follow (same storage, same dtype), else null.
+inline TensorImpl* view_base_of(const Tensor& t) {
+  const TensorImpl* i = t.unsafeGetTensorImpl();
+  if (i == nullptr || !i->view_base) return nullptr;
+  TensorImpl* b = i->view_base.get();
+  return b->storage == i->storage && b->dtype == i->dtype ? b : nullptr;
+}
+/// True when grad mode is on and `t` is a view of a tensor in the graph: an in-place op on it is
+/// recorded even when neither t nor the op's operands require grad (its base's graph must learn of it).
+inline bool view_of_graph(const Tensor& t) {
+  if (!detail::grad_enabled) return false;
+  const TensorImpl* b = view_base_of(t);
+  return b != nullptr && b->autograd != nullptr && b->autograd->requires_grad;
+}
+/// rebase_history for a view (formulas.cpp).
+void rebase_view(const Tensor& self, const Tensor& r);
+/// Makes `view` (a view of a tensor in the graph) a view of its base's current history.
+void refresh_view(const Tensor& view);
+/// Records `nv`, a view of `base` with nv's geometry, as such (formulas.cpp).
+void on_view_of_base(Tensor& nv, const Tensor& base);
 /// One more in-place write to `t`'s storage.
 inline void bump_version(const Tensor& t) {
   if (TensorImpl* i = t.unsafeGetTensorImpl(); i != nullptr && i->storage)

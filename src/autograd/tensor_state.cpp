@@ -3,13 +3,15 @@
 #include <string>
 
 #include "autograd/meta.h"
+#include "autograd/record.h"
 #include "locus/autograd.h"
 #include "core/checks.h"
 #include "locus/error.h"
 
 namespace locus {
 
-bool Tensor::requires_grad() const { return impl_ && impl_->autograd && impl_->autograd->requires_grad; }
+// (a view made before its base joined the graph follows it: autograd/record.h)
+bool Tensor::requires_grad() const { return impl_ && autograd::requires_grad_fast(*this); }
 
 Tensor& Tensor::requires_grad_(bool b) const {
   if (!impl_) throw Error("Tensor: the tensor is undefined (default-constructed); create it with a factory first.");
@@ -53,7 +55,10 @@ void Tensor::set_grad(const Tensor& g) {
 }
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
-  return impl_ && impl_->autograd ? impl_->autograd->grad_fn : nullptr;
+  if (!impl_) return nullptr;
+  // a view whose base changed since it got its history takes the base's (autograd::gradient_edge)
+  if (impl_->view_base && autograd::requires_grad_fast(*this)) (void)autograd::gradient_edge(*this);
+  return impl_->autograd ? impl_->autograd->grad_fn : nullptr;
 }
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
 

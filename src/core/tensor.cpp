@@ -8,6 +8,7 @@
 
 #include "core/checks.h"
 #include "core/tensor_impl.h"
+#include "locus/autograd.h"
 #include "locus/error.h"
 #include "locus/guard.h"
 #include "memory/allocator.h"  // make_empty and ~Storage: the one place core calls memory (docs/architecture.md)
@@ -137,6 +138,8 @@ Tensor make_view(const Tensor& src, IntArrayRef sizes, IntArrayRef strides, int6
   impl->offset = offset;
   impl->dtype = s->dtype;
   impl->device = s->device;
+  impl->view_base = s->view_base ? s->view_base : src.impl();
+  impl->view_no_grad = (s->view_base && s->view_no_grad) || !GradMode::is_enabled();
   impl->refresh();
   return Tensor(std::move(impl));
 }
@@ -275,7 +278,9 @@ template BFloat16 Tensor::item<BFloat16>() const;
 
 Tensor Tensor::detach() const {
   checked(impl_);
-  return detail::make_view(*this, sizes(), strides(), storage_offset());
+  Tensor out = detail::make_view(*this, sizes(), strides(), storage_offset());
+  out.unsafeGetTensorImpl()->view_base.reset();  // a detached alias is no differentiable view
+  return out;
 }
 
 std::string Tensor::toString() const {

@@ -73,6 +73,14 @@ struct TensorImpl {
   Device device = Device(kCPU);
   bool contiguous = true;
   std::shared_ptr<autograd::AutogradMeta> autograd;
+  // A view (narrow, select, slice, view, transpose, ..., as made by detail::make_view; not
+  // detach()): the tensor that is no view whose storage it shares, with the same dtype. An
+  // in-place op that autograd records on the view makes that base the output of a CopySlices node
+  // (PyTorch's): `outputs[t] = h` puts h in `outputs`'s graph. Null for a tensor that is no view.
+  std::shared_ptr<TensorImpl> view_base;
+  // The view was made while grad mode was off (or from such a view): it does not follow its
+  // base's graph, and an in-place op on it that autograd would record is refused (as PyTorch).
+  bool view_no_grad = false;
 
   void refresh() {
     numel = 1;

@@ -52,7 +52,7 @@ backend::EventHandle recorded_copy(backend::Backend& be, int index, F&& copy) {
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
   if (!defined() || !src.defined()) throw Error("[copy_] both tensors must be defined.");
-  if (autograd::should_record(mut_self()) || autograd::should_record(src)) {
+  if (autograd::should_record(mut_self()) || autograd::should_record(src) || autograd::view_of_graph(mut_self())) {
     // Recorded: self becomes the output of a copy node (gradient to src; none to self's old value).
     autograd::check_inplace_graph("copy_", mut_self());
     {
@@ -231,13 +231,17 @@ Tensor Tensor::clone() const {
 }
 
 Tensor& Tensor::fill_(const Scalar& value) const {
-  if (autograd::should_record(mut_self())) autograd::check_inplace("fill_", mut_self());
-  autograd::bump_version(mut_self());
-  if (numel() == 0) return mut_self();
+  // In the autograd graph (or a view of a tensor in it): recorded as an overwrite whose values
+  // need no gradient (FillBackward0, or CopySlices on the view's base).
+  const bool recorded = autograd::should_record(mut_self()) || autograd::view_of_graph(mut_self());
+  if (recorded) autograd::check_inplace_graph("fill_", mut_self());
   if (is_integral(scalar_type(), false) && value.isFloatingPoint() && value.toDouble() != static_cast<double>(value.toLong()))
     throw Error(std::string("[fill_] value ") + std::to_string(value.toDouble()) + " cannot be converted to " +
                 dtype_name(scalar_type()) + " without overflow or loss; use a floating dtype.");
   ops::check_scalar_fits("fill_", value.toDouble(), scalar_type());
+  autograd::bump_version(mut_self());
+  if (recorded) autograd::rebase_constant(mut_self());
+  if (numel() == 0) return mut_self();
   Device d = device();
   if (scalar_type() == kLong && value.isIntegral(false)) {
     // The backends fill from a double, which holds every int64 only up to 2^53; a larger one goes

@@ -214,6 +214,7 @@ using InplaceFn = std::function<Tensor(const Tensor& me, Tensor* out)>;
 // An in-place op that autograd records: `r` (computed from a clone of self) is written into self,
 // which becomes the output of r's node.
 Tensor& commit_recorded(Tensor& self, const char* name, const Tensor& r) {
+  autograd::check_inplace_graph(name, self);
   if (r.sizes() != self.sizes())
     throw Error("[" + std::string(name) + "] output with shape " + ops::shape_str(self.sizes()) +
                 " doesn't match the broadcast shape " + ops::shape_str(r.sizes()) + ".");
@@ -226,12 +227,13 @@ Tensor& commit_recorded(Tensor& self, const char* name, const Tensor& r) {
 }
 
 Tensor& inplace(Tensor& self, const char* name, ScalarType result, const InplaceFn& f, const Tensor* other = nullptr) {
-  if (autograd::should_record(self)) autograd::check_inplace_graph(name, self);
+  const bool recorded = autograd::should_record(self) || (other != nullptr && autograd::should_record(*other)) ||
+                        autograd::view_of_graph(self);
+  if (recorded) autograd::check_inplace_graph(name, self);
   check_out_cast(name, result, self.scalar_type());
   ops::check_no_internal_overlap(name, self);
   if (other != nullptr) ops::check_no_partial_overlap(name, self, *other);
-  if (autograd::should_record(self) || (other != nullptr && autograd::should_record(*other)))
-    return commit_recorded(self, name, f(self.clone(), nullptr));  // the formula may save self's old values
+  if (recorded) return commit_recorded(self, name, f(self.clone(), nullptr));  // the formula may save self's old values
   Tensor r = f(self, &self);
   if (!r.is_same(self)) {
     if (r.sizes() != self.sizes())
@@ -253,7 +255,7 @@ ScalarType ops::result_type(std::initializer_list<const Tensor*> tensors) {
 }
 
 Tensor& ops::assign_result(Tensor& self, const char* name, const std::function<Tensor(const Tensor& me)>& f) {
-  const bool self_recorded = autograd::should_record(self);
+  const bool self_recorded = autograd::should_record(self) || autograd::view_of_graph(self);
   if (self_recorded) autograd::check_inplace_graph(name, self);
   ops::check_no_internal_overlap(name, self);
   // With autograd recording, the op runs on a clone: its formula may save self's values, which
@@ -475,7 +477,7 @@ LOCUS_UNARY_INPLACE(expm1, true)
 LOCUS_UNARY_INPLACE(erf, true)
 #undef LOCUS_UNARY_INPLACE
 Tensor& Tensor::relu_() const {
-  if (autograd::should_record(*this)) autograd::check_inplace_graph("relu_", *this);
+  if (autograd::should_record(*this) || autograd::view_of_graph(*this)) autograd::check_inplace_graph("relu_", *this);
   return copy_(relu());  // relu's formula reads its result, not self
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const {

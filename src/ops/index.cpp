@@ -8,6 +8,7 @@
 #include "autograd/record.h"
 #include "ops/autocast.h"
 #include "ops/checks.h"
+#include "ops/internal.h"
 
 namespace locus {
 namespace {
@@ -157,7 +158,8 @@ void scatter_write(Tensor& self, int64_t d, const Tensor& idx, const Tensor& val
 }  // namespace
 
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const {
-  if (autograd::should_record(mut_self())) autograd::check_inplace("scatter_add_", mut_self());
+  if (autograd::should_record(mut_self(), src) || autograd::view_of_graph(mut_self()))
+    return ops::assign_result(mut_self(), "scatter_add_", [&](const Tensor& me) { return me.scatter_add(dim, index, src); });
   autograd::bump_version(mut_self());
   int64_t d = dim;
   Tensor s;
@@ -168,7 +170,8 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
 }
 
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) const {
-  if (autograd::should_record(mut_self())) autograd::check_inplace("scatter_", mut_self());
+  if (autograd::should_record(mut_self(), src) || autograd::view_of_graph(mut_self()))
+    return ops::assign_result(mut_self(), "scatter_", [&](const Tensor& me) { return me.scatter(dim, index, src); });
   autograd::bump_version(mut_self());
   int64_t d = dim;
   Tensor s;
@@ -182,7 +185,8 @@ Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) co
   return mut_self();
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) const {
-  if (autograd::should_record(mut_self())) autograd::check_inplace("scatter_", mut_self());
+  if (autograd::should_record(mut_self()) || autograd::view_of_graph(mut_self()))
+    return ops::assign_result(mut_self(), "scatter_", [&](const Tensor& me) { return me.scatter(dim, index, value); });
   autograd::bump_version(mut_self());
   int64_t d = dim;
   Tensor idx = check_scatter("scatter_", mut_self(), d, index, nullptr, nullptr);
@@ -237,7 +241,8 @@ Tensor index_add_positions(const char* op, const Tensor& self, int64_t& d, const
 }  // namespace
 
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) const {
-  if (autograd::should_record(mut_self())) autograd::check_inplace("index_add_", mut_self());
+  if (autograd::should_record(mut_self(), source) || autograd::view_of_graph(mut_self()))
+    return ops::assign_result(mut_self(), "index_add_", [&](const Tensor& me) { return me.index_add(dim, index, source, alpha); });
   autograd::bump_version(mut_self());
   int64_t d = dim;
   Tensor pos = index_add_positions("index_add_", mut_self(), d, index, source);

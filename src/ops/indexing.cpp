@@ -214,8 +214,10 @@ Tensor strip_leading_ones(Tensor value, int64_t dims) {
 
 void index_put_impl(Tensor& self, const std::vector<TensorIndex>& indices, const Tensor& value, bool accumulate = false) {
   const char* op = "index_put_";
-  if (autograd::should_record(self)) autograd::check_inplace(op, self);
-  autograd::bump_version(self);
+  // Recorded through copy_ into the indexed view (CopySlices on self), with the values merged by
+  // differentiable ops when the indices are tensors.
+  const bool recorded = autograd::should_record(self, value) || autograd::view_of_graph(self);
+  if (recorded) autograd::check_inplace_graph(op, self);
   Basic b = apply_basic(op, self, indices);
   if (b.adv.empty()) {
     b.view.copy_(strip_leading_ones(value, b.view.dim()));
@@ -232,10 +234,12 @@ void index_put_impl(Tensor& self, const std::vector<TensorIndex>& indices, const
     throw Error("[index_put_] shape mismatch: value tensor of shape " + ops::shape_str(value.sizes()) +
                 " cannot be broadcast to indexing result of shape " + ops::shape_str(positions.sizes()) + ".");
   if (positions.numel() == 0) return;
+  // recorded: the merge reads a clone of the old values (copy_ below overwrites them)
+  const Tensor old = recorded ? v.clone() : v;
   if (accumulate) {  // every occurrence adds (index_add), in the compute dtype
     ScalarType work = self.scalar_type() == kBool ? kInt : self.scalar_type();
     Tensor picked = ops::cast(val.to(self.device()), work).expand(positions.sizes()).reshape({-1});
-    Tensor merged = ops::cast(v, work).reshape({-1}).index_add(0, positions.reshape({-1}), picked);
+    Tensor merged = ops::cast(old, work).reshape({-1}).index_add(0, positions.reshape({-1}), picked);
     v.copy_(merged.view(v.sizes()));
     return;
   }
@@ -255,8 +259,9 @@ void index_put_impl(Tensor& self, const std::vector<TensorIndex>& indices, const
   ScalarType work = self.scalar_type() == kBool ? kInt : self.scalar_type();
   Tensor picked = ops::cast(val.to(self.device()), work).expand(positions.sizes()).reshape({-1}).index_select(0, to_dev(src));
   Tensor placed = zeros({v.numel()}, TensorOptions().dtype(work).device(self.device()));
-  placed.scatter_add_(0, to_dev(dst), picked);
-  Tensor merged = where(mask.to(self.device()), placed, ops::cast(v, work).reshape({-1}));
+  if (recorded) placed = placed.scatter_add(0, to_dev(dst), picked);
+  else placed.scatter_add_(0, to_dev(dst), picked);
+  Tensor merged = where(mask.to(self.device()), placed, ops::cast(old, work).reshape({-1}));
   v.copy_(merged.view(v.sizes()));
 }
 

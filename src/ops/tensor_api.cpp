@@ -106,6 +106,7 @@ Tensor& Tensor::resize_(IntArrayRef new_sizes) const {
       grown.narrow(0, 0, capacity).copy_(old);
     }
     i->storage = grown.unsafeGetTensorImpl()->storage;
+    i->view_base.reset();  // no longer shares its base's storage
   }
   i->sizes = DimVector(new_sizes);
   i->strides = DimVector(new_sizes.size(), 1);
@@ -159,6 +160,7 @@ Tensor Tensor::view(ScalarType dtype) const {
   }
   Tensor out = detail::make_view(*this, sz, st, off);
   TensorImpl* oi = out.unsafeGetTensorImpl();
+  if (dtype != scalar_type()) oi->view_base.reset();  // not differentiable through the reinterpretation
   oi->dtype = dtype;
   oi->refresh();
   return out;
