@@ -37,7 +37,7 @@ x, w, v = leaves(); y = x * 1; r = y[0:2]; y.mul_(w); (r * v[0:2]).sum().backwar
 # computed out of place
 x, w, v = leaves(); out = torch.cat([x[0:2] * w[0:2], torch.zeros(2, dtype=f64)]); (out * v).sum().backward(); show("stale_plain_view", x, w, v)
 # second derivative through a slice
-x, w, v = leaves(); g, = torch.autograd.grad((x * x)[1:3].sum() * 1, x, create_graph=True); (g * g * v).sum().backward(); show("double_slice", x)
+x, w, v = leaves(); g, = torch.autograd.grad(x[1:3].pow(2).sum(), x, create_graph=True); (g * g * v).sum().backward(); show("double_slice", x)
 # a view of a view, select then narrow, and a transposed view of a 2-D base
 x, w, v = leaves(); y = (x * 1).reshape(2, 2).clone(); y.t()[1].mul_(w[0:2]); (y.reshape(4) * v).sum().backward(); show("transposed", x, w, v)
 # a view taken before its base joined the graph, only read afterwards
