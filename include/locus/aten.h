@@ -122,6 +122,26 @@ Tensor threshold(const Tensor& self, double threshold, double value);
 Tensor hardshrink(const Tensor& self, double lambd = 0.5);
 Tensor softshrink(const Tensor& self, double lambd = 0.5);
 Tensor prelu(const Tensor& self, const Tensor& weight);
+/// x where x > 0, else negative_slope * x.
+Tensor leaky_relu(const Tensor& self, double negative_slope = 0.01);
+/// scale * x where x > 0, else scale * alpha * (exp(input_scale * x) - 1).
+Tensor elu(const Tensor& self, double alpha = 1.0, double scale = 1.0, double input_scale = 1.0);
+Tensor selu(const Tensor& self);
+/// min(max(x, 0), 6).
+Tensor relu6(const Tensor& self);
+/// Randomized leaky relu: a slope drawn from U(lower, upper) per element in training, else their mean.
+Tensor rrelu(const Tensor& self, double lower = 0.125, double upper = 1.0 / 3.0, bool training = false);
+/// In place: self overwritten and returned (recorded by autograd on tensors of the graph).
+Tensor& leaky_relu_(Tensor& self, double negative_slope = 0.01);
+Tensor& elu_(Tensor& self, double alpha = 1.0, double scale = 1.0, double input_scale = 1.0);
+Tensor& selu_(Tensor& self);
+Tensor& celu_(Tensor& self, double alpha = 1.0);
+Tensor& hardtanh_(Tensor& self, double min_val = -1.0, double max_val = 1.0);
+Tensor& rrelu_(Tensor& self, double lower = 0.125, double upper = 1.0 / 3.0, bool training = false);
+/// at::size(t, dim) (torch::size): t.size(dim).
+inline int64_t size(const Tensor& self, int64_t dim) { return self.size(dim); }
+/// at::_unsafe_view: self reshaped (libtorch's skips the view's autograd bookkeeping; this one keeps it).
+inline Tensor _unsafe_view(const Tensor& self, IntArrayRef size) { return self.reshape(size); }
 
 // ---- pooling batch (stop 46) -----------------------------------------------------------------
 /// The maxima and their positions in each input plane (kLong); an empty stride means the kernel size.

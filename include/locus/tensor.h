@@ -893,6 +893,15 @@ Tensor& operator+=(Tensor& a, const Scalar& b);
 Tensor& operator-=(Tensor& a, const Scalar& b);
 Tensor& operator*=(Tensor& a, const Scalar& b);
 Tensor& operator/=(Tensor& a, const Scalar& b);
+// On a temporary (`x[0] += 1`, `x.narrow(0, 1, 2) *= w`): the op writes into it, as in libtorch.
+inline Tensor& operator+=(Tensor&& a, const Tensor& b) { return a += b; }
+inline Tensor& operator-=(Tensor&& a, const Tensor& b) { return a -= b; }
+inline Tensor& operator*=(Tensor&& a, const Tensor& b) { return a *= b; }
+inline Tensor& operator/=(Tensor&& a, const Tensor& b) { return a /= b; }
+inline Tensor& operator+=(Tensor&& a, const Scalar& b) { return a += b; }
+inline Tensor& operator-=(Tensor&& a, const Scalar& b) { return a -= b; }
+inline Tensor& operator*=(Tensor&& a, const Scalar& b) { return a *= b; }
+inline Tensor& operator/=(Tensor&& a, const Scalar& b) { return a /= b; }
 
 /// Prints like PyTorch: tensor([[1., 2.]], device='opencl:0', dtype=float16)
 std::ostream& operator<<(std::ostream& os, const Tensor& t);

@@ -9,6 +9,7 @@
 // libtorch is listed in docs/migrating-from-libtorch.md.
 //
 // Do not include this header together with libtorch's own: both define torch::, at:: and c10::.
+#include <cassert>  // libtorch's torch.h brings assert()
 #include <iostream>
 #include <optional>
 #include <sstream>

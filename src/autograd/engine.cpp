@@ -366,12 +366,12 @@ bool reads_no_input_values(const char* name) {
       "AddBackward0",    "AddBackward1",       "SubBackward0",       "SubBackward1",    "RsubBackward1",
       "MulBackward1",    "DivBackward1",       "NegBackward0",       "ExpBackward0",    "SqrtBackward0",
       "RsqrtBackward0",  "ReluBackward0",      "SigmoidBackward0",   "TanhBackward0",   "Expm1Backward0",
-      "Exp2Backward0",   "SignBackward0",      "TruncBackward0",     "FmodBackward0",   "SumBackward1",
+      "Exp2Backward0",   "SignBackward0",      "TruncBackward0",     "FmodBackward0",   "SumBackward1",    "SumBackward0",   "MeanBackward0",
       "MeanBackward1",   "LogSoftmaxBackward0", "SoftmaxBackward0",  "CloneBackward0",  "ToCopyBackward0",
       "IndexSelectBackward0", "GatherBackward0", "CatBackward0",     "CopyBackwards",
       // views (a stale view gets a new grad_fn instead: gradient_edge) and in-place overwrites
       "ViewBackward0",   "TransposeBackward0", "PermuteBackward0",   "ExpandBackward0", "SliceBackward0",
-      "AsStridedBackward0", "CopySlices",      "FillBackward0"};
+      "AsStridedBackward0", "torch::autograd::CopySlices",      "FillBackward2"};
   // Names are string literals: a per-thread cache keyed by the pointer spares hashing the text.
   thread_local std::unordered_map<const char*, bool> seen;
   auto it = seen.find(name);
@@ -516,7 +516,7 @@ void rebase_constant(const Tensor& self) {
   }
   if (!requires_grad_fast(self)) return;
   Tensor out = self.detach();
-  record("FillBackward0", out, {&self}, [](const Tensor& g) -> variable_list { return {zeros_like(g)}; });
+  record("FillBackward2", out, {&self}, [](const Tensor& g) -> variable_list { return {zeros_like(g)}; });
   take_history(self, out);
 }
 

@@ -419,12 +419,12 @@ Tensor unreduce(const Tensor& g, const std::vector<bool>& red, bool keepdim, int
 }
 }  // namespace
 
-void on_reduce(ReduceOp op, Tensor& out, const Tensor& in, const std::vector<bool>& red, bool keepdim) {
+void on_reduce(ReduceOp op, Tensor& out, const Tensor& in, const std::vector<bool>& red, bool keepdim, bool no_dim_form) {
   int64_t nd = in.dim();
   DimVector in_sizes(in.sizes());
   switch (op) {
     case ReduceOp::Sum:
-      record("SumBackward1", out, {&in}, [red, keepdim, nd, in_sizes](const Tensor& g) -> variable_list {
+      record(no_dim_form ? "SumBackward0" : "SumBackward1", out, {&in}, [red, keepdim, nd, in_sizes](const Tensor& g) -> variable_list {
         return {unreduce(g, red, keepdim, nd).expand(in_sizes)};
       });
       return;
@@ -432,7 +432,7 @@ void on_reduce(ReduceOp op, Tensor& out, const Tensor& in, const std::vector<boo
       int64_t n = 1;
       for (int64_t i = 0; i < nd; ++i)
         if (red[i]) n *= in.size(i);
-      record("MeanBackward1", out, {&in}, [red, keepdim, nd, in_sizes, n](const Tensor& g) -> variable_list {
+      record(no_dim_form ? "MeanBackward0" : "MeanBackward1", out, {&in}, [red, keepdim, nd, in_sizes, n](const Tensor& g) -> variable_list {
         return {(unreduce(g, red, keepdim, nd) / static_cast<double>(n)).expand(in_sizes)};
       });
       return;
@@ -620,7 +620,7 @@ void rebase_view(const Tensor& self, const Tensor& r) {
   // CopySlices: base = its old values with the view's part replaced by r. (check_inplace_graph
   // made sure the base is contiguous: the view's geometry then indexes a contiguous gradient.)
   Tensor out = base.detach();
-  record("CopySlices", out, {&base, &r}, [v, r_grad, base_grad, rt](const Tensor& g) -> variable_list {
+  record("torch::autograd::CopySlices", out, {&base, &r}, [v, r_grad, base_grad, rt](const Tensor& g) -> variable_list {
     Tensor gc = g.contiguous();
     Tensor gr = r_grad ? v.of(gc).to(rt) : Tensor();
     Tensor gb;

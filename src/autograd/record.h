@@ -119,7 +119,8 @@ void on_binary(backend::BinaryOp op, Tensor& out, const Tensor& a, const Tensor&
 void on_binary_scalar(backend::BinaryOp op, Tensor& out, const Tensor& a, double s, bool scalar_first);
 void on_unary(backend::UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryParams& p);
 void on_where(Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
-void on_reduce(backend::ReduceOp op, Tensor& out, const Tensor& in, const std::vector<bool>& reduced, bool keepdim);
+void on_reduce(backend::ReduceOp op, Tensor& out, const Tensor& in, const std::vector<bool>& reduced, bool keepdim,
+               bool no_dim_form = false);
 void on_max_dim(Tensor& values, const Tensor& in, const Tensor& indices, int64_t dim, bool keepdim);
 void on_softmax(Tensor& out, const Tensor& in, int64_t dim, bool log);
 void on_mm(Tensor& out, const Tensor& a, const Tensor& b);

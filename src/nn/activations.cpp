@@ -6,6 +6,7 @@
 #include <string>
 
 #include "autograd/record.h"
+#include "nn/inplace.h"
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/functions.h"
@@ -14,18 +15,10 @@
 
 namespace locus::nn {
 namespace functional {
-namespace {
-// The result written into input when asked to work in place and autograd does not track input
-// (as relu and hardtanh do); otherwise the new tensor.
-Tensor maybe_inplace(const Tensor& input, const Tensor& r, bool inplace) {
-  if (!inplace || autograd::should_record(input)) return r;
-  Tensor t = input;
-  return t.copy_(r);
-}
-}  // namespace
+using detail::maybe_inplace;
 
 Tensor relu6(const Tensor& input, const ReLU6FuncOptions& o) {
-  return maybe_inplace(input, input.clamp(0, 6), o.inplace());
+  return maybe_inplace("relu6", input, o.inplace(), [](const Tensor& x) { return x.clamp(0, 6); });
 }
 
 Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& o) {
@@ -45,14 +38,16 @@ Tensor softsign(const Tensor& input) { return input / (input.abs() + 1); }
 Tensor logsigmoid(const Tensor& input) { return input.clamp_max(0) - (-input.abs()).exp().log1p(); }
 
 Tensor threshold(const Tensor& input, const ThresholdFuncOptions& o) {
-  return maybe_inplace(input, where(input > o.threshold(), input, o.value()), o.inplace());
+  return maybe_inplace("threshold", input, o.inplace(),
+                       [&](const Tensor& x) { return where(x > o.threshold(), x, o.value()); });
 }
 
 Tensor celu(const Tensor& input, const CELUFuncOptions& o) {
   const double a = o.alpha();
   if (a == 0) throw Error("[celu] alpha must not be zero (it divides x); use relu for the limit.");
   // exp of min(x, 0) / alpha: the branch where() drops stays finite
-  return maybe_inplace(input, where(input > 0, input, ((input.clamp_max(0) / a).exp() - 1) * a), o.inplace());
+  return maybe_inplace("celu", input, o.inplace(),
+                       [a](const Tensor& x) { return where(x > 0, x, ((x.clamp_max(0) / a).exp() - 1) * a); });
 }
 
 Tensor glu(const Tensor& input, const GLUFuncOptions& o) {
@@ -74,14 +69,11 @@ Tensor rrelu(const Tensor& input, const RReLUFuncOptions& o) {
   const double lo = o.lower(), hi = o.upper();
   if (lo > hi)
     throw Error("[rrelu] lower bound (" + number_str(lo) + ") must not be above the upper bound (" + number_str(hi) + ").");
-  Tensor r;
-  if (o.training()) {
-    const Tensor slope = empty(input.sizes(), input.options()).uniform_(lo, hi);
-    r = where(input >= 0, input, input * slope);
-  } else {
-    r = where(input >= 0, input, input * ((lo + hi) / 2));
-  }
-  return maybe_inplace(input, r, o.inplace());
+  return maybe_inplace("rrelu", input, o.inplace(), [&](const Tensor& x) {
+    if (!o.training()) return where(x >= 0, x, x * ((lo + hi) / 2));
+    const Tensor slope = empty(x.sizes(), x.options()).uniform_(lo, hi);
+    return where(x >= 0, x, x * slope);
+  });
 }
 
 Tensor hardsigmoid(const Tensor& input) { return (input + 3).clamp(0, 6) / 6; }

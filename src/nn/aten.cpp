@@ -8,6 +8,7 @@
 #include "locus/nn/functional.h"
 #include "locus/nn/functional_3d.h"
 #include "locus/nn/functional_activations.h"
+#include "nn/inplace.h"
 #include "ops/checks.h"
 
 namespace locus {
@@ -305,6 +306,47 @@ Tensor threshold(const Tensor& self, double threshold, double value) {
 Tensor hardshrink(const Tensor& self, double lambd) { return F::hardshrink(self, lambd); }
 Tensor softshrink(const Tensor& self, double lambd) { return F::softshrink(self, lambd); }
 Tensor prelu(const Tensor& self, const Tensor& weight) { return F::prelu(self, weight); }
+
+namespace {
+Tensor scaled_elu(const Tensor& x, double alpha, double scale, double input_scale) {
+  if (scale == 1.0 && input_scale == 1.0) return F::elu(x, F::ELUFuncOptions().alpha(alpha));
+  // exp of min(x, 0): the branch where() drops stays finite (as F::elu)
+  return where(x > 0, x * scale, ((x.clamp_max(0) * input_scale).exp() - 1) * (alpha * scale));
+}
+Tensor& written(Tensor& self, const Tensor& r) {
+  if (!r.is_same(self)) self.copy_(r);
+  return self;
+}
+}  // namespace
+Tensor leaky_relu(const Tensor& self, double negative_slope) {
+  return F::leaky_relu(self, F::LeakyReLUFuncOptions().negative_slope(negative_slope));
+}
+Tensor elu(const Tensor& self, double alpha, double scale, double input_scale) {
+  return scaled_elu(self, alpha, scale, input_scale);
+}
+Tensor selu(const Tensor& self) { return F::selu(self); }
+Tensor relu6(const Tensor& self) { return F::relu6(self); }
+Tensor rrelu(const Tensor& self, double lower, double upper, bool training) {
+  return F::rrelu(self, F::RReLUFuncOptions().lower(lower).upper(upper).training(training));
+}
+Tensor& leaky_relu_(Tensor& self, double negative_slope) {
+  return written(self, F::leaky_relu(self, F::LeakyReLUFuncOptions().negative_slope(negative_slope).inplace(true)));
+}
+Tensor& elu_(Tensor& self, double alpha, double scale, double input_scale) {
+  return written(self, nn::detail::maybe_inplace("elu_", self, true, [&](const Tensor& x) {
+                   return scaled_elu(x, alpha, scale, input_scale);
+                 }));
+}
+Tensor& selu_(Tensor& self) { return written(self, F::selu(self, F::SELUFuncOptions(true))); }
+Tensor& celu_(Tensor& self, double alpha) {
+  return written(self, F::celu(self, F::CELUFuncOptions().alpha(alpha).inplace(true)));
+}
+Tensor& hardtanh_(Tensor& self, double min_val, double max_val) {
+  return written(self, F::hardtanh(self, F::HardtanhFuncOptions().min_val(min_val).max_val(max_val).inplace(true)));
+}
+Tensor& rrelu_(Tensor& self, double lower, double upper, bool training) {
+  return written(self, F::rrelu(self, F::RReLUFuncOptions().lower(lower).upper(upper).training(training).inplace(true)));
+}
 
 Tensor binary_cross_entropy_with_logits(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                                         const std::optional<Tensor>& pos_weight, int64_t reduction) {

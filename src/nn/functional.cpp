@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "autograd/record.h"
+#include "nn/inplace.h"
 #include "locus/autograd.h"
 #include "locus/error.h"
 #include "locus/factory.h"
@@ -67,10 +68,7 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
 }
 
 Tensor relu(const Tensor& input, const ReLUFuncOptions& options) {
-  if (options.inplace() && !autograd::should_record(input)) {
-    Tensor t = input;
-    return t.relu_();
-  }
+  if (options.inplace()) return input.relu_();  // input overwritten, as libtorch (recorded in the graph too)
   return input.relu();
 }
 
@@ -82,19 +80,17 @@ Tensor gelu(const Tensor& input, const GELUFuncOptions& options) {
 
 Tensor sigmoid(const Tensor& input) { return input.sigmoid(); }
 Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& o) {
-  return where(input > 0, input, input * o.negative_slope());
+  return detail::maybe_inplace("leaky_relu", input, o.inplace(),
+                               [&](const Tensor& x) { return where(x > 0, x, x * o.negative_slope()); });
 }
 Tensor silu(const Tensor& input) { return input * input.sigmoid(); }
 
 Tensor elu(const Tensor& input, const ELUFuncOptions& o) {
   // exp of min(x, 0): the branch where() drops must stay finite, or its zero gradient times
   // exp(x) = inf would be NaN for large x
-  Tensor r = where(input > 0, input, (input.clamp_max(0).exp() - 1) * o.alpha());
-  if (o.inplace() && !autograd::should_record(input)) {  // as relu: in place only outside the graph,
-    Tensor t = input;                                     // where nothing saved input for backward
-    return t.copy_(r);
-  }
-  return r;
+  return detail::maybe_inplace("elu", input, o.inplace(), [&](const Tensor& x) {
+    return where(x > 0, x, (x.clamp_max(0).exp() - 1) * o.alpha());
+  });
 }
 Tensor softplus(const Tensor& input, const SoftplusFuncOptions& o) {
   if (o.beta() == 0) throw Error("[softplus] beta must not be zero.");
@@ -110,12 +106,8 @@ Tensor hardtanh(const Tensor& input, const HardtanhFuncOptions& o) {
   if (o.min_val() > o.max_val())
     throw Error("[hardtanh] min_val (" + std::to_string(o.min_val()) + ") must not be above max_val (" +
                 std::to_string(o.max_val()) + ").");
-  Tensor r = input.clamp(o.min_val(), o.max_val());
-  if (o.inplace() && !autograd::should_record(input)) {
-    Tensor t = input;
-    return t.copy_(r);
-  }
-  return r;
+  return detail::maybe_inplace("hardtanh", input, o.inplace(),
+                               [&](const Tensor& x) { return x.clamp(o.min_val(), o.max_val()); });
 }
 
 Tensor prelu(const Tensor& input, const Tensor& weight) {
@@ -135,12 +127,8 @@ Tensor prelu(const Tensor& input, const Tensor& weight) {
 
 Tensor selu(const Tensor& input, const SELUFuncOptions& o) {
   constexpr double kAlpha = 1.6732632423543772848170429916717, kScale = 1.0507009873554804934193349852946;
-  Tensor r = elu(input, ELUFuncOptions().alpha(kAlpha)) * kScale;
-  if (o.inplace() && !autograd::should_record(input)) {
-    Tensor t = input;
-    return t.copy_(r);
-  }
-  return r;
+  return detail::maybe_inplace("selu", input, o.inplace(),
+                               [&](const Tensor& x) { return elu(x, ELUFuncOptions().alpha(kAlpha)) * kScale; });
 }
 
 Tensor normalize(const Tensor& input, NormalizeFuncOptions o) {

@@ -232,7 +232,7 @@ Tensor Tensor::clone() const {
 
 Tensor& Tensor::fill_(const Scalar& value) const {
   // In the autograd graph (or a view of a tensor in it): recorded as an overwrite whose values
-  // need no gradient (FillBackward0, or CopySlices on the view's base).
+  // need no gradient (FillBackward2, or CopySlices on the view's base).
   const bool recorded = autograd::should_record(mut_self()) || autograd::view_of_graph(mut_self());
   if (recorded) autograd::check_inplace_graph("fill_", mut_self());
   if (is_integral(scalar_type(), false) && value.isFloatingPoint() && value.toDouble() != static_cast<double>(value.toLong()))

@@ -31,8 +31,10 @@ const char* reduce_name(ReduceOp op) {
 }
 
 // Reduces `dims` of `a` (all dims when empty and `all` is set) into a tensor of dtype `out_dtype`.
+// no_dim_form: the op was called without dims (x.sum()): its node is named as libtorch names that
+// overload's (SumBackward0, not SumBackward1).
 Tensor reduce_impl(ReduceOp op, const Tensor& a, IntArrayRef dims_in, bool all, bool keepdim, ScalarType in_dtype,
-                   ScalarType out_dtype) {
+                   ScalarType out_dtype, bool no_dim_form = false) {
   const char* name = reduce_name(op);
   int64_t nd = a.dim();
   std::vector<bool> red(static_cast<size_t>(std::max<int64_t>(nd, 1)), false);
@@ -84,7 +86,7 @@ Tensor reduce_impl(ReduceOp op, const Tensor& a, IntArrayRef dims_in, bool all, 
   }
   ops::backend_for(d).reduce(backend::device_index(d), ops::current_stream(d), op, o, x);
   Tensor result = keepdim ? out.view(out_sizes) : out;
-  if (autograd::should_record(in)) autograd::on_reduce(op, result, in, red, keepdim);
+  if (autograd::should_record(in)) autograd::on_reduce(op, result, in, red, keepdim, no_dim_form);
   return result;
 }
 
@@ -171,7 +173,7 @@ Tensor Tensor::sum(std::optional<ScalarType> dt) const {
   if (auto c = float32_unless(ac::Op::Sum, *this, dt); c != ac::Cast::None)
     return ac::rerun(c, [&](auto C) { return C(*this).sum(dt); });
   ScalarType o = sum_dtype(*this, dt);
-  return reduce_impl(ReduceOp::Sum, *this, {}, true, false, locus::is_floating_point(o) ? o : scalar_type(), o);
+  return reduce_impl(ReduceOp::Sum, *this, {}, true, false, locus::is_floating_point(o) ? o : scalar_type(), o, true);
 }
 Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt) const {
   if (auto c = float32_unless(ac::Op::Sum, *this, dt); c != ac::Cast::None)
@@ -181,7 +183,7 @@ Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt)
 }
 Tensor Tensor::mean(std::optional<ScalarType> dt) const {
   ScalarType o = mean_dtype(*this, dt, "mean");
-  return reduce_impl(ReduceOp::Mean, *this, {}, true, false, o, o);
+  return reduce_impl(ReduceOp::Mean, *this, {}, true, false, o, o, true);
 }
 Tensor Tensor::mean(IntArrayRef dims, bool keepdim, std::optional<ScalarType> dt) const {
   ScalarType o = mean_dtype(*this, dt, "mean");

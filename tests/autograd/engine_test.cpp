@@ -55,7 +55,10 @@ TEST_P(Engine, AccumulatesAndRetains) {
   EXPECT_TRUE(y.requires_grad());
   EXPECT_FALSE(y.is_leaf());
   EXPECT_TRUE(x.is_leaf());
-  EXPECT_EQ(y.grad_fn()->name(), "SumBackward1");
+  EXPECT_EQ(y.grad_fn()->name(), "SumBackward0");  // libtorch's names: sum() ...0, sum(dims) ...1
+  EXPECT_EQ(x.sum(0).grad_fn()->name(), "SumBackward1");
+  EXPECT_EQ(x.mean().grad_fn()->name(), "MeanBackward0");
+  EXPECT_EQ(x.mean({0}).grad_fn()->name(), "MeanBackward1");
   y.backward({}, /*retain_graph=*/true);
   EXPECT_EQ(values(x.grad()), std::vector<double>({2, 4, 6}));
   y.backward();

@@ -155,7 +155,7 @@ TEST_P(Inplace, RefusalsNameTheOpAndTheFix) {
   // (views of tensors in the graph are recorded, through their base: inplace_view_test.cpp)
   Tensor y = x * 1;
   y.view({2, 2}).clamp_(0, 1);
-  EXPECT_EQ(y.grad_fn()->name(), "CopySlices");
+  EXPECT_EQ(y.grad_fn()->name(), "torch::autograd::CopySlices");
 }
 
 TEST_P(Inplace, InplaceReluModuleTrainsAsTheOutOfPlaceOne) {

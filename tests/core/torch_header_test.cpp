@@ -176,3 +176,63 @@ TEST(TorchHeader, InPlaceOpsThroughConstReferencesAsLibtorch) {
   EXPECT_TRUE(same.is_same(x.grad()));
   EXPECT_EQ(x.grad().sum().item<float>(), 6.0f);
 }
+
+// Spellings found by compiling pytorch/examples' C++ programs against locus (stop 48).
+namespace {
+struct Rows : torch::data::Dataset<Rows> {  // torch::data::Dataset, as torch/data.h names it
+  torch::data::Example<> get(size_t i) override {
+    return {torch::full({2}, static_cast<double>(i)), torch::tensor({static_cast<int64_t>(i)})};
+  }
+  std::optional<size_t> size() const override { return 3; }
+};
+}  // namespace
+
+TEST(TorchHeader, SpellingsOfThePytorchExamples) {
+  assert(true);  // <cassert> comes with the header, as with libtorch's
+  torch::Tensor x = torch::arange(6, torch::kDouble).reshape({2, 3}) - 2;
+  EXPECT_EQ(at::size(x, 1), 3);
+  EXPECT_EQ(torch::size(x, -2), 2);
+  EXPECT_EQ(torch::_unsafe_view(x, {3, 2}).sizes(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(Rows().get_batch({0, 2}).size(), 2u);
+
+  const torch::ExpandingArray<2> k({2, 3});
+  torch::IntArrayRef r = k;  // ExpandingArray converts to IntArrayRef, * and -> reach its array
+  EXPECT_EQ(r[1], 3);
+  EXPECT_EQ((*k)[0], 2);
+  EXPECT_EQ(k->size(), 2u);
+
+  // Functional with bound arguments: the function's other arguments after the input
+  torch::nn::Functional pool(torch::max_pool2d, 2, 2, 0, 1, false);
+  torch::nn::Functional leaky(torch::leaky_relu, 0.2);
+  torch::Tensor img = torch::arange(16, torch::kFloat).reshape({1, 1, 4, 4}) - 8;
+  EXPECT_EQ(values(pool(img)), (std::vector<double>{-3, -1, 5, 7}));
+  EXPECT_EQ(values(leaky(torch::tensor({-5.0, 5.0}))), (std::vector<double>{-1.0, 5.0}));
+}
+
+TEST(TorchHeader, ActivationsInAtensSpelling) {
+  torch::Tensor x = torch::tensor({-2.0, -0.5, 0.0, 1.0, 7.0});
+  // values from PyTorch 1.13 (torch.nn.functional / torch.ops.aten)
+  auto near = [](const torch::Tensor& t, std::vector<double> want) {
+    std::vector<double> got = values(t);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << i;
+  };
+  near(torch::leaky_relu(x, 0.1), {-0.2, -0.05, 0.0, 1.0, 7.0});
+  near(torch::elu(x), {-0.8646647167633873, -0.3934693402873666, 0.0, 1.0, 7.0});
+  near(torch::elu(x, 1.5, 2.0, 0.5), {-1.896361676485673, -0.6635976507857854, 0.0, 2.0, 14.0});
+  near(torch::selu(x), {-1.5201665163040161, -0.6917581558227539, 0.0, 1.0507010221481323, 7.354907035827637});
+  near(torch::relu6(x), {0.0, 0.0, 0.0, 1.0, 6.0});
+  near(torch::rrelu(x), {-0.4583333333333333, -0.11458333333333333, 0.0, 1.0, 7.0});  // eval: the mean slope
+
+  torch::Tensor w = torch::tensor({-2.0, 1.0}, torch::requires_grad());
+  torch::Tensor h = w * 1;
+  torch::leaky_relu_(h, 0.5);  // in place in the graph
+  h.sum().backward();
+  near(h, {-1.0, 1.0});
+  near(w.grad(), {0.5, 1.0});
+  torch::Tensor y = x.clone();
+  torch::elu_(y);
+  torch::hardtanh_(y, -0.5, 0.5);
+  near(y, {-0.5, -0.3934693402873666, 0.0, 0.5, 0.5});
+  EXPECT_THROW_MSG(torch::selu_(w), locus::Error, "[selu] a leaf Variable that requires grad");
+}

@@ -83,7 +83,7 @@ TEST_P(Activations, Gradients) {
   gradcheck([](const V& v) { return F::rrelu(v[0]); }, {s}, d);
 }
 
-TEST_P(Activations, InPlaceOutsideTheGraph) {
+TEST_P(Activations, InPlaceAsLibtorch) {
   Tensor t = x();
   Tensor same = F::relu6(t, true);
   EXPECT_TRUE(same.is_same(t));
@@ -91,10 +91,18 @@ TEST_P(Activations, InPlaceOutsideTheGraph) {
   Tensor u = x();
   EXPECT_TRUE(F::threshold(u, F::ThresholdFuncOptions(0, 0).inplace(true)).is_same(u));
   EXPECT_EQ(values(u)[0], 0);
-  Tensor w = x().requires_grad_();  // tracked: a new tensor, the input untouched
-  Tensor r = F::celu(w, F::CELUFuncOptions().inplace(true));
-  EXPECT_FALSE(r.is_same(w));
+  Tensor w = x().requires_grad_();  // a leaf that requires grad: refused, as libtorch, nothing written
+  EXPECT_THROW_MSG(F::celu(w, F::CELUFuncOptions().inplace(true)), Error,
+                   "[celu] a leaf Variable that requires grad is being used in an in-place operation.");
   EXPECT_EQ(values(w.detach())[0], -4);
+  Tensor h = w * 1;  // in the graph: overwritten and recorded, with the out-of-place gradient
+  Tensor r = F::celu(h, F::CELUFuncOptions().inplace(true));
+  EXPECT_TRUE(r.is_same(h));
+  r.sum().backward();
+  Tensor w2 = x().requires_grad_();
+  F::celu(w2).sum().backward();
+  EXPECT_EQ(values(h.detach()), values(F::celu(x())));
+  EXPECT_EQ(values(w.grad()), values(w2.grad()));
 }
 
 TEST(ActivationLayers, PrintAndMessages) {

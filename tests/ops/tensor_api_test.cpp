@@ -133,6 +133,11 @@ TEST_P(TensorApi, AssigningToATemporaryWritesIntoIt) {
   x.index({1, Slice(0, 2)}) = -1.5;
   x.index({0, 0}) = x[1][2] * 2;                // an rvalue tensor
   EXPECT_EQ(values(x), (std::vector<double>{14, 2, 3, -1.5, -1.5, 7}));
+  x[0] += 1;                                    // compound assignment to a temporary: in place
+  x.narrow(1, 1, 2) *= tensor({2.0f, 10.0f}, o());
+  x[1][0] -= x[1][1];
+  x.index({0, 0}) /= 3;
+  EXPECT_EQ(values(x), (std::vector<double>{5, 6, 40, 1.5, -3, 70}));
   Tensor y = x;
   y = zeros({1}, o());  // a named tensor: the handle is rebound, x is untouched
   EXPECT_EQ(x.numel(), 6);

@@ -197,4 +197,7 @@ class StatefulDataset : public BatchDataset<Self, std::optional<Batch>, BatchReq
 };
 
 }  // namespace datasets
+// libtorch's torch/data.h names these in torch::data too (torch::data::Dataset<Self>).
+using datasets::BatchDataset;
+using datasets::Dataset;
 }  // namespace locus::data

@@ -64,6 +64,12 @@ class ExpandingArray {
   const int64_t* data() const { return values_.data(); }
   size_t size() const { return N; }
   IntArrayRef ref() const { return IntArrayRef(values_.data(), N); }
+  /// As libtorch's: converts to IntArrayRef; *a and a-> reach the std::array.
+  operator IntArrayRef() const { return ref(); }
+  std::array<int64_t, N>& operator*() { return values_; }
+  const std::array<int64_t, N>& operator*() const { return values_; }
+  std::array<int64_t, N>* operator->() { return &values_; }
+  const std::array<int64_t, N>* operator->() const { return &values_; }
   bool operator==(const ExpandingArray& o) const { return values_ == o.values_; }
 
  private:
@@ -419,12 +425,12 @@ inline Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1) { return l
 Tensor relu(const Tensor& input, const ReLUFuncOptions& options = {});
 Tensor gelu(const Tensor& input, const GELUFuncOptions& options = {});
 Tensor sigmoid(const Tensor& input);
-/// x where x > 0, else negative_slope * x (inplace is accepted and ignored: a new tensor).
+/// x where x > 0, else negative_slope * x.
 Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& options = {});
 /// x * sigmoid(x).
 Tensor silu(const Tensor& input);
-/// x where x > 0, else alpha * (exp(x) - 1). inplace writes into input when no graph is being
-/// recorded through it (as relu); otherwise the result is a new tensor.
+/// x where x > 0, else alpha * (exp(x) - 1). With inplace (here and in the other activations that
+/// take it), input is overwritten with the result and returned, as in libtorch, autograd included.
 Tensor elu(const Tensor& input, const ELUFuncOptions& options = {});
 /// log(1 + exp(beta x)) / beta, and x itself where beta x > threshold.
 Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options = {});

@@ -18,6 +18,11 @@ class FunctionalImpl : public Cloneable<FunctionalImpl> {
   void reset() override {}
   using Function = std::function<Tensor(Tensor)>;
   explicit FunctionalImpl(Function function) : function_(std::move(function)) {}
+  /// A function of (input, args...) with the other arguments bound, as libtorch's:
+  /// Functional(torch::max_pool2d, 3, 2, 0, 1, false), Functional(torch::leaky_relu, 0.2).
+  template <typename SomeFunction, typename... Args, typename = std::enable_if_t<(sizeof...(Args) > 0)>>
+  explicit FunctionalImpl(SomeFunction original_function, Args&&... args)
+      : function_(std::bind(original_function, std::placeholders::_1, std::forward<Args>(args)...)) {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(Tensor input) { return function_(std::move(input)); }
 
