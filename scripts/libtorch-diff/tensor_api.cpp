@@ -65,7 +65,7 @@ int main() {
     P(m.as_strided({2, 2}, {4, 1}, 1)); P(m.view_as(m.t())); P(m.expand_as(torch::zeros({2, 3, 4})).sizes()); P(m.reshape_as(m.t()).sizes());
     P(m.unflatten(1, {2, 2}).sizes()); P(m.diagonal()); P(m.diagonal(1)); P(m.select(1, -1)); P(m.unfold(0, 2, 1).sizes());
     P(m.movedim({0, 1}, {1, 0}).sizes()); P(m.flatten(0, 1).sizes()); P(m.contiguous().data_ptr() == m.data_ptr()); P(m.detach().is_leaf());
-    P(m.hsplit(2)[1]); P(m.vsplit({1})[1]); P(torch::hstack({m, m}).sizes()); P(torch::vstack({m, m}).sizes()); P(torch::dstack({m, m}).sizes());
+    P(m.hsplit(2)[1]); P(m.vsplit(std::vector<int64_t>{1})[1]); P(torch::hstack({m, m}).sizes()); P(torch::vstack({m, m}).sizes()); P(torch::dstack({m, m}).sizes());
     P(torch::column_stack({m, m}).sizes()); P(torch::atleast_2d(torch::tensor(1.f)).sizes()); P(m.rot90(1, {0, 1})); P(m.fliplr()); P(m.flipud());
     P(m.new_ones({2})); P(torch::broadcast_tensors({m, torch::ones({4})})[1].sizes());
     P(m.split_with_sizes({1, 3}, 1)[1]); P(m.chunk(3)[2]); P(m.narrow_copy(1, 1, 2)); P(m.mT().sizes());
