@@ -628,7 +628,9 @@ Tensor conv_transpose2d(const Tensor& input_in, const Tensor& weight, const Conv
   const int64_t rh = (oh + 2 * p[0] - dil[0] * (kh - 1) - 1) / s[0] + 1;
   const int64_t rw = (ow + 2 * p[1] - dil[1] * (kw - 1) - 1) / s[1] + 1;
   if (rh > h || rw > w) x = pad(x, PadFuncOptions({0, rw - w, 0, rh - h}));
-  Tensor wt = weight.reshape({g, cin / g, cog * kh * kw}).transpose(1, 2);  // [g, out/g*kh*kw, in/g]
+  // [g, out/g*kh*kw, in/g], row-major once: every image's GEMM reads it in place (a batch stride of
+  // 0 after matmul's broadcasting), and row-major A is the GEMM's faster layout here
+  Tensor wt = weight.reshape({g, cin / g, cog * kh * kw}).transpose(1, 2).contiguous();
   Tensor cols = wt.matmul(x.reshape({n, g, cin / g, rh * rw})).reshape({n, cout * kh * kw, rh * rw});
   Tensor out = ops::col2im(cols, oh, ow, win);
   if (bias.defined()) out = out + bias.view({1, cout, 1, 1});

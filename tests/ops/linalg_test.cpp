@@ -36,6 +36,26 @@ TEST_P(Linalg, MatmulShapes) {
   EXPECT_THROW_MSG(v.matmul(ones({3}, o())), Error, "inconsistent tensor size");
 }
 
+TEST_P(Linalg, SharedMatrixBroadcastOverABatch) {
+  // one matrix against a batch (matmul broadcasts it: batch stride 0), row-major, transposed,
+  // and as bmm of an expanded tensor; every dtype the GEMMs take; each entry as mm computes it
+  manual_seed(5);
+  for (ScalarType t : {kFloat, kDouble, kHalf, kLong}) {
+    Tensor w = randn({7, 5}, o(kFloat)).mul(4).round().to(t);
+    Tensor x = randn({6, 5, 3}, o(kFloat)).mul(4).round().to(t);
+    for (const Tensor& a : {w, w.t().contiguous().t()}) {
+      Tensor y = a.matmul(x);
+      Tensor e = a.unsqueeze(0).expand({6, 7, 5}).bmm(x);
+      ASSERT_EQ(y.sizes(), IntArrayRef({6, 7, 3}));
+      for (int64_t i = 0; i < 6; ++i) {
+        EXPECT_EQ(values(y[i]), values(a.mm(x[i]))) << dtype_name(t) << " entry " << i;
+        EXPECT_EQ(values(e[i]), values(a.mm(x[i]))) << dtype_name(t) << " entry " << i << " (bmm)";
+      }
+      EXPECT_EQ(values(x.transpose(1, 2).matmul(a.t())), values(y.transpose(1, 2))) << dtype_name(t);
+    }
+  }
+}
+
 TEST_P(Linalg, AddmmAndOtherDtypes) {
   Tensor bias = tensor({1.0, 2.0}, o());
   Tensor a = tensor({{1.0, 2.0}, {3.0, 4.0}}, o());
