@@ -138,6 +138,11 @@ void save(const std::shared_ptr<M>& module, const std::string& path, CheckpointF
 void save(const optim::Optimizer& optimizer, const std::string& path, const Metadata& metadata = {});
 /// Loads a state saved from an optimizer over the same parameters (in the same order) into
 /// `optimizer` (Optimizer::load_state_dict). State tensors go to their parameters' devices.
+/// Also reads libtorch's optimizer archives (its torch::save(optimizer), libtorch 1.5 and later:
+/// Adam, AdamW, SGD, RMSprop, Adagrad) as libtorch's torch::load does: the state matched to the
+/// parameters by position, group by group; the optimizer keeps its own options, as in libtorch.
+/// Anything that does not fit (the groups, their sizes, the kind of optimizer, a state's shape)
+/// throws CheckpointError and leaves the optimizer as it was.
 void load(optim::Optimizer& optimizer, const std::string& path, const MapLocation& map_location = {});
 
 /// What a checkpoint holds, read from its header without loading any tensor.

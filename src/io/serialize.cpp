@@ -5,6 +5,7 @@
 #include "locus/serialize.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <cstring>
 #include <set>
@@ -23,7 +24,11 @@
 #include "locus/factory.h"
 #include "locus/guard.h"
 #include "locus/npy.h"
+#include "locus/optim/adagrad.h"
+#include "locus/optim/adam.h"
 #include "locus/optim/optimizer.h"
+#include "locus/optim/rmsprop.h"
+#include "locus/optim/sgd.h"
 
 namespace locus {
 namespace {
@@ -331,17 +336,132 @@ void save(const optim::Optimizer& optimizer, const std::string& path, const Meta
   save(optimizer.state_dict(), path, metadata);
 }
 
+namespace {
+
+// libtorch's torch::save(optimizer) (format "1.5.0", libtorch 1.5 and later) writes each param
+// group's parameters as their TensorImpl addresses in the writing process
+// ("param_groups.param_groups/<g>.params/<j>") with the group's options, and keys each parameter's
+// state by that address ("state.<address>.exp_avg", "state.<address>.step"). libtorch's
+// torch::load matches them to the optimizer's parameters by position, group by group, and keeps
+// the optimizer's options; so does this. Everything is checked first: a file that does not fit
+// the optimizer leaves it as it was.
+using RawOptions = std::map<std::string, std::string>;
+
+// Checks that a group's saved options are those of the optimizer's kind (libtorch 1.13 reads them
+// but keeps the optimizer's own, and so does this: a program that re-applies its schedule after
+// loading, as libtorch programs do, would otherwise apply it twice).
+void check_libtorch_options(const optim::OptimizerOptions& o, const RawOptions& raw, const std::string& where) {
+  auto expect = [&](const char* kind, std::initializer_list<const char*> keys) {
+    std::set<std::string> want(keys.begin(), keys.end()), have;
+    for (const auto& [k, v] : raw) have.insert(k);
+    if (want == have) return;
+    auto list = [](const std::set<std::string>& s) {
+      std::string out;
+      for (const auto& k : s) out += (out.empty() ? "" : ", ") + k;
+      return out.empty() ? std::string("none") : out;
+    };
+    throw CheckpointError(where + " has the options " + list(have) + ", but this optimizer is " + kind +
+                          " (options " + list(want) + "); load the archive into the kind of optimizer that wrote it.");
+  };
+  if (dynamic_cast<const optim::AdamOptions*>(&o)) return expect("an Adam", {"lr", "betas.0", "betas.1", "eps", "weight_decay", "amsgrad"});
+  if (dynamic_cast<const optim::AdamWOptions*>(&o)) return expect("an AdamW", {"lr", "betas.0", "betas.1", "eps", "weight_decay", "amsgrad"});
+  if (dynamic_cast<const optim::SGDOptions*>(&o)) return expect("an SGD", {"lr", "momentum", "dampening", "weight_decay", "nesterov"});
+  if (dynamic_cast<const optim::RMSpropOptions*>(&o))
+    return expect("an RMSprop", {"lr", "alpha", "eps", "weight_decay", "momentum", "centered"});
+  if (dynamic_cast<const optim::AdagradOptions*>(&o))
+    return expect("an Adagrad", {"lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps"});
+  throw CheckpointError(where + ": locus reads libtorch's archives of Adam, AdamW, SGD, RMSprop and Adagrad; this optimizer "
+                        "is none of them (libtorch 1.13 cannot save an LBFGS). Save it with locus instead.");
+}
+
+void load_libtorch_optimizer(optim::Optimizer& optimizer, const io::Catalog& c, const std::string& path,
+                             const MapLocation& map_location, const std::string& version) {
+  const std::string file = "[load] " + path + ": libtorch's optimizer archive (format " + version.substr(0, 16) + ")";
+  std::map<std::string, std::string> meta;
+  for (const auto& [k, v] : c.metadata) meta[k] = v;
+  StateDict saved = materialize(c, map_location, nullptr);
+  auto count = [&](const std::string& key) -> int64_t {
+    const Tensor* t = saved.find(key);
+    if (!t || t->numel() != 1 || !isIntegralType(t->scalar_type(), false))
+      throw CheckpointError(file + " has no count '" + key + "'; the file is not an optimizer archive libtorch wrote.");
+    return t->item<int64_t>();
+  };
+  const std::string groups_key = "param_groups.param_groups/";
+  const int64_t groups = count(groups_key + "size");
+  auto& mine = optimizer.param_groups();
+  if (groups != static_cast<int64_t>(mine.size()))
+    throw CheckpointError(file + " has " + std::to_string(groups) + " parameter group(s), the optimizer " +
+                          std::to_string(mine.size()) + "; build the optimizer with the groups it was saved with.");
+  std::map<std::string, int64_t> index;  // the writer's address of each parameter -> its flat index here
+  OrderedDict<std::string, Tensor> sd("State");
+  int64_t flat = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    const std::string gk = groups_key + std::to_string(g) + ".";
+    const int64_t n = count(gk + "params/size");
+    if (n != static_cast<int64_t>(mine[static_cast<size_t>(g)].params().size()))
+      throw CheckpointError(file + ": parameter group " + std::to_string(g) + " holds " + std::to_string(n) +
+                            " parameter(s), the optimizer's " + std::to_string(mine[static_cast<size_t>(g)].params().size()) +
+                            "; build the optimizer over the same parameters, in the same order, as the one that was saved.");
+    for (int64_t j = 0; j < n; ++j, ++flat) {
+      auto it = meta.find(gk + "params/" + std::to_string(j));
+      if (it == meta.end()) throw CheckpointError(file + " does not name parameter " + std::to_string(j) + " of group " + std::to_string(g) + ".");
+      if (!index.emplace(it->second, flat).second)
+        throw CheckpointError(file + " names the parameter '" + it->second.substr(0, 40) + "' twice.");
+    }
+    RawOptions raw;
+    const std::string ok = gk + "options.";
+    for (auto it = meta.lower_bound(ok); it != meta.end() && it->first.compare(0, ok.size(), ok) == 0; ++it)
+      raw[it->first.substr(ok.size())] = it->second;
+    if (!mine[static_cast<size_t>(g)].has_options())
+      throw CheckpointError(file + ": parameter group " + std::to_string(g) + " of the optimizer has no options.");
+    check_libtorch_options(mine[static_cast<size_t>(g)].options(), raw, file + ", parameter group " + std::to_string(g));
+  }
+  // "state.<address>.<name>" -> "state.<index>.<name>", the step from the metadata
+  auto state_key = [&](const std::string& key, std::string* name) -> int64_t {
+    const size_t dot = key.find('.', 6);
+    if (key.rfind("state.", 0) != 0 || dot == std::string::npos) return -1;
+    auto it = index.find(key.substr(6, dot - 6));
+    if (it == index.end())
+      throw CheckpointError(file + " holds state ('" + key.substr(0, 80) + "') for a parameter none of its groups names.");
+    *name = key.substr(dot + 1);
+    return it->second;
+  };
+  for (const auto& [key, value] : meta) {
+    std::string name;
+    const int64_t i = state_key(key, &name);
+    if (i < 0) continue;
+    if (name != "step")
+      throw CheckpointError(file + ": state entry '" + key.substr(0, 80) + "' is '" + value.substr(0, 40) + "', not a tensor; only the step is a number.");
+    char* end = nullptr;
+    const long long step = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || end != value.c_str() + value.size() || step < 0)
+      throw CheckpointError(file + ": the step '" + key.substr(0, 80) + "' is '" + value.substr(0, 40) + "', not a count.");
+    sd.insert("state." + std::to_string(i) + ".step", full({}, static_cast<int64_t>(step), TensorOptions().dtype(kLong)));
+  }
+  for (const auto& item : saved) {
+    std::string name;
+    const int64_t i = state_key(item.key(), &name);
+    if (i < 0) continue;
+    sd.insert("state." + std::to_string(i) + "." + name, item.value());
+  }
+  try {
+    optimizer.load_state_dict(sd);
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const Error& e) {
+    throw CheckpointError(file + ": " + e.what());
+  }
+}
+
+}  // namespace
+
 void load(optim::Optimizer& optimizer, const std::string& path, const MapLocation& map_location) {
   io::Catalog c = io::parse_any(io::MappedFile::open(path));
-  // libtorch's torch::save(optimizer) writes "pytorch_version" and keys its state by the
-  // parameters' addresses in the writing process ("state.0x55d0c0a1b2c0.exp_avg")
+  // libtorch's archive: its format version and its groups' count (a locus file may carry any metadata)
+  bool groups = false;
+  for (const auto& t : c.tensors) groups |= t.name == "param_groups.param_groups/size";
   for (const auto& [key, value] : c.metadata)
-    if (key == "pytorch_version")
-      throw CheckpointError("[load] " + path + ": an optimizer archive written by libtorch's torch::save(optimizer) (format " +
-                            value.substr(0, 16) + "), whose state is keyed by the parameters' memory addresses in the "
-                            "process that wrote it; locus cannot match them to parameters. Load the model's weights "
-                            "(torch::load(model, path) reads libtorch's model archives) and start the optimizer afresh, "
-                            "or save the optimizer with locus.");
+    if (key == "pytorch_version" && groups) return load_libtorch_optimizer(optimizer, c, path, map_location, value);
   optimizer.load_state_dict(materialize(c, map_location, nullptr));
 }
 

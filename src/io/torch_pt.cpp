@@ -16,6 +16,7 @@
 // offset, size), which PyTorch before 1.0 wrote, makes a storage a slice of its root: its tensors
 // become views of the root with the offset added, checked against the slice first.
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <unordered_map>
 
@@ -136,12 +137,22 @@ struct Builder {
   }
   std::vector<std::string> keys;
 
+  // As Python's repr: the shortest digits that read back to the same double ("0.001", "1e-08",
+  // "3.0"), so a value read from metadata (an optimizer's eps) is the value written.
+  static std::string float_repr(double f) {
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, f);
+    std::string out(buf, r.ptr);
+    if (out.find_first_of(".eni") == std::string::npos) out += ".0";
+    return out;
+  }
+
   static std::string scalar(const PyValue& v) {
     switch (v.kind) {
       case PyValue::Kind::None: return "None";
       case PyValue::Kind::Bool: return v.i ? "True" : "False";
       case PyValue::Kind::Int: return std::to_string(v.i);
-      case PyValue::Kind::Float: return std::to_string(v.f);
+      case PyValue::Kind::Float: return float_repr(v.f);
       case PyValue::Kind::Str: return v.s;
       default: return "";
     }

@@ -962,20 +962,154 @@ TEST(LibtorchArchive, TensorsVectorsAndNestedArchives) {
   EXPECT_EQ(tracked.item<int64_t>(), 7);
 }
 
-// libtorch's optimizer archives key their state by the parameters' addresses in the process that
-// wrote them: refused whole, with what to do instead, and the optimizer left as it was.
-TEST(LibtorchArchive, OptimizerArchiveFromLibtorchIsRefusedWithTheReason) {
+// libtorch's optimizer archives (torch::save(optimizer), libtorch 1.5 and later) name each group's
+// parameters by their addresses in the process that wrote them: the state is matched to the
+// optimizer's parameters by position, group by group, and the optimizer keeps its own options, as
+// libtorch's torch::load does. A run resumed in locus from libtorch's model and optimizer
+// archives, with the optimizer built as the writer built it, takes the step libtorch took next
+// (tests/io/make_libtorch_fixtures.cpp wrote the model and optimizer after two steps and the
+// parameters after a third), on every device.
+namespace {
+
+Tensor libtorch_fixture_loss(LibtorchNet& net) {
+  const Device d = net.fc1->weight.device();
+  const Tensor h = net.fc1->forward(ar(8, kFloat).reshape({2, 4}).to(d));
+  return net.bn->forward(h).pow(3).sum() + h.pow(2).sum();
+}
+
+// the optimizers of make_libtorch_fixtures.cpp, with its options
+std::unique_ptr<optim::Optimizer> optimizer_for(const std::string& kind, LibtorchNet& net) {
+  if (kind == "adam") {
+    std::vector<optim::OptimizerParamGroup> groups;
+    groups.emplace_back(net.fc1->parameters());
+    groups.emplace_back(net.bn->parameters(), std::make_unique<optim::AdamOptions>(optim::AdamOptions(0.02).betas({0.7, 0.9})));
+    return std::make_unique<optim::Adam>(std::move(groups),
+                                         optim::AdamOptions(0.05).betas({0.8, 0.95}).eps(1e-6).weight_decay(0.01).amsgrad(true));
+  }
+  if (kind == "adamw") return std::make_unique<optim::AdamW>(net.parameters(), optim::AdamWOptions(0.01).weight_decay(0.1));
+  if (kind == "sgd")
+    return std::make_unique<optim::SGD>(net.parameters(), optim::SGDOptions(0.05).momentum(0.9).nesterov(true).weight_decay(1e-3));
+  if (kind == "rmsprop")
+    return std::make_unique<optim::RMSprop>(net.parameters(),
+                                            optim::RMSpropOptions(0.01).alpha(0.9).momentum(0.5).centered(true).weight_decay(1e-3));
+  return std::make_unique<optim::Adagrad>(
+      net.parameters(), optim::AdagradOptions(0.1).lr_decay(0.01).initial_accumulator_value(0.1).weight_decay(1e-3));
+}
+
+// one step from libtorch's model after two steps: with `state` loaded, and how far it ends from
+// the parameters libtorch's third step gave
+double resumed_step_error(const std::string& kind, const Device& d, bool load_state) {
   LibtorchNet net;
-  optim::Adam adam(net.parameters(), optim::AdamOptions(0.1));
-  EXPECT_THROW_MSG(load(adam, kFixtures + "libtorch_optimizer.pt"), CheckpointError,
-                   "an optimizer archive written by libtorch's torch::save(optimizer) (format 1.5.0), whose state is keyed "
-                   "by the parameters' memory addresses");
-  EXPECT_THROW_MSG(load(adam, kFixtures + "libtorch_optimizer.pt"), CheckpointError,
-                   "Load the model's weights (torch::load(model, path) reads libtorch's model archives)");
-  EXPECT_TRUE(adam.state_dict().is_empty() || adam.state_dict().size() > 0);  // still usable
-  Tensor loss = net.fc1->forward(ones({2, 4})).sum();
-  loss.backward();
-  adam.step();
+  net.to(d);
+  load(net, kFixtures + "libtorch_opt_" + kind + "_model.pt");
+  std::unique_ptr<optim::Optimizer> opt = optimizer_for(kind, net);
+  if (load_state) load(*opt, kFixtures + "libtorch_opt_" + kind + ".pt");
+  opt->zero_grad();
+  libtorch_fixture_loss(net).backward();
+  opt->step();
+  std::vector<Tensor> next;
+  load(next, kFixtures + "libtorch_opt_" + kind + "_next.pt");
+  const std::vector<Tensor> params = net.parameters();
+  EXPECT_EQ(params.size(), next.size());
+  double worst = 0;
+  for (size_t i = 0; i < params.size() && i < next.size(); ++i)
+    worst = std::max(worst, (params[i].detach().to(kCPU) - next[i]).abs().max().item<double>());
+  return worst;
+}
+
+}  // namespace
+
+TEST(LibtorchArchive, OptimizerArchivesResumeWhereLibtorchLeftOff) {
+  for (const Device& d : all_devices())
+    for (const std::string kind : {"adam", "adamw", "sgd", "rmsprop", "adagrad"}) {
+      EXPECT_LT(resumed_step_error(kind, d, true), 1e-6) << kind << " on " << d.str();
+      if (d.is_cpu())  // the state matters: without it the step lands elsewhere
+        EXPECT_GT(resumed_step_error(kind, d, false), 1e-3) << kind << " without its state";
+    }
+}
+
+TEST(LibtorchArchive, OptimizerArchiveLoadsTheStateAndKeepsTheOptions) {
+  LibtorchNet net;
+  std::vector<optim::OptimizerParamGroup> groups;
+  groups.emplace_back(net.fc1->parameters());
+  groups.emplace_back(net.bn->parameters());
+  optim::Adam adam(std::move(groups), optim::AdamOptions(0.3));
+  load(adam, kFixtures + "libtorch_opt_adam.pt");
+  for (const auto& g : adam.param_groups()) {  // libtorch 1.13 keeps the optimizer's options too
+    const auto& o = static_cast<const optim::AdamOptions&>(g.options());
+    EXPECT_EQ(o.lr(), 0.3);
+    EXPECT_EQ(o.eps(), 1e-8);
+    EXPECT_FALSE(o.amsgrad());
+  }
+  const auto sd = adam.state_dict();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(sd["state." + std::to_string(i) + ".step"].item<int64_t>(), 2) << i;
+  EXPECT_EQ(sd["state.0.exp_avg"].sizes(), IntArrayRef({3, 4}));
+  EXPECT_EQ(sd["state.3.exp_avg_sq"].sizes(), IntArrayRef({3}));
+  EXPECT_TRUE(sd.contains("state.0.max_exp_avg_sq"));  // written with amsgrad
+  // saved in locus's format, even with a "pytorch_version" of the user's in its metadata, it is
+  // read back as locus's (each group's lr restored, as PyTorch's load_state_dict)
+  const std::string mine = tmp_path("libtorch_state_resaved.safetensors");
+  save(adam, mine, {{"pytorch_version", "1.5.0"}});
+  LibtorchNet again;
+  std::vector<optim::OptimizerParamGroup> groups2;
+  groups2.emplace_back(again.fc1->parameters());
+  groups2.emplace_back(again.bn->parameters());
+  optim::Adam back(std::move(groups2), optim::AdamOptions(0.7));
+  load(back, mine);
+  EXPECT_EQ(back.param_groups()[1].options().get_lr(), 0.3);
+  expect_same(back.state_dict()["state.2.exp_avg"], sd["state.2.exp_avg"], "resaved exp_avg");
+  // the one-step archive of make_libtorch_fixtures.cpp, on an opencl device when there is one
+  const Device d = all_devices().back();
+  LibtorchNet other;
+  other.to(d);
+  optim::Adam one(other.parameters(), optim::AdamOptions(0.1));
+  load(one, kFixtures + "libtorch_optimizer.pt");
+  EXPECT_EQ(one.state_dict()["state.0.step"].item<int64_t>(), 1);
+  EXPECT_EQ(one.state_dict()["state.0.exp_avg"].device(), d);
+  // metadata floats read back as written: Python's repr, not six decimals
+  std::string eps;
+  for (const auto& [k, v] : inspect(kFixtures + "libtorch_opt_adam.pt").metadata)
+    if (k == "param_groups.param_groups/0.options.eps") eps = v;
+  EXPECT_EQ(eps, "1e-06");
+}
+
+// An archive that does not fit the optimizer is refused whole, naming what differs, and the
+// optimizer is left as it was (no state, its own options) and still steps.
+TEST(LibtorchArchive, OptimizerArchiveThatDoesNotFitIsRefusedWhole) {
+  LibtorchNet net;
+  auto untouched = [](optim::Optimizer& o, double lr) {
+    EXPECT_EQ(o.param_groups()[0].options().get_lr(), lr);
+    for (const auto& item : o.state_dict()) EXPECT_EQ(item.key().rfind("state.", 0), std::string::npos) << item.key();
+  };
+  optim::Adam one_group(net.parameters(), optim::AdamOptions(0.3));
+  EXPECT_THROW_MSG(load(one_group, kFixtures + "libtorch_opt_adam.pt"), CheckpointError,
+                   "libtorch's optimizer archive (format 1.5.0) has 2 parameter group(s), the optimizer 1; build the "
+                   "optimizer with the groups it was saved with.");
+  untouched(one_group, 0.3);
+  EXPECT_THROW_MSG(load(one_group, kFixtures + "libtorch_opt_sgd.pt"), CheckpointError,
+                   "parameter group 0 has the options dampening, lr, momentum, nesterov, weight_decay, but this optimizer "
+                   "is an Adam (options amsgrad, betas.0, betas.1, eps, lr, weight_decay); load the archive into the kind "
+                   "of optimizer that wrote it.");
+  untouched(one_group, 0.3);
+  optim::Adam fewer(net.fc1->parameters(), optim::AdamOptions(0.3));
+  EXPECT_THROW_MSG(load(fewer, kFixtures + "libtorch_opt_adamw.pt"), CheckpointError,
+                   "parameter group 0 holds 4 parameter(s), the optimizer's 2; build the optimizer over the same "
+                   "parameters, in the same order, as the one that was saved.");
+  untouched(fewer, 0.3);
+  std::vector<Tensor> reordered = net.bn->parameters();
+  for (const Tensor& p : net.fc1->parameters()) reordered.push_back(p);
+  optim::AdamW swapped(reordered, optim::AdamWOptions(0.3));
+  EXPECT_THROW_MSG(load(swapped, kFixtures + "libtorch_opt_adamw.pt"), CheckpointError,
+                   "; was the state saved from an optimizer over other parameters, or in another order?");
+  untouched(swapped, 0.3);
+  optim::LBFGS lbfgs(net.parameters(), optim::LBFGSOptions(0.3));
+  EXPECT_THROW_MSG(load(lbfgs, kFixtures + "libtorch_opt_sgd.pt"), CheckpointError,
+                   "locus reads libtorch's archives of Adam, AdamW, SGD, RMSprop and Adagrad; this optimizer is none of "
+                   "them");
+  untouched(lbfgs, 0.3);
+  libtorch_fixture_loss(net).backward();
+  one_group.step();
+  swapped.step();
 }
 
 // What locus reads of TorchScript pickles, and nothing more: NEWOBJ only of a __torch__ class and
