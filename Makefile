@@ -34,7 +34,8 @@ test: build
 # use_sigaltstack=0: another library in the process replaces the alternate signal stack ASan puts on
 # a thread (79,040 bytes, not a size ASan maps), and ASan's thread-exit cleanup then failed to unmap
 # it ("unable to unmap", example.pinned_prefetch.opencl*); ASan no longer installs one.
-# ASAN_EXCLUDE: tests left out of the ASan run (docs/reliability.md says why): the packaging tests
+# ASAN_EXCLUDE (ctest's tests) and ASAN_GTEST_EXCLUDE (gtest's, inside the test binaries' shards,
+# tests/CMakeLists.txt): left out of the ASan run (docs/reliability.md says why): the packaging tests
 # link an uninstrumented outside program against liblocus (ASan must come first), fuzz.parsers
 # builds its own ASan+UBSan fuzzers (make test runs it), the Fashion-MNIST trainings are the
 # slowest tests (minutes under ASan), and CudaNvrtcCompile.AllDtypesToSass's time is NVRTC's own
@@ -58,7 +59,8 @@ SAN_ENV = POCL_DEVICES="pthread pthread" LOCUS_STRESS_SECONDS=$${LOCUS_STRESS_SE
 # A failing test still runs once more (--repeat until-pass:2), and a sanitizer report in any
 # attempt fails the job (SAN_REPORT, checked in every attempt's output in LastTest.log).
 SAN_REPORT = ERROR: AddressSanitizer|ERROR: LeakSanitizer: detected|runtime error:
-ASAN_EXCLUDE ?= ^package\.find_package$$|^fuzz\.parsers$$|TrainTest\.|LocusTrainTool\.SavesResumesAndPlots|example\.device_agnostic|CudaNvrtcCompile\.AllDtypesToSass
+ASAN_EXCLUDE ?= ^package\.find_package$$|^fuzz\.parsers$$|example\.device_agnostic
+ASAN_GTEST_EXCLUDE ?= *TrainTest.*:LocusTrainTool.SavesResumesAndPlots:*CudaNvrtcCompile.AllDtypesToSass*
 CONCURRENCY_TESTS = ^AllDevices/(DeviceThreads|RecordStream|DataThreads|GuardThreads)\.
 
 test-sanitize: test-asan test-tsan
@@ -66,7 +68,7 @@ test-sanitize: test-asan test-tsan
 test-asan: deps
 	@cmake -S . -B build-asan $(SAN_FLAGS) -DLOCUS_SANITIZE=address,undefined > build-asan.configure.log 2>&1 || (cat build-asan.configure.log; exit 1)
 	@$(SAN_ENV) cmake --build build-asan -j $(JOBS)
-	@cd build-asan && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900 --repeat until-pass:2 -E '$(ASAN_EXCLUDE)'
+	@cd build-asan && $(SAN_ENV) GTEST_FILTER='-$(ASAN_GTEST_EXCLUDE)' ctest --output-on-failure -j $(JOBS) --timeout 900 --repeat until-pass:2 -E '$(ASAN_EXCLUDE)'
 	@! grep -nE '$(SAN_REPORT)' build-asan/Testing/Temporary/LastTest.log || \
 	  (echo "test-asan: a sanitizer report above, in a test that passed when retried: a real finding"; exit 1)
 

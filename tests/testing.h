@@ -1,7 +1,10 @@
 #pragma once
 // Shared test helpers: exact error-message checks and device parameterisation.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -38,3 +41,21 @@ inline std::vector<double> values(const locus::Tensor& t) {
 
 #define LOCUS_INSTANTIATE_DEVICES(Suite) \
   INSTANTIATE_TEST_SUITE_P(AllDevices, Suite, ::testing::ValuesIn(test_devices()), device_test_name)
+
+/// Runs one (usually DISABLED_) test of this test binary in a child process, with `env`
+/// ("NAME=value ...") set, and returns its exit status (-1 when it could not start). The child is
+/// not a shard (GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX removed: a shard of the one test selected
+/// would run nothing and exit 0), and `ran` says whether it ran exactly that test and passed.
+inline int run_test_in_child(const std::string& env, const std::string& test, bool* ran, std::string* output = nullptr) {
+  const std::string cmd = "env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX " + env + " /proc/" + std::to_string(getpid()) +
+                          "/exe --gtest_also_run_disabled_tests --gtest_filter=" + test + " 2>&1";
+  std::string out;
+  FILE* f = popen(cmd.c_str(), "r");
+  if (f == nullptr) return -1;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  const int status = pclose(f);
+  *ran = out.find("[  PASSED  ] 1 test.") != std::string::npos;
+  if (output) *output = out;
+  return status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

@@ -70,12 +70,17 @@ size_t next_colour(size_t n) {
 }
 
 // malloc returns 16-byte aligned memory, so the aligned pointer is at least 16 bytes in: room
-// for the raw pointer just below it. `colour` bytes more (a multiple of kAlign) go before it.
+// for the raw pointer just below it. A large block is aligned to a page and then `colour` bytes
+// (a multiple of kAlign) in: malloc's own offset within a page is not fixed (glibc maps a fresh
+// 200 KiB request, page aligned, but serves it from its heap once its mmap threshold has risen
+// with earlier frees, at any offset), so only a page-aligned start makes the colours distinct in
+// a long-running process too. Smaller blocks are aligned to kAlign.
 void* aligned_malloc(size_t n, size_t colour) {
-  if (n > SIZE_MAX - kAlign - colour) return nullptr;
-  auto* raw = static_cast<char*>(std::malloc(n + kAlign + colour));
+  const size_t align = n >= kLargeMin ? kColourSpan : kAlign;
+  if (n > SIZE_MAX - align - colour) return nullptr;
+  auto* raw = static_cast<char*>(std::malloc(n + align + colour));
   if (raw == nullptr) return nullptr;
-  auto* p = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(raw) + kAlign) & ~uintptr_t{kAlign - 1}) + colour;
+  auto* p = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(raw) + align) & ~uintptr_t{align - 1}) + colour;
   reinterpret_cast<void**>(p)[-1] = raw;
   return p;
 }

@@ -183,11 +183,12 @@ TEST(DeviceFromInteger, DISABLED_NoAcceleratorChild) {
 }
 
 TEST(DeviceFromInteger, WithoutAnAcceleratorSaysSo) {
-  std::string cmd = "LOCUS_OPENCL_DEVICES=no-such-device LOCUS_CUDA_DRIVER=/nonexistent/libcuda.so.1 "
-                    "LOCUS_TEST_NO_ACCELERATOR_CHILD=1 /proc/" + std::to_string(getpid()) +
-                    "/exe --gtest_also_run_disabled_tests --gtest_filter=DeviceFromInteger.DISABLED_NoAcceleratorChild"
-                    " > /dev/null 2>&1";
-  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  bool ran = false;
+  EXPECT_EQ(run_test_in_child("LOCUS_OPENCL_DEVICES=no-such-device LOCUS_CUDA_DRIVER=/nonexistent/libcuda.so.1 "
+                              "LOCUS_TEST_NO_ACCELERATOR_CHILD=1",
+                              "DeviceFromInteger.DISABLED_NoAcceleratorChild", &ran),
+            0);
+  EXPECT_TRUE(ran);
 }
 
 TEST(DeviceFromInteger, RejectsBadIndicesAndNullStrings) {

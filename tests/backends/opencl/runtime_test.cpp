@@ -76,11 +76,11 @@ TEST(OpenCLRuntime, RowItemsSetting) {
   LOCUS_REQUIRE_OPENCL(1);
   if (!be().props(0).runs_on_host_cpu) GTEST_SKIP() << "opencl:0 is not a CPU driver: row items are off anyway";
   auto run = [](const std::string& value, const std::string& expect) {
-    std::string cmd = "LOCUS_OPENCL_ROW_ITEMS='" + value + "' LOCUS_TEST_EXPECT_ROW_ITEMS=" + expect + " /proc/" +
-                      std::to_string(getpid()) +
-                      "/exe --gtest_also_run_disabled_tests --gtest_filter=OpenCLRuntime.DISABLED_RowItemsChild"
-                      " > /dev/null 2>&1";
-    return std::system(cmd.c_str());
+    bool ran = false;
+    const int status = run_test_in_child("LOCUS_OPENCL_ROW_ITEMS='" + value + "' LOCUS_TEST_EXPECT_ROW_ITEMS=" + expect,
+                                         "OpenCLRuntime.DISABLED_RowItemsChild", &ran);
+    EXPECT_TRUE(ran) << value;
+    return status;
   };
   EXPECT_EQ(run("0", "0"), 0);
   EXPECT_EQ(run("1", "1"), 0);
@@ -90,10 +90,11 @@ TEST(OpenCLRuntime, RowItemsSetting) {
 TEST(OpenCLRuntime, DeviceFilter) {
   LOCUS_REQUIRE_OPENCL(1);
   auto run = [](const std::string& filter, int expect) {
-    std::string cmd = "LOCUS_OPENCL_DEVICES='" + filter + "' LOCUS_TEST_EXPECT_OPENCL_DEVICES=" +
-                      std::to_string(expect) + " /proc/" + std::to_string(getpid()) +
-                      "/exe --gtest_also_run_disabled_tests --gtest_filter=OpenCLRuntime.DISABLED_FilterChild > /dev/null 2>&1";
-    return std::system(cmd.c_str());
+    bool ran = false;
+    const int status = run_test_in_child("LOCUS_OPENCL_DEVICES='" + filter + "' LOCUS_TEST_EXPECT_OPENCL_DEVICES=" + std::to_string(expect),
+                                         "OpenCLRuntime.DISABLED_FilterChild", &ran);
+    EXPECT_TRUE(ran) << filter;
+    return status;
   };
   EXPECT_EQ(run("no-such-device", 0), 0);
   EXPECT_EQ(run("PTHREAD", be().device_count()), 0);             // case-insensitive device name
@@ -117,16 +118,13 @@ TEST(OpenCLRuntime, ExitWithWorkQueuedOnAColdCache) {
   char tmpl[] = "/tmp/locus-cold-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   std::string dir = tmpl;
-  std::string cmd = "LOCUS_TEST_COLD_CACHE_CHILD=1 POCL_CACHE_DIR=" + dir + "/pocl LOCUS_KERNEL_CACHE=" + dir +
-                    "/locus /proc/" + std::to_string(getpid()) +
-                    "/exe --gtest_also_run_disabled_tests --gtest_filter=OpenCLRuntime.DISABLED_ExitWithWorkQueuedChild"
-                    " > " + dir + "/log 2>&1";
-  int status = std::system(cmd.c_str());
-  std::ifstream log(dir + "/log");
-  std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-  // through the shell a crash shows as exit code 128 + signal (139: SIGSEGV)
-  EXPECT_EQ(status, 0) << "the child exited with code " << WEXITSTATUS(status) << ":\n" << text;
-  EXPECT_NE(text.find("[  PASSED  ] 1 test"), std::string::npos) << text;
+  bool ran = false;
+  std::string text;
+  const int status = run_test_in_child("LOCUS_TEST_COLD_CACHE_CHILD=1 POCL_CACHE_DIR=" + dir + "/pocl LOCUS_KERNEL_CACHE=" + dir + "/locus",
+                                       "OpenCLRuntime.DISABLED_ExitWithWorkQueuedChild", &ran, &text);
+  // a crash shows as 128 + signal (139: SIGSEGV)
+  EXPECT_EQ(status, 0) << "the child exited with code " << status << ":\n" << text;
+  EXPECT_TRUE(ran) << text;
   std::system(("rm -rf " + dir).c_str());
 }
 
