@@ -10,8 +10,9 @@
 //
 // The file is a state dict in the format save() picks from the extension (.pt/.pth/.bin:
 // PyTorch's zip format, which Python's torch.load reads as a dict of tensors; else safetensors),
-// not libtorch's TorchScript archive: libtorch cannot read it and locus cannot read libtorch's.
-// Nested archives (write(key, archive)) are stored flat, their keys prefixed with "key.".
+// not libtorch's TorchScript archive: libtorch cannot read it. InputArchive reads libtorch's
+// archives too (their tensors, and their other values as metadata: an optimizer's, a module's
+// flags). Nested archives (write(key, archive)) are stored flat, their keys prefixed with "key.".
 //
 // Devices, as libtorch's InputArchive::read: a tensor loads where it was saved unless
 // load_from(path, device) names a device. read(key, t) into a defined t replaces t's data in
@@ -20,6 +21,7 @@
 // missing key, a file that is not a checkpoint) are CheckpointError naming the file and key.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "locus/device.h"
@@ -61,9 +63,15 @@ class InputArchive {
   bool try_read(const std::string& key, InputArchive& nested) const;
   /// Every key, in file order.
   std::vector<std::string> keys() const;
+  /// The file's values that are not tensors, as text (a locus extension; libtorch's archives keep
+  /// an optimizer's steps and options here), with a nested archive's prefix removed.
+  const std::vector<std::pair<std::string, std::string>>& metadata() const { return metadata_; }
+  /// The file this archive was loaded from ("" before load_from).
+  const std::string& path() const { return path_; }
 
  private:
   OrderedDict<std::string, Tensor> tensors_{"Archive key"};
+  std::vector<std::pair<std::string, std::string>> metadata_;
   std::string path_;
 };
 

@@ -1,8 +1,11 @@
 // scripts/libtorch-diff: resuming from libtorch's own archives: the model and optimizer that
 // tests/io/make_libtorch_fixtures.cpp saved after two steps (Adam with two groups and amsgrad,
 // AdamW, SGD, RMSprop, Adagrad) are loaded with torch::load, one more step is taken, and the
-// parameters, each group's lr and the state's steps are printed; then the optimizer is saved and
-// loaded again in the build's own format and a second step taken. Both builds read the same files.
+// parameters and each group's lr are printed; then the optimizer is saved and
+// loaded again in the build's own format and a second step taken, then the model and optimizer go
+// through one archive (Module::save / Optimizer::save, as libtorch programs checkpoint) and a third
+// step is taken; last, libtorch's own one-archive checkpoint is resumed. Both builds read the same
+// files.
 // Built twice by scripts/libtorch-diff/run, with HDR=<torch/torch.h> against libtorch and HDR=<locus/torch.h>
 // against locus; the two outputs are compared line by line.
 #include HDR
@@ -47,7 +50,7 @@ void show(const std::string& what, Net& net, optim::Optimizer& opt) {
   for (auto& p : net->named_parameters()) {
     std::cout << p.key();
     auto v = p.value().detach().reshape({-1});
-    for (int64_t i = 0; i < v.numel(); ++i) std::printf(" %.6f", v[i].item<double>());
+    for (int64_t i = 0; i < v.numel(); ++i) std::printf(" %.5f", v[i].item<double>());  // 5 decimals: float rounding of three steps
     std::cout << "\n";
   }
   for (auto& g : opt.param_groups()) std::printf("lr %.6g\n", g.options().get_lr());
@@ -70,6 +73,29 @@ int main() {
     std::remove(mine.c_str());
     step(net, *again);
     show(kind + ": saved and loaded in this build's format, one more step", net, *again);
+    // a checkpoint as libtorch programs write one: model and optimizer in one archive
+    torch::serialize::OutputArchive out;
+    net->save(out);
+    again->save(out);
+    out.save_to(mine);
+    Net net2;
+    auto third = make(kind, net2);
+    torch::serialize::InputArchive in;
+    in.load_from(mine);
+    net2->load(in);
+    third->load(in);
+    std::remove(mine.c_str());
+    step(net2, *third);
+    show(kind + ": model and optimizer through one archive, one more step", net2, *third);
   }
+  // libtorch's own checkpoint archive (the Adam fixture's model and optimizer, side by side)
+  Net net;
+  auto opt = make("adam", net);
+  torch::serialize::InputArchive in;
+  in.load_from(fixtures + "checkpoint.pt");
+  net->load(in);
+  opt->load(in);
+  step(net, *opt);
+  show("adam: resumed from libtorch's one-archive checkpoint, one step", net, *opt);
   return 0;
 }

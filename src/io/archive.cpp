@@ -30,6 +30,7 @@ void OutputArchive::save_to(const std::string& path) const { locus::save(tensors
 
 void InputArchive::load_from(const std::string& path, std::optional<Device> device) {
   tensors_ = device ? locus::load(path, MapLocation(*device)) : locus::load(path);
+  metadata_ = inspect(path).metadata;
   path_ = path;
 }
 
@@ -59,6 +60,9 @@ bool InputArchive::try_read(const std::string& key, InputArchive& nested) const 
     if (item.key().compare(0, prefix.size(), prefix) == 0) sub.insert(item.key().substr(prefix.size()), item.value());
   if (sub.is_empty()) return false;
   nested.tensors_ = std::move(sub);
+  nested.metadata_.clear();
+  for (const auto& [k, v] : metadata_)
+    if (k.compare(0, prefix.size(), prefix) == 0) nested.metadata_.emplace_back(k.substr(prefix.size()), v);
   nested.path_ = path_;
   return true;
 }

@@ -16,6 +16,7 @@
 #include "core/tensor_impl.h"
 #include "io/catalog.h"
 #include "io/npy.h"
+#include "io/optimizer_state.h"
 #include "io/pickle.h"
 #include "io/safetensors.h"
 #include "io/zip.h"
@@ -374,12 +375,9 @@ void check_libtorch_options(const optim::OptimizerOptions& o, const RawOptions& 
                         "is none of them (libtorch 1.13 cannot save an LBFGS). Save it with locus instead.");
 }
 
-void load_libtorch_optimizer(optim::Optimizer& optimizer, const io::Catalog& c, const std::string& path,
-                             const MapLocation& map_location, const std::string& version) {
-  const std::string file = "[load] " + path + ": libtorch's optimizer archive (format " + version.substr(0, 16) + ")";
-  std::map<std::string, std::string> meta;
-  for (const auto& [k, v] : c.metadata) meta[k] = v;
-  StateDict saved = materialize(c, map_location, nullptr);
+void load_libtorch_optimizer(optim::Optimizer& optimizer, const StateDict& saved,
+                             const std::map<std::string, std::string>& meta, const std::string& where) {
+  const std::string file = where + ": libtorch's optimizer archive (format " + meta.at("pytorch_version").substr(0, 16) + ")";
   auto count = [&](const std::string& key) -> int64_t {
     const Tensor* t = saved.find(key);
     if (!t || t->numel() != 1 || !isIntegralType(t->scalar_type(), false))
@@ -455,14 +453,26 @@ void load_libtorch_optimizer(optim::Optimizer& optimizer, const io::Catalog& c, 
 
 }  // namespace
 
+void io::load_optimizer_state(optim::Optimizer& optimizer, const StateDict& tensors,
+                              const std::vector<std::pair<std::string, std::string>>& metadata, const std::string& where,
+                              bool among_others) {
+  // libtorch's archive: its format version and its groups' count (a locus file may carry any metadata)
+  std::map<std::string, std::string> meta(metadata.begin(), metadata.end());
+  if (meta.count("pytorch_version") && tensors.contains("param_groups.param_groups/size"))
+    return load_libtorch_optimizer(optimizer, tensors, meta, where);
+  if (!among_others) return optimizer.load_state_dict(tensors);
+  StateDict mine("State");  // an archive may hold a model's tensors beside the optimizer's
+  for (const auto& item : tensors)
+    if (item.key().rfind("state.", 0) == 0 || item.key().rfind("param_groups.", 0) == 0) mine.insert(item.key(), item.value());
+  if (mine.is_empty())  // every optimizer's state_dict() has at least its groups' lr
+    throw CheckpointError(where + " holds no optimizer state (no 'state.' or 'param_groups.' entry); was the optimizer "
+                          "saved into it (optimizer.save(archive)), or under a key (read(key, nested) first)?");
+  optimizer.load_state_dict(mine);
+}
+
 void load(optim::Optimizer& optimizer, const std::string& path, const MapLocation& map_location) {
   io::Catalog c = io::parse_any(io::MappedFile::open(path));
-  // libtorch's archive: its format version and its groups' count (a locus file may carry any metadata)
-  bool groups = false;
-  for (const auto& t : c.tensors) groups |= t.name == "param_groups.param_groups/size";
-  for (const auto& [key, value] : c.metadata)
-    if (key == "pytorch_version" && groups) return load_libtorch_optimizer(optimizer, c, path, map_location, value);
-  optimizer.load_state_dict(materialize(c, map_location, nullptr));
+  io::load_optimizer_state(optimizer, materialize(c, map_location, nullptr), c.metadata, "[load] " + path, false);
 }
 
 CheckpointInfo inspect(const std::string& path) {

@@ -2,7 +2,8 @@
 // (Debian's libtorch-dev 1.13): torch::save of a module, a tensor, a vector of tensors and an
 // optimizer. Every value is arange-based, so the test checks them without libtorch. For each of
 // libtorch's optimizers (libtorch_opt_<name>*.pt): the model and the optimizer archive after two
-// training steps, and the parameters after a third (the values a resumed locus run must reach). Not built by
+// training steps, and the parameters after a third (the values a resumed locus run must reach);
+// for Adam also one archive holding the model and the optimizer (libtorch_opt_checkpoint.pt). Not built by
 // CMake; the files are checked in (tests/io/fixtures/libtorch_*.pt). To regenerate:
 //   g++ -std=c++17 tests/io/make_libtorch_fixtures.cpp -o /tmp/make_lt \
 //       -I/usr/include/torch/csrc/api/include -ltorch -ltorch_cpu -lc10 && /tmp/make_lt tests/io/fixtures
@@ -52,6 +53,14 @@ void optimizer_fixture(const std::string& out, const std::string& name, MakeOpti
   step();
   torch::save(net, out + "/libtorch_opt_" + name + "_model.pt");
   torch::save(*opt, out + "/libtorch_opt_" + name + ".pt");
+  if (name == "adam") {  // a checkpoint in one archive: the model and the optimizer side by side, and nested
+    torch::serialize::OutputArchive archive, nested;
+    net->save(archive);
+    opt->save(archive);
+    opt->save(nested);
+    archive.write("optimizer", nested);
+    archive.save_to(out + "/libtorch_opt_checkpoint.pt");
+  }
   step();
   std::vector<torch::Tensor> next;
   for (auto& p : net->parameters()) next.push_back(p.detach().clone());

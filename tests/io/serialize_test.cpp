@@ -996,17 +996,11 @@ std::unique_ptr<optim::Optimizer> optimizer_for(const std::string& kind, Libtorc
       net.parameters(), optim::AdagradOptions(0.1).lr_decay(0.01).initial_accumulator_value(0.1).weight_decay(1e-3));
 }
 
-// one step from libtorch's model after two steps: with `state` loaded, and how far it ends from
-// the parameters libtorch's third step gave
-double resumed_step_error(const std::string& kind, const Device& d, bool load_state) {
-  LibtorchNet net;
-  net.to(d);
-  load(net, kFixtures + "libtorch_opt_" + kind + "_model.pt");
-  std::unique_ptr<optim::Optimizer> opt = optimizer_for(kind, net);
-  if (load_state) load(*opt, kFixtures + "libtorch_opt_" + kind + ".pt");
-  opt->zero_grad();
+// one step, and how far it ends from the parameters libtorch's third step gave
+double distance_after_step(const std::string& kind, LibtorchNet& net, optim::Optimizer& opt) {
+  opt.zero_grad();
   libtorch_fixture_loss(net).backward();
-  opt->step();
+  opt.step();
   std::vector<Tensor> next;
   load(next, kFixtures + "libtorch_opt_" + kind + "_next.pt");
   const std::vector<Tensor> params = net.parameters();
@@ -1015,6 +1009,16 @@ double resumed_step_error(const std::string& kind, const Device& d, bool load_st
   for (size_t i = 0; i < params.size() && i < next.size(); ++i)
     worst = std::max(worst, (params[i].detach().to(kCPU) - next[i]).abs().max().item<double>());
   return worst;
+}
+
+// from libtorch's model after two steps, with the optimizer's state loaded or not
+double resumed_step_error(const std::string& kind, const Device& d, bool load_state) {
+  LibtorchNet net;
+  net.to(d);
+  load(net, kFixtures + "libtorch_opt_" + kind + "_model.pt");
+  std::unique_ptr<optim::Optimizer> opt = optimizer_for(kind, net);
+  if (load_state) load(*opt, kFixtures + "libtorch_opt_" + kind + ".pt");
+  return distance_after_step(kind, net, *opt);
 }
 
 }  // namespace
@@ -1071,6 +1075,62 @@ TEST(LibtorchArchive, OptimizerArchiveLoadsTheStateAndKeepsTheOptions) {
   for (const auto& [k, v] : inspect(kFixtures + "libtorch_opt_adam.pt").metadata)
     if (k == "param_groups.param_groups/0.options.eps") eps = v;
   EXPECT_EQ(eps, "1e-06");
+}
+
+// A checkpoint as libtorch programs write one: Module::save and Optimizer::save into one archive
+// (libtorch_opt_checkpoint.pt: the model and the optimizer side by side, and the optimizer again
+// under "optimizer"). InputArchive reads both back and the resumed step is libtorch's next; the
+// same program against locus round-trips through locus's own format.
+TEST(LibtorchArchive, ModelAndOptimizerInOneArchive) {
+  for (const Device& d : all_devices())
+    for (bool nested : {false, true}) {
+      LibtorchNet net;
+      net.to(d);
+      auto opt = optimizer_for("adam", net);
+      serialize::InputArchive in;
+      in.load_from(kFixtures + "libtorch_opt_checkpoint.pt");
+      net.load(in);
+      if (nested) {
+        serialize::InputArchive sub;
+        in.read("optimizer", sub);
+        sub >> *opt;
+      } else {
+        opt->load(in);
+      }
+      EXPECT_LT(distance_after_step("adam", net, *opt), 1e-6) << d.str() << (nested ? ", nested" : ", side by side");
+    }
+  // locus's own: written beside a model and nested, read back into fresh ones, the same next step
+  LibtorchNet a;
+  load(a, kFixtures + "libtorch_opt_adam_model.pt");
+  auto oa = optimizer_for("adam", a);
+  load(*oa, kFixtures + "libtorch_opt_adam.pt");
+  serialize::OutputArchive out, sub;
+  a.save(out);
+  out << *oa;
+  oa->save(sub);
+  out.write("optimizer", sub);
+  const std::string path = tmp_path("model_and_optimizer.pt");
+  out.save_to(path);
+  for (bool nested : {false, true}) {
+    LibtorchNet b;
+    auto ob = optimizer_for("adam", b);
+    serialize::InputArchive in;
+    in.load_from(path);
+    b.load(in);
+    serialize::InputArchive opt_in;
+    if (nested) in.read("optimizer", opt_in);
+    (nested ? opt_in : in) >> *ob;
+    EXPECT_LT(distance_after_step("adam", b, *ob), 1e-6) << (nested ? "nested" : "side by side");
+  }
+  // an archive without an optimizer in it: refused, the optimizer unchanged
+  LibtorchNet c;
+  optim::Adam plain(c.parameters(), optim::AdamOptions(0.3));
+  serialize::InputArchive model_only;
+  model_only.load_from(kFixtures + "libtorch_model.pt");
+  EXPECT_THROW_MSG(plain.load(model_only), CheckpointError,
+                   "libtorch_model.pt holds no optimizer state (no 'state.' or 'param_groups.' entry); was the optimizer "
+                   "saved into it (optimizer.save(archive)), or under a key (read(key, nested) first)?");
+  EXPECT_EQ(plain.param_groups()[0].options().get_lr(), 0.3);
 }
 
 // An archive that does not fit the optimizer is refused whole, naming what differs, and the

@@ -14,6 +14,11 @@
 #include "locus/nn/ordered_dict.h"
 #include "locus/tensor.h"
 
+namespace locus::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace locus::serialize
+
 namespace locus::optim {
 
 class OptimizerOptions {
@@ -81,6 +86,13 @@ class Optimizer {
   OrderedDict<std::string, Tensor> state_dict() const;
   void load_state_dict(const OrderedDict<std::string, Tensor>& state_dict);
 
+  /// libtorch's Optimizer::save / load: state_dict()'s entries written into (read from) an archive
+  /// (locus/archive.h), at its top level, so a model's tensors may share it. load also reads what
+  /// libtorch's Optimizer::save wrote (serialize.h: load(optimizer, path)); nothing changes when
+  /// the state does not fit (CheckpointError).
+  virtual void save(serialize::OutputArchive& archive) const;
+  virtual void load(serialize::InputArchive& archive);
+
  protected:
   /// The state of `p`, with its tensors moved to p's device and dtype if p moved since.
   ParamState& state_for(const Tensor& p);
@@ -94,5 +106,9 @@ class Optimizer {
   std::unordered_map<const void*, ParamState> state_;
   std::unique_ptr<OptimizerOptions> defaults_;
 };
+
+/// archive << optimizer, archive >> optimizer (libtorch's): Optimizer::save / load.
+serialize::OutputArchive& operator<<(serialize::OutputArchive& archive, const Optimizer& optimizer);
+serialize::InputArchive& operator>>(serialize::InputArchive& archive, Optimizer& optimizer);
 
 }  // namespace locus::optim
