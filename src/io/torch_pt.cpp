@@ -137,8 +137,9 @@ struct Builder {
   }
   std::vector<std::string> keys;
 
-  // As Python's repr: the shortest digits that read back to the same double ("0.001", "1e-08",
-  // "3.0"), so a value read from metadata (an optimizer's eps) is the value written.
+  // The shortest digits that read back to the same double, as Python's repr prints everyday values
+  // ("0.001", "1e-08", "3.0"; for large values the two may choose fixed and exponent notation
+  // differently), so a value read from metadata (an optimizer's eps) is the value written.
   static std::string float_repr(double f) {
     char buf[64];
     const auto r = std::to_chars(buf, buf + sizeof buf, f);
