@@ -1,6 +1,7 @@
 // libtorch's tensor archives over locus's state-dict checkpoints (archive.h).
 #include "locus/archive.h"
 
+#include "io/load_internal.h"
 #include "locus/autograd.h"
 #include "locus/error.h"
 #include "locus/serialize.h"
@@ -29,8 +30,7 @@ void OutputArchive::write(const std::string& key, const OutputArchive& nested) {
 void OutputArchive::save_to(const std::string& path) const { locus::save(tensors_, path); }
 
 void InputArchive::load_from(const std::string& path, std::optional<Device> device) {
-  tensors_ = device ? locus::load(path, MapLocation(*device)) : locus::load(path);
-  metadata_ = inspect(path).metadata;
+  tensors_ = io::load_with_metadata(path, device ? MapLocation(*device) : MapLocation(), &metadata_);
   path_ = path;
 }
 

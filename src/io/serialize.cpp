@@ -16,7 +16,7 @@
 #include "core/tensor_impl.h"
 #include "io/catalog.h"
 #include "io/npy.h"
-#include "io/optimizer_state.h"
+#include "io/load_internal.h"
 #include "io/pickle.h"
 #include "io/safetensors.h"
 #include "io/zip.h"
@@ -198,6 +198,14 @@ std::string LoadReport::str() const {
 StateDict load(const std::string& path, const MapLocation& map_location, LoadReport* report) {
   io::Catalog c = io::parse_any(io::MappedFile::open(path));
   return materialize(c, map_location, report);
+}
+
+StateDict io::load_with_metadata(const std::string& path, const MapLocation& map_location,
+                                 std::vector<std::pair<std::string, std::string>>* metadata) {
+  io::Catalog c = io::parse_any(io::MappedFile::open(path));
+  StateDict out = materialize(c, map_location, nullptr);
+  *metadata = c.metadata;
+  return out;
 }
 
 void load(nn::Module& module, const std::string& path, const MapLocation& map_location, bool strict) {
@@ -471,8 +479,9 @@ void io::load_optimizer_state(optim::Optimizer& optimizer, const StateDict& tens
 }
 
 void load(optim::Optimizer& optimizer, const std::string& path, const MapLocation& map_location) {
-  io::Catalog c = io::parse_any(io::MappedFile::open(path));
-  io::load_optimizer_state(optimizer, materialize(c, map_location, nullptr), c.metadata, "[load] " + path, false);
+  std::vector<std::pair<std::string, std::string>> metadata;
+  const StateDict tensors = io::load_with_metadata(path, map_location, &metadata);
+  io::load_optimizer_state(optimizer, tensors, metadata, "[load] " + path, false);
 }
 
 CheckpointInfo inspect(const std::string& path) {
