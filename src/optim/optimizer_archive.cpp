@@ -1,6 +1,6 @@
 // Optimizer::save / Optimizer::load over libtorch's archives (locus/archive.h), and
 // archive << optimizer / archive >> optimizer.
-#include "io/optimizer_state.h"
+#include "io/load_internal.h"
 #include "locus/archive.h"
 #include "locus/optim/optimizer.h"
 
