@@ -6,6 +6,9 @@
 #include "autograd/gradcheck.h"
 
 using namespace locus;
+
+namespace custom_function_test {
+
 using autograd::AutogradContext;
 using autograd::Function;
 using autograd::variable_list;
@@ -268,3 +271,5 @@ TEST(IValue, HoldsWhatSavedDataNeedsAndNamesAMismatch) {
   EXPECT_THROW_MSG(IValue(3).toDouble(), Error, "[IValue] Expected Double but got Int.");
   EXPECT_THROW_MSG(none.toTensor(), Error, "[IValue] Expected Tensor but got None.");
 }
+
+}  // namespace custom_function_test

@@ -4,6 +4,9 @@
 
 using namespace locus;
 
+namespace engine_test {
+
+
 class Engine : public testing::TestWithParam<Device> {
  protected:
   TensorOptions opts() const { return TensorOptions().device(GetParam()); }
@@ -279,3 +282,5 @@ TEST(EngineHooks, Errors) {
   autograd::register_post_accumulate_grad_hook(w, [](const Tensor&) { throw Error("hook failed"); });
   EXPECT_THROW_MSG((w * 2).sum().backward(), Error, "hook failed");
 }
+
+}  // namespace engine_test

@@ -2,6 +2,9 @@
 #include "autograd/gradcheck.h"
 
 using namespace locus;
+
+namespace formulas_test {
+
 using V = std::vector<Tensor>;
 
 class Formulas : public testing::TestWithParam<Device> {};
@@ -213,3 +216,5 @@ TEST_P(Formulas, AcrossDevicesAndDtypes) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Formulas);
+
+}  // namespace formulas_test

@@ -12,6 +12,9 @@
 
 using namespace locus;
 
+namespace inplace_test {
+
+
 class Inplace : public InplaceFixture {};
 
 TEST_P(Inplace, ResidualAddThenReluAsPyTorch) {
@@ -178,3 +181,5 @@ TEST_P(Inplace, InplaceReluModuleTrainsAsTheOutOfPlaceOne) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Inplace);
+
+}  // namespace inplace_test

@@ -12,6 +12,9 @@
 using namespace locus;
 using namespace locus::indexing;
 
+namespace inplace_view_test {
+
+
 class InplaceView : public InplaceFixture {
  protected:
   Tensor idx(std::vector<int64_t> v) const { return tensor(v, TensorOptions().dtype(kLong).device(GetParam())); }
@@ -233,3 +236,5 @@ TEST(InplaceViewCpu, AViewOfANonContiguousTensorIsRefused) {
   (c * c).sum().backward();
   EXPECT_EQ(values(x.grad()), (std::vector<double>{10.0, 12.0}));
 }
+
+}  // namespace inplace_view_test

@@ -14,6 +14,9 @@
 using namespace locus;
 namespace F = locus::nn::functional;
 
+namespace second_order_test {
+
+
 class SecondOrder : public testing::TestWithParam<Device> {};
 
 TEST_P(SecondOrder, ThroughSavedResultsAsPyTorch) {
@@ -124,3 +127,5 @@ TEST_P(SecondOrder, CustomFunctionThroughItsSavedOutput) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(SecondOrder);
+
+}  // namespace second_order_test

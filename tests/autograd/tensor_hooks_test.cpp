@@ -6,6 +6,8 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace tensor_hooks_test {
 using V = std::vector<double>;
 
 class TensorHooks : public testing::TestWithParam<Device> {
@@ -75,3 +77,5 @@ TEST_P(TensorHooks, Messages) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(TensorHooks);
+
+}  // namespace tensor_hooks_test

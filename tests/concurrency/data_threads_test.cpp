@@ -10,6 +10,9 @@
 using namespace locus;
 using namespace locus::data;
 
+namespace data_threads_test {
+
+
 namespace {
 
 // Example i is ([i, 2i, 3i, ...], i): a batch's values can be checked against its targets.
@@ -69,3 +72,5 @@ TEST_P(DataThreads, LoaderDestroyedWhileWorkersAreBusy) {
 LOCUS_INSTANTIATE_DEVICES(DataThreads);
 
 }  // namespace
+
+}  // namespace data_threads_test

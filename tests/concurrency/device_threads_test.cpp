@@ -12,6 +12,9 @@
 
 using namespace locus;
 
+namespace device_threads_test {
+
+
 namespace {
 
 class DeviceThreads : public testing::TestWithParam<Device> {};
@@ -76,3 +79,5 @@ TEST_P(DeviceThreads, EightThreadsOnOwnAndDefaultStreams) {
 LOCUS_INSTANTIATE_DEVICES(DeviceThreads);
 
 }  // namespace
+
+}  // namespace device_threads_test

@@ -8,6 +8,9 @@
 
 using namespace locus;
 
+namespace guard_threads_test {
+
+
 namespace {
 
 class GuardThreads : public testing::TestWithParam<Device> {};
@@ -62,3 +65,5 @@ TEST_P(GuardThreads, NestedScopesOnSixteenThreads) {
 LOCUS_INSTANTIATE_DEVICES(GuardThreads);
 
 }  // namespace
+
+}  // namespace guard_threads_test

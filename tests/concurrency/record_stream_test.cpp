@@ -10,6 +10,9 @@
 
 using namespace locus;
 
+namespace record_stream_test {
+
+
 namespace {
 
 class RecordStream : public testing::TestWithParam<Device> {};
@@ -124,3 +127,5 @@ TEST_P(RecordStream, Errors) {
 LOCUS_INSTANTIATE_DEVICES(RecordStream);
 
 }  // namespace
+
+}  // namespace record_stream_test

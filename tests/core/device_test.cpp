@@ -5,6 +5,9 @@
 
 #include "testing.h"
 
+namespace device_test {
+
+
 using locus::Device;
 using locus::DeviceType;
 
@@ -103,3 +106,5 @@ TEST(TestDevices, TheOpenCLDevicesThisRunAsksForArePresent) {
       << " PoCL devices; without them the OpenCL tests skip. scripts/install-deps installs PoCL.\n"
       << locus::collect_env();
 }
+
+}  // namespace device_test

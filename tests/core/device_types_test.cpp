@@ -7,6 +7,9 @@
 
 using namespace locus;
 
+namespace device_types_test {
+
+
 namespace {
 struct TypeCase {
   const char* name;
@@ -54,3 +57,5 @@ TEST(DeviceTypes, NamesAreCaseSensitiveAndSuggestTheLowerCaseForm) {
   EXPECT_THROW_MSG(Device("Metal"), Error, "Did you mean \"metal\"?");
   EXPECT_THROW_MSG(Device("tpu"), Error, "unknown device type 'tpu'");
 }
+
+}  // namespace device_types_test

@@ -7,6 +7,9 @@
 
 using namespace locus;
 
+namespace dtype_test {
+
+
 TEST(DType, ConstantsAliasesAndSizes) {
   EXPECT_EQ(kFloat32, kFloat);
   EXPECT_EQ(kFloat64, kDouble);
@@ -107,3 +110,5 @@ TEST(DType, DefaultDtypeMustBeFloating) {
   EXPECT_EQ(default_dtype(), kFloat);
   EXPECT_THROW_MSG(set_default_dtype(kLong), Error, "must be a floating type");
 }
+
+}  // namespace dtype_test

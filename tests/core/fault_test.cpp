@@ -5,6 +5,9 @@
 
 using namespace locus;
 
+namespace fault_test {
+
+
 TEST(Fault, ParsesTheEnvironmentValue) {
   fault::Plan p = fault::parse("alloc:3");
   EXPECT_EQ(p.fail_at[fault::kAlloc], 3);
@@ -78,3 +81,5 @@ TEST(DISABLED_FaultEnv, MalformedValueIsAnError) {
   ASSERT_STREQ(std::getenv("LOCUS_FAULT"), "alloc=1");
   EXPECT_THROW_MSG(empty({4}), Error, "[LOCUS_FAULT] cannot parse 'alloc=1': expected site:N");
 }
+
+}  // namespace fault_test

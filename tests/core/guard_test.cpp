@@ -5,6 +5,9 @@
 
 using namespace locus;
 
+namespace guard_test {
+
+
 TEST(DefaultDeviceGuard, NestsAndRestores) {
   EXPECT_EQ(default_device(), Device(kCPU));
   Device a = all_devices().back();
@@ -112,3 +115,5 @@ TEST(BestDevice, AvailabilityQueriesNeverThrow) {
   EXPECT_FALSE(is_available(kMPS));
   EXPECT_EQ(static_cast<int>(all_devices().size()), 1 + device_count(kOpenCL) + device_count(kCUDA));
 }
+
+}  // namespace guard_test

@@ -5,6 +5,9 @@
 
 using namespace locus;
 
+namespace tensor_test {
+
+
 class TensorOnDevice : public ::testing::TestWithParam<Device> {};
 
 TEST_P(TensorOnDevice, NoOpToReturnsTheSameTensorWithoutAllocating) {
@@ -215,3 +218,5 @@ TEST(Tensor, UsingAMissingDeviceListsThePresentOnes) {
   EXPECT_THROW_MSG(zeros({2}, device(missing)), NotAvailableError, "available: cpu");
   EXPECT_THROW_MSG(zeros({2}, device(Device("mps"))), NotAvailableError, "has no backend in locus");
 }
+
+}  // namespace tensor_test

@@ -11,6 +11,9 @@
 
 using namespace locus;
 
+namespace tensor_to_test {
+
+
 // ---- compile time: every form resolves to one overload (an ambiguity fails the build) -------
 template <typename... Args>
 constexpr bool to_compiles = requires(const Tensor& t, Args... args) {
@@ -198,3 +201,5 @@ TEST(DeviceFromInteger, RejectsBadIndicesAndNullStrings) {
   EXPECT_THROW_MSG(Device{null}, Error, "Device(nullptr): the device string is a null pointer");
   EXPECT_THROW_MSG(ones({1}).to(null), Error, "Device(nullptr): the device string is a null pointer");
 }
+
+}  // namespace tensor_to_test

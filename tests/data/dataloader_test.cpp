@@ -9,6 +9,8 @@
 
 using namespace locus::data;
 
+namespace dataloader_test {
+
 namespace {
 
 /// Example i is data [i, i] (float) and target i (int64).
@@ -169,3 +171,5 @@ TEST(DataLoader, PinnedBatches) {
   }
   EXPECT_EQ(n, 3);
 }
+
+}  // namespace dataloader_test

@@ -18,6 +18,8 @@
 using namespace locus;
 using namespace locus::data;
 
+namespace libtorch_api_test {
+
 namespace {
 
 template <typename S>
@@ -441,3 +443,5 @@ TEST_P(LibtorchTensorDataset, ExamplesAlongDimensionZero) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(LibtorchTensorDataset);
+
+}  // namespace libtorch_api_test

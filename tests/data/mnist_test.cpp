@@ -15,6 +15,9 @@
 #include "testing.h"
 
 namespace fs = std::filesystem;
+
+namespace mnist_test {
+
 using locus::data::datasets::MNIST;
 
 namespace {
@@ -267,3 +270,5 @@ TEST(Transforms, NormalizeStackAndLambda) {
   transforms::TensorLambda<> twice([](locus::Tensor t) { return t * 2; });
   EXPECT_EQ(values(twice.apply(batch[1]).data), (std::vector<double>{4, 4}));
 }
+
+}  // namespace mnist_test

@@ -7,6 +7,9 @@
 
 using namespace locus::data;
 
+namespace prefetcher_test {
+
+
 namespace {
 
 struct Squares : datasets::Dataset<Squares> {
@@ -77,3 +80,5 @@ TEST_P(PrefetcherTest, EmptyLoaderYieldsNothing) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(PrefetcherTest);
+
+}  // namespace prefetcher_test

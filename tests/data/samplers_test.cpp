@@ -14,6 +14,8 @@
 
 using namespace locus;
 using namespace locus::data;
+
+namespace samplers_test {
 using samplers::DistributedSampler;
 
 namespace {
@@ -182,3 +184,5 @@ TEST(DistributedSampler, Errors) {
                    "[DistributedSampler] num_replicas must be at least 1, got 0. Pass the world size "
                    "(distributed::get_world_size()).");
 }
+
+}  // namespace samplers_test

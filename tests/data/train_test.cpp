@@ -9,6 +9,9 @@
 using namespace locus;
 using namespace locus::data;
 
+namespace train_test {
+
+
 namespace {
 
 /// The first `n` examples of an MNIST split.
@@ -69,3 +72,5 @@ TEST_P(TrainTest, SubsetOfFashionMnistReachesSeventyPercent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, TrainTest, ::testing::ValuesIn(training_devices()), device_test_name);
+
+}  // namespace train_test

@@ -8,6 +8,8 @@
 
 using namespace locus;
 
+namespace archive_test {
+
 namespace {
 
 std::string tmp_path(const std::string& name) {
@@ -110,3 +112,5 @@ TEST(ArchiveErrors, MissingFileAndKey) {
 }
 
 }  // namespace
+
+}  // namespace archive_test

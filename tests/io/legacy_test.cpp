@@ -15,6 +15,8 @@
 using namespace locus;
 using namespace std::string_literals;
 
+namespace legacy_test {
+
 namespace {
 
 const std::string kDir = std::string(LOCUS_SOURCE_DIR) + "/tests/io/fixtures/";
@@ -277,3 +279,5 @@ TEST(LegacyCheckpointFile, HostileVariantsNamed) {
 }
 
 }  // namespace
+
+}  // namespace legacy_test

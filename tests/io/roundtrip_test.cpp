@@ -19,6 +19,8 @@
 
 using namespace locus;
 
+namespace roundtrip_test {
+
 namespace {
 
 std::string scratch_dir() {
@@ -358,3 +360,5 @@ TEST(ZipWriter, Zip64FormReadsBackInLocusAndPython) {
     EXPECT_EQ(out, "[('archive/a', 5), ('archive/data/0', 1000), ('archive/empty', 0)]\n");
   }
 }
+
+}  // namespace roundtrip_test

@@ -19,6 +19,8 @@
 using namespace locus;
 using namespace std::string_literals;
 
+namespace serialize_test {
+
 namespace {
 
 const std::string kFixtures = std::string(LOCUS_SOURCE_DIR) + "/tests/io/fixtures/";
@@ -1201,3 +1203,5 @@ TEST(LibtorchArchive, TorchScriptPicklesOutsideWhatLibtorchWritesAreRefused) {
   zipped[cd + 10] = 8;
   expect_bad(zipped, "entry 'a/data.pkl' is compressed (method 8); torch.save, torch::save and torch.jit.save store it uncompressed");
 }
+
+}  // namespace serialize_test

@@ -8,6 +8,8 @@
 using namespace locus;
 using namespace std::string_literals;
 
+namespace torch2_test {
+
 namespace {
 
 const std::string kDir = std::string(LOCUS_SOURCE_DIR) + "/tests/io/fixtures/";
@@ -103,3 +105,5 @@ TEST(Torch2CheckpointFile, MetadataAndRefusedDtypes) {
 }
 
 }  // namespace
+
+}  // namespace torch2_test

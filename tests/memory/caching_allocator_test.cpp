@@ -17,6 +17,8 @@
 using namespace locus;
 using namespace locus::memory;
 
+namespace caching_allocator_test {
+
 namespace {
 
 constexpr size_t KiB = 1024, MiB = 1024 * 1024;
@@ -415,3 +417,5 @@ TEST(FormatSize, LikePyTorch) {
 }
 
 }  // namespace
+
+}  // namespace caching_allocator_test

@@ -18,6 +18,8 @@
 using namespace locus;
 using namespace locus::memory;
 
+namespace cpu_allocator_test {
+
 namespace {
 
 constexpr size_t KiB = 1024, MiB = 1024 * 1024;
@@ -408,3 +410,5 @@ TEST(PinnedPool, AcceleratorMemoryIsPinned) {
 }
 
 }  // namespace
+
+}  // namespace cpu_allocator_test

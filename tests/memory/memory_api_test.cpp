@@ -3,6 +3,9 @@
 
 using namespace locus;
 
+namespace memory_api_test {
+
+
 class MemoryOnDevice : public ::testing::TestWithParam<Device> {
  protected:
   void TearDown() override {
@@ -80,3 +83,5 @@ TEST(MemoryApi, NamespacedForms) {
   EXPECT_LE(free_b, total_b);
   if (!cuda::is_available()) EXPECT_THROW_MSG(cuda::memory_allocated(0), NotAvailableError, "cuda:0");
 }
+
+}  // namespace memory_api_test

@@ -8,6 +8,8 @@
 
 using namespace locus;
 namespace F = locus::nn::functional;
+
+namespace activations_test {
 using V = std::vector<Tensor>;
 using D = std::vector<double>;
 
@@ -151,3 +153,5 @@ TEST_P(Activations, HardswishAndHardsigmoidLayers) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Activations);
+
+}  // namespace activations_test

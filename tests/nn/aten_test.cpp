@@ -7,6 +7,9 @@
 using namespace locus;
 namespace F = locus::nn::functional;
 
+namespace aten_test {
+
+
 namespace {
 class Aten : public ::testing::TestWithParam<Device> {};
 
@@ -137,3 +140,5 @@ TEST(AtenMessages, BadArgumentsNameTheFunction) {
   EXPECT_THROW_MSG(embedding(randn({4, 2}), tensor({1}, dtype(kLong)), -1, /*scale_grad_by_freq=*/true), Error,
                    "[embedding] scale_grad_by_freq=true is not supported by locus");
 }
+
+}  // namespace aten_test

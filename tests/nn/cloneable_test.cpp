@@ -6,6 +6,8 @@
 
 using namespace locus;
 
+namespace cloneable_test {
+
 namespace {
 
 struct TwoLayerImpl : nn::Cloneable<TwoLayerImpl> {
@@ -113,3 +115,5 @@ TEST(CloneErrors, ModulesThatCannotBeCloned) {
                    "::reset() registered 0 parameters but the module has 1. Register every parameter, buffer and "
                    "submodule in reset(), not in the constructor.");
 }
+
+}  // namespace cloneable_test

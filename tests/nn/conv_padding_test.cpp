@@ -8,6 +8,9 @@
 
 using namespace locus;
 namespace F = locus::nn::functional;
+
+namespace conv_padding_test {
+
 using nn_cases::expect_values;
 
 namespace {
@@ -106,3 +109,5 @@ TEST(ConvPaddingMessages, PrintAndErrors) {
                    "[Conv2d] padding_mode must be kZeros, kReflect, kReplicate or kCircular");
   EXPECT_THROW_MSG(F::Conv2dFuncOptions::padding_t(kSame).sizes(), Error, "padding=kSame has no fixed sizes");
 }
+
+}  // namespace conv_padding_test

@@ -8,6 +8,8 @@
 #include "nn/cases.h"
 
 using namespace locus;
+
+namespace embedding_init_test {
 using D = std::vector<double>;
 
 namespace {
@@ -182,3 +184,5 @@ TEST(EmbeddingInitPrinting, AsLibtorch) {
             "locus::nn::EmbeddingBag(num_embeddings=6, embedding_dim=3, max_norm=1, mode=kSum, "
             "include_last_offset=true)");
 }
+
+}  // namespace embedding_init_test

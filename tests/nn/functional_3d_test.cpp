@@ -7,6 +7,8 @@
 
 using namespace locus;
 namespace F = locus::nn::functional;
+
+namespace functional_3d_test {
 using V = std::vector<Tensor>;
 using D = std::vector<double>;
 
@@ -125,3 +127,5 @@ TEST(VolumeLayers, PrintAndMessages) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Volumes);
+
+}  // namespace functional_3d_test

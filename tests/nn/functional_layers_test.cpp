@@ -9,6 +9,9 @@
 
 using namespace locus;
 namespace F = locus::nn::functional;
+
+namespace functional_layers_test {
+
 using V = std::vector<Tensor>;
 using D = std::vector<double>;
 
@@ -196,3 +199,5 @@ TEST(FunctionalLayerModules, PrintAndMessages) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(FunctionalLayers);
+
+}  // namespace functional_layers_test

@@ -7,6 +7,9 @@
 
 using namespace locus;
 
+namespace init_test {
+
+
 TEST(InitTags, GainsAsPyTorch) {
   EXPECT_DOUBLE_EQ(nn::init::calculate_gain(kLeakyReLU, 0.2), 1.3867504905630728);  // PyTorch 1.13's
   EXPECT_DOUBLE_EQ(nn::init::calculate_gain(kReLU), std::sqrt(2.0));
@@ -56,3 +59,5 @@ TEST(InitTags, RnnAndTransformerTakeTheSameTags) {
   nn::TransformerEncoderLayer layer(nn::TransformerEncoderLayerOptions(8, 2).activation(kGELU));
   EXPECT_EQ(layer->forward(randn({3, 1, 8})).sizes(), IntArrayRef({3, 1, 8}));
 }
+
+}  // namespace init_test

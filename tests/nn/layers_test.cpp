@@ -7,6 +7,9 @@
 
 using namespace locus;
 namespace F = locus::nn::functional;
+
+namespace layers_test {
+
 using V = std::vector<Tensor>;
 
 class Layers : public testing::TestWithParam<Device> {};
@@ -1340,3 +1343,5 @@ TEST_P(Layers, EmbeddingFromPretrainedUsesTheTable) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Layers);
+
+}  // namespace layers_test

@@ -9,6 +9,8 @@
 
 using namespace locus;
 namespace F = locus::nn::functional;
+
+namespace losses_more_test {
 using V = std::vector<Tensor>;
 
 namespace {
@@ -702,3 +704,5 @@ TEST_P(LossesMore, ChannelShuffleMatchesPyTorch) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(LossesMore);
+
+}  // namespace losses_more_test

@@ -9,6 +9,8 @@
 
 using namespace locus;
 namespace F = locus::nn::functional;
+
+namespace losses_test {
 using V = std::vector<Tensor>;
 
 namespace {
@@ -511,3 +513,5 @@ TEST_P(Losses, CrossEntropyWithClassProbabilities) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Losses);
+
+}  // namespace losses_test

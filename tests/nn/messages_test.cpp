@@ -6,6 +6,9 @@
 using namespace locus;
 namespace F = locus::nn::functional;
 
+namespace messages_test {
+
+
 TEST(NnMessages, Functional) {
   EXPECT_THROW_MSG(F::linear(ones({2, 3}), ones({5, 4})), Error,
                    "[linear] mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5); the input's last dim must equal "
@@ -111,3 +114,5 @@ TEST(NnMessages, ClipGradNorm) {
                    "so it cannot be clipped. To disable this error and scale the gradients by the non-finite norm "
                    "anyway, set `error_if_nonfinite=false`");
 }
+
+}  // namespace messages_test

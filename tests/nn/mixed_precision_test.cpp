@@ -7,6 +7,9 @@
 using namespace locus;
 namespace F = locus::nn::functional;
 
+namespace mixed_precision_test {
+
+
 class MixedPrecision : public testing::TestWithParam<std::tuple<Device, ScalarType>> {
  protected:
   Device device() const { return std::get<0>(GetParam()); }
@@ -117,3 +120,5 @@ std::string case_name(const testing::TestParamInfo<std::tuple<Device, ScalarType
 }  // namespace
 
 INSTANTIATE_TEST_SUITE_P(AllDevices, MixedPrecision, testing::ValuesIn(cases()), case_name);
+
+}  // namespace mixed_precision_test

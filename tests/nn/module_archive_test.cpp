@@ -8,6 +8,9 @@
 
 using namespace locus;
 
+namespace module_archive_test {
+
+
 namespace {
 struct BlockImpl : nn::Cloneable<BlockImpl> {
   BlockImpl() { reset(); }
@@ -101,3 +104,5 @@ TEST(ModuleArchive, ChildrenThatAreNotSerializableAreLeftOut) {
   for (const auto& item : out.tensors()) EXPECT_EQ(item.key().rfind("0.", 0), 0u) << item.key();
   EXPECT_EQ(out.tensors().size(), 2u);
 }
+
+}  // namespace module_archive_test

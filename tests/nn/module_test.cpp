@@ -7,6 +7,9 @@
 
 using namespace locus;
 
+namespace module_test {
+
+
 namespace {
 struct NetImpl : nn::Module {
   NetImpl() {
@@ -121,7 +124,7 @@ TEST(Module, PrettyPrintEveryLayerAsLibtorch) {
   std::ostringstream net;
   net << Net();
   EXPECT_EQ(net.str(),  // a user module prints its class name (libtorch keeps "Impl"; locus drops it)
-            "(anonymous namespace)::Net(\n"
+            "module_test::(anonymous namespace)::Net(\n"
             "  (fc1): locus::nn::Linear(in_features=4, out_features=3, bias=true)\n"
             "  (bn): locus::nn::BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=true, track_running_stats=true)\n"
             "  (fc2): locus::nn::Linear(in_features=3, out_features=2, bias=false)\n"
@@ -390,3 +393,5 @@ TEST(ParameterContainers, ListAndDict) {
   ASSERT_EQ(net.named_parameters().size(), 1u);
   EXPECT_EQ(net.named_parameters()[0].key(), "params.0");
 }
+
+}  // namespace module_test

@@ -9,6 +9,9 @@
 
 using namespace locus;
 
+namespace module_to_test {
+
+
 // ---- compile time: every form resolves to one overload ---------------------------------------
 template <typename... Args>
 constexpr bool module_to_compiles = requires(nn::Module& m, Args... args) {
@@ -113,3 +116,5 @@ TEST(ModuleTo, AnIntegerMeansTheCurrentAcceleratorType) {
   EXPECT_THROW_MSG(lin->to(-1), Error, "Device(-1): a device index must be in 0..127");
   EXPECT_THROW_MSG(lin->to("xla"), NotAvailableError, "device type 'xla' has no backend in locus");
 }
+
+}  // namespace module_to_test

@@ -6,6 +6,9 @@
 
 using namespace locus;
 namespace F = locus::nn::functional;
+
+namespace padding_test {
+
 using D = std::vector<double>;
 
 class PaddingLayers : public testing::TestWithParam<Device> {
@@ -62,3 +65,5 @@ TEST(PaddingLayerPrinting, NamesPaddingAndValue) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(PaddingLayers);
+
+}  // namespace padding_test

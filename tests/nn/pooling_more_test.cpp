@@ -9,6 +9,8 @@
 
 using namespace locus;
 namespace F = locus::nn::functional;
+
+namespace pooling_more_test {
 using V = std::vector<Tensor>;
 using D = std::vector<double>;
 
@@ -743,3 +745,5 @@ TEST_P(PoolingMore, Messages) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(PoolingMore);
+
+}  // namespace pooling_more_test

@@ -9,6 +9,8 @@
 
 using namespace locus;
 namespace F = locus::nn::functional;
+
+namespace pooling_test {
 using V = std::vector<Tensor>;
 using D = std::vector<double>;
 
@@ -200,3 +202,5 @@ TEST(PoolingModules, PrintAndMessages) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Pooling);
+
+}  // namespace pooling_test

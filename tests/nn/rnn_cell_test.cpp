@@ -7,6 +7,8 @@
 #include "nn/cases.h"
 
 using namespace locus;
+
+namespace rnn_cell_test {
 using D = std::vector<double>;
 
 class RecurrentCells : public testing::TestWithParam<Device> {
@@ -103,3 +105,5 @@ TEST(RecurrentCellLayers, PrintAndMessages) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(RecurrentCells);
+
+}  // namespace rnn_cell_test

@@ -11,6 +11,9 @@
 #include "nn/cases.h"
 
 using namespace locus;
+
+namespace rnn_test {
+
 using V = std::vector<Tensor>;
 using Vec = std::vector<double>;
 
@@ -574,3 +577,5 @@ TEST_P(Recurrent, Errors) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Recurrent);
+
+}  // namespace rnn_test

@@ -9,6 +9,9 @@
 
 using namespace locus;
 namespace F = locus::nn::functional;
+
+namespace sampling_test {
+
 using D = std::vector<double>;
 using nn_cases::expect_values;
 
@@ -177,3 +180,5 @@ TEST(SamplingMessages, NameWhatIsWrong) {
     break;
   }
 }
+
+}  // namespace sampling_test

@@ -5,6 +5,9 @@
 
 using namespace locus;
 
+namespace transformer_custom_test {
+
+
 namespace {
 struct TanhEncoderImpl : nn::Cloneable<TanhEncoderImpl> {
   TanhEncoderImpl() { reset(); }
@@ -127,3 +130,5 @@ TEST(AnyModule, ForwardGetCloneAndMessages) {
                    "[AnyModule] forward: the module's forward takes 7 arguments and only Tensor ones may be left out; "
                    "got 4.");
 }
+
+}  // namespace transformer_custom_test

@@ -11,6 +11,9 @@
 #include "nn/cases.h"
 
 using namespace locus;
+
+namespace transformer_test {
+
 using Vec = std::vector<double>;
 
 class Transformer : public testing::TestWithParam<Device> {};
@@ -673,3 +676,5 @@ TEST_P(Transformer, Errors) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Transformer);
+
+}  // namespace transformer_test

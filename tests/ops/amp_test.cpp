@@ -7,6 +7,9 @@
 
 using namespace locus;
 
+namespace amp_test {
+
+
 namespace {
 class AmpUnscale : public testing::TestWithParam<Device> {
  protected:
@@ -79,3 +82,5 @@ TEST_P(AmpUnscale, RefusesBadArguments) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(AmpUnscale);
+
+}  // namespace amp_test

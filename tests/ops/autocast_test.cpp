@@ -15,6 +15,9 @@ using namespace locus;
 namespace F = locus::nn::functional;
 namespace ac = locus::autocast;
 
+namespace autocast_test {
+
+
 namespace {
 
 using Inputs = std::map<std::string, Tensor>;
@@ -300,3 +303,5 @@ TEST(Autocast, DefaultDtypes) {
     EXPECT_EQ(ac::get_autocast_dtype(kOpenCL), fp16 ? kHalf : kBFloat16);
   }
 }
+
+}  // namespace autocast_test

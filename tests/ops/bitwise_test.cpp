@@ -14,6 +14,8 @@
 
 using namespace locus;
 
+namespace bitwise_test {
+
 namespace {
 
 using Expected = std::pair<ScalarType, std::vector<int64_t>>;
@@ -355,3 +357,5 @@ TEST_P(Bitwise, Errors) {
 }  // namespace
 
 LOCUS_INSTANTIATE_DEVICES(Bitwise);
+
+}  // namespace bitwise_test

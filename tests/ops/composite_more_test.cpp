@@ -10,6 +10,8 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace composite_more_test {
 using V = std::vector<double>;
 using Vs = std::vector<Tensor>;
 
@@ -567,3 +569,5 @@ TEST(CompositeMoreDevices, MismatchNamesTheArgument) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(CompositeMore);
+
+}  // namespace composite_more_test

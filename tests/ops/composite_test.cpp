@@ -8,6 +8,9 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace composite_test {
+
 using V = std::vector<double>;
 using Vs = std::vector<Tensor>;
 
@@ -351,3 +354,5 @@ TEST(CompositeDevices, MismatchNamesTheArgument) {
   }
   if (checked == 0) GTEST_SKIP() << "needs a device besides cpu (CI exposes two OpenCL devices)";
 }
+
+}  // namespace composite_test

@@ -10,6 +10,9 @@
 using namespace locus;
 namespace F = locus::nn::functional;
 
+namespace conv_test {
+
+
 namespace {
 struct ConvCase {
   int64_t n, c, h, w, oc, kh, kw;
@@ -121,3 +124,5 @@ TEST_P(Conv, Float64Gradients) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Conv);
+
+}  // namespace conv_test

@@ -2,6 +2,9 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace copy_test {
+
 using V = std::vector<double>;
 
 class CopyBetween : public ::testing::TestWithParam<std::tuple<Device, Device>> {};
@@ -124,3 +127,5 @@ TEST_F(Pinned, AsyncReadsOfOnePinnedTensorAreOrderedAgainstWrites) {
   }
   EXPECT_TRUE(on_side.to(kCPU).equal(full({n}, 7.0, dtype(kFloat))));
 }
+
+}  // namespace copy_test

@@ -5,6 +5,9 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace einsum_test {
+
 using V = std::vector<double>;
 
 class Einsum : public ::testing::TestWithParam<Device> {
@@ -89,3 +92,5 @@ TEST_P(Einsum, ErrorsNameTheProblem) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Einsum);
+
+}  // namespace einsum_test

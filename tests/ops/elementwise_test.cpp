@@ -4,6 +4,9 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace elementwise_test {
+
 using V = std::vector<double>;
 
 class Elementwise : public ::testing::TestWithParam<Device> {
@@ -285,3 +288,5 @@ TEST(SameDeviceRule, MismatchMessageNamesOpArgumentDevicesAndFix) {
     EXPECT_THROW_MSG(where(a > 0, a, c), DeviceMismatchError, "[where] Expected all tensors");
   }
 }
+
+}  // namespace elementwise_test

@@ -6,6 +6,9 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace factory_test {
+
 using V = std::vector<double>;
 
 class Factory : public ::testing::TestWithParam<Device> {
@@ -151,3 +154,5 @@ TEST_P(Factory, UniformAndNormalInPlace) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Factory);
+
+}  // namespace factory_test

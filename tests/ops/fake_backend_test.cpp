@@ -16,6 +16,9 @@
 #include "core/backend.h"
 #include "testing.h"
 
+namespace fake_backend_test {
+
+
 namespace {
 
 using namespace locus;
@@ -172,3 +175,5 @@ TEST(FakeBackend, RegisteringABackendUnderAnotherTypeIsRefused) {
   EXPECT_THROW_MSG(register_backend(std::make_unique<FakeBackend>(), {kMPS, "Fake", true, false, 0}), Error,
                    "[register_backend] the backend serves privateuseone but is registered as mps; give it its own type.");
 }
+
+}  // namespace fake_backend_test

@@ -4,6 +4,9 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace index_test {
+
 using V = std::vector<double>;
 
 class Indexing : public ::testing::TestWithParam<Device> {
@@ -206,3 +209,5 @@ TEST_P(Indexing, AllcloseAndEqual) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Indexing);
+
+}  // namespace index_test

@@ -3,6 +3,9 @@
 
 using namespace locus;
 using namespace locus::indexing;
+
+namespace indexing_test {
+
 using V = std::vector<double>;
 
 namespace {
@@ -129,3 +132,5 @@ TEST(TensorIndexing, NonzeroAndPrinting) {
 }
 
 }  // namespace
+
+}  // namespace indexing_test

@@ -11,6 +11,8 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace linalg_decomp_test {
 using V = std::vector<double>;
 
 namespace {
@@ -415,3 +417,5 @@ TEST_P(LinalgDecomp, MatrixExpAndSmallerOnes) {
 LOCUS_INSTANTIATE_DEVICES(LinalgDecomp);
 
 }  // namespace
+
+}  // namespace linalg_decomp_test

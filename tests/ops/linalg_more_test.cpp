@@ -8,6 +8,8 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace linalg_more_test {
 using V = std::vector<double>;
 
 namespace {
@@ -231,3 +233,5 @@ TEST_P(LinalgMore, MixedDevicesAreRefused) {
 LOCUS_INSTANTIATE_DEVICES(LinalgMore);
 
 }  // namespace
+
+}  // namespace linalg_more_test

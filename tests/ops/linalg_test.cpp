@@ -1,6 +1,9 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace linalg_test {
+
 using V = std::vector<double>;
 
 class Linalg : public ::testing::TestWithParam<Device> {
@@ -103,3 +106,5 @@ TEST_P(Linalg, Trace) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Linalg);
+
+}  // namespace linalg_test

@@ -13,6 +13,8 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace math_test {
 using V = std::vector<double>;
 
 namespace {
@@ -610,3 +612,5 @@ TEST_P(MathOps, MixedDevicesRaise) {
   // a 0-dim cpu tensor is a scalar, as in PyTorch
   EXPECT_EQ(values(a.fmod(tensor(1.5))), (V{1.0, 0.5}));
 }
+
+}  // namespace math_test

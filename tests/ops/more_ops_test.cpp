@@ -15,6 +15,8 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace more_ops_test {
 using V = std::vector<double>;
 
 namespace {
@@ -429,3 +431,5 @@ TEST_P(MoreOps, AtenSpellings) {
 }  // namespace
 
 LOCUS_INSTANTIATE_DEVICES(MoreOps);
+
+}  // namespace more_ops_test

@@ -9,6 +9,9 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace random_ops_test {
+
 using V = std::vector<double>;
 
 namespace {
@@ -174,3 +177,5 @@ TEST_P(RandomOps, Messages) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(RandomOps);
+
+}  // namespace random_ops_test

@@ -4,6 +4,9 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace reduce_test {
+
 using V = std::vector<double>;
 
 class Reduce : public ::testing::TestWithParam<Device> {
@@ -346,3 +349,5 @@ TEST_P(Reduce, CumsumGradient) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Reduce);
+
+}  // namespace reduce_test

@@ -2,6 +2,9 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace shape_test {
+
 using V = std::vector<double>;
 
 namespace {
@@ -31,3 +34,5 @@ TEST_P(Shape, FlipAndRepeat) {
 LOCUS_INSTANTIATE_DEVICES(Shape);
 
 }  // namespace
+
+}  // namespace shape_test

@@ -18,6 +18,9 @@
 
 using namespace locus;
 
+namespace small_int_test {
+
+
 namespace {
 
 // Six values each: the small type's extremes, overflowing sums and products, a zero.
@@ -350,3 +353,5 @@ TEST(SmallIntDLPack, RoundTripsWithIntCodes) {
     EXPECT_EQ(values(y), values(x));
   }
 }
+
+}  // namespace small_int_test

@@ -5,6 +5,9 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace sort_test {
+
 using V = std::vector<double>;
 
 namespace {
@@ -54,3 +57,5 @@ TEST_P(Sort, TopkAndItsGradient) {
 LOCUS_INSTANTIATE_DEVICES(Sort);
 
 }  // namespace
+
+}  // namespace sort_test

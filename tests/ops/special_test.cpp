@@ -13,6 +13,8 @@
 using namespace locus;
 namespace S = locus::special;
 
+namespace special_test {
+
 namespace {
 
 using V = std::vector<double>;
@@ -199,3 +201,5 @@ TEST_P(Special, ErrorsNameTheFunction) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Special);
+
+}  // namespace special_test

@@ -2,6 +2,9 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace split_test {
+
 using V = std::vector<double>;
 
 namespace {
@@ -69,3 +72,5 @@ TEST_P(Split, Errors) {
 LOCUS_INSTANTIATE_DEVICES(Split);
 
 }  // namespace
+
+}  // namespace split_test

@@ -7,6 +7,8 @@
 #include "testing.h"
 
 using namespace locus;
+
+namespace statistics_test {
 using V = std::vector<double>;
 
 namespace {
@@ -331,3 +333,5 @@ TEST_P(Statistics, MixedDevicesAreRefused) {
 LOCUS_INSTANTIATE_DEVICES(Statistics);
 
 }  // namespace
+
+}  // namespace statistics_test

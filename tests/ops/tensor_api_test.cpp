@@ -9,6 +9,9 @@
 using namespace locus;
 using namespace locus::indexing;
 
+namespace tensor_api_test {
+
+
 class TensorApi : public testing::TestWithParam<Device> {
  protected:
   TensorOptions o() const { return TensorOptions().device(GetParam()); }
@@ -147,3 +150,5 @@ TEST_P(TensorApi, AssigningToATemporaryWritesIntoIt) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(TensorApi);
+
+}  // namespace tensor_api_test

@@ -9,6 +9,9 @@
 using namespace locus;
 namespace F = locus::nn::functional;
 
+namespace grad_scaler_test {
+
+
 namespace {
 
 struct TrainRun {
@@ -232,3 +235,5 @@ TEST(GradScalerDevices, InfOnAnyDeviceSkipsTheStep) {
   }
   EXPECT_EQ(scaler.skipped_steps(), static_cast<int64_t>(devs.size()));
 }
+
+}  // namespace grad_scaler_test

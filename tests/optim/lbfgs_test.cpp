@@ -7,6 +7,9 @@
 
 using namespace locus;
 
+namespace lbfgs_test {
+
+
 namespace {
 class LBFGSTest : public testing::TestWithParam<Device> {
  protected:
@@ -120,3 +123,5 @@ TEST(LBFGS, Messages) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(LBFGSTest);
+
+}  // namespace lbfgs_test

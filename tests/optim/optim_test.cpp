@@ -9,6 +9,9 @@
 using namespace locus;
 namespace F = locus::nn::functional;
 
+namespace optim_test {
+
+
 class Optim : public testing::TestWithParam<Device> {};
 
 namespace {
@@ -383,3 +386,5 @@ TEST_P(Optim, ClipGradNorm) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Optim);
+
+}  // namespace optim_test

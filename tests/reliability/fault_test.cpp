@@ -16,6 +16,9 @@
 using namespace locus;
 namespace F = locus::nn::functional;
 
+namespace fault_test {
+
+
 namespace {
 
 // The bytes of a tensor, on the host: equality is bit for bit.
@@ -197,3 +200,5 @@ TEST_P(Faults, EveryFailurePointOfAnAdamTrainingStepLeavesTheModelAsItWas) { swe
 TEST_P(Faults, EveryFailurePointOfAnSgdTrainingStepLeavesTheModelAsItWas) { sweep(GetParam(), true); }
 
 LOCUS_INSTANTIATE_DEVICES(Faults);
+
+}  // namespace fault_test

@@ -12,6 +12,9 @@
 
 using namespace locus;
 
+namespace locus_info_test {
+
+
 namespace {
 std::pair<int, std::string> run(const std::string& args) { return run_tool("locus-info", args); }
 }  // namespace
@@ -211,3 +214,5 @@ TEST(LocusInfoTool, SaysWhichCudaLibrariesWereFound) {
     EXPECT_EQ(json.find("cuda_libraries"), std::string::npos) << json;
   }
 }
+
+}  // namespace locus_info_test

@@ -19,6 +19,8 @@
 #include "tools/run_tool.h"
 
 using namespace locus;
+
+namespace locus_inspect_test {
 using json = nlohmann::json;
 
 namespace {
@@ -218,3 +220,5 @@ TEST(LocusInspectTool, OtherFilesExitCodesAndMapLocation) {
     EXPECT_NE(out.find("map_location sends tensor"), std::string::npos) << out;
   }
 }
+
+}  // namespace locus_inspect_test

@@ -20,6 +20,8 @@
 
 using namespace locus;
 
+namespace locus_train_test {
+
 namespace {
 std::pair<int, std::string> train(const std::string& args) { return run_tool("locus-train", args); }
 
@@ -232,3 +234,5 @@ TEST(LocusTrainTool, DevicesRunsDataParallel) {
   EXPECT_NE(out.find("epoch 1/1: train loss"), std::string::npos) << out;
   EXPECT_NE(out.find("summary: mlp on opencl:0"), std::string::npos) << out;
 }
+
+}  // namespace locus_train_test

@@ -12,6 +12,7 @@
 
 namespace cpu_test {
 namespace {
+namespace backend_test {
 
 TEST(CpuBackend, OneHostDevice) {
   EXPECT_EQ(be().type(), kCPU);
@@ -227,5 +228,6 @@ TEST(CpuParallel, FlushDenormalReachesThePoolWorkers) {
 #endif
 }
 
+}  // namespace backend_test
 }  // namespace
 }  // namespace cpu_test

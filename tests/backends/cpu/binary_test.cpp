@@ -7,6 +7,7 @@
 
 namespace cpu_test {
 namespace {
+namespace binary_test {
 
 using backend::BinaryOp;
 
@@ -202,5 +203,6 @@ TEST(CpuBinary, Where) {
   EXPECT_EQ(lo.values(), (std::vector<double>{1, -2, -3, 4}));
 }
 
+}  // namespace binary_test
 }  // namespace
 }  // namespace cpu_test

@@ -18,6 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+namespace blas_test {
+
+
 namespace {
 
 using locus::cpu::gemm_f32;
@@ -330,3 +333,5 @@ TEST(Blas, NameAndThreadCount) {
 }
 
 }  // namespace
+
+}  // namespace blas_test

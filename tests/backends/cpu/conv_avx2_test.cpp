@@ -10,6 +10,7 @@
 
 namespace cpu_test {
 namespace {
+namespace conv_avx2_test {
 
 // What conv_avx2::shift_plane must write: src's row (u - u0) at column x * sw + shift inside
 // [u0, u1) x [x0, x1), 0 elsewhere in the rows x n plane.
@@ -66,5 +67,6 @@ TEST(CpuConv2d, Avx2ShiftPlaneWritesEveryElement) {
 #endif
 }
 
+}  // namespace conv_avx2_test
 }  // namespace
 }  // namespace cpu_test

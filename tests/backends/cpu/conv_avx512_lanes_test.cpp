@@ -14,6 +14,7 @@
 
 namespace cpu_test {
 namespace {
+namespace conv_avx512_lanes_test {
 
 using P = backend::Backend::Im2Col;
 
@@ -128,5 +129,6 @@ TEST(CpuConv2d, LanesKernelsMatchDirectLoops) {
   }
 }
 
+}  // namespace conv_avx512_lanes_test
 }  // namespace
 }  // namespace cpu_test

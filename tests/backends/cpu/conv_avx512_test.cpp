@@ -17,6 +17,7 @@
 
 namespace cpu_test {
 namespace {
+namespace conv_avx512_test {
 
 using P = backend::Backend::Im2Col;
 
@@ -207,5 +208,6 @@ TEST(CpuConv2d, Avx512KernelsFollowLocusCpuIsa) {
   if (capped) EXPECT_FALSE(cpu::conv_avx512::available());
 }
 
+}  // namespace conv_avx512_test
 }  // namespace
 }  // namespace cpu_test

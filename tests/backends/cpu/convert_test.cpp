@@ -12,6 +12,7 @@
 
 namespace cpu_test {
 namespace {
+namespace convert_test {
 
 using cpu::ConvertLevel;
 
@@ -261,5 +262,6 @@ TEST(CpuConvert, HalfGemmIsWidenedFloatGemmRoundedOnce) {
   gemm_matches_widened<BFloat16>(kBFloat16, false, false, 2, 130, 150, 90, 1, 0, false);
 }
 
+}  // namespace convert_test
 }  // namespace
 }  // namespace cpu_test

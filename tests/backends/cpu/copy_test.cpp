@@ -5,6 +5,7 @@
 
 namespace cpu_test {
 namespace {
+namespace copy_test {
 
 const ScalarType kAll[] = {kByte, kChar, kShort, kInt, kLong, kHalf, kFloat, kDouble, kBool, kBFloat16};
 
@@ -152,5 +153,6 @@ TEST(CpuFill, Linear) {
   for (int64_t i = 0; i < n; ++i) ASSERT_EQ(p[i], -1 + static_cast<double>(i) * 1e-3);
 }
 
+}  // namespace copy_test
 }  // namespace
 }  // namespace cpu_test

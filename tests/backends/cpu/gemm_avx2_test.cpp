@@ -14,6 +14,7 @@
 #include "backends/cpu/gemm_avx512.h"
 #include "gemm_check.h"
 
+namespace gemm_avx2_test {
 namespace {
 
 using namespace locus_test_gemm;
@@ -86,3 +87,4 @@ TEST(CpuGemmAvx2, FollowLocusCpuIsa) {
 }
 
 }  // namespace
+}  // namespace gemm_avx2_test

@@ -13,6 +13,7 @@
 #include "backends/cpu/gemm_avx512.h"
 #include "gemm_check.h"
 
+namespace gemm_avx512_test {
 namespace {
 
 using namespace locus_test_gemm;
@@ -86,3 +87,4 @@ TEST(CpuGemmAvx512, FollowLocusCpuIsa) {
 }
 
 }  // namespace
+}  // namespace gemm_avx512_test

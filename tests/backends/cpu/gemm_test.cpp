@@ -4,6 +4,7 @@
 
 namespace cpu_test {
 namespace {
+namespace gemm_test {
 
 using Gemm = backend::Backend::Gemm;
 
@@ -99,5 +100,6 @@ TEST(CpuGemm, BetaZeroIgnoresNaNInC) {
   EXPECT_EQ(c.values(), (std::vector<double>{11}));
 }
 
+}  // namespace gemm_test
 }  // namespace
 }  // namespace cpu_test

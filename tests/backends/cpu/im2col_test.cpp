@@ -12,6 +12,7 @@
 
 namespace cpu_test {
 namespace {
+namespace im2col_test {
 
 using P = backend::Backend::Im2Col;
 
@@ -380,5 +381,6 @@ TEST(CpuMaxPool, DisjointBackwardWritesEveryElementOnce) {
           }
 }
 
+}  // namespace im2col_test
 }  // namespace
 }  // namespace cpu_test

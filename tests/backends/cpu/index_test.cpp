@@ -3,6 +3,7 @@
 
 namespace cpu_test {
 namespace {
+namespace index_test {
 
 using backend::IndexOp;
 
@@ -73,5 +74,6 @@ TEST(CpuIndex, ScatterAddAccumulatesDuplicates) {
   EXPECT_EQ(ol.values(), (std::vector<double>{25000, 25000, 25000, 25000}));
 }
 
+}  // namespace index_test
 }  // namespace
 }  // namespace cpu_test

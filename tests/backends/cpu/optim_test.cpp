@@ -13,6 +13,9 @@
 #include "backends/cpu/kernels.h"
 #include "cpu_testing.h"
 
+namespace optim_test {
+
+
 namespace {
 
 using namespace cpu_test;
@@ -213,3 +216,5 @@ TEST_P(AdamDenormalPaths, AdamFloatNearTheDenormalRangeMatchesToTheBit) {
 }
 
 }  // namespace
+
+}  // namespace optim_test

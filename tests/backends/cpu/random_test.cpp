@@ -8,6 +8,7 @@
 
 namespace cpu_test {
 namespace {
+namespace random_test {
 
 using backend::RandomKind;
 using locus::cpu::convert_level_supported;
@@ -184,5 +185,6 @@ TEST(CpuRandom, IntAndBernoulli) {
   EXPECT_TRUE(std::equal(bb.begin(), bb.end(), bern.begin()));
 }
 
+}  // namespace random_test
 }  // namespace
 }  // namespace cpu_test

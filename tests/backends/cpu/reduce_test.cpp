@@ -7,6 +7,7 @@
 
 namespace cpu_test {
 namespace {
+namespace reduce_test {
 
 using backend::ReduceOp;
 
@@ -283,5 +284,6 @@ TEST(CpuSoftmax, FloatRowsOfEveryLengthAndSpecialValues) {
   EXPECT_EQ(rows_checked, static_cast<int>(lengths.size()) * 6 * 2);
 }
 
+}  // namespace reduce_test
 }  // namespace
 }  // namespace cpu_test

@@ -5,6 +5,7 @@
 
 namespace cpu_test {
 namespace {
+namespace unary_test {
 
 using backend::UnaryOp;
 using backend::UnaryParams;
@@ -136,5 +137,6 @@ TEST(CpuUnary, StridedAndLarge) {
   for (int64_t i = 0; i < n; i += 997) ASSERT_EQ(pb[i], std::exp(pa[i])) << i;
 }
 
+}  // namespace unary_test
 }  // namespace
 }  // namespace cpu_test

@@ -8,6 +8,7 @@
 
 namespace locus::cuda::test {
 namespace {
+namespace check_test {  // its drv() stands in for the driver's: kept from the other files of a unity batch
 
 // Stands in for the driver table: the macro sees the same call text as with drv().
 struct FakeDriver {
@@ -64,5 +65,6 @@ TEST(CudaCheck, NvrtcAndCublasCallMessages) {
             "cublasSetStream failed on cuda:2 (cuBLAS stream): CUBLAS_STATUS_NOT_INITIALIZED");
 }
 
+}  // namespace check_test
 }  // namespace
 }  // namespace locus::cuda::test

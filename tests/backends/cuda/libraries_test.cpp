@@ -6,6 +6,7 @@
 #include "testing.h"
 
 namespace locus::cuda {
+namespace libraries_test {
 
 TEST(CudaLibraries, LoadedWithEveryEntryPointOrSayWhy) {
   const Nvrtc& n = nvrtc();
@@ -47,4 +48,5 @@ TEST(CudaLibraries, CallsThroughTheTablesNameTheFunction) {
             "cublasCreate failed on cuda:0: CUBLAS_STATUS_NOT_INITIALIZED");
 }
 
+}  // namespace libraries_test
 }  // namespace locus::cuda

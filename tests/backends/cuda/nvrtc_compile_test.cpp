@@ -22,6 +22,7 @@
 
 namespace locus::cuda::test {
 namespace {
+namespace nvrtc_compile_test {
 
 std::vector<std::string> kernel_files() {
   std::set<std::string> files;
@@ -193,5 +194,6 @@ TEST(CudaProgramCache, RoundTripAndCorruptEntry) {
   fs::remove_all(dir);
 }
 
+}  // namespace nvrtc_compile_test
 }  // namespace
 }  // namespace locus::cuda::test

@@ -18,6 +18,7 @@
 
 namespace locus::cuda::test {
 namespace {
+namespace runtime_test {
 
 bool no_driver() { return !drv().loaded; }
 
@@ -89,5 +90,6 @@ TEST(CudaRuntime, NoContextBeforeFirstUse) {
   for (int i = 1; i < rt.count(); ++i) EXPECT_EQ(rt.device(i).ctx, nullptr) << "cuda:" << i;
 }
 
+}  // namespace runtime_test
 }  // namespace
 }  // namespace locus::cuda::test

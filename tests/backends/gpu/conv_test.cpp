@@ -7,6 +7,7 @@
 
 namespace locus::gpu {
 namespace {
+namespace conv_test {
 namespace F = locus::nn::functional;
 
 struct Counted {
@@ -57,5 +58,6 @@ TEST(GpuConv, DirectKernelsForTheDemoCnnGemmForStridesGroupsAnd1x1) {
   }
 }
 
+}  // namespace conv_test
 }  // namespace
 }  // namespace locus::gpu

@@ -20,6 +20,7 @@
 
 namespace locus::gpu {
 namespace {
+namespace launch_test {
 
 TEST(GpuArgs, PacksByValueWithAlignmentAndBuffersAsTwoArguments) {
   Args a;
@@ -253,5 +254,6 @@ TEST(GpuMemory, AllocationsAreWholeWords) {
   EXPECT_EQ(alloc_bytes(9), 16u);
 }
 
+}  // namespace launch_test
 }  // namespace
 }  // namespace locus::gpu

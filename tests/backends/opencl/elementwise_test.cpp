@@ -10,6 +10,7 @@
 
 namespace locus::opencl::test {
 namespace {
+namespace elementwise_test {
 
 using backend::BinaryOp;
 using backend::UnaryOp;
@@ -320,11 +321,13 @@ TEST(OpenCLElementwise, FillStridedAndLinear) {
   }
 }
 
+}  // namespace elementwise_test
 }  // namespace
 }  // namespace locus::opencl::test
 
 namespace locus::opencl::test {
 namespace {
+namespace elementwise_test {
 
 // Large launches use op-specialized programs (-DFIXED_OP) and the one-element-per-item path.
 TEST(OpenCLElementwise, LargeContiguousSpecializedPath) {
@@ -402,5 +405,6 @@ TEST(OpenCLElementwise, LaunchCountsCountKernelsAndGemmCalls) {
   EXPECT_EQ(c.to(kCPU)[0][0].item<float>(), 2.0f);
 }
 
+}  // namespace elementwise_test
 }  // namespace
 }  // namespace locus::opencl::test

@@ -4,6 +4,7 @@
 
 namespace locus::opencl::test {
 namespace {
+namespace gemm_test {
 
 using Gemm = backend::Backend::Gemm;
 
@@ -68,5 +69,6 @@ TEST(OpenCLGemm, Float64AndFallbackDtypes) {
   check_gemm(kFloat, false, false, 3, 4, 0, 1, 1.0, 0.0);  // k == 0: C = 0 via the fallback
 }
 
+}  // namespace gemm_test
 }  // namespace
 }  // namespace locus::opencl::test

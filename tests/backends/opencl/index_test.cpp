@@ -3,6 +3,7 @@
 
 namespace locus::opencl::test {
 namespace {
+namespace index_test {
 
 using backend::IndexOp;
 
@@ -114,5 +115,6 @@ TEST(OpenCLIndex, Im2ColAndCol2Im) {
   check(b);
 }
 
+}  // namespace index_test
 }  // namespace
 }  // namespace locus::opencl::test

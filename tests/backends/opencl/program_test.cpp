@@ -12,6 +12,7 @@
 
 namespace locus::opencl::test {
 namespace {
+namespace program_test {
 
 namespace fs = std::filesystem;
 
@@ -131,5 +132,6 @@ TEST(OpenCLProgram, KernelsReloadFromDiskAfterForgetting) {
   }
 }
 
+}  // namespace program_test
 }  // namespace
 }  // namespace locus::opencl::test

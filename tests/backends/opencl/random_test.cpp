@@ -7,6 +7,7 @@
 
 namespace locus::opencl::test {
 namespace {
+namespace random_test {
 
 using backend::RandomKind;
 
@@ -65,5 +66,6 @@ TEST(OpenCLRandom, MatchesHostPhilox) {
   check_random(RandomKind::Normal, kHalf, 100, 7, 0, 0, 1);
 }
 
+}  // namespace random_test
 }  // namespace
 }  // namespace locus::opencl::test

@@ -6,6 +6,7 @@
 
 namespace locus::opencl::test {
 namespace {
+namespace reduce_test {
 
 using backend::ReduceOp;
 
@@ -172,5 +173,6 @@ TEST(OpenCLReduce, SoftmaxSerialAndGroup) {
   }
 }
 
+}  // namespace reduce_test
 }  // namespace
 }  // namespace locus::opencl::test

@@ -21,6 +21,7 @@
 
 namespace locus::opencl::test {
 namespace {
+namespace runtime_test {
 
 TEST(OpenCLRuntime, EnumeratesTwoPoclDevices) {
   LOCUS_REQUIRE_OPENCL(1);
@@ -317,5 +318,6 @@ TEST(OpenCLStream, EventsOrderTwoStreamsAndTime) {
   be().stream_destroy(0, s2);
 }
 
+}  // namespace runtime_test
 }  // namespace
 }  // namespace locus::opencl::test

@@ -10,6 +10,8 @@
 using namespace locus;
 namespace F = locus::nn::functional;
 
+namespace data_parallel_test {
+
 namespace {
 
 bool two_opencl() { return device_count(kOpenCL) >= 2; }
@@ -246,3 +248,5 @@ TEST(DataParallelFunction, LibtorchReplicateAndParallelApply) {
                    "[parallel_apply] got " + std::to_string(devs.size()) + " modules, 1 inputs and 1 devices; pass "
                    "one input and one device per module.");
 }
+
+}  // namespace data_parallel_test

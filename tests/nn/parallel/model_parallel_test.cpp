@@ -7,6 +7,9 @@
 
 using namespace locus;
 
+namespace model_parallel_test {
+
+
 namespace {
 
 struct TwoHalvesImpl : nn::Module {
@@ -70,3 +73,5 @@ TEST(ModelParallel, ForgettingTheMoveIsADeviceMismatch) {
   EXPECT_THROW_MSG(split->back->forward(hidden), DeviceMismatchError,
                    "weight is on opencl:0 but input is on cpu; move the input with .to(opencl:0)");
 }
+
+}  // namespace model_parallel_test
