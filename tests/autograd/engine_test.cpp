@@ -6,7 +6,6 @@ using namespace locus;
 
 namespace engine_test {
 
-
 class Engine : public testing::TestWithParam<Device> {
  protected:
   TensorOptions opts() const { return TensorOptions().device(GetParam()); }

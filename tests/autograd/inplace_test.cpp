@@ -14,7 +14,6 @@ using namespace locus;
 
 namespace inplace_test {
 
-
 class Inplace : public InplaceFixture {};
 
 TEST_P(Inplace, ResidualAddThenReluAsPyTorch) {

@@ -14,7 +14,6 @@ using namespace locus::indexing;
 
 namespace inplace_view_test {
 
-
 class InplaceView : public InplaceFixture {
  protected:
   Tensor idx(std::vector<int64_t> v) const { return tensor(v, TensorOptions().dtype(kLong).device(GetParam())); }

@@ -16,7 +16,6 @@ namespace F = locus::nn::functional;
 
 namespace second_order_test {
 
-
 class SecondOrder : public testing::TestWithParam<Device> {};
 
 TEST_P(SecondOrder, ThroughSavedResultsAsPyTorch) {

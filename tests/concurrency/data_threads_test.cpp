@@ -12,7 +12,6 @@ using namespace locus::data;
 
 namespace data_threads_test {
 
-
 namespace {
 
 // Example i is ([i, 2i, 3i, ...], i): a batch's values can be checked against its targets.

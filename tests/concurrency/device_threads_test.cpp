@@ -14,7 +14,6 @@ using namespace locus;
 
 namespace device_threads_test {
 
-
 namespace {
 
 class DeviceThreads : public testing::TestWithParam<Device> {};

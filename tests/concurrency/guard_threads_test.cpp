@@ -10,7 +10,6 @@ using namespace locus;
 
 namespace guard_threads_test {
 
-
 namespace {
 
 class GuardThreads : public testing::TestWithParam<Device> {};

@@ -12,7 +12,6 @@ using namespace locus;
 
 namespace record_stream_test {
 
-
 namespace {
 
 class RecordStream : public testing::TestWithParam<Device> {};

@@ -7,7 +7,6 @@
 
 namespace device_test {
 
-
 using locus::Device;
 using locus::DeviceType;
 

@@ -9,7 +9,6 @@ using namespace locus;
 
 namespace device_types_test {
 
-
 namespace {
 struct TypeCase {
   const char* name;

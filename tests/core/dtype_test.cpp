@@ -9,7 +9,6 @@ using namespace locus;
 
 namespace dtype_test {
 
-
 TEST(DType, ConstantsAliasesAndSizes) {
   EXPECT_EQ(kFloat32, kFloat);
   EXPECT_EQ(kFloat64, kDouble);

@@ -7,7 +7,6 @@ using namespace locus;
 
 namespace fault_test {
 
-
 TEST(Fault, ParsesTheEnvironmentValue) {
   fault::Plan p = fault::parse("alloc:3");
   EXPECT_EQ(p.fail_at[fault::kAlloc], 3);

@@ -7,7 +7,6 @@ using namespace locus;
 
 namespace guard_test {
 
-
 TEST(DefaultDeviceGuard, NestsAndRestores) {
   EXPECT_EQ(default_device(), Device(kCPU));
   Device a = all_devices().back();

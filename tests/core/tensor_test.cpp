@@ -7,7 +7,6 @@ using namespace locus;
 
 namespace tensor_test {
 
-
 class TensorOnDevice : public ::testing::TestWithParam<Device> {};
 
 TEST_P(TensorOnDevice, NoOpToReturnsTheSameTensorWithoutAllocating) {

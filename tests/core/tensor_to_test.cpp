@@ -13,7 +13,6 @@ using namespace locus;
 
 namespace tensor_to_test {
 
-
 // ---- compile time: every form resolves to one overload (an ambiguity fails the build) -------
 template <typename... Args>
 constexpr bool to_compiles = requires(const Tensor& t, Args... args) {

@@ -9,7 +9,6 @@ using namespace locus::data;
 
 namespace prefetcher_test {
 
-
 namespace {
 
 struct Squares : datasets::Dataset<Squares> {

@@ -11,7 +11,6 @@ using namespace locus::data;
 
 namespace train_test {
 
-
 namespace {
 
 /// The first `n` examples of an MNIST split.

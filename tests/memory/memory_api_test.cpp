@@ -5,7 +5,6 @@ using namespace locus;
 
 namespace memory_api_test {
 
-
 class MemoryOnDevice : public ::testing::TestWithParam<Device> {
  protected:
   void TearDown() override {

@@ -9,7 +9,6 @@ namespace F = locus::nn::functional;
 
 namespace aten_test {
 
-
 namespace {
 class Aten : public ::testing::TestWithParam<Device> {};
 

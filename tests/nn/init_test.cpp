@@ -9,7 +9,6 @@ using namespace locus;
 
 namespace init_test {
 
-
 TEST(InitTags, GainsAsPyTorch) {
   EXPECT_DOUBLE_EQ(nn::init::calculate_gain(kLeakyReLU, 0.2), 1.3867504905630728);  // PyTorch 1.13's
   EXPECT_DOUBLE_EQ(nn::init::calculate_gain(kReLU), std::sqrt(2.0));

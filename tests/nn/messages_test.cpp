@@ -8,7 +8,6 @@ namespace F = locus::nn::functional;
 
 namespace messages_test {
 
-
 TEST(NnMessages, Functional) {
   EXPECT_THROW_MSG(F::linear(ones({2, 3}), ones({5, 4})), Error,
                    "[linear] mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5); the input's last dim must equal "

@@ -9,7 +9,6 @@ namespace F = locus::nn::functional;
 
 namespace mixed_precision_test {
 
-
 class MixedPrecision : public testing::TestWithParam<std::tuple<Device, ScalarType>> {
  protected:
   Device device() const { return std::get<0>(GetParam()); }

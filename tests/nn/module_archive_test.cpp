@@ -10,7 +10,6 @@ using namespace locus;
 
 namespace module_archive_test {
 
-
 namespace {
 struct BlockImpl : nn::Cloneable<BlockImpl> {
   BlockImpl() { reset(); }

@@ -9,7 +9,6 @@ using namespace locus;
 
 namespace module_test {
 
-
 namespace {
 struct NetImpl : nn::Module {
   NetImpl() {

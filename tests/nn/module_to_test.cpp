@@ -11,7 +11,6 @@ using namespace locus;
 
 namespace module_to_test {
 
-
 // ---- compile time: every form resolves to one overload ---------------------------------------
 template <typename... Args>
 constexpr bool module_to_compiles = requires(nn::Module& m, Args... args) {

@@ -7,7 +7,6 @@ using namespace locus;
 
 namespace transformer_custom_test {
 
-
 namespace {
 struct TanhEncoderImpl : nn::Cloneable<TanhEncoderImpl> {
   TanhEncoderImpl() { reset(); }

@@ -9,7 +9,6 @@ using namespace locus;
 
 namespace amp_test {
 
-
 namespace {
 class AmpUnscale : public testing::TestWithParam<Device> {
  protected:

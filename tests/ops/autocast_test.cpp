@@ -17,7 +17,6 @@ namespace ac = locus::autocast;
 
 namespace autocast_test {
 
-
 namespace {
 
 using Inputs = std::map<std::string, Tensor>;

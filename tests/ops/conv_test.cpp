@@ -12,7 +12,6 @@ namespace F = locus::nn::functional;
 
 namespace conv_test {
 
-
 namespace {
 struct ConvCase {
   int64_t n, c, h, w, oc, kh, kw;

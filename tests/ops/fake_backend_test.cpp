@@ -18,7 +18,6 @@
 
 namespace fake_backend_test {
 
-
 namespace {
 
 using namespace locus;

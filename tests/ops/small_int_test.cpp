@@ -20,7 +20,6 @@ using namespace locus;
 
 namespace small_int_test {
 
-
 namespace {
 
 // Six values each: the small type's extremes, overflowing sums and products, a zero.

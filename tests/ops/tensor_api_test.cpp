@@ -11,7 +11,6 @@ using namespace locus::indexing;
 
 namespace tensor_api_test {
 
-
 class TensorApi : public testing::TestWithParam<Device> {
  protected:
   TensorOptions o() const { return TensorOptions().device(GetParam()); }

@@ -11,7 +11,6 @@ namespace F = locus::nn::functional;
 
 namespace grad_scaler_test {
 
-
 namespace {
 
 struct TrainRun {

@@ -9,7 +9,6 @@ using namespace locus;
 
 namespace lbfgs_test {
 
-
 namespace {
 class LBFGSTest : public testing::TestWithParam<Device> {
  protected:

@@ -11,7 +11,6 @@ namespace F = locus::nn::functional;
 
 namespace optim_test {
 
-
 class Optim : public testing::TestWithParam<Device> {};
 
 namespace {

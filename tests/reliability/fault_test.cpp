@@ -18,7 +18,6 @@ namespace F = locus::nn::functional;
 
 namespace fault_test {
 
-
 namespace {
 
 // The bytes of a tensor, on the host: equality is bit for bit.

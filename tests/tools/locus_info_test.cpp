@@ -14,7 +14,6 @@ using namespace locus;
 
 namespace locus_info_test {
 
-
 namespace {
 std::pair<int, std::string> run(const std::string& args) { return run_tool("locus-info", args); }
 }  // namespace

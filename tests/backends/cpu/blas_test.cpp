@@ -20,7 +20,6 @@
 
 namespace blas_test {
 
-
 namespace {
 
 using locus::cpu::gemm_f32;

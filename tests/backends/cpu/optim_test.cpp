@@ -15,7 +15,6 @@
 
 namespace optim_test {
 
-
 namespace {
 
 using namespace cpu_test;

@@ -9,7 +9,6 @@ using namespace locus;
 
 namespace model_parallel_test {
 
-
 namespace {
 
 struct TwoHalvesImpl : nn::Module {
