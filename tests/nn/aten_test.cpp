@@ -9,9 +9,9 @@ namespace F = locus::nn::functional;
 
 namespace aten_test {
 
-namespace {
 class Aten : public ::testing::TestWithParam<Device> {};
 
+namespace {
 // a and b hold the same values (within float rounding)
 void expect_same(const Tensor& a, const Tensor& b) {
   ASSERT_EQ(a.sizes(), b.sizes());

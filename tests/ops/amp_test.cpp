@@ -9,7 +9,6 @@ using namespace locus;
 
 namespace amp_test {
 
-namespace {
 class AmpUnscale : public testing::TestWithParam<Device> {
  protected:
   Device d() const { return GetParam(); }
@@ -27,7 +26,6 @@ class AmpUnscale : public testing::TestWithParam<Device> {
     return g;
   }
 };
-}  // namespace
 
 TEST_P(AmpUnscale, UnscalesEveryGradientAndFindsNothing) {
   std::vector<Tensor> g = grads();

@@ -9,12 +9,12 @@ using namespace locus;
 
 namespace lbfgs_test {
 
-namespace {
 class LBFGSTest : public testing::TestWithParam<Device> {
  protected:
   TensorOptions o() const { return TensorOptions().dtype(kDouble).device(GetParam()); }
 };
 
+namespace {
 Tensor rosenbrock(const Tensor& x) { return (1 - x[0]).pow(2) + 100 * (x[1] - x[0].pow(2)).pow(2); }
 
 void expect_close(const Tensor& got, const std::vector<double>& want, double tol) {
