@@ -246,10 +246,14 @@ struct Strides {
   }
 };
 
-/// Calls run(char* p[N], const int64_t s[N], int64_t n) over every run of the operands (operand 0
-/// is the output), splitting the elements over the pool above `grain` elements per thread.
-template <int N, class F>
-void for_each_run(const TensorRef* const (&refs)[N], int64_t grain, F&& run) {
+/// for_each_run's walk with its callback behind a function pointer: compiled once per operand
+/// count N (explicit instantiations in src/backends/cpu/parallel.cpp), not once per operation x
+/// dtype. Inlined into every caller, the walk's three paths (contiguous, one run, runs) each took
+/// a copy of the caller's loops: most of binary.cpp's compile time.
+using RunFn = void (*)(void* ctx, char* const* p, const int64_t* s, int64_t n);
+
+template <int N>
+void for_each_run_erased(const TensorRef* const (&refs)[N], int64_t grain, RunFn run, void* ctx) {
   bool contiguous = true;  // the common case needs no iterator at all
   for (int k = 0; k < N && contiguous; ++k) contiguous = is_contiguous(*refs[k]);
   if (contiguous) {
@@ -260,7 +264,7 @@ void for_each_run(const TensorRef* const (&refs)[N], int64_t grain, F&& run) {
         s[k] = esize(refs[k]->dtype);
         p[k] = data_ptr(refs[k]->buf) + b * s[k];
       }
-      run(p, s, e - b);
+      run(ctx, p, s, e - b);
     });
     return;
   }
@@ -282,14 +286,29 @@ void for_each_run(const TensorRef* const (&refs)[N], int64_t grain, F&& run) {
     parallel_for(0, refs[0]->numel(), grain, [&](int64_t b, int64_t e) {
       char* p[N];
       for (int k = 0; k < N; ++k) p[k] = base[k] + b * s[k];
-      run(p, s, e - b);
+      run(ctx, p, s, e - b);
     });
     return;
   }
   // pointers walked directly (recomputing them from offsets per run cost 1.5x on a [64, 256] + [256])
   parallel_for(0, refs[0]->numel(), grain, [&](int64_t b, int64_t e) {
-    it.runs_from(base, b, e, [&](char* const* p, int64_t n) { run(p, s, n); });
+    it.runs_from(base, b, e, [&](char* const* p, int64_t n) { run(ctx, p, s, n); });
   });
+}
+extern template void for_each_run_erased<1>(const TensorRef* const (&)[1], int64_t, RunFn, void*);
+extern template void for_each_run_erased<2>(const TensorRef* const (&)[2], int64_t, RunFn, void*);
+extern template void for_each_run_erased<3>(const TensorRef* const (&)[3], int64_t, RunFn, void*);
+extern template void for_each_run_erased<4>(const TensorRef* const (&)[4], int64_t, RunFn, void*);
+
+/// Calls run(char* p[N], const int64_t s[N], int64_t n) over every run of the operands (operand 0
+/// is the output), splitting the elements over the pool above `grain` elements per thread.
+template <int N, class F>
+void for_each_run(const TensorRef* const (&refs)[N], int64_t grain, F&& run) {
+  using Fn = std::remove_reference_t<F>;
+  for_each_run_erased<N>(
+      refs, grain,
+      [](void* c, char* const* p, const int64_t* s, int64_t n) { (*static_cast<Fn*>(c))(p, s, n); },
+      const_cast<void*>(static_cast<const void*>(&run)));
 }
 
 // Entry points of the op-family files (called by CpuBackend).
