@@ -247,7 +247,7 @@ struct Strides {
 };
 
 /// for_each_run's walk with its callback behind a function pointer: compiled once per operand
-/// count N (explicit instantiations in src/backends/cpu/parallel.cpp), not once per operation x
+/// count N (explicit instantiations in src/backends/cpu/iterate.cpp), not once per operation x
 /// dtype. Inlined into every caller, the walk's three paths (contiguous, one run, runs) each took
 /// a copy of the caller's loops: most of binary.cpp's compile time.
 using RunFn = void (*)(void* ctx, char* const* p, const int64_t* s, int64_t n);
