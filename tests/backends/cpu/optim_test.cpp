@@ -1,7 +1,7 @@
 // The cpu backend's fused Adam (src/backends/cpu/optim.cpp) against the update written out element
-// by element. With AVX-512 (unless LOCUS_CPU_ISA caps it; ctest runs this once more with
-// LOCUS_CPU_ISA=avx2) the float kernel divides by sqrt(bias_correction2) with a corrected
-// reciprocal: it must give the division's result to the bit, extremes included.
+// by element. With AVX-512 or AVX2 + FMA (unless LOCUS_CPU_ISA caps them; ctest runs this once more
+// with LOCUS_CPU_ISA=portable) the float kernels divide by sqrt(bias_correction2) with a corrected
+// reciprocal: they must give the division's result to the bit, extremes included.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/conv_avx2.h"
 #include "backends/cpu/conv_avx512.h"
 #include "backends/cpu/kernels.h"
 #include "cpu_testing.h"
@@ -72,6 +73,10 @@ void reference(State& s, const Backend::Adam& a, bool amsgrad) {
 
 bool same_bits(float x, float y) { return x == y || (std::isnan(x) && std::isnan(y)); }
 
+// Whether adam_step's float path is one of the vector kernels (AVX-512 or AVX2 + FMA), which
+// compute exactly reference()'s arithmetic; otherwise the compiler's loop (adam_range).
+bool exact_kernel() { return locus::cpu::conv_avx512::available() || locus::cpu::conv_avx2::available(); }
+
 TEST(CpuOptim, AdamFloatMatchesTheUpdateToTheBit) {
   int checked = 0;
   for (int64_t n : {1, 15, 16, 17, 1000, 40000}) {  // tails, and more than one thread's range
@@ -89,7 +94,7 @@ TEST(CpuOptim, AdamFloatMatchesTheUpdateToTheBit) {
         reference(want, a, amsgrad);
         for (int64_t i = 0; i < n; ++i) {
           const bool ok = same_bits(got.p[i], want.p[i]) && same_bits(got.m[i], want.m[i]) && same_bits(got.v[i], want.v[i]);
-          if (locus::cpu::conv_avx512::available()) {  // the AVX-512 kernel: exactly this arithmetic
+          if (exact_kernel()) {  // the AVX-512 or AVX2 kernel: exactly this arithmetic
             ASSERT_TRUE(ok) << "n " << n << " step " << t << " variant " << variant << " element " << i << ": p "
                             << got.p[i] << " want " << want.p[i] << " (v " << want.v[i] << ")";
           } else if (std::isfinite(want.p[i])) {  // the compiler's loop, with or without FMA contraction:
@@ -121,7 +126,8 @@ TEST(CpuOptim, AdamFloatMatchesTheUpdateToTheBit) {
 // active input), next to lanes with gradients, tiny parameters and second moments. The AVX-512
 // kernel takes the m and p updates of such a vector in double (no microcode assists) or, where the
 // CPU needs no such help, in float (AdamDenormalPath): both must give the float arithmetic's
-// result, bit for bit, in every lane of the vector. Each path runs here on every CPU.
+// result, bit for bit, in every lane of the vector. Each path runs here on every CPU. The AVX2
+// kernel has the float path only (whichever is asked for): the same bits again.
 class AdamDenormalPaths : public ::testing::TestWithParam<locus::cpu::AdamDenormalPath> {
  protected:
   void SetUp() override { locus::cpu::set_adam_denormal_path(GetParam()); }
@@ -190,7 +196,7 @@ TEST_P(AdamDenormalPaths, AdamFloatNearTheDenormalRangeMatchesToTheBit) {
                        Buffer{got.v.data(), 0}, amsgrad ? Buffer{got.mx.data(), 0} : Buffer{}, n, a);
         reference(want, a, amsgrad);
         for (int64_t i = 0; i < n; ++i) {
-          if (!locus::cpu::conv_avx512::available()) {  // the compiler's loop: within the first test's bounds
+          if (!exact_kernel()) {  // the compiler's loop: within the first test's bounds
             const double gs = std::fabs(before.g[i]) + std::fabs(before.p[i]) * a.weight_decay;
             ASSERT_NEAR(got.m[i], want.m[i], 1e-6 * (std::fabs(before.m[i]) + gs) + 1e-37) << "m, element " << i;
             ASSERT_NEAR(got.v[i], want.v[i], 1e-6 * (std::fabs(before.v[i]) + gs * gs) + 1e-37) << "v, element " << i;
