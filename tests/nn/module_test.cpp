@@ -152,6 +152,24 @@ TEST(Module, TrainEval) {
   EXPECT_TRUE(net->fc2->is_training());
 }
 
+TEST(Module, AsGivesTheImplementationOrNullptr) {
+  // libtorch's way to reach a layer of a container: seq[i]->as<Linear>() (holder or Impl type)
+  nn::Sequential seq(nn::Linear(2, 3), nn::ReLU(), nn::Linear(3, 1));
+  nn::LinearImpl* first = seq[0]->as<nn::Linear>();
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first, seq[0]->as<nn::LinearImpl>());
+  EXPECT_EQ(first->weight.sizes(), IntArrayRef({3, 2}));
+  EXPECT_EQ(seq[1]->as<nn::Linear>(), nullptr);
+  EXPECT_NE(seq[1]->as<nn::ReLU>(), nullptr);
+  const nn::Module& last = *seq[2];
+  const nn::LinearImpl* c = last.as<nn::Linear>();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->weight.size(1), 3);
+  EXPECT_EQ(last.as<nn::Conv2d>(), nullptr);
+  nn::init::zeros_(first->bias);  // the pointer is the module's own: changes show in seq
+  EXPECT_EQ(values(seq[0]->as<nn::Linear>()->bias), std::vector<double>({0, 0, 0}));
+}
+
 TEST(Module, ZeroGrad) {
   nn::Linear fc(2, 1);
   fc(ones({3, 2})).sum().backward();

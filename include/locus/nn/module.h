@@ -49,6 +49,18 @@ namespace locus::nn {
 template <typename Contained>
 class ModuleHolder;
 
+namespace detail {
+/// The implementation type a module type names: LinearImpl for the holder Linear (or LinearImpl).
+template <typename T, typename = void>
+struct ModuleImplOf {
+  using type = T;
+};
+template <typename T>
+struct ModuleImplOf<T, std::void_t<typename T::ContainedType>> {
+  using type = typename T::ContainedType;
+};
+}  // namespace detail
+
 class Module : public std::enable_shared_from_this<Module> {
  public:
   using ModuleApplyFunction = std::function<void(Module&)>;
@@ -143,6 +155,18 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Replaces an already registered submodule (the caller updates its own member too).
   template <typename ModuleType>
   std::shared_ptr<ModuleType> replace_module(const std::string& name, std::shared_ptr<ModuleType> module);
+
+  /// libtorch's Module::as: this module as a `ModuleType`, or nullptr when it is not one. Takes
+  /// the implementation or its holder: `seq[0]->as<nn::Linear>()` and `->as<nn::LinearImpl>()`
+  /// both give a LinearImpl* (libtorch's spelling for reaching a layer in a container).
+  template <typename ModuleType>
+  typename detail::ModuleImplOf<ModuleType>::type* as() noexcept {
+    return dynamic_cast<typename detail::ModuleImplOf<ModuleType>::type*>(this);
+  }
+  template <typename ModuleType>
+  const typename detail::ModuleImplOf<ModuleType>::type* as() const noexcept {
+    return dynamic_cast<const typename detail::ModuleImplOf<ModuleType>::type*>(this);
+  }
 
   /// Where this module sits under its root, for messages: "Sequential/0".
   std::string path() const;
