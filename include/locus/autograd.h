@@ -46,6 +46,10 @@ class NoGradGuard : public AutoGradMode {
 
 namespace autograd {
 
+// libtorch spells these torch::autograd::GradMode and torch::autograd::AutoGradMode as well
+using ::locus::AutoGradMode;
+using ::locus::GradMode;
+
 using variable_list = std::vector<Tensor>;
 using tensor_list = std::vector<Tensor>;
 

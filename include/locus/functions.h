@@ -206,11 +206,18 @@ Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tens
 Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
 /// Positions of the non-zero elements, int64 [count, dim] (Tensor::nonzero).
 Tensor nonzero(const Tensor& a);
+/// The same positions as one int64 tensor [count] per dim (a 0-dim input counts as 1-dim), views of
+/// nonzero's columns: PyTorch's nonzero(as_tuple=True) and libtorch's nonzero_numpy.
+std::vector<Tensor> nonzero_numpy(const Tensor& a);
+/// torch::where(condition) (one argument): nonzero_numpy(condition).
+std::vector<Tensor> where(const Tensor& condition);
 /// int64 class indices -> int64 one-hot rows; num_classes = -1 infers max + 1.
 Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
 bool equal(const Tensor& a, const Tensor& b);
 Tensor flatten(const Tensor& a, int64_t start_dim = 0, int64_t end_dim = -1);
+/// torch::clone(a): a.clone() (a copy with its own storage, recorded by autograd).
+Tensor clone(const Tensor& a);
 Tensor reshape(const Tensor& a, IntArrayRef sizes);
 Tensor transpose(const Tensor& a, int64_t dim0, int64_t dim1);
 Tensor permute(const Tensor& a, IntArrayRef dims);

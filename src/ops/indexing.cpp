@@ -354,6 +354,10 @@ Tensor Tensor::masked_select(const Tensor& mask) const {
 }
 
 Tensor nonzero(const Tensor& a) { return a.nonzero(); }
+std::vector<Tensor> nonzero_numpy(const Tensor& a) {
+  return (a.dim() == 0 ? a.unsqueeze(0) : a).nonzero().unbind(1);
+}
+std::vector<Tensor> where(const Tensor& condition) { return nonzero_numpy(condition); }
 Tensor masked_select(const Tensor& a, const Tensor& mask) { return a.masked_select(mask); }
 
 }  // namespace locus

@@ -292,6 +292,7 @@ Tensor Tensor::repeat(IntArrayRef repeats) const {
 
 // ---- free-function forms --------------------------------------------------------------------
 Tensor flatten(const Tensor& a, int64_t s, int64_t e) { return a.flatten(s, e); }
+Tensor clone(const Tensor& a) { return a.clone(); }
 Tensor reshape(const Tensor& a, IntArrayRef sizes) { return a.reshape(sizes); }
 Tensor transpose(const Tensor& a, int64_t d0, int64_t d1) { return a.transpose(d0, d1); }
 Tensor permute(const Tensor& a, IntArrayRef dims) { return a.permute(dims); }

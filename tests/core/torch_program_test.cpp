@@ -130,6 +130,24 @@ TEST_P(TorchProgram, TensorIdioms) {
   auto w = torch::ones({2, 2}, o).requires_grad_();
   w.index({Slice(), 0}).sum().backward();
   EXPECT_EQ(values(w.grad()), (std::vector<double>{1, 0, 1, 0}));
+  // torch::where(condition) and nonzero_numpy: one index tensor per dim
+  const std::vector<torch::Tensor> at = torch::where(t > 2);
+  ASSERT_EQ(at.size(), 2u);
+  EXPECT_EQ(values(at[0]), (std::vector<double>{0, 1, 1}));
+  EXPECT_EQ(values(at[1]), (std::vector<double>{0, 1, 2}));
+  EXPECT_EQ(at[0].scalar_type(), torch::kLong);
+  EXPECT_EQ(at[0].device(), t.device());
+  EXPECT_EQ(values(t.index({at[0], at[1]})), (std::vector<double>{3, 5, 4}));
+  const auto scalar = torch::nonzero_numpy(torch::tensor(7.0, o));
+  ASSERT_EQ(scalar.size(), 1u);
+  EXPECT_EQ(values(scalar[0]), (std::vector<double>{0}));
+  EXPECT_EQ(torch::where(torch::zeros({2, 3}, o))[1].numel(), 0);
+  // torch::clone: own storage, same values, recorded by autograd
+  auto c = torch::clone(w);
+  EXPECT_NE(c.data_ptr(), w.data_ptr());
+  EXPECT_EQ(values(c), values(w));
+  (c * 3).sum().backward();
+  EXPECT_EQ(values(w.grad()), (std::vector<double>{4, 3, 4, 3}));
 }
 
 LOCUS_INSTANTIATE_DEVICES(TorchProgram);
@@ -209,6 +227,18 @@ TEST(TorchProgram, ModuleIdioms) {
   EXPECT_EQ(loss.dim(), 0);
   EXPECT_EQ(torch::nn::utils::parameters_to_vector(seq->parameters()).numel(), 4 * 8 + 8 + 8 * 3 + 3);
   EXPECT_EQ(F::silu(torch::zeros({1})).item<float>(), 0.0f);
+  // a layer of a container by its type, and grad mode in torch::autograd's spelling
+  torch::nn::LinearImpl* last = seq[3]->as<torch::nn::Linear>();
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(last->weight.sizes(), torch::IntArrayRef({3, 8}));
+  EXPECT_EQ(seq[1]->as<torch::nn::Linear>(), nullptr);
+  EXPECT_TRUE(torch::autograd::GradMode::is_enabled());
+  {
+    torch::autograd::AutoGradMode off(false);
+    EXPECT_FALSE(torch::autograd::GradMode::is_enabled());
+    EXPECT_FALSE(seq->forward(torch::randn({1, 4})).requires_grad());
+  }
+  EXPECT_TRUE(torch::autograd::GradMode::is_enabled());
 }
 
 
