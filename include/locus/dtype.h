@@ -34,6 +34,9 @@ constexpr ScalarType kFloat = ScalarType::Float, kFloat32 = ScalarType::Float;
 constexpr ScalarType kDouble = ScalarType::Double, kFloat64 = ScalarType::Double;
 constexpr ScalarType kBool = ScalarType::Bool;
 constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+// libtorch's short spellings (torch/types.h)
+constexpr ScalarType kU8 = kByte, kI8 = kChar, kI16 = kShort, kI32 = kInt, kI64 = kLong;
+constexpr ScalarType kF16 = kHalf, kF32 = kFloat, kF64 = kDouble;
 
 /// Bytes per element.
 size_t element_size(ScalarType t);

@@ -242,6 +242,33 @@ TEST(TorchProgram, ModuleIdioms) {
 }
 
 
+TEST(TorchProgram, OptimizerStateAndShortDtypeNames) {
+  // torch::kU8 ... kF64 (torch/types.h's short names) are the long ones
+  EXPECT_EQ(torch::kU8, torch::kByte);
+  EXPECT_EQ(torch::kI8, torch::kChar);
+  EXPECT_EQ(torch::kI16, torch::kShort);
+  EXPECT_EQ(torch::kI32, torch::kInt);
+  EXPECT_EQ(torch::kI64, torch::kLong);
+  EXPECT_EQ(torch::kF16, torch::kHalf);
+  EXPECT_EQ(torch::kF32, torch::kFloat);
+  EXPECT_EQ(torch::kF64, torch::kDouble);
+  EXPECT_EQ(torch::tensor({1, 2, 250}, torch::kU8).sum().item<int64_t>(), 253);
+  // Optimizer::state(): one entry per parameter that has been stepped, keyed by its TensorImpl
+  torch::nn::Linear a(3, 2), b(2, 2);
+  torch::optim::SGD sgd(a->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  EXPECT_TRUE(sgd.state().empty());
+  a(torch::ones({1, 3})).sum().backward();
+  sgd.step();
+  EXPECT_EQ(sgd.state().size(), 2u);
+  ASSERT_EQ(sgd.state().count(a->weight.unsafeGetTensorImpl()), 1u);
+  const torch::optim::SGD& const_sgd = sgd;
+  EXPECT_EQ(const_sgd.state().at(a->weight.unsafeGetTensorImpl()).tensors["momentum_buffer"].sizes(),
+            torch::IntArrayRef({2, 3}));
+  sgd.add_param_group(torch::optim::OptimizerParamGroup(b->parameters()));
+  EXPECT_EQ(sgd.param_groups().size(), 2u);
+  EXPECT_EQ(sgd.state().count(b->weight.unsafeGetTensorImpl()), 0u);  // not stepped yet
+}
+
 // The spatial transformer tutorial's shape, in libtorch's spellings: kaiming with enum tags, a
 // localisation net, affine_grid + grid_sample, a gradient hook, and the archive round trip.
 struct StnImpl : torch::nn::Module {

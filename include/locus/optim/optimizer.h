@@ -80,6 +80,12 @@ class Optimizer {
   std::vector<OptimizerParamGroup>& param_groups() noexcept { return param_groups_; }
   const std::vector<OptimizerParamGroup>& param_groups() const noexcept { return param_groups_; }
   OptimizerOptions& defaults() noexcept { return *defaults_; }
+  /// The per-parameter state, keyed by the parameter's TensorImpl as libtorch's Optimizer::state()
+  /// (`opt.state().count(p.unsafeGetTensorImpl())`); a value is locus's ParamState (the step and
+  /// the named state tensors), not libtorch's per-optimizer OptimizerParamState classes. Empty
+  /// until the first step() that finds a gradient.
+  std::unordered_map<const void*, ParamState>& state() noexcept { return state_; }
+  const std::unordered_map<const void*, ParamState>& state() const noexcept { return state_; }
 
   /// State as tensors: "state.<i>.step" (0-dim int64 on cpu), "state.<i>.<name>" (on the
   /// parameter's device) for parameter i in group order, and "param_groups.<g>.lr" (0-dim double).
