@@ -72,6 +72,11 @@ class Tensor {
   bool is_cpu() const { return device().is_cpu(); }
   bool is_cuda() const { return device().is_cuda(); }
   bool is_opencl() const { return device().is_opencl(); }
+  /// libtorch's get_device(): the device index, -1 for a cpu tensor.
+  int64_t get_device() const {
+    const Device d = device();
+    return d.is_cpu() ? -1 : d.index();
+  }
   bool is_floating_point() const { return locus::is_floating_point(scalar_type()); }
   bool is_same_size(const Tensor& other) const { return sizes() == other.sizes(); }
   /// True when both handles refer to the same tensor object.

@@ -101,6 +101,14 @@ namespace c10 {
 // c10::IntArrayRef, ...) is found in locus by this directive.
 using namespace ::locus;
 
+/// c10::DeviceTypeName: "CPU", "CUDA", "OPENCL" (or lower case, as locus::device_type_name).
+inline std::string DeviceTypeName(::locus::DeviceType type, bool lower_case = false) {
+  std::string name = ::locus::device_type_name(type);
+  if (!lower_case)
+    for (char& c : name) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  return name;
+}
+
 /// c10::DeviceGuard: sets the current index of a device type for the scope (locus::DeviceGuard).
 using DeviceGuard = ::locus::DeviceGuard;
 template <typename T>
@@ -130,12 +138,69 @@ class CUDAGuard {
   }
   ::locus::DeviceGuard guard_;
 };
+
+/// c10::cuda::CUDAStream (c10/cuda/CUDAStream.h): a locus::Stream on a cuda device. A stream of
+/// any other device type throws locus::Error.
+class CUDAStream {
+ public:
+  explicit CUDAStream(::locus::Stream stream) : stream_(checked(std::move(stream))) {}
+  ::locus::Device device() const { return stream_.device(); }
+  ::locus::DeviceIndex device_index() const { return stream_.device().index(); }
+  /// Blocks until the work queued on the stream has completed.
+  void synchronize() const { stream_.synchronize(); }
+  ::locus::Stream unwrap() const { return stream_; }
+  operator ::locus::Stream() const { return stream_; }
+  bool operator==(const CUDAStream& other) const { return stream_ == other.stream_; }
+  bool operator!=(const CUDAStream& other) const { return stream_ != other.stream_; }
+
+ private:
+  static ::locus::Stream checked(::locus::Stream s) {
+    if (!s.device().is_cuda())
+      throw ::locus::Error("CUDAStream: expected a stream on a cuda device, got one on " + s.device().str() +
+                           "; use locus::Stream for " + ::locus::device_type_name(s.device().type()) + " devices.");
+    return s;
+  }
+  ::locus::Stream stream_;
+};
+
+/// A new stream on cuda device `device` (-1: the current one). locus keeps no pool: each call
+/// creates a stream, destroyed with its last copy; priorities are not supported (ignored).
+inline CUDAStream getStreamFromPool(bool /*isHighPriority*/ = false, ::locus::DeviceIndex device = -1) {
+  return CUDAStream(::locus::Stream::create(::locus::Device(::locus::kCUDA, device)));
+}
+/// The default stream of cuda device `device` (-1: the current one).
+inline CUDAStream getDefaultCUDAStream(::locus::DeviceIndex device = -1) {
+  return CUDAStream(::locus::Stream::default_stream(::locus::Device(::locus::kCUDA, device)));
+}
+/// The current stream of cuda device `device` on this thread (the default one outside a guard).
+inline CUDAStream getCurrentCUDAStream(::locus::DeviceIndex device = -1) {
+  return CUDAStream(::locus::Stream::current(getDefaultCUDAStream(device).device()));
+}
+
+/// c10::cuda::CUDAStreamGuard: makes `stream` current on its device for the scope.
+class CUDAStreamGuard {
+ public:
+  explicit CUDAStreamGuard(const CUDAStream& stream)
+      : original_(getCurrentCUDAStream(stream.device_index())), current_(stream), guard_(stream.unwrap()) {}
+  CUDAStreamGuard(const CUDAStreamGuard&) = delete;
+  CUDAStreamGuard& operator=(const CUDAStreamGuard&) = delete;
+  CUDAStream original_stream() const { return original_; }
+  CUDAStream current_stream() const { return current_; }
+
+ private:
+  CUDAStream original_, current_;
+  ::locus::StreamGuard guard_;
+};
 }  // namespace cuda
 }  // namespace c10
 
 namespace at {
 // at::Tensor, at::kFloat, at::zeros, at::Reduction::Mean, ... are locus's.
 using namespace ::locus;
+namespace cuda {
+// at::cuda::getCurrentCUDAStream(), at::cuda::CUDAStream, and locus::cuda's device_count(), ...
+using namespace ::c10::cuda;
+}  // namespace cuda
 /// at::globalContext(): the one setting of it that locus has, setFlushDenormal
 /// (locus::set_flush_denormal, locus/parallel.h).
 struct Context {

@@ -269,6 +269,51 @@ TEST(TorchProgram, OptimizerStateAndShortDtypeNames) {
   EXPECT_EQ(sgd.state().count(b->weight.unsafeGetTensorImpl()), 0u);  // not stepped yet
 }
 
+TEST_P(TorchProgram, DeviceSpellings) {
+  const torch::Device d = GetParam();
+  auto t = torch::ones({2}, torch::device(d));
+  EXPECT_EQ(t.get_device(), d.is_cpu() ? -1 : d.index());
+  EXPECT_EQ(c10::DeviceTypeName(d.type(), /*lower_case=*/true), torch::device_type_name(d.type()));
+}
+
+TEST(TorchProgram, DeviceTypeNamesAndCudaStreams) {
+  EXPECT_EQ(c10::DeviceTypeName(torch::kCPU), "CPU");
+  EXPECT_EQ(c10::DeviceTypeName(torch::kCUDA), "CUDA");
+  EXPECT_EQ(c10::DeviceTypeName(torch::kOpenCL), "OPENCL");
+  EXPECT_EQ(c10::DeviceTypeName(torch::kCUDA, true), "cuda");
+  EXPECT_EQ(at::cuda::device_count(), torch::cuda::device_count());
+  EXPECT_EQ(at::cuda::is_available(), torch::cuda::is_available());
+  for (const torch::Device& d : locus::all_devices()) {  // a stream of another device type is refused
+    if (d.is_cuda() || d.is_cpu()) continue;
+    EXPECT_THROW_MSG(c10::cuda::CUDAStream(locus::Stream::create(d)), torch::Error,
+                     "CUDAStream: expected a stream on a cuda device, got one on " + d.str() +
+                         "; use locus::Stream for opencl devices.");
+  }
+  if (!torch::cuda::is_available()) {  // the same NotAvailableError as any use of a missing device
+    EXPECT_THROW_MSG(at::cuda::getStreamFromPool(), locus::NotAvailableError, "cuda:0 is not available");
+    EXPECT_THROW_MSG(at::cuda::getCurrentCUDAStream(), locus::NotAvailableError, "cuda:0 is not available");
+    EXPECT_THROW_MSG(at::cuda::getDefaultCUDAStream(0), locus::NotAvailableError, "cuda:0 is not available");
+  }
+}
+
+TEST(TorchProgram, CudaStreamGuard) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no cuda device";
+  const auto before = at::cuda::getCurrentCUDAStream();
+  EXPECT_EQ(before, at::cuda::getDefaultCUDAStream());
+  auto s = at::cuda::getStreamFromPool();
+  EXPECT_NE(s, before);
+  EXPECT_EQ(s.device(), torch::Device(torch::kCUDA, 0));
+  {
+    c10::cuda::CUDAStreamGuard guard(s);
+    EXPECT_EQ(at::cuda::getCurrentCUDAStream(), s);
+    EXPECT_EQ(guard.original_stream(), before);
+    auto x = torch::ones({1024}, torch::kCUDA) * 2;  // queued on s
+    s.synchronize();
+    EXPECT_EQ(x.sum().item<float>(), 2048.0f);
+  }
+  EXPECT_EQ(at::cuda::getCurrentCUDAStream(), before);
+}
+
 // The spatial transformer tutorial's shape, in libtorch's spellings: kaiming with enum tags, a
 // localisation net, affine_grid + grid_sample, a gradient hook, and the archive round trip.
 struct StnImpl : torch::nn::Module {
