@@ -24,9 +24,12 @@ std::string demangle(const char* name) {
   return out;
 }
 
+// The class name for messages: no namespace, no "Impl" ("Sequential", "Net" for NetImpl).
 std::string short_name(const std::string& full) {
   size_t p = full.rfind("::");
-  return p == std::string::npos ? full : full.substr(p + 2);
+  std::string n = p == std::string::npos ? full : full.substr(p + 2);
+  if (n.size() > 4 && n.compare(n.size() - 4, 4, "Impl") == 0) n.resize(n.size() - 4);
+  return n;
 }
 
 }  // namespace
@@ -40,11 +43,15 @@ Module::~Module() {
 
 const std::string& Module::name() const noexcept {
   if (!name_) {
-    std::string n = demangle(typeid(*this).name());
-    if (n.size() > 4 && n.compare(n.size() - 4, 4, "Impl") == 0) n.resize(n.size() - 4);
-    name_ = n;
+    name_ = demangle(typeid(*this).name());  // libtorch's: "BlockImpl" for a user's BlockImpl
   }
   return *name_;
+}
+
+std::string Module::type_name() const {
+  std::string n = name();
+  if (n.size() > 4 && n.compare(n.size() - 4, 4, "Impl") == 0) n.resize(n.size() - 4);
+  return n;
 }
 
 std::string Module::brief() const { return short_name(name()); }

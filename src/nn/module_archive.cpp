@@ -44,8 +44,8 @@ void Module::save(serialize::OutputArchive& archive) const {
 
 void Module::load(serialize::InputArchive& archive) {
   for (auto& p : parameters_)
-    if (p.value().defined()) read_into(archive, p.key(), p.value(), false, name());
-  for (auto& b : buffers_) read_into(archive, b.key(), b.value(), true, name());
+    if (p.value().defined()) read_into(archive, p.key(), p.value(), false, type_name());
+  for (auto& b : buffers_) read_into(archive, b.key(), b.value(), true, type_name());
   for (const auto& child : children_) {
     // A child without tensors (ReLU, Dropout) leaves no key behind: nothing to read.
     if (!child.value()->is_serializable() || !holds_tensors(*child.value())) continue;

@@ -411,7 +411,7 @@ LayerNorm norm_of(const AnyModule& norm, const char* options) {
   auto p = std::dynamic_pointer_cast<LayerNormImpl>(norm.ptr());
   if (!p)
     throw Error(std::string("[") + options + "] norm: locus takes a LayerNorm here (libtorch any module); got " +
-                norm.ptr()->name() + ".");
+                norm.ptr()->type_name() + ".");
   return LayerNorm(p);
 }
 }  // namespace

@@ -65,7 +65,8 @@ TEST(Module, PrettyPrint) {
             "  (2): locus::nn::Dropout(p=0.2, inplace=false)\n"
             "  (3): locus::nn::Linear(in_features=256, out_features=10, bias=true)\n"
             ")");
-  EXPECT_EQ(seq->name(), "locus::nn::Sequential");
+  EXPECT_EQ(seq->name(), "locus::nn::SequentialImpl");  // libtorch's: the class, "Impl" kept
+  EXPECT_EQ(seq->type_name(), "locus::nn::Sequential");
 }
 
 TEST(Module, PrettyPrintEveryLayerAsLibtorch) {
@@ -122,8 +123,8 @@ TEST(Module, PrettyPrintEveryLayerAsLibtorch) {
             ")");
   std::ostringstream net;
   net << Net();
-  EXPECT_EQ(net.str(),  // a user module prints its class name (libtorch keeps "Impl"; locus drops it)
-            "module_test::(anonymous namespace)::Net(\n"
+  EXPECT_EQ(net.str(),  // a user module prints its class name, "Impl" kept (libtorch's "NetImpl(")
+            "module_test::(anonymous namespace)::NetImpl(\n"
             "  (fc1): locus::nn::Linear(in_features=4, out_features=3, bias=true)\n"
             "  (bn): locus::nn::BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=true, track_running_stats=true)\n"
             "  (fc2): locus::nn::Linear(in_features=3, out_features=2, bias=false)\n"
@@ -168,6 +169,30 @@ TEST(Module, AsGivesTheImplementationOrNullptr) {
   EXPECT_EQ(last.as<nn::Conv2d>(), nullptr);
   nn::init::zeros_(first->bias);  // the pointer is the module's own: changes show in seq
   EXPECT_EQ(values(seq[0]->as<nn::Linear>()->bias), std::vector<double>({0, 0, 0}));
+}
+
+TEST(Module, SequentialAndModuleListExtend) {
+  nn::Sequential seq(nn::Linear(2, 3));
+  nn::Sequential tail(nn::ReLU(), nn::Linear(3, 1));
+  seq->extend(*tail);  // shares tail's modules, keyed on from seq's size
+  ASSERT_EQ(seq->size(), 3u);
+  EXPECT_EQ(seq[2], tail[1]);
+  EXPECT_EQ(seq->named_parameters().keys(), (std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"}));
+  auto x = randn({4, 2});
+  EXPECT_TRUE(allclose(seq->forward(x), tail->forward(seq[0]->as<nn::Linear>()->forward(x))));
+  seq->extend(std::vector<nn::Linear>{nn::Linear(1, 5)});  // a container of holders
+  EXPECT_EQ(seq->forward(x).sizes(), IntArrayRef({4, 5}));
+  seq->extend(*seq);  // by itself: each module once more
+  EXPECT_EQ(seq->size(), 8u);
+
+  nn::ModuleList list(nn::Linear(2, 2));
+  list->extend(*nn::ModuleList(nn::ReLU(), nn::Tanh()));
+  list->extend(std::vector<std::shared_ptr<nn::Module>>{std::make_shared<nn::SigmoidImpl>()});
+  list->extend(*list);
+  ASSERT_EQ(list->size(), 8u);
+  EXPECT_NE(list[3]->as<nn::Sigmoid>(), nullptr);
+  EXPECT_EQ(list[4], list[0]);
+  EXPECT_EQ(list->named_children().keys().back(), "7");
 }
 
 TEST(Module, ZeroGrad) {

@@ -65,8 +65,8 @@ class Module : public std::enable_shared_from_this<Module> {
  public:
   using ModuleApplyFunction = std::function<void(Module&)>;
 
-  /// `name` is what name() and pretty_print() show; by default the class name without "Impl"
-  /// ("locus::nn::Linear").
+  /// `name` is what name() and pretty_print() show; by default the class name, as libtorch's
+  /// ("locus::nn::LinearImpl", "BlockImpl" for a user's BlockImpl; messages drop the "Impl").
   explicit Module(std::string name);
   Module();
   Module(const Module&) = default;
@@ -74,6 +74,9 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual ~Module();
 
   const std::string& name() const noexcept;
+  /// name() without a trailing "Impl" ("locus::nn::Linear" for a LinearImpl): how messages name
+  /// a module's type.
+  std::string type_name() const;
 
   // ---- parameters, buffers, submodules (keys as libtorch: "fc1.weight", "0.bias") ----------
   std::vector<Tensor> parameters(bool recurse = true) const;

@@ -62,6 +62,21 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
   void push_back(std::string name, const ModuleHolder<M>& holder) {
     push_back(std::move(name), holder.ptr());
   }
+  /// Appends the modules of `other` (shared with it, not copied; keyed on from size()), as
+  /// libtorch's extend; extending a Sequential by itself appends each module once.
+  void extend(const SequentialImpl& other) {
+    const size_t n = other.modules_.size();
+    for (size_t i = 0; i < n; ++i) {
+      register_module(std::to_string(modules_.size()), other.modules_[i]);
+      forwards_.push_back(other.forwards_[i]);
+      modules_.push_back(other.modules_[i]);
+    }
+  }
+  /// push_back of each module of a container (of shared_ptrs or holders).
+  template <typename Container>
+  void extend(const Container& container) {
+    for (const auto& module : container) push_back(module);
+  }
 
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
@@ -73,7 +88,7 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
   template <typename T>
   T& at(size_t index) {
     auto* p = dynamic_cast<T*>(modules_.at(index).get());
-    if (p == nullptr) throw Error("[Sequential::at] module " + std::to_string(index) + " is a " + modules_[index]->name() + ".");
+    if (p == nullptr) throw Error("[Sequential::at] module " + std::to_string(index) + " is a " + modules_[index]->type_name() + ".");
     return *p;
   }
   auto begin() const { return modules_.begin(); }
@@ -104,6 +119,17 @@ class ModuleListImpl : public Cloneable<ModuleListImpl> {
   void push_back(const ModuleHolder<M>& holder) {
     push_back(holder.ptr());
   }
+  /// push_back of each module of a container (another ModuleList, or shared_ptrs or holders), as
+  /// libtorch's extend; extending a list by itself appends each module once.
+  template <typename Container>
+  void extend(const Container& container) {
+    if constexpr (std::is_same_v<Container, ModuleListImpl>) {  // a copy first: it may be this list
+      const std::vector<std::shared_ptr<Module>> modules = container.modules_;
+      for (const auto& module : modules) push_back(module);
+    } else {
+      for (const auto& module : container) push_back(module);
+    }
+  }
   void pretty_print(std::ostream& stream) const override;
   size_t size() const noexcept { return modules_.size(); }
   bool is_empty() const noexcept { return modules_.empty(); }
@@ -116,7 +142,7 @@ class ModuleListImpl : public Cloneable<ModuleListImpl> {
   template <typename T>
   T& at(size_t index) {
     auto p = ptr<T>(index);
-    if (!p) throw Error("[ModuleList::at] module " + std::to_string(index) + " is a " + modules_[index]->name() + ".");
+    if (!p) throw Error("[ModuleList::at] module " + std::to_string(index) + " is a " + modules_[index]->type_name() + ".");
     return *p;
   }
   auto begin() const { return modules_.begin(); }
