@@ -74,10 +74,10 @@ inline std::string padding_mode_str(const ConvPaddingMode& mode) {
   const auto* m = std::get_if<enumtype::PadMode>(&mode);
   if (m == nullptr) return "";
   switch (*m) {
-    case enumtype::PadMode::Reflect: return ", padding_mode=reflect";
-    case enumtype::PadMode::Replicate: return ", padding_mode=replicate";
-    case enumtype::PadMode::Circular: return ", padding_mode=circular";
-    default: return ", padding_mode=constant";
+    case enumtype::PadMode::Reflect: return ", padding_mode=kReflect";
+    case enumtype::PadMode::Replicate: return ", padding_mode=kReplicate";
+    case enumtype::PadMode::Circular: return ", padding_mode=kCircular";
+    default: return ", padding_mode=kConstant";
   }
 }
 

@@ -988,6 +988,11 @@ const char* interpolate_mode_name(enumtype::InterpolateMode mode) {
   return names[static_cast<int>(mode)];
 }
 
+const char* interpolate_mode_enum_name(enumtype::InterpolateMode mode) {
+  static const char* const names[] = {"kNearest", "kNearestExact", "kLinear", "kBilinear", "kTrilinear", "kBicubic", "kArea"};
+  return names[static_cast<int>(mode)];
+}
+
 Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& o) {
   using M = enumtype::InterpolateMode;
   const M mode = o.mode();

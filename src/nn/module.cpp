@@ -43,7 +43,10 @@ Module::~Module() {
 
 const std::string& Module::name() const noexcept {
   if (!name_) {
-    name_ = demangle(typeid(*this).name());  // libtorch's: "BlockImpl" for a user's BlockImpl
+    std::string n = demangle(typeid(*this).name());  // libtorch's: "BlockImpl" for a user's BlockImpl
+    // a libtorch program (locus/torch.h) reads libtorch's names: torch::nn::LinearImpl
+    if (print_style() == PrintStyle::kLibtorch && n.rfind("locus::", 0) == 0) n.replace(0, 7, "torch::");
+    name_ = std::move(n);
   }
   return *name_;
 }
@@ -229,7 +232,13 @@ Device device_of(const Module& module) {
 }
 
 // ---- printing --------------------------------------------------------------------------------
-void Module::pretty_print(std::ostream& stream) const { stream << name(); }
+// A user's module prints its class name, "Impl" kept, as libtorch's; locus's own layers print
+// as libtorch's do, without it ("locus::nn::MultiheadAttention").
+void Module::pretty_print(std::ostream& stream) const {
+  const std::string& n = name();
+  if (n.rfind("locus::nn::", 0) == 0 || n.rfind("torch::nn::", 0) == 0) stream << type_name();
+  else stream << n;
+}
 
 void Module::pretty_print_recursive(std::ostream& stream, const std::string& indentation) const {
   pretty_print(stream);
@@ -252,12 +261,15 @@ std::ostream& operator<<(std::ostream& stream, const Module& module) {
   }
   // a libtorch program (locus/torch.h) reads libtorch's names: torch::nn::Linear(...)
   std::ostringstream text;
+  text.copyfmt(stream);
   module.pretty_print_recursive(text, "");
   std::string out = text.str();
   static const std::string from = "locus::nn::", to = "torch::nn::";
   for (size_t at = out.find(from); at != std::string::npos; at = out.find(from, at + to.size()))
     out.replace(at, from.size(), to);
-  return stream << out;
+  stream << out;
+  stream.flags(text.flags());  // what the layers left set (std::boolalpha), as libtorch's printing does
+  return stream;
 }
 
 }  // namespace locus::nn

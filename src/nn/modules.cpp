@@ -24,14 +24,14 @@ TensorOptions placement(const std::optional<Device>& device, const std::optional
 
 namespace {
 std::ostream& operator<<(std::ostream& os, const ExpandingArray<2>& a) { return os << "[" << a[0] << ", " << a[1] << "]"; }
-std::ostream& operator<<(std::ostream& os, const ExpandingArray<1>& a) { return os << "[" << a[0] << "]"; }
+std::ostream& operator<<(std::ostream& os, const ExpandingArray<1>& a) { return os << a[0]; }  // as libtorch: a number
 std::ostream& operator<<(std::ostream& os, const ExpandingArray<3>& a) {
   return os << "[" << a[0] << ", " << a[1] << ", " << a[2] << "]";
 }
 template <size_t N>
 std::ostream& operator<<(std::ostream& os, const ConvPadding<N>& p) {
-  if (p.is_same()) return os << "same";
-  if (p.is_valid()) return os << "valid";
+  if (p.is_same()) return os << "'same'";  // libtorch's quotes
+  if (p.is_valid()) return os << "'valid'";
   return os << p.sizes();
 }
 }  // namespace
@@ -81,8 +81,9 @@ void detail::print_padding(std::ostream& stream, const char* name, const std::ve
 }
 
 void UnflattenImpl::pretty_print(std::ostream& stream) const {
-  stream << "locus::nn::Unflatten(dim=" << options.dim() << ", unflattened_size=" << ops::shape_str(options.sizes())
-         << ")";
+  stream << "locus::nn::Unflatten(dim=" << options.dim() << ", unflattened_size={";  // libtorch's braces
+  for (size_t i = 0; i < options.sizes().size(); ++i) stream << (i ? ", " : "") << options.sizes()[i];
+  stream << "})";
 }
 
 // ---- Embedding ------------------------------------------------------------------------------
@@ -160,14 +161,12 @@ void ReLUImpl::pretty_print(std::ostream& stream) const {
   if (options.inplace()) stream << "inplace=true";
   stream << ")";
 }
-void GELUImpl::pretty_print(std::ostream& stream) const {
-  stream << "locus::nn::GELU(";
-  if (options.approximate() != "none") stream << "approximate=" << options.approximate();
-  stream << ")";
-}
+void GELUImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::GELU()"; }  // as libtorch, either way
 void SigmoidImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::Sigmoid()"; }
 void LeakyReLUImpl::pretty_print(std::ostream& stream) const {
-  stream << "locus::nn::LeakyReLU(negative_slope=" << options.negative_slope() << ")";
+  stream << std::boolalpha << "locus::nn::LeakyReLU(negative_slope=" << options.negative_slope();
+  if (options.inplace()) stream << ", inplace=" << options.inplace();
+  stream << ")";
 }
 void ELUImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::ELU(alpha=" << options.alpha() << ")"; }
 void SELUImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::SELU()"; }
@@ -730,21 +729,21 @@ void BCEWithLogitsLossImpl::pretty_print(std::ostream& stream) const { stream <<
 void BCELossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::BCELoss()"; }
 void L1LossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::L1Loss()"; }
 void KLDivLossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::KLDivLoss()"; }
-void SmoothL1LossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::SmoothL1Loss(beta=" << options.beta() << ")"; }
-void HuberLossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::HuberLoss(delta=" << options.delta() << ")"; }
+// libtorch prints these two without parentheses or options
+void SmoothL1LossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::SmoothL1Loss"; }
+void HuberLossImpl::pretty_print(std::ostream& stream) const { stream << "locus::nn::HuberLoss"; }
 
 // ---- upsampling ------------------------------------------------------------------------------
-void UpsampleImpl::pretty_print(std::ostream& stream) const {
+void UpsampleImpl::pretty_print(std::ostream& stream) const {  // as libtorch 1.13's
   stream << "locus::nn::Upsample(";
-  if (options.size()) stream << "size=" << ops::shape_str(*options.size());
   if (options.scale_factor()) {
     stream << "scale_factor=[";
     for (size_t i = 0; i < options.scale_factor()->size(); ++i) stream << (i ? ", " : "") << (*options.scale_factor())[i];
     stream << "]";
+  } else if (options.size()) {
+    stream << "size=" << ops::shape_str(*options.size());
   }
-  stream << ", mode=" << functional::interpolate_mode_name(options.mode());
-  if (options.align_corners()) stream << ", align_corners=" << std::boolalpha << *options.align_corners();
-  stream << ")";
+  stream << ", mode=" << functional::interpolate_mode_enum_name(options.mode()) << ")";
 }
 
 void PixelShuffleImpl::pretty_print(std::ostream& stream) const {

@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <iomanip>
 #include <cstdio>
+#include <sstream>
 
 #include "test_paths.h"
 #include "testing.h"
@@ -239,6 +241,21 @@ TEST(TorchProgram, ModuleIdioms) {
     EXPECT_FALSE(seq->forward(torch::randn({1, 4})).requires_grad());
   }
   EXPECT_TRUE(torch::autograd::GradMode::is_enabled());
+  // names and printing as libtorch's (the style locus/torch.h selects, this file keeps locus's):
+  // the class name with "Impl", and the stream left as the layers' printing left it
+  // (std::boolalpha: a bool printed next reads "true")
+  const locus::PrintStyle saved = locus::print_style();
+  locus::set_print_style(locus::PrintStyle::kLibtorch);
+  torch::nn::Sequential fresh(torch::nn::Linear(2, 2));  // names are taken on first use
+  EXPECT_EQ(fresh->name(), "torch::nn::SequentialImpl");
+  EXPECT_EQ(fresh[0]->name(), "torch::nn::LinearImpl");
+  std::ostringstream os;
+  os << torch::nn::Linear(2, 2) << " " << true;
+  EXPECT_EQ(os.str(), "torch::nn::Linear(in_features=2, out_features=2, bias=true) true");
+  os.str("");
+  os << std::setprecision(2) << torch::nn::Dropout(0.123);  // the stream's own settings apply
+  EXPECT_EQ(os.str(), "torch::nn::Dropout(p=0.12, inplace=false)");
+  locus::set_print_style(saved);
 }
 
 

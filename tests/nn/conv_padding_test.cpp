@@ -98,9 +98,9 @@ TEST(ConvPaddingMessages, PrintAndErrors) {
      << nn::Conv1d(nn::Conv1dOptions(2, 3, 3).padding(kValid)) << "\n"
      << nn::Conv2d(nn::Conv2dOptions(2, 3, 3).padding(1).padding_mode(kReflect));
   EXPECT_EQ(os.str(),
-            "locus::nn::Conv2d(2, 3, kernel_size=[3, 3], stride=[1, 1], padding=same, padding_mode=circular)\n"
-            "locus::nn::Conv1d(2, 3, kernel_size=[3], stride=[1], padding=valid)\n"
-            "locus::nn::Conv2d(2, 3, kernel_size=[3, 3], stride=[1, 1], padding=[1, 1], padding_mode=reflect)");
+            "locus::nn::Conv2d(2, 3, kernel_size=[3, 3], stride=[1, 1], padding='same', padding_mode=kCircular)\n"
+            "locus::nn::Conv1d(2, 3, kernel_size=3, stride=1, padding='valid')\n"
+            "locus::nn::Conv2d(2, 3, kernel_size=[3, 3], stride=[1, 1], padding=[1, 1], padding_mode=kReflect)");
   EXPECT_THROW_MSG(F::conv2d(zeros({1, 1, 5, 5}), zeros({1, 1, 3, 3}), F::Conv2dFuncOptions().padding(kSame).stride(2)),
                    Error, "[conv2d] padding='same' is not supported for strided convolutions; use stride 1 or explicit padding.");
   nn::Conv1d strided(nn::Conv1dOptions(1, 1, 3).padding(kSame).stride(2).padding_mode(kReflect));

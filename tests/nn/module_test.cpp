@@ -70,8 +70,7 @@ TEST(Module, PrettyPrint) {
 }
 
 TEST(Module, PrettyPrintEveryLayerAsLibtorch) {
-  // What libtorch 1.13 prints for the same Sequential (torch:: spelled locus::), except GELU with
-  // approximate="tanh", where libtorch drops the option and locus shows it.
+  // What libtorch 1.13 prints for the same Sequential (torch:: spelled locus::).
   nn::Sequential seq(
       nn::Conv2d(nn::Conv2dOptions(1, 4, 3).padding(1)),
       nn::Conv2d(nn::Conv2dOptions(4, 8, {3, 2}).stride(2).dilation(2).groups(2).bias(false)), nn::BatchNorm2d(4),
@@ -110,6 +109,31 @@ TEST(Module, PrettyPrintEveryLayerAsLibtorch) {
             "  (20): locus::nn::Dropout(p=0.5, inplace=false)\n"
             "  (21): locus::nn::Dropout(p=0.5, inplace=false)\n"
             "  (22): locus::nn::Linear(in_features=3, out_features=2, bias=false)\n"
+            ")");
+  // and these, each compared with libtorch 1.13's output of the same program (1-D sizes print as
+  // numbers, the padding's names quoted, the modes as their enum names, user modules with "Impl",
+  // SmoothL1Loss and HuberLoss without parentheses, as libtorch's do)
+  std::ostringstream more;
+  more << nn::Conv1d(nn::Conv1dOptions(4, 6, 3).stride(2).padding(2)) << "\n"
+       << nn::Conv2d(nn::Conv2dOptions(4, 6, 3).padding(kSame).padding_mode(kReflect)) << "\n"
+       << nn::MaxPool1d(nn::MaxPool1dOptions(3).stride(2)) << "\n"
+       << nn::Upsample(nn::UpsampleOptions().scale_factor(std::vector<double>{2.5})) << "\n"
+       << nn::Unflatten(1, std::vector<int64_t>{2, 3}) << "\n"
+       << nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.2).inplace(true)) << "\n"
+       << nn::GELU(nn::GELUOptions().approximate("tanh")) << "\n"
+       << nn::SmoothL1Loss() << " " << nn::HuberLoss() << "\n"
+       << nn::MultiheadAttention(nn::MultiheadAttentionOptions(8, 2));
+  EXPECT_EQ(more.str(),
+            "locus::nn::Conv1d(4, 6, kernel_size=3, stride=2, padding=2)\n"
+            "locus::nn::Conv2d(4, 6, kernel_size=[3, 3], stride=[1, 1], padding='same', padding_mode=kReflect)\n"
+            "locus::nn::MaxPool1d(kernel_size=3, stride=2, padding=0, dilation=1, ceil_mode=false)\n"
+            "locus::nn::Upsample(scale_factor=[2.5], mode=kNearest)\n"
+            "locus::nn::Unflatten(dim=1, unflattened_size={2, 3})\n"
+            "locus::nn::LeakyReLU(negative_slope=0.2, inplace=true)\n"
+            "locus::nn::GELU()\n"
+            "locus::nn::SmoothL1Loss locus::nn::HuberLoss\n"
+            "locus::nn::MultiheadAttention(\n"
+            "  (out_proj): locus::nn::Linear(in_features=8, out_features=8, bias=true)\n"
             ")");
   std::ostringstream losses;
   losses << nn::CrossEntropyLoss() << " " << nn::MSELoss() << " " << nn::NLLLoss() << " " << nn::BCEWithLogitsLoss();

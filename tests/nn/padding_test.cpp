@@ -59,7 +59,7 @@ TEST(PaddingLayerPrinting, NamesPaddingAndValue) {
      << nn::Unflatten(1, std::vector<int64_t>{2, 3}) << "\n" << nn::BatchNorm3d(4);
   EXPECT_EQ(os.str(),
             "locus::nn::ReflectionPad2d(padding=[1, 2, 0, 1])\nlocus::nn::ConstantPad1d(padding=[2, 2], value=0.5)\n"
-            "locus::nn::Unflatten(dim=1, unflattened_size=[2, 3])\n"
+            "locus::nn::Unflatten(dim=1, unflattened_size={2, 3})\n"
             "locus::nn::BatchNorm3d(4, eps=1e-05, momentum=0.1, affine=true, track_running_stats=true)");
   EXPECT_THROW_MSG(nn::ReflectionPad2d(3)(ones({1, 1, 2, 2})), Error, "[pad]");
 }

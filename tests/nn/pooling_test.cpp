@@ -178,9 +178,9 @@ TEST(PoolingModules, PrintAndMessages) {
      << nn::AdaptiveAvgPool1d(4) << "\n"
      << nn::AdaptiveMaxPool2d(nn::AdaptiveMaxPool2dOptions({2, 3}));
   EXPECT_EQ(os.str(),
-            "locus::nn::MaxPool1d(kernel_size=[3], stride=[2], padding=[0], dilation=[1], ceil_mode=false)\n"
-            "locus::nn::AvgPool1d(kernel_size=[2], stride=[2], padding=[0])\n"
-            "locus::nn::AdaptiveAvgPool1d(output_size=[4])\n"
+            "locus::nn::MaxPool1d(kernel_size=3, stride=2, padding=0, dilation=1, ceil_mode=false)\n"
+            "locus::nn::AvgPool1d(kernel_size=2, stride=2, padding=0)\n"
+            "locus::nn::AdaptiveAvgPool1d(output_size=4)\n"
             "locus::nn::AdaptiveMaxPool2d(output_size=[2, 3])");
   EXPECT_THROW_MSG(F::max_pool1d(ones({4}), F::MaxPool1dFuncOptions(2)), Error,
                    "[max_pool1d] expected a 2-D (unbatched) or 3-D (batched) input, got [4].");

@@ -526,6 +526,8 @@ Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& options
 Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {});
 /// "nearest", "nearest-exact", "bilinear", ...: PyTorch's name of the mode (messages, printing).
 const char* interpolate_mode_name(enumtype::InterpolateMode mode);
+/// The libtorch enum's name of a mode: "kNearest", "kBilinear", ... (as nn::Upsample prints it).
+const char* interpolate_mode_enum_name(enumtype::InterpolateMode mode);
 /// [*, C r^2, H, W] -> [*, C, H r, W r] (sub-pixel convolution's rearrangement), and back.
 Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& options);
 Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& options);

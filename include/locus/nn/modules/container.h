@@ -1,6 +1,7 @@
 #pragma once
 // Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict and Functional (a function as a
 // module).
+#include <concepts>
 #include <functional>
 #include <memory>
 #include <string>
@@ -51,7 +52,15 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
   void push_back(std::string name, std::shared_ptr<M> module) {
     register_module(name, module);
     // by type, not by object, so that a clone of the child (the same type) runs with it
-    forwards_.push_back([](Module& m, const Tensor& x) { return static_cast<M&>(m).forward(x); });
+    if constexpr (requires(M& m, const Tensor& x) { { m.forward(x) } -> std::convertible_to<Tensor>; }) {
+      forwards_.push_back([](Module& m, const Tensor& x) -> Tensor { return static_cast<M&>(m).forward(x); });
+    } else {  // held (parameters, printing, moving), as libtorch's; forward() through it throws
+      forwards_.push_back([](Module& m, const Tensor&) -> Tensor {
+        throw Error("[Sequential::forward] " + m.path() + " (" + m.type_name() +
+                    ") has no forward(Tensor) returning a Tensor (an LSTM returns a tuple); call its forward "
+                    "yourself, or wrap it in a module that returns the Tensor you need.");
+      });
+    }
     modules_.push_back(std::move(module));
   }
   template <typename M>
