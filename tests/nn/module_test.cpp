@@ -219,6 +219,18 @@ TEST(Module, SequentialAndModuleListExtend) {
   EXPECT_EQ(list->named_children().keys().back(), "7");
 }
 
+TEST(Module, SequentialHoldsAModuleWithoutATensorForward) {
+  // as libtorch's: an LSTM (forward returns a tuple) can be held, printed, moved and counted;
+  // running the Sequential through it is an error naming it
+  nn::Sequential seq(nn::Linear(3, 3), nn::LSTM(3, 4));
+  EXPECT_EQ(seq->parameters().size(), 2u + 4u);
+  EXPECT_NE(seq[1]->as<nn::LSTM>(), nullptr);
+  EXPECT_THROW_MSG(seq->forward(ones({2, 1, 3})), Error,
+                   "[Sequential::forward] Sequential/1 (locus::nn::LSTM) has no forward(Tensor) returning a Tensor "
+                   "(an LSTM returns a tuple); call its forward yourself, or wrap it in a module that returns the "
+                   "Tensor you need.");
+}
+
 TEST(Module, ZeroGrad) {
   nn::Linear fc(2, 1);
   fc(ones({3, 2})).sum().backward();
