@@ -50,6 +50,8 @@ class Tensor {
 
   // ---- metadata ------------------------------------------------------------------------------
   bool defined() const { return impl_ != nullptr; }
+  /// Drops this handle's reference: the tensor becomes undefined (libtorch's reset()).
+  void reset() { impl_.reset(); }
   IntArrayRef sizes() const;
   IntArrayRef strides() const;
   /// Size of dimension `dim` (negative counts from the end).
@@ -654,6 +656,11 @@ class Tensor {
   void set_grad(const Tensor& g);
   std::shared_ptr<autograd::Node> grad_fn() const;
   bool is_leaf() const;
+  /// Which output of grad_fn() this tensor is (0 for a leaf), as libtorch's output_nr().
+  int64_t output_nr() const;
+  /// The version counter (libtorch's _version()): bumped by every in-place write to the storage
+  /// this tensor shares with its views; autograd compares it to find saved tensors changed later.
+  int64_t _version() const;
   void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
                 bool create_graph = false) const;
   /// Replaces this tensor's data (storage, shape, dtype, device) with `new_data`'s, keeping its

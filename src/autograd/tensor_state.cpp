@@ -62,4 +62,15 @@ std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
 }
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
 
+int64_t Tensor::output_nr() const {
+  if (!impl_) throw Error("[output_nr] the tensor is undefined (default-constructed); create it with a factory first.");
+  (void)grad_fn();  // a view takes its base's history first, as grad_fn() does
+  return impl_->autograd ? impl_->autograd->output_nr : 0;
+}
+
+int64_t Tensor::_version() const {
+  if (!impl_) throw Error("[_version] the tensor is undefined (default-constructed); create it with a factory first.");
+  return impl_->storage ? impl_->storage->version.load(std::memory_order_relaxed) : 0;
+}
+
 }  // namespace locus

@@ -219,6 +219,44 @@ TEST(TorchProgram, CustomAutogradFunction) {
   EXPECT_EQ(v.toDouble(), 3.0);
 }
 
+struct TwoOutputs : torch::autograd::Function<TwoOutputs> {
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext*, const torch::Tensor& x) {
+    return {x * 2, x * 3};
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*, torch::autograd::variable_list g) {
+    return {g[0] * 2 + g[1] * 3};
+  }
+};
+
+TEST(TorchProgram, TensorStateIdioms) {
+  // _version(): bumped by in-place writes, shared with views
+  auto a = torch::zeros({4});
+  const int64_t v0 = a._version();
+  a.add_(1);
+  EXPECT_EQ(a._version(), v0 + 1);
+  auto view = a.narrow(0, 1, 2);
+  view.mul_(2);
+  EXPECT_EQ(a._version(), v0 + 2);
+  EXPECT_EQ(view._version(), a._version());
+  EXPECT_EQ((a + 1)._version(), 0);  // a new tensor starts at 0
+  // output_nr(): which output of its grad_fn a tensor is
+  auto x = torch::randn({3, 4}).requires_grad_();
+  EXPECT_EQ(x.output_nr(), 0);
+  EXPECT_EQ((x * 2).output_nr(), 0);
+  const auto outs = TwoOutputs::apply(x);
+  ASSERT_EQ(outs.size(), 2u);
+  EXPECT_EQ(outs[0].output_nr(), 0);
+  EXPECT_EQ(outs[1].output_nr(), 1);
+  EXPECT_EQ(outs[0].grad_fn(), outs[1].grad_fn());
+  // reset(): the handle becomes undefined; others keep the tensor
+  auto keep = a;
+  a.reset();
+  EXPECT_FALSE(a.defined());
+  EXPECT_TRUE(keep.defined());
+  EXPECT_THROW_MSG(a._version(), torch::Error, "[_version] the tensor is undefined");
+  EXPECT_THROW_MSG(a.output_nr(), torch::Error, "[output_nr] the tensor is undefined");
+}
+
 TEST(TorchProgram, ModuleIdioms) {
   torch::nn::Sequential seq(torch::nn::Linear(4, 8), torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.1)),
                             torch::nn::Identity(), torch::nn::Linear(8, 3), torch::nn::LogSoftmax(1));

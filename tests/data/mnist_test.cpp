@@ -43,6 +43,9 @@ void write_gz(const fs::path& p, const std::vector<unsigned char>& b) {
   gzclose(f);
 }
 
+}  // namespace
+
+// outside the anonymous namespace: the TEST_F classes derive from it (-Wsubobject-linkage)
 class MnistFiles : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -58,8 +61,6 @@ class MnistFiles : public ::testing::Test {
   fs::path dir;
   std::vector<unsigned char> images, labels;
 };
-
-}  // namespace
 
 TEST_F(MnistFiles, ReadsPlainFiles) {
   write_plain(dir / "train-images-idx3-ubyte", images);

@@ -19,9 +19,10 @@ struct Squares : datasets::Dataset<Squares> {
   std::optional<size_t> size() const override { return 37; }
 };
 
-class PrefetcherTest : public ::testing::TestWithParam<locus::Device> {};
-
 }  // namespace
+
+// outside the anonymous namespace: the TEST_P classes derive from it (-Wsubobject-linkage)
+class PrefetcherTest : public ::testing::TestWithParam<locus::Device> {};
 
 TEST_P(PrefetcherTest, YieldsTheLoadersBatchesOnTheDevice) {
   locus::Device dev = GetParam();

@@ -28,9 +28,10 @@ std::vector<Device> training_devices() {
   return out;
 }
 
-class TrainTest : public ::testing::TestWithParam<Device> {};
-
 }  // namespace
+
+// outside the anonymous namespace: the TEST_P classes derive from it (-Wsubobject-linkage)
+class TrainTest : public ::testing::TestWithParam<Device> {};
 
 TEST_P(TrainTest, SubsetOfFashionMnistReachesSeventyPercent) {
   // make test installs the dataset (scripts/install-deps): its absence is a broken set-up, not a skip
