@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "locus/tensor.h"
 
@@ -86,8 +87,10 @@ class TensorIndex {
   Tensor tensor_;
 };
 
-/// Python's spelling: None, ..., 3, True, 0:2:1, Tensor([2])
+/// libtorch's spelling: None, ..., 3, true, 0:2:1 (an open stop as INT64_MAX), a tensor as itself
 std::ostream& operator<<(std::ostream& os, const TensorIndex& index);
 std::ostream& operator<<(std::ostream& os, const Slice& slice);
+/// an index list as libtorch prints it: (0, 0:9223372036854775807:1)
+std::ostream& operator<<(std::ostream& os, const std::vector<TensorIndex>& indices);
 
 }  // namespace locus::indexing

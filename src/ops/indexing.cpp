@@ -10,6 +10,7 @@
 // way from an arange, removes repeated positions on the host (last write wins, as PyTorch on
 // cpu), scatters the values into a dense buffer and merges it with where.
 #include <algorithm>
+#include <limits>
 #include <ostream>
 
 #include "core/tensor_impl.h"
@@ -30,11 +31,10 @@ TensorIndex::TensorIndex(const char* ellipsis) : type_(TensorIndexType::Ellipsis
                 std::string(ellipsis ? ellipsis : "(null)") + "\".");
 }
 
+// as libtorch's: an open start is 0, an open stop INT64_MAX ("1:9223372036854775807:2")
 std::ostream& operator<<(std::ostream& os, const Slice& s) {
-  if (s.start()) os << *s.start();
-  os << ":";
-  if (s.stop()) os << *s.stop();
-  return os << ":" << s.step();
+  return os << s.start().value_or(0) << ":" << s.stop().value_or(std::numeric_limits<int64_t>::max()) << ":"
+            << s.step();
 }
 
 std::ostream& operator<<(std::ostream& os, const TensorIndex& i) {
@@ -42,11 +42,17 @@ std::ostream& operator<<(std::ostream& os, const TensorIndex& i) {
     case TensorIndexType::None: return os << "None";
     case TensorIndexType::Ellipsis: return os << "...";
     case TensorIndexType::Integer: return os << i.integer();
-    case TensorIndexType::Boolean: return os << (i.boolean() ? "True" : "False");
+    case TensorIndexType::Boolean: return os << (i.boolean() ? "true" : "false");
     case TensorIndexType::Slice: return os << i.slice();
-    case TensorIndexType::Tensor: return os << "Tensor(" << ops::shape_str(i.tensor().sizes()) << ")";
+    case TensorIndexType::Tensor: return os << i.tensor();
   }
   return os;
+}
+
+std::ostream& operator<<(std::ostream& os, const std::vector<TensorIndex>& indices) {
+  os << "(";
+  for (size_t k = 0; k < indices.size(); ++k) os << (k ? ", " : "") << indices[k];
+  return os << ")";
 }
 
 }  // namespace indexing
@@ -86,12 +92,17 @@ Tensor checked_index(const char* op, const Tensor& t, int64_t dim, int64_t size,
 
 Basic apply_basic(const char* op, const Tensor& self, const std::vector<TensorIndex>& indices) {
   if (!self.defined()) throw Error("[" + std::string(op) + "] the tensor is undefined.");
-  int64_t consumed = 0, ellipses = 0;
+  int64_t consumed = 0, ellipses = 0, tensors = 0, bools = 0;
   for (const TensorIndex& i : indices) {
     if (i.is_integer() || i.is_slice()) consumed += 1;
-    else if (i.is_tensor()) consumed += is_mask(i.tensor()) ? std::max<int64_t>(i.tensor().dim(), 1) : 1;
+    else if (i.is_tensor()) consumed += is_mask(i.tensor()) ? std::max<int64_t>(i.tensor().dim(), 1) : 1, tensors += 1;
     else if (i.is_ellipsis()) ellipses += 1;
+    else if (i.is_boolean()) bools += 1;
   }
+  // A bool is a new dim of size 1 indexed by [0] (true) or by nothing (false), as in libtorch: an
+  // advanced index, which matters where there are others (they broadcast together and, apart,
+  // move to the front). Alone it is a view: unsqueeze, sliced empty for false.
+  const bool bools_advanced = tensors > 0 || bools > 1;
   if (ellipses > 1) throw Error("[" + std::string(op) + "] an index can only have a single ellipsis ('...').");
   int64_t nd = self.dim();
   if (consumed > nd)
@@ -126,7 +137,10 @@ Basic apply_basic(const char* op, const Tensor& self, const std::vector<TensorIn
         break;
       case indexing::TensorIndexType::Boolean:
         b.view = b.view.unsqueeze(d);
-        if (!i.boolean()) b.view = b.view.slice(d, 0, 0);
+        if (bools_advanced)
+          b.adv.emplace_back(d, (i.boolean() ? zeros({1}, kLong) : empty({0}, kLong)).to(self.device()));
+        else if (!i.boolean())
+          b.view = b.view.slice(d, 0, 0);
         d += 1;
         break;
       case indexing::TensorIndexType::Ellipsis:
@@ -165,7 +179,15 @@ Basic apply_basic(const char* op, const Tensor& self, const std::vector<TensorIn
 // x indexed by the (dim, index) pairs of `adv` (ascending dims), by Python's advanced rules.
 Tensor advanced_read(const Tensor& x, const std::vector<std::pair<int64_t, Tensor>>& adv) {
   DimVector bshape(adv[0].second.sizes());
-  for (const auto& a : adv) bshape = ops::broadcast_shapes(bshape, a.second.sizes(), "index");
+  try {
+    for (const auto& a : adv) bshape = ops::broadcast_shapes(bshape, a.second.sizes(), "index");
+  } catch (const Error&) {
+    std::string shapes;
+    for (const auto& a : adv) shapes += (shapes.empty() ? "" : ", ") + ops::shape_str(a.second.sizes());
+    throw Error("[index] shape mismatch: the index tensors could not be broadcast together with shapes " + shapes +
+                " (a bool mask counts as one index per dim it covers, a bool among tensor indices as [0] for true "
+                "and an empty index for false); give the index tensors shapes that broadcast.");
+  }
   DimVector perm, rest_sizes;
   std::vector<bool> indexed(static_cast<size_t>(x.dim()), false);
   bool adjacent = true;

@@ -33,6 +33,16 @@ TEST_P(TensorIndexing, BasicIndicesAreViews) {
   EXPECT_EQ(a.index({None, 0, "...", 1}).sizes(), IntArrayRef({1, 3}));
   EXPECT_EQ(a.index({true}).sizes(), IntArrayRef({1, 2, 3, 4}));
   EXPECT_EQ(a.index({false}).sizes(), IntArrayRef({0, 2, 3, 4}));
+  // with other advanced indices a bool is one too, indexing its new dim by [0] (true) or by
+  // nothing (false): they broadcast together and, apart, go to the front (libtorch's shapes)
+  EXPECT_EQ(a.index({true, Slice(), true}).sizes(), IntArrayRef({1, 2, 3, 4}));
+  EXPECT_EQ(a.index({0, true, Slice(), tensor({1, 2})}).sizes(), IntArrayRef({2, 3}));
+  EXPECT_EQ(a.index({0, true, Slice(1, None, 2), tensor({1, 2})}).sizes(), IntArrayRef({2, 1}));
+  EXPECT_EQ(values(a.index({"...", 0, true, Slice(1, None, 2), tensor({1, 2})})), (V{5, 6}));
+  EXPECT_EQ(a.index({Slice(), true, Slice(), tensor({0, 1})}).sizes(), IntArrayRef({2, 2, 3}));
+  EXPECT_EQ(a.index({"...", true, Slice(), true}).sizes(), IntArrayRef({1, 2, 3, 4}));
+  EXPECT_THROW_MSG(a.index({false, tensor({0, 1})}), Error,
+                   "[index] shape mismatch: the index tensors could not be broadcast together with shapes [0], [2]");
   EXPECT_EQ(a.index({}).sizes(), a.sizes());
   EXPECT_EQ(values(a.index({Slice(-1), Slice(1, None), Slice(None, -2)})), (V{16, 17, 20, 21}));
 }
@@ -127,8 +137,10 @@ TEST(TensorIndexing, NonzeroAndPrinting) {
   EXPECT_EQ(values(m.nonzero()), (V{0, 1, 1, 0}));
   EXPECT_EQ(nonzero(zeros({3})).sizes(), IntArrayRef({0, 1}));
   std::ostringstream s;
-  s << TensorIndex(Slice(1, None, 2)) << " " << TensorIndex(None) << " " << TensorIndex("...") << " " << TensorIndex(3);
-  EXPECT_EQ(s.str(), "1::2 None ... 3");
+  // libtorch's spellings: an open stop prints as INT64_MAX, bools in C++'s words
+  s << TensorIndex(Slice(1, None, 2)) << " " << TensorIndex(None) << " " << TensorIndex("...") << " " << TensorIndex(3)
+    << " " << TensorIndex(true) << " " << std::vector<TensorIndex>{0, Slice()};
+  EXPECT_EQ(s.str(), "1:9223372036854775807:2 None ... 3 true (0, 0:9223372036854775807:1)");
 }
 
 }  // namespace
