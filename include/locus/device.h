@@ -77,7 +77,7 @@ class Device {
   /// What torch.device(0) means: index `index` of the current accelerator type: cuda when a
   /// CUDA device is present, else opencl when an OpenCL device is, else locus::Error saying so.
   /// (A bare 0 would otherwise convert to a null `const char*`.)
-  Device(int index);
+  explicit Device(int index);
 
   DeviceType type() const noexcept { return type_; }
   DeviceIndex index() const noexcept { return index_; }

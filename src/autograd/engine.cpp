@@ -118,7 +118,12 @@ struct FunctionNode : Node, std::enable_shared_from_this<FunctionNode> {
         throw DeviceMismatchError(device_mismatch(name_, input_devices_[i], out[i].device(), "grad"));
     return out;
   }
-  void release_variables() override { fn_ = nullptr; }
+  // PyTorch frees what a node saved; a node that saved no tensor (its formula needs only shapes,
+  // dtypes, scalars) has nothing to free and runs again in a second backward, as there.
+  void release_variables() override {
+    if (!saves_no_tensors_) fn_ = nullptr;
+  }
+  bool saves_no_tensors_ = false;
 };
 
 // Adds incoming gradients into a leaf's .grad.
@@ -379,6 +384,22 @@ bool reads_no_input_values(const char* name) {
   return it->second;
 }
 
+// Formulas whose closures hold no tensor (shapes, dtypes, devices, scalars, dims only) and whose
+// PyTorch nodes save none: a backward leaves them as they were, and a second one through them
+// works without retain_graph, as in PyTorch (x.clone() backwarded twice).
+bool saves_no_tensors(const char* name) {
+  static const std::unordered_set<std::string_view> names = {
+      "AddBackward0",    "AddBackward1",       "SubBackward0",     "SubBackward1",     "RsubBackward1",
+      "MulBackward1",    "DivBackward1",       "NegBackward0",     "SignBackward0",    "TruncBackward0",
+      "SumBackward0",    "SumBackward1",       "MeanBackward0",    "MeanBackward1",    "CloneBackward0",
+      "ToCopyBackward0", "CatBackward0",       "ViewBackward0",    "TransposeBackward0", "PermuteBackward0",
+      "ExpandBackward0", "SliceBackward0",     "FillBackward2"};
+  thread_local std::unordered_map<const char*, bool> seen;
+  auto it = seen.find(name);
+  if (it == seen.end()) it = seen.emplace(name, names.count(name) != 0).first;
+  return it->second;
+}
+
 template <class List>
 void record_impl(const char* name, Tensor& result, const List& inputs, BackwardFn&& fn) {
   std::vector<std::weak_ptr<TensorImpl>> saved = std::move(pending_saved_outputs);
@@ -393,6 +414,7 @@ void record_impl(const char* name, Tensor& result, const List& inputs, BackwardF
   auto node = std::make_shared<FunctionNode>();
   node->name_ = name;
   node->fn_ = std::move(fn);
+  node->saves_no_tensors_ = saved.empty() && saves_no_tensors(name);
   TensorImpl* impl = result.unsafeGetTensorImpl();
   for (const auto& w : saved)
     if (std::shared_ptr<TensorImpl> s = w.lock(); s && s->storage)

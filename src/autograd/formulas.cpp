@@ -42,17 +42,34 @@ Tensor reduce_grad(const Tensor& g, const Tensor& like) {
   return r;
 }
 
+// What reduce_grad needs of an operand, kept instead of the operand where the formula reads no
+// values (add, sub): the node holds no tensor, as PyTorch's, so the operands are freed with their
+// last user and a second backward through the node works.
+struct Like {
+  DimVector sizes;
+  ScalarType dtype;
+  Device device;
+  explicit Like(const Tensor& t) : sizes(t.sizes()), dtype(t.scalar_type()), device(t.device()) {}
+};
+
+Tensor reduce_grad(const Tensor& g, const Like& like) {
+  Tensor r = sum_to(g, like.sizes);
+  if (r.scalar_type() != like.dtype) r = r.to(like.dtype);
+  if (r.device() != like.device) r = r.to(like.device);
+  return r;
+}
+
 void on_binary(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b) {
   bool na = requires_grad_fast(a), nb = requires_grad_fast(b);
   switch (op) {
     case BinaryOp::Add:
-      record("AddBackward0", out, {&a, &b}, [a, b, na, nb](const Tensor& g) -> variable_list {
-        return {maybe(na, [&] { return reduce_grad(g, a); }), maybe(nb, [&] { return reduce_grad(g, b); })};
+      record("AddBackward0", out, {&a, &b}, [la = Like(a), lb = Like(b), na, nb](const Tensor& g) -> variable_list {
+        return {maybe(na, [&] { return reduce_grad(g, la); }), maybe(nb, [&] { return reduce_grad(g, lb); })};
       });
       return;
     case BinaryOp::Sub:
-      record("SubBackward0", out, {&a, &b}, [a, b, na, nb](const Tensor& g) -> variable_list {
-        return {maybe(na, [&] { return reduce_grad(g, a); }), maybe(nb, [&] { return reduce_grad(g.neg(), b); })};
+      record("SubBackward0", out, {&a, &b}, [la = Like(a), lb = Like(b), na, nb](const Tensor& g) -> variable_list {
+        return {maybe(na, [&] { return reduce_grad(g, la); }), maybe(nb, [&] { return reduce_grad(g.neg(), lb); })};
       });
       return;
     case BinaryOp::Mul:

@@ -68,6 +68,23 @@ TEST_P(Engine, AccumulatesAndRetains) {
   EXPECT_THROW_MSG(y.backward(), Error, "Trying to backward through the graph a second time");
 }
 
+// As PyTorch: a backward frees what the nodes saved, so only a node that saved tensors refuses a
+// second pass; a graph of nodes that saved none (clone, add, views, sums) runs again.
+TEST_P(Engine, NodesThatSavedNothingRunAgainWithoutRetainGraph) {
+  Tensor x = tensor({1., 2.}, opts()).requires_grad_();
+  Tensor h = x.clone();
+  Tensor y = (h + 1).view({2, 1}).t().sum();
+  y.backward();
+  y.backward();
+  EXPECT_EQ(values(x.grad()), std::vector<double>({2, 2}));
+  Tensor s = (h * h).sum();  // MulBackward0 saved h
+  s.backward();
+  EXPECT_EQ(values(x.grad()), std::vector<double>({4, 6}));
+  EXPECT_THROW_MSG(s.backward(), Error, "MulBackward0: Trying to backward through the graph a second time");
+  (h * 2).sum().backward();  // through h's CloneBackward0 a third time
+  EXPECT_EQ(values(x.grad()), std::vector<double>({6, 8}));
+}
+
 TEST_P(Engine, SharedSubgraphAndUnusedBranches) {
   Tensor x = tensor({1., -2.}, opts()).requires_grad_();
   Tensor h = x * 3;
