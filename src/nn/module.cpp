@@ -94,6 +94,15 @@ Tensor Module::unregister_parameter(const std::string& name) {
   return t;
 }
 
+void Module::unregister_module(const std::string& name) {
+  if (!children_.contains(name))
+    throw Error("[unregister_module] no submodule named '" + name + "' is registered in " + brief() +
+                "; named_children() lists the registered ones.");
+  Module& child = *children_[name];
+  if (child.parent_ == this) child.parent_ = nullptr, child.key_in_parent_.clear();
+  children_.erase(name);
+}
+
 Tensor& Module::register_buffer(std::string name, Tensor tensor) {
   if (name.empty()) throw Error("[register_buffer] buffer name must not be empty.");
   if (name.find('.') != std::string::npos)

@@ -231,6 +231,27 @@ TEST(Module, SequentialHoldsAModuleWithoutATensorForward) {
                    "Tensor you need.");
 }
 
+TEST(Module, SequentialOfNamedModulesAndUnregisterModule) {
+  // libtorch's NamedAnyModule: holders, shared_ptrs and modules by value, each under its name
+  nn::Sequential seq({{"fc", nn::Linear(3, 2)},
+                      {"act", std::make_shared<nn::TanhImpl>()},
+                      {"lstm", nn::LSTM(2, 2)}});
+  seq->push_back(nn::NamedAnyModule("out", nn::LinearImpl(2, 1)));
+  EXPECT_EQ(seq->named_children().keys(), (std::vector<std::string>{"fc", "act", "lstm", "out"}));
+  EXPECT_EQ(seq->named_parameters().keys().front(), "fc.weight");
+  EXPECT_NE(seq[0]->as<nn::Linear>(), nullptr);
+  EXPECT_THROW_MSG(seq->forward(ones({4, 3})), Error, "[Sequential::forward] Sequential/lstm (locus::nn::LSTM) has no");
+  seq->unregister_module("lstm");  // the named child goes; the Sequential's own list keeps it (as libtorch's)
+  EXPECT_EQ(seq->named_children().keys(), (std::vector<std::string>{"fc", "act", "out"}));
+  EXPECT_EQ(seq->parameters().size(), 4u);
+  EXPECT_THROW_MSG(seq->unregister_module("lstm"), Error,
+                   "[unregister_module] no submodule named 'lstm' is registered in Sequential; named_children() "
+                   "lists the registered ones.");
+  nn::Sequential plain({{"a", nn::Linear(2, 2)}, {"b", nn::ReLU()}});
+  auto x = ones({1, 2});
+  EXPECT_TRUE(equal(plain->forward(x), plain[1]->as<nn::ReLU>()->forward(plain[0]->as<nn::Linear>()->forward(x))));
+}
+
 TEST(Module, ZeroGrad) {
   nn::Linear fc(2, 1);
   fc(ones({3, 2})).sum().backward();

@@ -155,6 +155,8 @@ class Module : public std::enable_shared_from_this<Module> {
   std::shared_ptr<ModuleType> register_module(std::string name, ModuleHolder<ModuleType> module_holder) {
     return register_module(std::move(name), module_holder.ptr());
   }
+  /// Removes a registered submodule (libtorch's); locus::Error naming it when there is none.
+  void unregister_module(const std::string& name);
   /// Replaces an already registered submodule (the caller updates its own member too).
   template <typename ModuleType>
   std::shared_ptr<ModuleType> replace_module(const std::string& name, std::shared_ptr<ModuleType> module);

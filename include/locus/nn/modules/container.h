@@ -3,6 +3,7 @@
 // module).
 #include <concepts>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <utility>
@@ -32,7 +33,50 @@ class FunctionalImpl : public Cloneable<FunctionalImpl> {
 };
 LOCUS_MODULE(Functional);
 
-/// Runs its children in order; children are keyed "0", "1", ... (parameters "0.weight").
+namespace detail {
+using SequentialForward = std::function<Tensor(Module&, const Tensor&)>;
+// How a Sequential runs a child of type M: by type, not by object, so that a clone of the child
+// (the same type) runs with it.
+template <typename M>
+SequentialForward sequential_forward() {
+  if constexpr (requires(M& m, const Tensor& x) { { m.forward(x) } -> std::convertible_to<Tensor>; }) {
+    return [](Module& m, const Tensor& x) -> Tensor { return static_cast<M&>(m).forward(x); };
+  } else {  // held (parameters, printing, moving), as libtorch's; forward() through it throws
+    return [](Module& m, const Tensor&) -> Tensor {
+      throw Error("[Sequential::forward] " + m.path() + " (" + m.type_name() +
+                  ") has no forward(Tensor) returning a Tensor (an LSTM returns a tuple); call its forward "
+                  "yourself, or wrap it in a module that returns the Tensor you need.");
+    };
+  }
+}
+}  // namespace detail
+
+/// A module with its name, for Sequential({{"conv", nn::Conv2d(...)}, {"act", nn::ReLU()}}) and
+/// Sequential::push_back(named), as libtorch's NamedAnyModule.
+class NamedAnyModule {
+ public:
+  template <typename M>
+  NamedAnyModule(std::string name, std::shared_ptr<M> module)
+      : name_(std::move(name)), module_(std::move(module)), forward_(detail::sequential_forward<M>()) {}
+  template <typename M>
+  NamedAnyModule(std::string name, const ModuleHolder<M>& holder) : NamedAnyModule(std::move(name), holder.ptr()) {}
+  /// A module by value (nn::Linear's Impl, a user's module), moved into a shared_ptr.
+  template <typename M>
+    requires std::derived_from<std::decay_t<M>, Module>
+  NamedAnyModule(std::string name, M&& module)
+      : NamedAnyModule(std::move(name), std::make_shared<std::decay_t<M>>(std::forward<M>(module))) {}
+  const std::string& name() const noexcept { return name_; }
+  const std::shared_ptr<Module>& module() const noexcept { return module_; }
+  const detail::SequentialForward& forward_fn() const noexcept { return forward_; }
+
+ private:
+  std::string name_;
+  std::shared_ptr<Module> module_;
+  detail::SequentialForward forward_;
+};
+
+/// Runs its children in order; children are keyed "0", "1", ... (parameters "0.weight"), or by
+/// the names given: Sequential({{"fc", nn::Linear(4, 2)}, {"act", nn::ReLU()}}).
 /// Holds any module with `Tensor forward(const Tensor&)`. clone() clones each child.
 class SequentialImpl : public Cloneable<SequentialImpl> {
  public:
@@ -43,6 +87,9 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
   explicit SequentialImpl(Modules&&... modules) {
     (push_back(std::forward<Modules>(modules)), ...);
   }
+  explicit SequentialImpl(std::initializer_list<NamedAnyModule> named_modules) {
+    for (const NamedAnyModule& m : named_modules) push_back(m);
+  }
 
   template <typename M>
   void push_back(std::shared_ptr<M> module) {
@@ -50,19 +97,9 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
   }
   template <typename M>
   void push_back(std::string name, std::shared_ptr<M> module) {
-    register_module(name, module);
-    // by type, not by object, so that a clone of the child (the same type) runs with it
-    if constexpr (requires(M& m, const Tensor& x) { { m.forward(x) } -> std::convertible_to<Tensor>; }) {
-      forwards_.push_back([](Module& m, const Tensor& x) -> Tensor { return static_cast<M&>(m).forward(x); });
-    } else {  // held (parameters, printing, moving), as libtorch's; forward() through it throws
-      forwards_.push_back([](Module& m, const Tensor&) -> Tensor {
-        throw Error("[Sequential::forward] " + m.path() + " (" + m.type_name() +
-                    ") has no forward(Tensor) returning a Tensor (an LSTM returns a tuple); call its forward "
-                    "yourself, or wrap it in a module that returns the Tensor you need.");
-      });
-    }
-    modules_.push_back(std::move(module));
+    add(std::move(name), std::move(module), detail::sequential_forward<M>());
   }
+  void push_back(const NamedAnyModule& named) { add(named.name(), named.module(), named.forward_fn()); }
   template <typename M>
   void push_back(const ModuleHolder<M>& holder) {
     push_back(holder.ptr());
@@ -104,10 +141,24 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
   auto end() const { return modules_.end(); }
 
  private:
+  void add(std::string name, std::shared_ptr<Module> module, detail::SequentialForward forward) {
+    register_module(std::move(name), module);
+    forwards_.push_back(std::move(forward));
+    modules_.push_back(std::move(module));
+  }
   std::vector<std::shared_ptr<Module>> modules_;
-  std::vector<std::function<Tensor(Module&, const Tensor&)>> forwards_;
+  std::vector<detail::SequentialForward> forwards_;
 };
-LOCUS_MODULE(Sequential);
+
+/// libtorch's holder: Sequential(nn::Linear(4, 2), nn::ReLU()), or named children with
+/// Sequential({{"fc", nn::Linear(4, 2)}, {"act", nn::ReLU()}}).
+class Sequential : public ModuleHolder<SequentialImpl> {
+ public:
+  using ModuleHolder<SequentialImpl>::ModuleHolder;
+  using Impl = SequentialImpl;
+  Sequential(std::initializer_list<NamedAnyModule> named_modules)
+      : ModuleHolder<SequentialImpl>(std::make_shared<SequentialImpl>(named_modules)) {}
+};
 
 /// A list of modules, registered as "0", "1", ...; no forward of its own.
 class ModuleListImpl : public Cloneable<ModuleListImpl> {
