@@ -251,6 +251,10 @@ Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self,
 /// [B.., P, R] (batch dims broadcast). p >= 0; p = 0 counts differing entries, p = inf the max.
 /// p = 2 by PyTorch's matmul form when compute_mode is 1, or unset / 0 with more than 25 rows.
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2, std::optional<int64_t> compute_mode = std::nullopt);
+/// The p-norm distance between each pair of rows i < j of input [N, M], in row-major order of the
+/// pairs: [N (N - 1) / 2] (PyTorch's pdist, the upper triangle of cdist(input, input) without its
+/// diagonal, computed from the differences). p >= 0; zero distances get a zero gradient.
+Tensor pdist(const Tensor& input, double p = 2);
 /// (var, mean) with var's arguments.
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self);
 template <typename Bool, std::enable_if_t<std::is_same_v<Bool, bool>, int> = 0>

@@ -130,6 +130,8 @@ Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDista
   return diff.norm(o.p(), {dims - 1}, o.keepdim());
 }
 
+Tensor pdist(const Tensor& input, double p) { return locus::pdist(input, p); }
+
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, const CosineSimilarityFuncOptions& o) {
   const char* op = "cosine_similarity";
   ops::check_same_device(op, {{"x1", &x1}, {"x2", &x2}});

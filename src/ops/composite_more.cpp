@@ -454,6 +454,25 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t
   return where(pos, where(pos, s, one).pow(1.0 / p), zero);
 }
 
+Tensor pdist(const Tensor& input, double p) {
+  if (input.dim() != 2) throw Error("[pdist] only supports 2D tensors, got: " + str(input.dim()) + "D.");
+  if (!input.is_floating_point())
+    throw Error(std::string("[pdist] only supports floating-point dtypes, got: ") + dtype_name(input.scalar_type()) + ".");
+  if (!(p >= 0)) throw Error("[pdist] only supports non-negative p values, got " + std::to_string(p) + ".");
+  const int64_t n = input.size(0);
+  std::vector<int64_t> is, js;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = i + 1; j < n; ++j) is.push_back(i), js.push_back(j);
+  const int64_t k = static_cast<int64_t>(is.size());
+  Tensor ti = empty({k}, kLong), tj = empty({k}, kLong);
+  std::copy(is.begin(), is.end(), ti.data_ptr<int64_t>());
+  std::copy(js.begin(), js.end(), tj.data_ptr<int64_t>());
+  // each pair as a batch of one row against one row, by differences (never cdist's matmul form)
+  Tensor a = input.index_select(0, ti.to(input.device())).unsqueeze(1);
+  Tensor b = input.index_select(0, tj.to(input.device())).unsqueeze(1);
+  return cdist(a, b, p, /*compute_mode=*/2).reshape({k});
+}
+
 // ---- reductions ---------------------------------------------------------------------------------------
 namespace {
 std::vector<int64_t> dims_or_all(const Tensor& self, IntArrayRef dim) {

@@ -259,6 +259,26 @@ TEST_P(CompositeMore, Tensordot) {
             sample({2, 3, 2}, 1.)}, GetParam());
 }
 
+TEST_P(CompositeMore, Pdist) {  // values and gradient from PyTorch 1.13's torch.pdist
+  Tensor x = tensor({{0.0, 1.0, 2.0}, {1.0, -1.0, 0.5}, {0.0, 1.0, 2.0}, {2.0, 0.0, 0.0}}, o());  // rows 0, 2 equal
+  EXPECT_VALUES(pdist(x), {6}, V{2.692582368850708, 0.0, 3.0, 2.692582368850708, 1.5, 3.0});
+  EXPECT_VALUES(nn::functional::pdist(x, 1), {6}, V{4.5, 0.0, 5.0, 4.5, 2.5, 5.0});
+  EXPECT_VALUES(pdist(x, 0), {6}, V{3.0, 0.0, 3.0, 3.0, 3.0, 3.0});
+  EXPECT_VALUES(pdist(x, inf), {6}, V{2.0, 0.0, 2.0, 2.0, 1.0, 2.0});
+  EXPECT_VALUES(pdist(x, 3), {6},
+                V{2.313032388687134, 0.0, 2.571281671524048, 2.313032388687134, 1.285640835762024, 2.571281671524048});
+  Tensor xd = x.to(kDouble).requires_grad_();
+  (pdist(xd) * arange(1.0, 7.0, o().dtype(kDouble))).sum().backward();
+  EXPECT_VALUES(xd.grad(), {4, 3},
+                V{-2.3713906763541037, 1.7427813527082074, 2.557086014531156, -1.4763799515628149, -7.04724009687437,
+                  -1.1187634059891114, -5.485562705416415, 4.97112541083283, 6.228344058124622, 9.333333333333334,
+                  0.3333333333333335, -7.666666666666667});
+  EXPECT_EQ(pdist(ones({1, 3}, o())).sizes(), IntArrayRef({0}));
+  EXPECT_THROW_MSG(pdist(ones({2, 2, 2}, o())), Error, "[pdist] only supports 2D tensors, got: 3D.");
+  EXPECT_THROW_MSG(pdist(ones({2, 2}, o().dtype(kLong))), Error, "[pdist] only supports floating-point dtypes, got: int64.");
+  EXPECT_THROW_MSG(pdist(x, -1), Error, "[pdist] only supports non-negative p values, got -1");
+}
+
 TEST_P(CompositeMore, Cdist) {
   Tensor x1 = tensor({{0.0, 1.0, 2.0}, {1.0, -1.0, 0.5}}, o());
   Tensor x2 = tensor({{0.0, 1.0, 2.0}, {2.0, 0.0, 0.0}, {-1.0, 1.0, 1.0}}, o());

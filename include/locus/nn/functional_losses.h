@@ -126,5 +126,7 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, const CosineSimilarityFuncOptions& options = {});
 /// The p-norm of x1 - x2 + eps over the last dim; x1 and x2 broadcast.
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDistanceFuncOptions& options = {});
+/// locus::pdist: the p-norm distances between the rows of input [N, M], pairs i < j.
+Tensor pdist(const Tensor& input, double p = 2.0);
 
 }  // namespace locus::nn::functional
