@@ -19,6 +19,8 @@
 // place (Tensor::set_data: every handle to t sees it, requires_grad is kept), so t moves to the
 // loaded tensor's device, dtype and shape; into an undefined t it assigns. Errors (missing file,
 // missing key, a file that is not a checkpoint) are CheckpointError naming the file and key.
+#include <cstddef>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <utility>
@@ -40,6 +42,8 @@ class OutputArchive {
   void write(const std::string& key, const OutputArchive& nested);
   /// Writes the archive (atomically: a failure leaves any previous file untouched).
   void save_to(const std::string& path) const;
+  /// Writes the archive to `stream` (PyTorch's zip format), as libtorch's.
+  void save_to(std::ostream& stream) const;
   /// The tensors written so far, in order.
   const OrderedDict<std::string, Tensor>& tensors() const { return tensors_; }
 
@@ -53,6 +57,9 @@ class InputArchive {
   /// Loads every tensor of `path` (any format locus reads), onto `device` when given, else
   /// where each was saved. A missing or unreadable file is a CheckpointError.
   void load_from(const std::string& path, std::optional<Device> device = std::nullopt);
+  /// The same from the bytes left in `stream`, or from `size` bytes at `data`, as libtorch's.
+  void load_from(std::istream& stream, std::optional<Device> device = std::nullopt);
+  void load_from(const char* data, size_t size, std::optional<Device> device = std::nullopt);
   /// The tensor under `key` into `tensor` (see the top of this file). A missing key is a
   /// CheckpointError listing the keys the file holds.
   void read(const std::string& key, Tensor& tensor, bool is_buffer = false) const;

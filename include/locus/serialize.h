@@ -24,12 +24,14 @@
 // staging buffer: the checkpoint is never copied whole into host memory.
 #include <functional>
 #include <initializer_list>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "locus/archive.h"
 #include "locus/device.h"
 #include "locus/nn/module.h"
 #include "locus/tensor.h"
@@ -159,5 +161,49 @@ struct CheckpointInfo {
   std::vector<std::pair<std::string, std::string>> metadata;
 };
 CheckpointInfo inspect(const std::string& path);
+
+namespace detail {
+/// A temporary file for the stream forms of save and load (removed when it goes).
+class StreamCheckpoint {
+ public:
+  StreamCheckpoint();
+  ~StreamCheckpoint();
+  StreamCheckpoint(const StreamCheckpoint&) = delete;
+  StreamCheckpoint& operator=(const StreamCheckpoint&) = delete;
+  /// Its path (".pt": a save through it writes PyTorch's zip format).
+  const std::string& path() const noexcept { return path_; }
+  /// Copies the file to `out`; Error when the stream fails.
+  void copy_to(std::ostream& out) const;
+  /// Replaces the file by what is left in `in`; CheckpointError when it is empty.
+  void fill_from(std::istream& in);
+
+ private:
+  std::string path_;
+};
+}  // namespace detail
+
+/// libtorch's torch::save(value, stream): whatever save(value, path) takes (a tensor, a vector of
+/// tensors, a module, an optimizer, a state dict), written to `stream` in PyTorch's zip format.
+template <typename Value>
+void save(const Value& value, std::ostream& stream) {
+  detail::StreamCheckpoint file;
+  save(value, file.path());
+  file.copy_to(stream);
+}
+
+/// libtorch's torch::load(value, stream): load(value, path) from the bytes left in `stream`
+/// (any format locus reads).
+template <typename Value, typename... Rest>
+void load(Value& value, std::istream& stream, Rest&&... rest) {
+  detail::StreamCheckpoint file;
+  file.fill_from(stream);
+  load(value, file.path(), std::forward<Rest>(rest)...);
+}
+template <typename Value, typename... Rest>
+void load(const Value& value, std::istream& stream, Rest&&... rest) {  // a module holder
+  detail::StreamCheckpoint file;
+  file.fill_from(stream);
+  load(value, file.path(), std::forward<Rest>(rest)...);
+}
 
 }  // namespace locus

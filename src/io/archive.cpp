@@ -1,6 +1,17 @@
 // libtorch's tensor archives over locus's state-dict checkpoints (archive.h).
 #include "locus/archive.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <istream>
+#include <ostream>
+#include <sstream>
+
 #include "io/load_internal.h"
 #include "locus/autograd.h"
 #include "locus/error.h"
@@ -29,9 +40,25 @@ void OutputArchive::write(const std::string& key, const OutputArchive& nested) {
 
 void OutputArchive::save_to(const std::string& path) const { locus::save(tensors_, path); }
 
+void OutputArchive::save_to(std::ostream& stream) const { locus::save(tensors_, stream); }
+
 void InputArchive::load_from(const std::string& path, std::optional<Device> device) {
   tensors_ = io::load_with_metadata(path, device ? MapLocation(*device) : MapLocation(), &metadata_);
   path_ = path;
+}
+
+void InputArchive::load_from(std::istream& stream, std::optional<Device> device) {
+  locus::detail::StreamCheckpoint file;
+  file.fill_from(stream);
+  load_from(file.path(), device);
+  path_ = "<stream>";
+}
+
+void InputArchive::load_from(const char* data, size_t size, std::optional<Device> device) {
+  if (data == nullptr && size > 0) throw CheckpointError("[InputArchive::load_from] data is null with size " + std::to_string(size) + ".");
+  std::istringstream in(std::string(data == nullptr ? "" : data, size));
+  load_from(in, device);
+  path_ = "<memory>";
 }
 
 bool InputArchive::try_read(const std::string& key, Tensor& tensor, bool /*is_buffer*/) const {
@@ -82,6 +109,43 @@ std::vector<std::string> InputArchive::keys() const {
 }  // namespace locus::serialize
 
 namespace locus {
+
+namespace detail {
+
+StreamCheckpoint::StreamCheckpoint() {
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  if (ec) dir = "/tmp";
+  std::string name = (dir / "locus-stream-XXXXXX.pt").string();
+  int fd = ::mkstemps(name.data(), 3);
+  if (fd < 0)
+    throw CheckpointError("[save/load] cannot create a temporary file in " + dir.string() + " for a stream: " +
+                          std::strerror(errno) + "; set TMPDIR to a writable folder.");
+  ::close(fd);
+  path_ = std::move(name);
+}
+
+StreamCheckpoint::~StreamCheckpoint() {
+  std::error_code ec;
+  std::filesystem::remove(path_, ec);
+}
+
+void StreamCheckpoint::copy_to(std::ostream& out) const {
+  std::ifstream in(path_, std::ios::binary);
+  out << in.rdbuf();
+  if (!in || !out) throw Error("[save] writing the checkpoint to the stream failed (the stream is in a failed state).");
+}
+
+void StreamCheckpoint::fill_from(std::istream& in) {
+  std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+  if (in.peek() == std::char_traits<char>::eof())
+    throw CheckpointError("[load] the stream is empty (nothing left to read); a checkpoint written by save(value, stream) starts where the stream is.");
+  out << in.rdbuf();
+  out.flush();
+  if (!out) throw CheckpointError("[load] copying the stream to " + path_ + " failed: " + std::strerror(errno) + ".");
+}
+
+}  // namespace detail
 
 void save(const Tensor& tensor, const std::string& path) {
   serialize::OutputArchive a;

@@ -2,6 +2,8 @@
 #include "test_paths.h"
 #include <unistd.h>
 
+#include <sstream>
+
 #include <sys/stat.h>
 
 #include "testing.h"
@@ -89,6 +91,69 @@ TEST_P(Archive, VectorAndArchiveRoundTrip) {
 }
 
 LOCUS_INSTANTIATE_DEVICES(Archive);
+
+// libtorch's stream forms: torch::save(value, ostream) / torch::load(value, istream) for tensors,
+// lists, modules and optimizers, OutputArchive::save_to(ostream), InputArchive::load_from(istream)
+// and load_from(data, size); the bytes are PyTorch's zip format, as save(value, "x.pt") writes.
+TEST_P(Archive, StreamsRoundTrip) {
+  Device d = GetParam();
+  Tensor t = arange(0, 6, TensorOptions().dtype(kFloat).device(d)).reshape({2, 3});
+  std::stringstream ss;
+  save(t, ss);
+  EXPECT_EQ(ss.str().substr(0, 2), "PK");  // a zip file
+  Tensor u;
+  load(u, ss);
+  EXPECT_EQ(u.device(), d);
+  EXPECT_EQ(values(u), values(t));
+  std::stringstream two;  // a list, loaded onto cpu
+  save(std::vector<Tensor>{t, t * 2}, two);
+  std::vector<Tensor> back;
+  load(back, two, Device(kCPU));
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_TRUE(back[1].is_cpu());
+  EXPECT_EQ(values(back[1]), values(t * 2));
+
+  nn::Linear a(3, 2), b(3, 2);
+  a->to(d), b->to(d);
+  std::stringstream ms;
+  save(a, ms);
+  load(b, ms);
+  EXPECT_TRUE(equal(a->weight, b->weight));
+  optim::Adam opt(a->parameters());
+  a(ones({1, 3}, TensorOptions().device(d))).sum().backward();
+  opt.step();
+  std::stringstream os;
+  save(opt, os);
+  optim::Adam opt2(b->parameters());
+  load(opt2, os);
+  EXPECT_EQ(opt2.state().size(), 2u);
+
+  serialize::OutputArchive ar;
+  ar.write("w", t);
+  std::ostringstream out;
+  ar.save_to(out);
+  const std::string bytes = out.str();
+  serialize::InputArchive in;
+  in.load_from(bytes.data(), bytes.size());
+  Tensor w;
+  in.read("w", w);
+  EXPECT_EQ(values(w), values(t));
+  std::istringstream is(bytes);
+  serialize::InputArchive in2;
+  in2.load_from(is, Device(kCPU));
+  EXPECT_EQ(in2.keys(), std::vector<std::string>{"w"});
+  EXPECT_THROW_MSG(in2.read("x", w), CheckpointError, "[InputArchive::read] no tensor 'x' in '<stream>'; it holds: w.");
+}
+
+TEST(ArchiveErrors, Streams) {
+  Tensor t;
+  std::stringstream empty;
+  EXPECT_THROW_MSG(load(t, empty), CheckpointError, "[load] the stream is empty (nothing left to read)");
+  std::stringstream junk("not a checkpoint at all");
+  EXPECT_THROW_MSG(load(t, junk), CheckpointError, "not a checkpoint locus recognises");
+  serialize::InputArchive in;
+  EXPECT_THROW_MSG(in.load_from(nullptr, 4), CheckpointError, "[InputArchive::load_from] data is null with size 4.");
+}
 
 TEST(ArchiveErrors, MissingFileAndKey) {
   Tensor t;
