@@ -44,6 +44,27 @@ class NoGradGuard : public AutoGradMode {
   NoGradGuard() : AutoGradMode(false) {}
 };
 
+/// libtorch's c10::InferenceMode: grad mode off for the scope (InferenceMode(false): on), and
+/// InferenceMode::is_enabled() true inside. locus has no separate inference tensors: tensors made
+/// inside are ordinary ones without history (libtorch refuses some later uses of its inference
+/// tensors that locus allows).
+class InferenceMode {
+ public:
+  explicit InferenceMode(bool enabled = true) : grad_(!enabled), previous_(current()) { current() = enabled; }
+  ~InferenceMode() { current() = previous_; }
+  InferenceMode(const InferenceMode&) = delete;
+  InferenceMode& operator=(const InferenceMode&) = delete;
+  static bool is_enabled() { return current(); }
+
+ private:
+  static bool& current() {
+    thread_local bool enabled = false;
+    return enabled;
+  }
+  AutoGradMode grad_;
+  bool previous_;
+};
+
 namespace autograd {
 
 // libtorch spells these torch::autograd::GradMode and torch::autograd::AutoGradMode as well

@@ -19,6 +19,11 @@ Tensor zeros(IntArrayRef sizes, const TensorOptions& options = {});
 Tensor ones(IntArrayRef sizes, const TensorOptions& options = {});
 /// dtype defaults to the value's: float32 for a floating value, int64 for an integer, bool.
 Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& options = {});
+/// A 0-dim tensor holding `value`, of the default dtype (float32) unless options name one, as
+/// libtorch's scalar_tensor (scalar_tensor(3) is float, where full({}, 3) is int64).
+inline Tensor scalar_tensor(const Scalar& value, const TensorOptions& options = {}) {
+  return full({}, value, options.dtype(options.dtype()));
+}
 Tensor arange(const Scalar& end, const TensorOptions& options = {});
 Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options = {});
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& options = {});

@@ -1,6 +1,21 @@
 #pragma once
 // The one thread pool that serves elementwise ops, reductions and the BLAS.
+#include <cstdint>
+#include <functional>
+
 namespace locus {
+/// at::parallel_for: f(b, e) on disjoint sub-ranges covering [begin, end), each at least
+/// grain_size long, on locus's CPU pool and the calling thread; inline (one call of the whole
+/// range) when the range is shorter than two grains, with one thread, or inside another parallel
+/// region. An exception thrown by f is rethrown on the calling thread after every range finished.
+void parallel_for(int64_t begin, int64_t end, int64_t grain_size, const std::function<void(int64_t, int64_t)>& f);
+/// True on a thread running a parallel_for body (at::in_parallel_region).
+bool in_parallel_region();
+/// at::get_num_interop_threads / set_num_interop_threads: locus runs no inter-op pool (ops run on
+/// the calling thread, each over the one intra-op pool), so this is 1 until set; set only checks
+/// and records n >= 1, which changes nothing.
+int get_num_interop_threads();
+void set_num_interop_threads(int n);
 /// Threads used by CPU kernels (default: the number of cores).
 int get_num_threads();
 /// Sets the CPU kernel thread count (and the BLAS's); n >= 1.

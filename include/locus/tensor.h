@@ -33,6 +33,29 @@ namespace indexing {
 class TensorIndex;
 }
 
+/// What libtorch's deprecated Tensor::type() returns: a dtype on a device type.
+class DeprecatedTypeProperties {
+ public:
+  DeprecatedTypeProperties(ScalarType scalar_type, DeviceType device_type, std::string name)
+      : scalar_type_(scalar_type), device_type_(device_type), name_(std::move(name)) {}
+  ScalarType scalarType() const noexcept { return scalar_type_; }
+  DeviceType device_type() const noexcept { return device_type_; }
+  bool is_cuda() const noexcept { return device_type_ == DeviceType::CUDA; }
+  bool is_sparse() const noexcept { return false; }
+  /// "CPUFloatType", as Tensor::toString().
+  const std::string& toString() const noexcept { return name_; }
+  bool operator==(const DeprecatedTypeProperties& o) const noexcept {
+    return scalar_type_ == o.scalar_type_ && device_type_ == o.device_type_;
+  }
+  bool operator!=(const DeprecatedTypeProperties& o) const noexcept { return !(*this == o); }
+
+ private:
+  ScalarType scalar_type_;
+  DeviceType device_type_;
+  std::string name_;
+};
+std::ostream& operator<<(std::ostream& os, const DeprecatedTypeProperties& type);
+
 class Tensor {
  public:
   Tensor() = default;
@@ -80,6 +103,15 @@ class Tensor {
     return d.is_cpu() ? -1 : d.index();
   }
   bool is_floating_point() const { return locus::is_floating_point(scalar_type()); }
+  /// Always false: locus has no complex dtypes (libtorch's is_complex()).
+  bool is_complex() const { return false; }
+  /// Always false: locus has no named dims (libtorch's has_names()).
+  bool has_names() const { return false; }
+  /// Always true, as libtorch's since tensors and variables merged.
+  bool is_variable() const noexcept { return true; }
+  /// libtorch's deprecated t.type(): scalarType(), device_type(), is_cuda(), toString()
+  /// ("CPUFloatType"). New code uses scalar_type() and device().
+  DeprecatedTypeProperties type() const;
   bool is_same_size(const Tensor& other) const { return sizes() == other.sizes(); }
   /// True when both handles refer to the same tensor object.
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
@@ -96,6 +128,11 @@ class Tensor {
   /// Typed host pointer to the first element; on a device the host cannot address (opencl,
   /// cuda) an error that says to call .cpu() first.
   template <typename T> T* data_ptr() const;
+  /// libtorch's deprecated spelling of data_ptr<T>().
+  template <typename T>
+  [[deprecated("Tensor.data<T>() is deprecated. Please use Tensor.data_ptr<T>() instead.")]] T* data() const {
+    return data_ptr<T>();
+  }
   /// The address of the first element, as PyTorch's: a host pointer on cpu, the device address
   /// on cuda. On opencl (whose buffers have no addresses) a stable address-like value, unique to
   /// the buffer and byte offset, that must never be dereferenced. Compare data_ptr()s to see

@@ -56,6 +56,75 @@ inline const bool torch_h_prints_as_libtorch = (::locus::set_print_style(::locus
     (void)locus_warned_once_;                                                                    \
   } while (0)
 
+/// ATen's dispatch macros: AT_DISPATCH_FLOATING_TYPES(t.scalar_type(), "name", [&] { f<scalar_t>(t); })
+/// runs the lambda with `scalar_t` the C++ type of the dtype (float, double, locus::Half, ...) and
+/// returns what it returns; a dtype outside the list throws locus::Error: "name" not implemented
+/// for 'Long', as libtorch's.
+#define LOCUS_DISPATCH_CASE_(enum_value, ...)                                  \
+  case enum_value: {                                                           \
+    using scalar_t [[maybe_unused]] = ::locus::detail::cpp_type_t<enum_value>; \
+    return __VA_ARGS__();                                                      \
+  }
+#define LOCUS_DISPATCH_SWITCH_(TYPE, NAME, CASES, ...)                                          \
+  [&] {                                                                                           \
+    const ::locus::ScalarType locus_dispatch_type_ = (TYPE);                                      \
+    switch (locus_dispatch_type_) {                                                               \
+      CASES                                                                                       \
+      default:                                                                                    \
+        throw ::locus::Error(std::string("\"") + (NAME) + "\" not implemented for '" +            \
+                             ::locus::toString(locus_dispatch_type_) + "'");                     \
+    }                                                                                             \
+  }()
+#define LOCUS_FLOATING_CASES_(...)                            \
+  LOCUS_DISPATCH_CASE_(::locus::ScalarType::Double, __VA_ARGS__) \
+  LOCUS_DISPATCH_CASE_(::locus::ScalarType::Float, __VA_ARGS__)
+#define LOCUS_INTEGRAL_CASES_(...)                            \
+  LOCUS_DISPATCH_CASE_(::locus::ScalarType::Byte, __VA_ARGS__)  \
+  LOCUS_DISPATCH_CASE_(::locus::ScalarType::Char, __VA_ARGS__)  \
+  LOCUS_DISPATCH_CASE_(::locus::ScalarType::Int, __VA_ARGS__)   \
+  LOCUS_DISPATCH_CASE_(::locus::ScalarType::Long, __VA_ARGS__)  \
+  LOCUS_DISPATCH_CASE_(::locus::ScalarType::Short, __VA_ARGS__)
+#define AT_DISPATCH_FLOATING_TYPES(TYPE, NAME, ...) \
+  LOCUS_DISPATCH_SWITCH_(TYPE, NAME, LOCUS_FLOATING_CASES_(__VA_ARGS__))
+#define AT_DISPATCH_FLOATING_TYPES_AND_HALF(TYPE, NAME, ...) \
+  LOCUS_DISPATCH_SWITCH_(TYPE, NAME,                         \
+                         LOCUS_FLOATING_CASES_(__VA_ARGS__) LOCUS_DISPATCH_CASE_(::locus::ScalarType::Half, __VA_ARGS__))
+#define AT_DISPATCH_FLOATING_TYPES_AND(T1, TYPE, NAME, ...) \
+  LOCUS_DISPATCH_SWITCH_(TYPE, NAME, LOCUS_FLOATING_CASES_(__VA_ARGS__) LOCUS_DISPATCH_CASE_(T1, __VA_ARGS__))
+#define AT_DISPATCH_FLOATING_TYPES_AND2(T1, T2, TYPE, NAME, ...)                                         \
+  LOCUS_DISPATCH_SWITCH_(TYPE, NAME,                                                                      \
+                         LOCUS_FLOATING_CASES_(__VA_ARGS__) LOCUS_DISPATCH_CASE_(T1, __VA_ARGS__)         \
+                             LOCUS_DISPATCH_CASE_(T2, __VA_ARGS__))
+#define AT_DISPATCH_INTEGRAL_TYPES(TYPE, NAME, ...) \
+  LOCUS_DISPATCH_SWITCH_(TYPE, NAME, LOCUS_INTEGRAL_CASES_(__VA_ARGS__))
+#define AT_DISPATCH_ALL_TYPES(TYPE, NAME, ...) \
+  LOCUS_DISPATCH_SWITCH_(TYPE, NAME, LOCUS_FLOATING_CASES_(__VA_ARGS__) LOCUS_INTEGRAL_CASES_(__VA_ARGS__))
+#define AT_DISPATCH_ALL_TYPES_AND(T1, TYPE, NAME, ...)                                                       \
+  LOCUS_DISPATCH_SWITCH_(TYPE, NAME,                                                                          \
+                         LOCUS_FLOATING_CASES_(__VA_ARGS__) LOCUS_INTEGRAL_CASES_(__VA_ARGS__)                \
+                             LOCUS_DISPATCH_CASE_(T1, __VA_ARGS__))
+#define AT_DISPATCH_ALL_TYPES_AND2(T1, T2, TYPE, NAME, ...)                                                  \
+  LOCUS_DISPATCH_SWITCH_(TYPE, NAME,                                                                          \
+                         LOCUS_FLOATING_CASES_(__VA_ARGS__) LOCUS_INTEGRAL_CASES_(__VA_ARGS__)                \
+                             LOCUS_DISPATCH_CASE_(T1, __VA_ARGS__) LOCUS_DISPATCH_CASE_(T2, __VA_ARGS__))
+
+namespace locus::detail {
+/// The C++ type of a dtype (ATen's ScalarTypeToCPPType), for the dispatch macros.
+template <ScalarType T> struct CppType;
+template <> struct CppType<ScalarType::Byte> { using type = uint8_t; };
+template <> struct CppType<ScalarType::Char> { using type = int8_t; };
+template <> struct CppType<ScalarType::Short> { using type = int16_t; };
+template <> struct CppType<ScalarType::Int> { using type = int32_t; };
+template <> struct CppType<ScalarType::Long> { using type = int64_t; };
+template <> struct CppType<ScalarType::Half> { using type = ::locus::Half; };
+template <> struct CppType<ScalarType::BFloat16> { using type = ::locus::BFloat16; };
+template <> struct CppType<ScalarType::Float> { using type = float; };
+template <> struct CppType<ScalarType::Double> { using type = double; };
+template <> struct CppType<ScalarType::Bool> { using type = bool; };
+template <ScalarType T>
+using cpp_type_t = typename CppType<T>::type;
+}  // namespace locus::detail
+
 namespace locus {
 /// torch::optional / torch::nullopt (libtorch's aliases of c10::optional, i.e. std::optional).
 template <typename T>

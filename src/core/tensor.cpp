@@ -283,6 +283,13 @@ Tensor Tensor::detach() const {
   return out;
 }
 
+DeprecatedTypeProperties Tensor::type() const {
+  if (!defined()) throw Error("[type] the tensor is undefined; check defined() first.");
+  return DeprecatedTypeProperties(scalar_type(), device().type(), toString());
+}
+
+std::ostream& operator<<(std::ostream& os, const DeprecatedTypeProperties& type) { return os << type.toString(); }
+
 std::string Tensor::toString() const {
   if (!defined()) return "UndefinedTensor";
   // libtorch spells it "CPUFloatType", "CUDAHalfType"; we follow with our type names.

@@ -9,10 +9,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <cstdio>
 #include <sstream>
+#include <type_traits>
+#include <vector>
 
 #include "test_paths.h"
 #include "testing.h"
@@ -255,6 +258,84 @@ TEST(TorchProgram, TensorStateIdioms) {
   EXPECT_TRUE(keep.defined());
   EXPECT_THROW_MSG(a._version(), torch::Error, "[_version] the tensor is undefined");
   EXPECT_THROW_MSG(a.output_nr(), torch::Error, "[output_nr] the tensor is undefined");
+}
+
+template <typename scalar_t>
+double sum_as(const torch::Tensor& t) {
+  double s = 0;
+  const scalar_t* p = t.data_ptr<scalar_t>();
+  for (int64_t i = 0; i < t.numel(); ++i) s += static_cast<double>(p[i]);
+  return s;
+}
+
+// What a libtorch extension's C++ spells: ATen's dispatch macros, at::parallel_for, InferenceMode,
+// the deprecated type() and data<T>(), scalar_tensor.
+TEST(TorchProgram, ExtensionIdioms) {
+  auto f = torch::arange(6, torch::kFloat);
+  auto d = f.to(torch::kDouble);
+  auto l = torch::arange(4);
+  auto h = f.to(torch::kHalf);
+  EXPECT_EQ(AT_DISPATCH_FLOATING_TYPES(f.scalar_type(), "sum_as", [&] { return sum_as<scalar_t>(f); }), 15.0);
+  EXPECT_EQ(AT_DISPATCH_FLOATING_TYPES(d.scalar_type(), "sum_as", [&] { return sum_as<scalar_t>(d); }), 15.0);
+  EXPECT_EQ(AT_DISPATCH_ALL_TYPES(l.scalar_type(), "sum_as", [&] { return sum_as<scalar_t>(l); }), 6.0);
+  EXPECT_EQ(AT_DISPATCH_FLOATING_TYPES_AND_HALF(h.scalar_type(), "sum_as", [&] { return sum_as<scalar_t>(h); }), 15.0);
+  const bool bf16 = AT_DISPATCH_FLOATING_TYPES_AND(at::ScalarType::BFloat16, f.to(torch::kBFloat16).scalar_type(),
+                                                    "sum_as", [&] { return std::is_same_v<scalar_t, torch::BFloat16>; });
+  EXPECT_TRUE(bf16);
+  EXPECT_EQ(AT_DISPATCH_INTEGRAL_TYPES(torch::kByte, "size", [&] { return sizeof(scalar_t); }), 1u);
+  EXPECT_THROW_MSG(AT_DISPATCH_FLOATING_TYPES(l.scalar_type(), "my_kernel", [&] { return sum_as<scalar_t>(l); }),
+                   torch::Error, "\"my_kernel\" not implemented for 'Long'");
+  // at::parallel_for: every index once, on however many threads; a throw comes back here
+  std::vector<int> hits(1000, 0);
+  at::parallel_for(0, 1000, 16, [&](int64_t b, int64_t e) {
+    EXPECT_LE(e - b, 1000);
+    for (int64_t i = b; i < e; ++i) hits[i] += 1;
+  });
+  EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 1000);
+  EXPECT_THROW_MSG(at::parallel_for(0, 100, 1, [](int64_t b, int64_t) {
+                     if (b >= 0) throw torch::Error("from the body");
+                   }),
+                   torch::Error, "from the body");
+  EXPECT_THROW_MSG(at::parallel_for(0, 10, -1, [](int64_t, int64_t) {}), torch::Error,
+                   "[parallel_for] grain_size must be non-negative, got -1.");
+  EXPECT_FALSE(at::in_parallel_region());
+  EXPECT_EQ(at::get_num_interop_threads(), 1);
+  EXPECT_THROW_MSG(at::set_num_interop_threads(0), torch::Error,
+                   "[set_num_interop_threads] expected a positive number of threads, got 0.");
+  // InferenceMode: no history inside, grad mode back after
+  auto w = torch::ones({2}, torch::requires_grad());
+  {
+    c10::InferenceMode guard;
+    EXPECT_TRUE(c10::InferenceMode::is_enabled());
+    EXPECT_FALSE((w * 2).requires_grad());
+    {
+      torch::InferenceMode off(false);
+      EXPECT_FALSE(torch::InferenceMode::is_enabled());
+      EXPECT_TRUE((w * 2).requires_grad());
+    }
+  }
+  EXPECT_FALSE(c10::InferenceMode::is_enabled());
+  EXPECT_TRUE((w * 2).requires_grad());
+  // deprecated spellings old programs still use
+  EXPECT_EQ(f.type().scalarType(), torch::kFloat);
+  EXPECT_EQ(f.type().toString(), "CPUFloatType");
+  EXPECT_FALSE(f.type().is_cuda());
+  EXPECT_EQ(f.type(), torch::zeros({1}).type());
+  EXPECT_NE(f.type(), d.type());
+  std::ostringstream os;
+  os << d.type();
+  EXPECT_EQ(os.str(), "CPUDoubleType");
+  EXPECT_THROW_MSG(torch::Tensor().type(), torch::Error, "[type] the tensor is undefined");
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  EXPECT_EQ(f.data<float>()[4], 4.0f);
+#pragma GCC diagnostic pop
+  EXPECT_TRUE(f.is_variable());
+  EXPECT_FALSE(f.is_complex());
+  EXPECT_FALSE(f.has_names());
+  EXPECT_EQ(torch::scalar_tensor(3).scalar_type(), torch::kFloat);
+  EXPECT_EQ(torch::scalar_tensor(3.5, torch::kDouble).item<double>(), 3.5);
+  EXPECT_EQ(torch::scalar_tensor(2).dim(), 0);
 }
 
 TEST(TorchProgram, ModuleIdioms) {

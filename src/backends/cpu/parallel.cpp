@@ -251,6 +251,25 @@ bool set_flush_denormal(bool on) {
   return true;
 }
 
+void parallel_for(int64_t begin, int64_t end, int64_t grain_size, const std::function<void(int64_t, int64_t)>& f) {
+  LOCUS_CHECK(static_cast<bool>(f), "[parallel_for] the function is empty.");
+  LOCUS_CHECK(grain_size >= 0, "[parallel_for] grain_size must be non-negative, got " + std::to_string(grain_size) + ".");
+  cpu::parallel_for(begin, end, grain_size, [&f](int64_t b, int64_t e) { f(b, e); });
+}
+
+bool in_parallel_region() { return cpu::in_parallel_region(); }
+
+namespace {
+std::atomic<int> g_interop_threads{1};
+}
+
+int get_num_interop_threads() { return g_interop_threads.load(std::memory_order_relaxed); }
+
+void set_num_interop_threads(int n) {
+  LOCUS_CHECK(n >= 1, "[set_num_interop_threads] expected a positive number of threads, got " + std::to_string(n) + ".");
+  g_interop_threads.store(n, std::memory_order_relaxed);
+}
+
 void set_num_threads(int n) {
   LOCUS_CHECK(n >= 1, "[set_num_threads] expected a positive number of threads, got " + std::to_string(n) + ".");
   LOCUS_CHECK(!cpu::in_parallel_region(), "[set_num_threads] cannot be called from inside a parallel region.");
