@@ -111,7 +111,18 @@ Tensor tensorsolve(const Tensor& A, const Tensor& B, std::optional<IntArrayRef> 
 /// The tensor inverse of A over its first ind dims.
 Tensor tensorinv(const Tensor& A, int64_t ind = 2);
 // ---- end linalg batch (stop 47) ----
+/// X with A X = B (left) or X A = B, A [..., n, n] read as upper or lower triangular (the other
+/// triangle ignored), with ones on its diagonal when unitriangular; batch dims broadcast.
+/// Differentiable through solve; a zero on the diagonal throws as solve does (PyTorch gives inf).
+Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true, bool unitriangular = false);
 }  // namespace linalg
+
+/// torch::triangular_solve(b, A, upper, transpose, unitriangular): (X with op(A) X = b, A's
+/// clone), op(A) = A^T when transpose; as linalg::solve_triangular.
+std::tuple<Tensor, Tensor> triangular_solve(const Tensor& b, const Tensor& A, bool upper = true, bool transpose = false,
+                                            bool unitriangular = false);
+Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true,
+                               bool unitriangular = false);
 
 Tensor linalg_inv(const Tensor& A);
 Tensor linalg_det(const Tensor& A);

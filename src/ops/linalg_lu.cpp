@@ -424,6 +424,35 @@ Tensor linalg_inv(const Tensor& A) { return linalg::inv(A); }
 Tensor linalg_det(const Tensor& A) { return linalg::det(A); }
 std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) { return linalg::slogdet(A); }
 Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) { return linalg::solve(A, B, left); }
+
+Tensor linalg::solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  if (!A.defined() || !B.defined()) throw Error("[solve_triangular] an argument is undefined.");
+  if (A.dim() < 2 || A.size(-1) != A.size(-2))
+    throw Error("[solve_triangular] A must be a batch of square matrices, got shape " + ops::shape_str(A.sizes()) + ".");
+  if (B.dim() < 2)
+    throw Error("[solve_triangular] B must have at least 2 dims, got shape " + ops::shape_str(B.sizes()) + ".");
+  Tensor T = upper ? A.triu() : A.tril();
+  if (unitriangular) {
+    const int64_t n = A.size(-1);
+    Tensor eye_n = eye(n, TensorOptions().dtype(A.scalar_type()).device(A.device()));
+    T = T * (1 - eye_n) + eye_n;  // the diagonal read as ones, its stored values ignored
+  }
+  return linalg::solve(T, B, left);
+}
+
+Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left, bool unitriangular) {
+  return linalg::solve_triangular(A, B, upper, left, unitriangular);
+}
+
+std::tuple<Tensor, Tensor> triangular_solve(const Tensor& b, const Tensor& A, bool upper, bool transpose,
+                                            bool unitriangular) {
+  if (!A.defined() || !b.defined()) throw Error("[triangular_solve] an argument is undefined.");
+  if (A.dim() < 2) throw Error("[triangular_solve] A must have at least 2 dims, got shape " + ops::shape_str(A.sizes()) + ".");
+  // op(A) = A^T is triangular the other way round
+  Tensor X = transpose ? linalg::solve_triangular(A.transpose(-2, -1), b, !upper, true, unitriangular)
+                       : linalg::solve_triangular(A, b, upper, true, unitriangular);
+  return {X, A.clone()};
+}
 Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
                           std::optional<ScalarType> dtype) {
   return linalg::vector_norm(self, ord, dim, keepdim, dtype);

@@ -92,6 +92,26 @@ TEST_P(LinalgMore, Solve) {
   expect_values(xf, {1.08333333, -1.16666667, 0.41666667}, 1e-6);
 }
 
+// values and gradients from PyTorch 1.13's triangular_solve and linalg.solve_triangular
+TEST_P(LinalgMore, TriangularSolve) {
+  const auto od = TensorOptions().dtype(kDouble).device(GetParam());
+  Tensor a = tensor({{2.0, 1.0, 3.0}, {0.5, 4.0, -1.0}, {1.0, 2.0, 5.0}}, od).requires_grad_();
+  Tensor b = tensor({{1.0, 2.0}, {3.0, -1.0}, {0.5, 1.0}}, od).requires_grad_();
+  auto [x, a_copy] = triangular_solve(b, a);  // upper, the lower triangle ignored
+  expect_values(x, {-0.0375, 0.8, 0.775, -0.2, 0.1, 0.2}, 1e-12);
+  EXPECT_TRUE(equal(a_copy, a));
+  EXPECT_FALSE(a_copy.is_alias_of(a));
+  expect_values(std::get<0>(triangular_solve(b, a, /*upper=*/false, /*transpose=*/true, /*unitriangular=*/true)),
+                {-0.5, 2.5, 2.0, -3.0, 0.5, 1.0}, 1e-12);
+  expect_values(linalg::solve_triangular(a, b.t().contiguous(), /*upper=*/false, /*left=*/false),
+                {0.275, 0.7, 0.1, 0.9875, -0.35, 0.2}, 1e-12);
+  (x * arange(1.0, 7.0, od).view({3, 2})).sum().backward();
+  expect_values(a.grad(), {-0.78125, -0.1875, -0.25, 0.0, -0.334375, -0.2125, 0.0, 0.0, -0.2325}, 1e-12);
+  expect_values(b.grad(), {0.5, 1.0, 0.625, 0.75, 0.825, 0.75}, 1e-12);
+  EXPECT_THROW_MSG(linalg::solve_triangular(ones({2, 3}, od), b, true), Error,
+                   "[solve_triangular] A must be a batch of square matrices, got shape [2, 3].");
+}
+
 TEST_P(LinalgMore, Gradients) {
   Tensor a = A().requires_grad_();
   det(a).backward();
