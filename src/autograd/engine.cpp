@@ -363,6 +363,15 @@ Edge gradient_edge(const Tensor& t) {
 }
 
 namespace {
+// Whether `name` is in `names`. Names are string literals: the caller's per-thread cache keyed by
+// the pointer spares hashing the text.
+bool listed(const char* name, const std::unordered_set<std::string_view>& names,
+            std::unordered_map<const char*, bool>& seen) {
+  auto it = seen.find(name);
+  if (it == seen.end()) it = seen.emplace(name, names.count(name) != 0).first;
+  return it->second;
+}
+
 // Formulas that read no input's values (only shapes, dtypes and devices, or their saved result):
 // an in-place write to such an input after the op does not change its gradient, so the node keeps
 // no version of its inputs.
@@ -377,11 +386,8 @@ bool reads_no_input_values(const char* name) {
       // views (a stale view gets a new grad_fn instead: gradient_edge) and in-place overwrites
       "ViewBackward0",   "TransposeBackward0", "PermuteBackward0",   "ExpandBackward0", "SliceBackward0",
       "AsStridedBackward0", "torch::autograd::CopySlices",      "FillBackward2"};
-  // Names are string literals: a per-thread cache keyed by the pointer spares hashing the text.
   thread_local std::unordered_map<const char*, bool> seen;
-  auto it = seen.find(name);
-  if (it == seen.end()) it = seen.emplace(name, names.count(name) != 0).first;
-  return it->second;
+  return listed(name, names, seen);
 }
 
 // Formulas whose closures hold no tensor (shapes, dtypes, devices, scalars, dims only) and whose
@@ -395,9 +401,7 @@ bool saves_no_tensors(const char* name) {
       "ToCopyBackward0", "CatBackward0",       "ViewBackward0",    "TransposeBackward0", "PermuteBackward0",
       "ExpandBackward0", "SliceBackward0",     "FillBackward2"};
   thread_local std::unordered_map<const char*, bool> seen;
-  auto it = seen.find(name);
-  if (it == seen.end()) it = seen.emplace(name, names.count(name) != 0).first;
-  return it->second;
+  return listed(name, names, seen);
 }
 
 template <class List>
