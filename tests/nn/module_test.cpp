@@ -5,11 +5,16 @@
 #include "core/tensor_impl.h"
 #include "testing.h"
 
+#include <tuple>
+
 using namespace locus;
 
 namespace module_test {
 
 namespace {
+struct PairOut : nn::Module {  // forward returns no Tensor
+  std::tuple<Tensor, Tensor> forward(Tensor x) { return {x, x}; }
+};
 struct NetImpl : nn::Module {
   NetImpl() {
     fc1 = register_module("fc1", nn::Linear(4, 3));
@@ -250,6 +255,29 @@ TEST(Module, SequentialOfNamedModulesAndUnregisterModule) {
   nn::Sequential plain({{"a", nn::Linear(2, 2)}, {"b", nn::ReLU()}});
   auto x = ones({1, 2});
   EXPECT_TRUE(equal(plain->forward(x), plain[1]->as<nn::ReLU>()->forward(plain[0]->as<nn::Linear>()->forward(x))));
+}
+
+TEST(Module, SequentialOfAnyModulesAndTypedPtr) {
+  nn::AnyModule any(nn::Linear(2, 3));
+  nn::Sequential seq(nn::Linear(2, 2));
+  seq->push_back(any);                            // libtorch's push_back(AnyModule)
+  seq->push_back("act", nn::AnyModule(nn::ReLU()));
+  EXPECT_EQ(seq->named_children().keys(), (std::vector<std::string>{"0", "1", "act"}));
+  EXPECT_EQ(seq->forward(ones({4, 2})).sizes(), IntArrayRef({4, 3}));
+  EXPECT_EQ(seq->ptr<nn::LinearImpl>(1)->options.out_features(), 3);
+  EXPECT_THROW_MSG(seq->ptr<nn::ReLUImpl>(0), Error,
+                   "[Sequential::ptr] module 0 is a locus::nn::Linear, not the type asked for.");
+  EXPECT_THROW_MSG(seq->ptr(3), Error, "[Sequential] index 3 is out of range for 3 modules.");
+  EXPECT_THROW_MSG(seq[7], Error, "[Sequential] index 7 is out of range for 3 modules.");
+  auto copy = std::dynamic_pointer_cast<nn::SequentialImpl>(seq->clone());  // the AnyModule's forward runs the clone
+  EXPECT_TRUE(equal(copy->forward(ones({1, 2})), seq->forward(ones({1, 2}))));
+  nn::ModuleList list(nn::Linear(1, 1));
+  EXPECT_EQ(list->ptr<nn::ReLUImpl>(0), nullptr);  // ModuleList's ptr<T>: nullptr for another type
+  EXPECT_THROW_MSG(list->ptr(1), Error, "[ModuleList] index 1 is out of range for 1 modules.");
+  // an AnyModule whose forward returns no Tensor: held, and forward names it
+  nn::Sequential with_pair;
+  with_pair->push_back(nn::AnyModule(std::make_shared<PairOut>()));
+  EXPECT_THROW_MSG(with_pair->forward(ones({1, 2})), Error, "held by an AnyModule) does not return a Tensor; call its forward");
 }
 
 TEST(Module, ZeroGrad) {

@@ -78,6 +78,18 @@ class AnyModule {
     (packed.emplace_back(std::forward<Args>(args)), ...);
     return forward_(*module_, packed);
   }
+  /// forward(x) of a module of this one's type given as `m` (the held module or a clone of it),
+  /// for a Sequential holding this AnyModule: an Error when that forward does not return a Tensor.
+  std::function<Tensor(Module&, const Tensor&)> tensor_forward() const {
+    check("forward");
+    return [f = forward_](Module& m, const Tensor& x) -> Tensor {
+      std::vector<std::any> packed{std::any(x)};
+      std::any result = f(m, packed);
+      if (const auto* r = std::any_cast<Tensor>(&result)) return *r;
+      throw Error("[Sequential::forward] " + m.path() + " (" + m.type_name() +
+                  ", held by an AnyModule) does not return a Tensor; call its forward yourself.");
+    };
+  }
   template <typename ReturnType = Tensor, typename... Args>
   ReturnType forward(Args&&... args) const {
     std::any result = any_forward(std::forward<Args>(args)...);

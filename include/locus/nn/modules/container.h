@@ -11,6 +11,7 @@
 
 #include "locus/nn/cloneable.h"
 #include "locus/nn/module.h"
+#include "locus/nn/modules/any.h"
 
 namespace locus::nn {
 
@@ -35,6 +36,13 @@ LOCUS_MODULE(Functional);
 
 namespace detail {
 using SequentialForward = std::function<Tensor(Module&, const Tensor&)>;
+// An index into a container of `size` modules, or an Error naming the container and the range.
+inline size_t checked_index(const char* who, size_t index, size_t size) {
+  if (index >= size)
+    throw Error(std::string("[") + who + "] index " + std::to_string(index) + " is out of range for " +
+                std::to_string(size) + " modules.");
+  return index;
+}
 // How a Sequential runs a child of type M: by type, not by object, so that a clone of the child
 // (the same type) runs with it.
 template <typename M>
@@ -100,6 +108,9 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
     add(std::move(name), std::move(module), detail::sequential_forward<M>());
   }
   void push_back(const NamedAnyModule& named) { add(named.name(), named.module(), named.forward_fn()); }
+  /// An AnyModule's module, run through its forward (which must return a Tensor), as libtorch's.
+  void push_back(const AnyModule& any) { push_back(std::to_string(modules_.size()), any); }
+  void push_back(std::string name, const AnyModule& any) { add(std::move(name), any.ptr(), any.tensor_forward()); }
   template <typename M>
   void push_back(const ModuleHolder<M>& holder) {
     push_back(holder.ptr());
@@ -129,11 +140,22 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
 
   size_t size() const noexcept { return modules_.size(); }
   bool is_empty() const noexcept { return modules_.empty(); }
-  std::shared_ptr<Module> ptr(size_t index) const { return modules_.at(index); }
+  std::shared_ptr<Module> ptr(size_t index) const {
+    return modules_[detail::checked_index("Sequential", index, modules_.size())];
+  }
   std::shared_ptr<Module> operator[](size_t index) const { return ptr(index); }
+  /// The module at `index` as T (its Impl type); an Error when it is another type, as libtorch's.
+  template <typename T>
+  std::shared_ptr<T> ptr(size_t index) const {
+    auto p = std::dynamic_pointer_cast<T>(ptr(index));
+    if (!p)
+      throw Error("[Sequential::ptr] module " + std::to_string(index) + " is a " + modules_[index]->type_name() +
+                  ", not the type asked for.");
+    return p;
+  }
   template <typename T>
   T& at(size_t index) {
-    auto* p = dynamic_cast<T*>(modules_.at(index).get());
+    auto* p = dynamic_cast<T*>(ptr(index).get());
     if (p == nullptr) throw Error("[Sequential::at] module " + std::to_string(index) + " is a " + modules_[index]->type_name() + ".");
     return *p;
   }
@@ -193,11 +215,14 @@ class ModuleListImpl : public Cloneable<ModuleListImpl> {
   void pretty_print(std::ostream& stream) const override;
   size_t size() const noexcept { return modules_.size(); }
   bool is_empty() const noexcept { return modules_.empty(); }
-  std::shared_ptr<Module> ptr(size_t index) const { return modules_.at(index); }
+  std::shared_ptr<Module> ptr(size_t index) const {
+    return modules_[detail::checked_index("ModuleList", index, modules_.size())];
+  }
   std::shared_ptr<Module> operator[](size_t index) const { return ptr(index); }
+  /// The module at `index` as T, nullptr when it is another type (libtorch's ModuleList::ptr<T>).
   template <typename T>
   std::shared_ptr<T> ptr(size_t index) const {
-    return std::dynamic_pointer_cast<T>(modules_.at(index));
+    return std::dynamic_pointer_cast<T>(ptr(index));
   }
   template <typename T>
   T& at(size_t index) {
