@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -38,6 +40,29 @@ inline std::vector<double> values(const locus::Tensor& t) {
   const double* p = c.data_ptr<double>();
   return std::vector<double>(p, p + c.numel());
 }
+
+/// Expects `t` to have `shape` and `want`'s values within a relative tolerance (NaN matches NaN,
+/// infinities match exactly). EXPECT_VALUES adds the caller's line to a failure.
+inline void expect_shape_and_values(const locus::Tensor& t, const std::vector<int64_t>& shape,
+                                    const std::vector<double>& want, double tol = 1e-5) {
+  EXPECT_EQ(std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), shape);
+  std::vector<double> got = values(t);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(got[i])) << "element " << i << ": " << got[i];
+    } else if (std::isinf(want[i])) {
+      EXPECT_EQ(got[i], want[i]) << "element " << i;
+    } else {
+      EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::abs(want[i]))) << "element " << i;
+    }
+  }
+}
+#define EXPECT_VALUES(...)                  \
+  do {                                      \
+    SCOPED_TRACE("values here");            \
+    expect_shape_and_values(__VA_ARGS__);   \
+  } while (0)
 
 #define LOCUS_INSTANTIATE_DEVICES(Suite) \
   INSTANTIATE_TEST_SUITE_P(AllDevices, Suite, ::testing::ValuesIn(test_devices()), device_test_name)

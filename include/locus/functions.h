@@ -458,5 +458,40 @@ Tensor igammac(const Tensor& a, const Tensor& x);
 /// The modified Bessel function of the first kind, order 0.
 Tensor i0(const Tensor& self);
 // ---- end tensor API batch (stop 47) ----
+// ---- libtorch's everyday functions (stop 54) ----
+Tensor amax(const Tensor& self, IntArrayRef dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& self, IntArrayRef dims = {}, bool keepdim = false);
+Tensor logaddexp(const Tensor& a, const Tensor& b);
+Tensor logaddexp2(const Tensor& a, const Tensor& b);
+Tensor heaviside(const Tensor& self, const Tensor& values);
+Tensor gcd(const Tensor& a, const Tensor& b);
+Tensor& gcd_(Tensor& a, const Tensor& b);
+Tensor lcm(const Tensor& a, const Tensor& b);
+Tensor& lcm_(Tensor& a, const Tensor& b);
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim = std::nullopt);
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor argwhere(const Tensor& self);
+/// Whether each element of `elements` is in `test_elements` (NaN never is); `invert` negates.
+Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique = false, bool invert = false);
+Tensor isin(const Tensor& elements, const Scalar& test_element, bool assume_unique = false, bool invert = false);
+Tensor isin(const Scalar& element, const Tensor& test_elements, bool assume_unique = false, bool invert = false);
+Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt);
+Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt);
+Tensor clamp_min(const Tensor& self, const Tensor& min);
+Tensor clamp_max(const Tensor& self, const Tensor& max);
+Tensor& clamp_min_(Tensor& self, const Scalar& min);
+Tensor& clamp_max_(Tensor& self, const Scalar& max);
+Tensor& clamp_min_(Tensor& self, const Tensor& min);
+Tensor& clamp_max_(Tensor& self, const Tensor& max);
+bool is_nonzero(const Tensor& self);
+Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p = 2);
+Tensor msort(const Tensor& self);
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
+Tensor inner(const Tensor& self, const Tensor& other);
+Tensor vdot(const Tensor& self, const Tensor& other);
+Tensor isposinf(const Tensor& self);
+Tensor isneginf(const Tensor& self);
+Tensor isreal(const Tensor& self);
+// ---- end libtorch's everyday functions (stop 54) ----
 
 }  // namespace locus

@@ -16,6 +16,7 @@
 #include "locus/accessor.h"
 #include "locus/device.h"
 #include "locus/dtype.h"
+#include "locus/memory_format.h"
 #include "locus/options.h"
 #include "locus/scalar.h"
 #include "locus/small_vector.h"
@@ -152,6 +153,23 @@ class Tensor {
   }
   template <typename T, size_t N>
   TensorAccessor<T, N> accessor() && = delete;
+  /// libtorch's packed accessors (locus/accessor.h): the same checks as accessor(); the 32-bit
+  /// form also needs every size and stride to fit an int32.
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() const& {
+    check_accessor_dims(static_cast<int64_t>(N));
+    return PackedTensorAccessor64<T, N, PtrTraits>(data_ptr<T>(), sizes().data(), strides().data());
+  }
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() const& {
+    check_accessor_dims(static_cast<int64_t>(N));
+    check_fits_int32_indexing();
+    return PackedTensorAccessor32<T, N, PtrTraits>(data_ptr<T>(), sizes().data(), strides().data());
+  }
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64() && = delete;
+  template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+  PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32() && = delete;
 
   // ---- moving --------------------------------------------------------------------------------
   /// libtorch's overloads, plus one per spelling of a device so that none is ambiguous:
@@ -565,8 +583,8 @@ class Tensor {
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor min() const;
   std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
-  Tensor amax(IntArrayRef dims, bool keepdim = false) const;
-  Tensor amin(IntArrayRef dims, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor any() const;
@@ -609,6 +627,7 @@ class Tensor {
   Tensor mm(const Tensor& other) const;
   Tensor bmm(const Tensor& other) const;
   Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor& addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   /// The inner product of two 1-D tensors of one length and dtype: a 0-dim tensor.
   Tensor dot(const Tensor& other) const;
   /// A matrix [n, m] times a vector [m]: a vector [n].
@@ -897,6 +916,93 @@ class Tensor {
   bool is_sparse() const { return false; }
   int64_t itemsize() const { return static_cast<int64_t>(element_size()); }
   // ---- end tensor API batch (stop 47) ----
+  // ---- libtorch's everyday methods (stop 54) ----
+  /// log(exp(self) + exp(other)) and log2(2^self + 2^other), stably (floating point).
+  Tensor logaddexp(const Tensor& other) const;
+  Tensor logaddexp2(const Tensor& other) const;
+  /// 0 where self < 0, `values` where self == 0, 1 where self > 0 (same dtypes; not differentiable).
+  Tensor heaviside(const Tensor& values) const;
+  Tensor& heaviside_(const Tensor& values) const;
+  /// Greatest common divisor and least common multiple, elementwise (integer dtypes; never negative).
+  Tensor gcd(const Tensor& other) const;
+  Tensor& gcd_(const Tensor& other) const;
+  Tensor lcm(const Tensor& other) const;
+  Tensor& lcm_(const Tensor& other) const;
+  /// Picks values along `dim` at `indices` (int64), the other dims broadcast; without a dim, from
+  /// the flattened tensor.
+  Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
+  /// A copy with self.select(dim, index[i]) = source.select(dim, i); differentiable in both.
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const;
+  /// The indices of the non-zero elements, [n, dim()] (as nonzero()).
+  Tensor argwhere() const;
+  /// clamp with tensor bounds (broadcast; PyTorch's result dtype over all three); at least one given.
+  Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt) const;
+  Tensor& clamp_(const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt) const;
+  Tensor clamp_min(const Tensor& min) const { return clamp(min, std::nullopt); }
+  Tensor clamp_max(const Tensor& max) const { return clamp(std::nullopt, max); }
+  Tensor& clamp_min_(const Scalar& min) const { return clamp_(min, std::nullopt); }
+  Tensor& clamp_max_(const Scalar& max) const { return clamp_(std::nullopt, max); }
+  Tensor& clamp_min_(const Tensor& min) const { return clamp_(min, std::nullopt); }
+  Tensor& clamp_max_(const Tensor& max) const { return clamp_(std::nullopt, max); }
+  /// torch::where(condition, *this, other).
+  Tensor where(const Tensor& condition, const Tensor& other) const;
+  Tensor where(const Tensor& condition, const Scalar& other) const;
+  /// Writes fill_value on the main diagonal (all dims of equal length when dim() > 2); `wrap`
+  /// restarts it every cols + 1 rows of a tall matrix.
+  Tensor& fill_diagonal_(const Scalar& fill_value, bool wrap = false) const;
+  /// The value of a one-element tensor as a bool (an Error for none or several).
+  bool is_nonzero() const;
+  /// libtorch's operator spellings of the bitwise ops.
+  Tensor __and__(const Tensor& other) const { return bitwise_and(other); }
+  Tensor __and__(const Scalar& other) const { return bitwise_and(other); }
+  Tensor __or__(const Tensor& other) const { return bitwise_or(other); }
+  Tensor __or__(const Scalar& other) const { return bitwise_or(other); }
+  Tensor __xor__(const Tensor& other) const { return bitwise_xor(other); }
+  Tensor __xor__(const Scalar& other) const { return bitwise_xor(other); }
+  Tensor __lshift__(const Tensor& other) const { return bitwise_left_shift(other); }
+  Tensor __lshift__(const Scalar& other) const { return bitwise_left_shift(other); }
+  Tensor __rshift__(const Tensor& other) const { return bitwise_right_shift(other); }
+  Tensor __rshift__(const Scalar& other) const { return bitwise_right_shift(other); }
+  Tensor& __iand__(const Tensor& other) const { return bitwise_and_(other); }
+  Tensor& __iand__(const Scalar& other) const { return bitwise_and_(other); }
+  Tensor& __ior__(const Tensor& other) const { return bitwise_or_(other); }
+  Tensor& __ior__(const Scalar& other) const { return bitwise_or_(other); }
+  Tensor& __ixor__(const Tensor& other) const { return bitwise_xor_(other); }
+  Tensor& __ixor__(const Scalar& other) const { return bitwise_xor_(other); }
+  Tensor& __ilshift__(const Tensor& other) const { return bitwise_left_shift_(other); }
+  Tensor& __ilshift__(const Scalar& other) const { return bitwise_left_shift_(other); }
+  Tensor& __irshift__(const Tensor& other) const { return bitwise_right_shift_(other); }
+  Tensor& __irshift__(const Scalar& other) const { return bitwise_right_shift_(other); }
+  /// The p-norm of self - other.
+  Tensor dist(const Tensor& other, const Scalar& p = 2) const;
+  /// Sorted along dim 0 (the values of sort(0)).
+  Tensor msort() const;
+  /// masked_fill with a 0-dim tensor value (differentiable in it).
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const;
+  /// Sum of products over the last dims (a 0-dim operand scales the other).
+  Tensor inner(const Tensor& other) const;
+  /// dot of two 1-D tensors (no conjugation: locus has no complex dtypes).
+  Tensor vdot(const Tensor& other) const;
+  Tensor isposinf() const;
+  Tensor isneginf() const;
+  /// All true: locus has no complex dtypes.
+  Tensor isreal() const;
+  Tensor hardshrink(const Scalar& lambd = 0.5) const;
+  /// Sums the broadcast dims away so that the result has `size` (self must expand from it).
+  Tensor sum_to_size(IntArrayRef size) const;
+  /// A copy laid out as `format` (this tensor when already so): ChannelsLast needs 4 dims,
+  /// ChannelsLast3d 5.
+  Tensor contiguous(MemoryFormat format) const;
+  bool is_contiguous(MemoryFormat format) const;
+  /// ChannelsLast / ChannelsLast3d when the strides are channels-last (and not also
+  /// row-major contiguous), else Contiguous.
+  MemoryFormat suggest_memory_format(bool channels_last_strides_exact_match = false) const;
+  bool is_quantized() const { return false; }
+  bool is_meta() const { return false; }
+  bool is_mkldnn() const { return false; }
+  // ---- end libtorch's everyday methods (stop 54) ----
 
  private:
   // The in-place methods are const, as libtorch's (a Tensor is a handle: x.grad().zero_() and
@@ -905,6 +1011,7 @@ class Tensor {
   unsigned register_grad_hook(std::function<Tensor(const Tensor&)> hook) const;
   void* host_data(const char* op) const;
   void check_accessor_dims(int64_t n) const;
+  void check_fits_int32_indexing() const;
   std::shared_ptr<TensorImpl> impl_;
 };
 

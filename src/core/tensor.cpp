@@ -1,5 +1,6 @@
 // Tensor metadata, storage lifetime, host data access and views.
 #include <algorithm>
+#include <limits>
 #include <cctype>
 #include <cstdint>
 #include <mutex>
@@ -175,6 +176,15 @@ void Tensor::check_accessor_dims(int64_t n) const {
   if (dim() != n)
     throw Error("[accessor] expected a tensor of " + std::to_string(n) + " dims, got " + std::to_string(dim()) +
                 " dims " + shape_str(sizes()) + "; use accessor<T, " + std::to_string(dim()) + ">().");
+}
+
+void Tensor::check_fits_int32_indexing() const {
+  const int64_t limit = std::numeric_limits<int32_t>::max();
+  bool fits = numel() <= limit;
+  for (int64_t i = 0; fits && i < dim(); ++i) fits = size(i) <= limit && stride(i) <= limit;
+  if (!fits)
+    throw Error("[packed_accessor32] numel needs to be smaller than int32_t max (got " + std::to_string(numel()) +
+                " elements " + shape_str(sizes()) + "); otherwise, please use packed_accessor64.");
 }
 
 // ---- host data --------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ Tensor tri(const char* op, const Tensor& self, int64_t diagonal, bool lower) {
   Tensor rows = arange(self.size(-2), idx).unsqueeze(1), cols = arange(self.size(-1), idx).unsqueeze(0);
   Tensor offset = cols - rows;  // j - i
   Tensor keep = lower ? offset.le(diagonal) : offset.ge(diagonal);
-  return where(keep, self, zeros({}, TensorOptions().dtype(self.scalar_type()).device(self.device())));
+  return locus::where(keep, self, zeros({}, TensorOptions().dtype(self.scalar_type()).device(self.device())));
 }
 
 }  // namespace
@@ -93,7 +93,7 @@ Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const {
 Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const {
   check_lerp(*this, end, &weight);
   Tensor diff = end - *this;
-  return where(weight.abs().lt(0.5), add(weight * diff), end - diff * (1 - weight));
+  return locus::where(weight.abs().lt(0.5), add(weight * diff), end - diff * (1 - weight));
 }
 Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) const {
   return ops::assign_result(mut_self(), "lerp_", [&](const Tensor& me) { return me.lerp(end, weight); });
@@ -233,9 +233,9 @@ Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posin
     case kBFloat16: big = 3.3895313892515355e38; break;
     default: break;
   }
-  Tensor out = where(isnan(), nan.value_or(0.0), *this);
-  out = where(out.eq(std::numeric_limits<double>::infinity()), posinf.value_or(big), out);
-  return where(out.eq(-std::numeric_limits<double>::infinity()), neginf.value_or(-big), out);
+  Tensor out = locus::where(isnan(), nan.value_or(0.0), *this);
+  out = locus::where(out.eq(std::numeric_limits<double>::infinity()), posinf.value_or(big), out);
+  return locus::where(out.eq(-std::numeric_limits<double>::infinity()), neginf.value_or(-big), out);
 }
 Tensor& Tensor::nan_to_num_(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) const {
   return ops::assign_result(mut_self(), "nan_to_num_", [&](const Tensor& me) { return me.nan_to_num(nan, posinf, neginf); });
@@ -260,7 +260,7 @@ Tensor Tensor::diag(int64_t offset) const {
     TensorOptions idx = TensorOptions().dtype(kLong).device(device());
     Tensor on = (arange(n, idx).unsqueeze(0) - arange(n, idx).unsqueeze(1)).eq(offset);
     Tensor padded = cat({*this, zeros({off}, TensorOptions().dtype(scalar_type()).device(device()))});
-    return where(on, offset >= 0 ? padded.unsqueeze(1) : padded.unsqueeze(0),
+    return locus::where(on, offset >= 0 ? padded.unsqueeze(1) : padded.unsqueeze(0),
                  zeros({}, TensorOptions().dtype(scalar_type()).device(device())));
   }
   if (dim() != 2)

@@ -49,8 +49,8 @@ Tensor cum_extreme_indices(const Tensor& self, int64_t d, bool is_max) {
     Tensor b_nan = bv.isnan(), a_nan = av.isnan();
     Tensor better = is_max ? bv.ge(av) : bv.le(av);
     Tensor take_b = b_nan.logical_or(a_nan.logical_not().logical_and(better));
-    v = cat({v.narrow(d, 0, s), where(take_b, bv, av)}, d);
-    idx = cat({idx.narrow(d, 0, s), where(take_b, bi, ai)}, d);
+    v = cat({v.narrow(d, 0, s), locus::where(take_b, bv, av)}, d);
+    idx = cat({idx.narrow(d, 0, s), locus::where(take_b, bi, ai)}, d);
   }
   return idx;
 }
@@ -70,10 +70,10 @@ std::tuple<Tensor, Tensor> cum_extreme(const Tensor& self, int64_t dim, bool is_
 // log(exp(a) + exp(b)) elementwise, stably; equal infinities give themselves (no inf - inf).
 Tensor log_add_exp(const Tensor& a, const Tensor& b) {
   Tensor a_first = a.ge(b);  // one condition for both picks, so ties share the gradient evenly
-  Tensor hi = where(a_first, a, b), lo = where(a_first, b, a);
+  Tensor hi = locus::where(a_first, a, b), lo = locus::where(a_first, b, a);
   Tensor same_inf = lo.isinf().logical_and(lo.eq(hi));
-  Tensor gap = where(same_inf, zeros({}, like(a, a.scalar_type())), lo - hi);
-  return where(same_inf, hi, hi + gap.exp().log1p());
+  Tensor gap = locus::where(same_inf, zeros({}, like(a, a.scalar_type())), lo - hi);
+  return locus::where(same_inf, hi, hi + gap.exp().log1p());
 }
 
 // The 2-D form of a block_diag operand.
@@ -310,7 +310,7 @@ Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
   DimVector pad_shape(v.sizes());
   pad_shape.back() = off;
   Tensor padded = cat({v, zeros(pad_shape, like(v, v.scalar_type()))}, -1);
-  Tensor full = where(on, offset >= 0 ? padded.unsqueeze(-1) : padded.unsqueeze(-2),
+  Tensor full = locus::where(on, offset >= 0 ? padded.unsqueeze(-1) : padded.unsqueeze(-2),
                       zeros({}, like(v, v.scalar_type())));
   return full.movedim(IntArrayRef{nd - 2, nd - 1}, IntArrayRef{d1, d2});
 }
@@ -434,7 +434,7 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t
     Tensor a = cat({x1 * -2, n1, ones_like(n1)}, -1), b = cat({x2, ones_like(n2), n2}, -1);
     Tensor sq = a.matmul(b.transpose(-1, -2)).clamp_min(0);
     Tensor pos = sq.gt(0);  // zero distances get a zero gradient, as PyTorch's
-    return where(pos, where(pos, sq, one).sqrt(), zero);
+    return locus::where(pos, locus::where(pos, sq, one).sqrt(), zero);
   }
   // [.., P, 1, M] - [.., 1, R, M]: every pair's difference (the batch dims broadcast)
   Tensor diff = x1.unsqueeze(-2) - x2.unsqueeze(-3);
@@ -445,13 +445,13 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t
   if (p == 2) {
     Tensor sq = diff.square().sum(IntArrayRef{-1});
     Tensor pos = sq.gt(0);
-    return where(pos, where(pos, sq, one).sqrt(), zero);
+    return locus::where(pos, locus::where(pos, sq, one).sqrt(), zero);
   }
   Tensor a = diff.abs();
   Tensor nz = a.gt(0);
-  Tensor s = where(nz, where(nz, a, one).pow(p), zero).sum(IntArrayRef{-1});
+  Tensor s = locus::where(nz, locus::where(nz, a, one).pow(p), zero).sum(IntArrayRef{-1});
   Tensor pos = s.gt(0);
-  return where(pos, where(pos, s, one).pow(1.0 / p), zero);
+  return locus::where(pos, locus::where(pos, s, one).pow(1.0 / p), zero);
 }
 
 Tensor pdist(const Tensor& input, double p) {
@@ -496,6 +496,24 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& self, IntArrayRef dim, const s
                                     bool keepdim) {
   return {self.std(dim, correction, keepdim), self.mean(dims_or_all(self, dim), keepdim)};
 }
+
+// logaddexp / logaddexp2 (stop 54): floating results only, as PyTorch's kernels
+Tensor Tensor::logaddexp(const Tensor& other) const {
+  ops::check_same_device("logaddexp", {{"self", this}, {"other", &other}});
+  ScalarType rt = ops::result_type({this, &other});
+  if (!locus::is_floating_point(rt)) throw Error(std::string("\"logaddexp\" not implemented for '") + locus::toString(rt) + "'");
+  return log_add_exp(ops::cast(*this, rt), ops::cast(other, rt));
+}
+// log2(2^a + 2^b) = logaddexp(a ln2, b ln2) / ln2
+Tensor Tensor::logaddexp2(const Tensor& other) const {
+  ops::check_same_device("logaddexp2", {{"self", this}, {"other", &other}});
+  ScalarType rt = ops::result_type({this, &other});
+  if (!locus::is_floating_point(rt)) throw Error(std::string("\"logaddexp2\" not implemented for '") + locus::toString(rt) + "'");
+  const double ln2 = std::log(2.0);
+  return log_add_exp(ops::cast(*this, rt) * ln2, ops::cast(other, rt) * ln2) * (1.0 / ln2);
+}
+Tensor logaddexp(const Tensor& a, const Tensor& b) { return a.logaddexp(b); }
+Tensor logaddexp2(const Tensor& a, const Tensor& b) { return a.logaddexp2(b); }
 
 std::tuple<Tensor, Tensor> Tensor::aminmax(std::optional<int64_t> dim, bool keepdim) const {
   if (!dim) {

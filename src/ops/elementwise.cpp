@@ -489,7 +489,7 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
   if (mask.scalar_type() != kBool)
     throw Error(std::string("[masked_fill] expected the mask to be bool, got ") + dtype_name(mask.scalar_type()) + ".");
   Tensor v = full({}, value, TensorOptions().dtype(scalar_type()).device(device()));
-  return where(mask, v, *this);
+  return locus::where(mask, v, *this);
 }
 
 // ---- where ----------------------------------------------------------------------------------
@@ -513,10 +513,10 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   return out;
 }
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
-  return where(cond, a, full({}, b, TensorOptions().dtype(result_of(a, b)).device(a.device())));
+  return locus::where(cond, a, full({}, b, TensorOptions().dtype(result_of(a, b)).device(a.device())));
 }
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
-  return where(cond, full({}, a, TensorOptions().dtype(result_of(b, a)).device(b.device())), b);
+  return locus::where(cond, full({}, a, TensorOptions().dtype(result_of(b, a)).device(b.device())), b);
 }
 
 // ---- free functions and operators ---------------------------------------------------------------
@@ -690,8 +690,8 @@ Tensor Tensor::sinc() const {
   // sin(pi x) / (pi x), 1 at 0; the division sees 1 where x is 0 so that its gradient stays finite there
   Tensor x = is_floating_point() ? *this : to(default_dtype());
   Tensor zero = x.eq(0);
-  Tensor px = where(zero, 1.0, x) * kPi;
-  return where(zero, 1.0, px.sin() / px);
+  Tensor px = locus::where(zero, 1.0, x) * kPi;
+  return locus::where(zero, 1.0, px.sin() / px);
 }
 Tensor Tensor::deg2rad() const { return (is_floating_point() ? *this : to(default_dtype())).mul(kPi / 180.0); }
 Tensor Tensor::rad2deg() const { return (is_floating_point() ? *this : to(default_dtype())).mul(180.0 / kPi); }

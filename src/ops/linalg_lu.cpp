@@ -412,7 +412,7 @@ std::tuple<Tensor, Tensor> Tensor::slogdet() const { return linalg::slogdet(*thi
 Tensor Tensor::logdet() const {
   // log(det): NaN for a negative determinant, -inf for a singular matrix
   auto [sign, logabs] = linalg::slogdet(*this);
-  return where(sign.lt(0), full({}, std::numeric_limits<double>::quiet_NaN(), logabs.options()), logabs);
+  return locus::where(sign.lt(0), full({}, std::numeric_limits<double>::quiet_NaN(), logabs.options()), logabs);
 }
 
 Tensor inverse(const Tensor& self) { return self.inverse(); }

@@ -37,7 +37,7 @@ Tensor wrapped_index(const char* op, const Tensor& index, int64_t n, const char*
   if (lo < -n || hi >= n)
     throw Error("[" + std::string(op) + "] index " + std::to_string(lo < -n ? lo : hi) + " is out of range for " +
                 std::to_string(n) + " elements (valid: -" + std::to_string(n) + " to " + std::to_string(n - 1) + ").");
-  return lo < 0 ? where(idx < 0, idx + n, idx) : idx;
+  return lo < 0 ? locus::where(idx < 0, idx + n, idx) : idx;
 }
 
 // A bool mask of shape [1.., n, ..1] (n along d of a dim-nd tensor) set at idx.
@@ -63,7 +63,7 @@ Tensor index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, con
   if (tv->dim() != 0)
     throw Error("[index_fill] only supports a 0-dimensional value tensor, but got a tensor with " +
                 std::to_string(tv->dim()) + " dimension(s); pass a Scalar or a 0-dim tensor.");
-  return where(mask, tv->to(self.device()).to(self.scalar_type()), self);
+  return locus::where(mask, tv->to(self.device()).to(self.scalar_type()), self);
 }
 
 std::vector<Tensor> split_at(const Tensor& self, const std::vector<int64_t>& indices, int64_t d) {
@@ -92,7 +92,7 @@ Tensor fminmax(const char* op, const Tensor& a, const Tensor& b, bool max) {
   Tensor x = a.to(t), y = b.to(t);
   Tensor pick = max ? x.ge(y) : x.le(y);
   if (locus::is_floating_point(t)) pick = pick.logical_or(y.isnan());
-  return where(pick, x, y);
+  return locus::where(pick, x, y);
 }
 
 Tensor scaled(const Tensor& t, const Scalar& s) { return s.toDouble() == 1.0 ? t : t.mul(s); }
@@ -144,7 +144,7 @@ Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
                 std::to_string(source.numel()) + ".");
   if (count == 0) return self_flat.clone().reshape(shape);
   Tensor taken = source.reshape({-1}).index_select(0, pos.clamp_min(0));
-  return where(m, taken, self_flat).reshape(shape);
+  return locus::where(m, taken, self_flat).reshape(shape);
 }
 Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) const {
   return ops::assign_result(mut_self(), "masked_scatter_", [&](const Tensor& me) { return me.masked_scatter(mask, source); });
@@ -239,7 +239,7 @@ Tensor Tensor::renorm(const Scalar& p, int64_t dim, const Scalar& maxnorm) const
   for (int64_t i = 0; i < this->dim(); ++i)
     if (i != d) others.push_back(i);
   Tensor nrm = others.empty() ? abs() : linalg::vector_norm(*this, p, IntArrayRef(others), true);
-  Tensor factor = where(nrm > maxnorm, maxnorm.toDouble() / (nrm + 1e-7), 1.0);
+  Tensor factor = locus::where(nrm > maxnorm, maxnorm.toDouble() / (nrm + 1e-7), 1.0);
   return mul(factor);
 }
 Tensor& Tensor::renorm_(const Scalar& p, int64_t dim, const Scalar& maxnorm) const {
@@ -289,6 +289,9 @@ Tensor& Tensor::baddbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta,
 }
 Tensor& Tensor::addbmm_(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) const {
   return ops::assign_result(mut_self(), "addbmm_", [&](const Tensor& me) { return me.addbmm(b1, b2, beta, alpha); });
+}
+Tensor& Tensor::addmm_(const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) const {
+  return ops::assign_result(mut_self(), "addmm_", [&](const Tensor& me) { return me.addmm(m1, m2, beta, alpha); });
 }
 Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) const {
   return ops::assign_result(mut_self(), "addmv_", [&](const Tensor& me) { return me.addmv(mat, vec, beta, alpha); });

@@ -218,12 +218,12 @@ Tensor Tensor::cumprod(int64_t dim, std::optional<ScalarType> dt) const {
       const Tensor out = GradMode::is_enabled() ? x.cumprod(d) : saved;
       const Tensor zeros_so_far = (x == 0).cumsum(d);
       const Tensor before = zeros_so_far == 0, first_zero = (x == 0).logical_and(zeros_so_far == 1);
-      const Tensor x_before = where(before, x, 1.0);  // 1 from the first zero on
-      Tensor grad = where(before, reverse_cumsum(g * out, d) / x_before, 0.0);
+      const Tensor x_before = locus::where(before, x, 1.0);  // 1 from the first zero on
+      Tensor grad = locus::where(before, reverse_cumsum(g * out, d) / x_before, 0.0);
       if (first_zero.any().item<bool>()) {
         const Tensor prefix = x_before.cumprod(d);  // at z: prod_{k < z} x_k
-        const Tensor after = where(before.logical_or(first_zero), 1.0, x).cumprod(d);  // prod_{z < k <= j} x_k
-        grad = grad + where(first_zero, reverse_cumsum(g * after, d) * prefix, 0.0);
+        const Tensor after = locus::where(before.logical_or(first_zero), 1.0, x).cumprod(d);  // prod_{z < k <= j} x_k
+        grad = grad + locus::where(first_zero, reverse_cumsum(g * after, d) * prefix, 0.0);
       }
       return {grad.to(in)};
     });
@@ -335,13 +335,13 @@ Tensor Tensor::norm(const Scalar& p, IntArrayRef dim, bool keepdim) const {
   // zero slice out of the root's backward (an infinite derivative times a zero gradient is NaN).
   Tensor s = q == 2 ? (*this * *this).sum(dim, keepdim) : abs().pow(q).sum(dim, keepdim);
   Tensor zero = s == 0;
-  Tensor safe = where(zero, ones_like(s), s);
-  return where(zero, zeros_like(s), q == 2 ? safe.sqrt() : safe.pow(1.0 / q));
+  Tensor safe = locus::where(zero, ones_like(s), s);
+  return locus::where(zero, zeros_like(s), q == 2 ? safe.sqrt() : safe.pow(1.0 / q));
 }
 Tensor Tensor::logsumexp(IntArrayRef dim, bool keepdim) const {
   auto finite_max = [&](bool keep) {  // 0 where the max is infinite (a row of -inf stays -inf)
     Tensor m = amax(dim, keep).detach();
-    return where(m.abs() == INFINITY, zeros_like(m), m);
+    return locus::where(m.abs() == INFINITY, zeros_like(m), m);
   };
   return (*this - finite_max(true)).exp().sum(dim, keepdim).log() + finite_max(keepdim);
 }
@@ -456,7 +456,7 @@ Tensor Tensor::any(int64_t dim, bool keepdim) const {
   return scalar_type() == kByte ? r.to(kByte) : r;
 }
 namespace {
-Tensor nan_to_zero(const Tensor& x) { return x.is_floating_point() ? where(x.isnan(), 0.0, x) : x; }
+Tensor nan_to_zero(const Tensor& x) { return x.is_floating_point() ? locus::where(x.isnan(), 0.0, x) : x; }
 void check_nanmean(const Tensor& x) {
   if (!x.is_floating_point())
     throw Error(std::string("[nanmean] expected input to have floating point dtype but got ") +

@@ -172,7 +172,7 @@ std::tuple<Tensor, Tensor> median_dim(const char* op, const Tensor& self, int64_
   if (floating(self)) {
     Tensor valid = count_valid(self, d);
     if (kind == Median::Plain) {
-      pos = where(valid.lt(n), valid, pos);  // a NaN in the row: the first NaN, sorted last
+      pos = locus::where(valid.lt(n), valid, pos);  // a NaN in the row: the first NaN, sorted last
     } else {  // the lower middle of the valid ones, in int64 on the host (argsort goes there too)
       Tensor h = valid.cpu().contiguous().clone();
       int64_t* p = h.data_ptr<int64_t>();
@@ -233,7 +233,7 @@ Tensor quantile_impl(const char* op, const Tensor& self, const Tensor& q, std::o
     ranks = (qv * (valid - 1)).clamp_min(0);  // all NaN: rank 0, a NaN
   } else {
     Tensor has_nan = sorted.isnan().sum({-1}, true, kLong).gt(0);
-    ranks = where(has_nan, full({}, static_cast<double>(n - 1), qv.options()), qv * static_cast<double>(n - 1));
+    ranks = locus::where(has_nan, full({}, static_cast<double>(n - 1), qv.options()), qv * static_cast<double>(n - 1));
   }
   DimVector rs(sorted.sizes());
   rs.back() = qv.size(0);
@@ -448,7 +448,7 @@ Tensor Tensor::histc(int64_t bins, const Scalar& min, const Scalar& max) const {
   Tensor in = x.ge(lo).logical_and(x.le(hi));
   // the bin as PyTorch computes it, in the input's dtype: (x - min) * bins / (max - min)
   Tensor pos = ((x - lo) * static_cast<double>(bins) / (hi - lo)).floor().clamp(0, static_cast<double>(bins - 1));
-  pos = where(in, pos, full({}, 0.0, pos.options())).to(kLong);
+  pos = locus::where(in, pos, full({}, 0.0, pos.options())).to(kLong);
   return out.scatter_add_(0, pos, in.to(t));
 }
 

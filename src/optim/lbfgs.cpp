@@ -15,7 +15,7 @@
 namespace locus::optim {
 
 namespace {
-double inner(const Tensor& a, const Tensor& b) { return a.dot(b).item<double>(); }
+double dot_value(const Tensor& a, const Tensor& b) { return a.dot(b).item<double>(); }
 double abs_max(const Tensor& a) { return a.abs().max().item<double>(); }
 
 // The minimiser of the cubic through (x1, f1) and (x2, f2) with slopes g1, g2, kept within
@@ -108,31 +108,31 @@ Tensor LBFGS::step(LossClosure closure) {
     } else {
       // the newest (s, y) pair joins the history when the curvature along it is positive
       const Tensor y = g - prev_flat_grad_, s = d_ * t_;
-      const double ys = inner(y, s);
+      const double ys = dot_value(y, s);
       if (ys > 1e-10) {
         if (old_dirs_.size() == history) {
           old_dirs_.erase(old_dirs_.begin()), old_stps_.erase(old_stps_.begin()), ro_.erase(ro_.begin());
         }
         old_dirs_.push_back(y), old_stps_.push_back(s), ro_.push_back(1.0 / ys);
-        h_diag_ = ys / inner(y, y);
+        h_diag_ = ys / dot_value(y, y);
       }
       // the two-loop recursion: d = -H g
       std::vector<double> al(old_dirs_.size());
       Tensor q = g.neg();
       for (size_t i = old_dirs_.size(); i-- > 0;) {
-        al[i] = inner(old_stps_[i], q) * ro_[i];
+        al[i] = dot_value(old_stps_[i], q) * ro_[i];
         q.add_(old_dirs_[i], -al[i]);
       }
       d_ = q * h_diag_;
       for (size_t i = 0; i < old_dirs_.size(); ++i) {
-        const double be = inner(old_dirs_[i], d_) * ro_[i];
+        const double be = dot_value(old_dirs_[i], d_) * ro_[i];
         d_.add_(old_stps_[i], al[i] - be);
       }
     }
     prev_flat_grad_ = g.clone();
     prev_loss_ = loss;
     t_ = n_iter_ == 1 ? std::min(1.0, 1.0 / g.abs().sum().item<double>()) * lr : lr;
-    const double gtd = inner(g, d_);
+    const double gtd = dot_value(g, d_);
     if (gtd > -tol_change) break;  // not a descent direction any more
 
     int64_t ls_evals = 0;
@@ -172,7 +172,7 @@ int64_t LBFGS::strong_wolfe(const LossClosure& closure, double& loss, Tensor& g,
     Point p{t, 0, Tensor(), 0};
     add_to_params(t, d_);
     p.f = evaluate(closure, p.g);
-    p.gtd = inner(p.g, d_);
+    p.gtd = dot_value(p.g, d_);
     for (size_t i = 0; i < start.size(); ++i) param_groups_[0].params()[i].copy_(start[i]);
     return p;
   };

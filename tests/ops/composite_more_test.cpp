@@ -20,28 +20,6 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double inf = std::numeric_limits<double>::infinity();
 
-#define EXPECT_VALUES(...)          \
-  do {                              \
-    SCOPED_TRACE("values here");    \
-    expect_values(__VA_ARGS__);     \
-  } while (0)
-
-// Shape, and values within a relative tolerance (NaN matches NaN, infinities match exactly).
-void expect_values(const Tensor& t, std::vector<int64_t> shape, const V& want, double tol = 1e-5) {
-  EXPECT_EQ(std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), shape);
-  V got = values(t);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(want[i])) {
-      EXPECT_TRUE(std::isnan(got[i])) << "element " << i << ": " << got[i];
-    } else if (std::isinf(want[i])) {
-      EXPECT_EQ(got[i], want[i]) << "element " << i;
-    } else {
-      EXPECT_NEAR(got[i], want[i], tol * std::max(1.0, std::abs(want[i]))) << "element " << i;
-    }
-  }
-}
-
 // The gradients of sum(f(inputs) * w) (w as in composite_more_cases.py's grad()) in float64 on `d`.
 Vs grads(const std::function<Tensor(const Vs&)>& f, const Vs& inputs, Device d) {
   Vs xs;
