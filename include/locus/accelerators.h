@@ -35,4 +35,10 @@ std::string get_device_name(int index = -1);
 void synchronize(int index = -1);
 }  // namespace opencl
 
+/// libtorch's at::hasCUDA() (torch::hasCUDA()): whether a CUDA device can be used here (locus
+/// loads the driver at run time, so this is cuda::is_available()); hasMPS(): false, locus has no
+/// Metal backend.
+inline bool hasCUDA() { return cuda::is_available(); }
+inline bool hasMPS() { return false; }
+
 }  // namespace locus

@@ -74,6 +74,27 @@ using ::locus::GradMode;
 using variable_list = std::vector<Tensor>;
 using tensor_list = std::vector<Tensor>;
 
+/// Anomaly detection (libtorch's torch::autograd::AnomalyMode; process-wide): while enabled,
+/// backward checks the gradients each node returns and throws, naming the node, at the first that
+/// holds a NaN ("Function 'DivBackward0' returned nan values in its 0th output."), instead of
+/// letting the NaN reach the parameters. Each check reads the gradient back (slow; for debugging).
+struct AnomalyMode {
+  static bool is_enabled();
+  static bool should_check_nan();
+  static void set_enabled(bool enabled, bool check_nan = true);
+};
+/// Anomaly detection on for a scope, restored on exit (libtorch's DetectAnomalyGuard).
+class DetectAnomalyGuard {
+ public:
+  explicit DetectAnomalyGuard(bool check_nan = true);
+  ~DetectAnomalyGuard();
+  DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
+  DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
+
+ private:
+  bool previous_enabled_, previous_check_nan_;
+};
+
 /// Where a gradient goes: input `input_nr` of `function` (empty when the input needs no gradient).
 struct Edge {
   std::shared_ptr<Node> function;

@@ -62,6 +62,8 @@ inline ScalarType promoteTypes(ScalarType a, ScalarType b) { return promote_type
 /// The dtype factories use for floating results when none is named (float32, settable).
 ScalarType default_dtype();
 void set_default_dtype(ScalarType t);
+/// libtorch's torch::get_default_dtype_as_scalartype() (get_default_dtype(), the TypeMeta, is below).
+inline ScalarType get_default_dtype_as_scalartype() { return default_dtype(); }
 
 std::ostream& operator<<(std::ostream& os, ScalarType t);
 
@@ -76,6 +78,9 @@ class TypeMeta {
   /// The C++ element type's name as libtorch gives it: "float", "long int", "c10::Half", ...
   const char* name() const noexcept;
   size_t itemsize() const { return element_size(t_); }
+  /// The TypeMeta of C++ type T (caffe2::TypeMeta::Make<float>()).
+  template <typename T>
+  static constexpr TypeMeta Make() noexcept;
 
  private:
   ScalarType t_;
@@ -101,5 +106,12 @@ template <> struct CppTypeToScalarType<float> { static constexpr ScalarType valu
 template <> struct CppTypeToScalarType<double> { static constexpr ScalarType value = kDouble; };
 template <> struct CppTypeToScalarType<bool> { static constexpr ScalarType value = kBool; };
 template <> struct CppTypeToScalarType<BFloat16> { static constexpr ScalarType value = kBFloat16; };
+
+template <typename T>
+constexpr TypeMeta TypeMeta::Make() noexcept {
+  return TypeMeta(CppTypeToScalarType<T>::value);
+}
+/// libtorch's torch::get_default_dtype(): the default dtype as a TypeMeta (prints "float").
+inline TypeMeta get_default_dtype() { return TypeMeta(default_dtype()); }
 
 }  // namespace locus

@@ -165,6 +165,11 @@ std::string torch_check_message(const char* /*cond*/, const Parts&... parts) {
 }
 }  // namespace locus::detail
 
+namespace caffe2 {
+// caffe2::TypeMeta::Make<float>(), as torch::set_default_dtype takes it.
+using ::locus::TypeMeta;
+}  // namespace caffe2
+
 namespace c10 {
 // Every other c10:: name a program spells (c10::Device, c10::kCUDA, c10::ScalarType, c10::Half,
 // c10::IntArrayRef, ...) is found in locus by this directive.

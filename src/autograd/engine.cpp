@@ -32,7 +32,36 @@ AutoGradMode::AutoGradMode(bool enabled) : previous_(GradMode::is_enabled()) { G
 AutoGradMode::~AutoGradMode() { GradMode::set_enabled(previous_); }
 
 namespace autograd {
+
 namespace {
+std::atomic<bool> g_anomaly_enabled{false}, g_anomaly_check_nan{true};
+}  // namespace
+bool AnomalyMode::is_enabled() { return g_anomaly_enabled.load(std::memory_order_relaxed); }
+bool AnomalyMode::should_check_nan() { return g_anomaly_check_nan.load(std::memory_order_relaxed); }
+void AnomalyMode::set_enabled(bool enabled, bool check_nan) {
+  g_anomaly_enabled.store(enabled, std::memory_order_relaxed);
+  g_anomaly_check_nan.store(check_nan, std::memory_order_relaxed);
+}
+DetectAnomalyGuard::DetectAnomalyGuard(bool check_nan)
+    : previous_enabled_(AnomalyMode::is_enabled()), previous_check_nan_(AnomalyMode::should_check_nan()) {
+  AnomalyMode::set_enabled(true, check_nan);
+}
+DetectAnomalyGuard::~DetectAnomalyGuard() { AnomalyMode::set_enabled(previous_enabled_, previous_check_nan_); }
+
+namespace {
+
+// Anomaly detection: the first floating gradient a node returned that holds a NaN, as PyTorch's.
+void check_no_nan(const Node& n, const variable_list& out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    const Tensor& g = out[i];
+    if (!g.defined() || !is_floating_point(g.scalar_type())) continue;
+    NoGradGuard no_grad;
+    if (g.isnan().any().item<bool>())
+      throw Error("Function '" + n.name() + "' returned nan values in its " + std::to_string(i) +
+                  "th output. (anomaly detection is on: that node's forward op made the NaN's first gradient; "
+                  "check its inputs, e.g. a division by zero or the sqrt/log of 0 or of a negative number)");
+  }
+}
 
 std::atomic<uint64_t> next_sequence_nr{0};
 
@@ -285,6 +314,7 @@ variable_list run(const std::vector<Edge>& roots, variable_list root_grads, bool
       if (in.empty()) in.resize(1);
       out = n->apply(std::move(in));
       if (!keep_graph) n->release_variables();
+      if (AnomalyMode::is_enabled() && AnomalyMode::should_check_nan()) check_no_nan(*n, out);
     }
     const auto& edges = n->next_edges();
     for (size_t i = 0; i < edges.size(); ++i) {

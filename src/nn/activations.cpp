@@ -7,6 +7,7 @@
 
 #include "autograd/record.h"
 #include "nn/inplace.h"
+#include "locus/autograd.h"
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/functions.h"
@@ -29,6 +30,19 @@ Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& o) {
   const double l = o.lambda();
   if (l < 0) throw Error("[softshrink] lambda must be greater or equal to 0, but found to be " + number_str(l) + ".");
   return where(input > l, input - l, where(input < -l, input + l, 0.0));
+}
+
+Tensor gumbel_softmax(const Tensor& logits, const GumbelSoftmaxFuncOptions& o) {
+  Tensor gumbels;
+  {
+    NoGradGuard no_grad;  // the noise is a constant of the sample
+    gumbels = -empty_like(logits).exponential_().log();
+  }
+  Tensor y_soft = ((logits + gumbels) / o.tau()).softmax(o.dim());
+  if (!o.hard()) return y_soft;
+  Tensor index = std::get<1>(y_soft.max(o.dim(), true));
+  Tensor y_hard = zeros_like(logits).scatter(o.dim(), index, 1.0);
+  return y_hard - y_soft.detach() + y_soft;  // the one-hot forward, the soft sample's gradient
 }
 
 Tensor tanhshrink(const Tensor& input) { return input - input.tanh(); }

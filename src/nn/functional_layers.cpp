@@ -281,10 +281,36 @@ Tensor BilinearImpl::forward(const Tensor& input1, const Tensor& input2) {
 
 EmbeddingBagImpl::EmbeddingBagImpl(const EmbeddingBagOptions& options_) : options(options_) { reset(); }
 void EmbeddingBagImpl::reset() {
+  if (const Tensor& given = options._weight(); given.defined()) {
+    if (given.dim() != 2 || given.size(0) != options.num_embeddings() || given.size(1) != options.embedding_dim())
+      throw Error("[EmbeddingBag] _weight has shape " + ops::shape_str(given.sizes()) + ", but the options say [" +
+                  std::to_string(options.num_embeddings()) + ", " + std::to_string(options.embedding_dim()) +
+                  "] (num_embeddings, embedding_dim); pass a table of that shape.");
+    weight = register_parameter("weight", given);
+    options._weight(Tensor());  // taken once: a clone draws its own table and copies the values
+    return;
+  }
   const TensorOptions o = detail::placement(options.device(), options.dtype());
   weight = register_parameter("weight", empty({options.num_embeddings(), options.embedding_dim()}, o));
   reset_parameters();
 }
+EmbeddingBag EmbeddingBag::from_pretrained(const Tensor& embeddings, const EmbeddingBagFromPretrainedOptions& options) {
+  if (!embeddings.defined()) throw Error("[EmbeddingBag::from_pretrained] the embeddings tensor is undefined.");
+  if (embeddings.dim() != 2)
+    throw Error("[EmbeddingBag::from_pretrained] Embeddings parameter is expected to be 2-dimensional, got " +
+                std::to_string(embeddings.dim()) + " dimensions " + ops::shape_str(embeddings.sizes()) +
+                "; pass a table [num_embeddings, embedding_dim].");
+  EmbeddingBag bag(EmbeddingBagOptions(embeddings.size(0), embeddings.size(1))
+                       .max_norm(options.max_norm())
+                       .norm_type(options.norm_type())
+                       .mode(options.mode())
+                       .include_last_offset(options.include_last_offset())
+                       .padding_idx(options.padding_idx())
+                       ._weight(embeddings));
+  bag->weight.set_requires_grad(!options.freeze());
+  return bag;
+}
+
 void EmbeddingBagImpl::reset_parameters() {
   init::normal_(weight);
   if (options.padding_idx()) {

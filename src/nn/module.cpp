@@ -8,6 +8,7 @@
 #include <ostream>
 #include <sstream>
 #include <typeinfo>
+#include <utility>
 
 #include "locus/autograd.h"
 #include "locus/error.h"
@@ -171,6 +172,42 @@ void Module::train(bool on) {
 void Module::apply(const ModuleApplyFunction& fn) {
   fn(*this);
   for (auto& c : children_) c.value()->apply(fn);
+}
+void Module::apply(const ConstModuleApplyFunction& fn) const {
+  fn(*this);
+  for (const auto& c : children_) std::as_const(*c.value()).apply(fn);
+}
+
+namespace {
+std::string join_name(const std::string& prefix, const std::string& name) {
+  return prefix.empty() ? name : prefix + "." + name;
+}
+std::shared_ptr<Module> owned(const Module& m) {
+  try {
+    return std::const_pointer_cast<Module>(m.shared_from_this());
+  } catch (const std::bad_weak_ptr&) {
+    throw Error("[Module::apply] this " + m.type_name() +
+                " is not stored in a shared_ptr, so apply() cannot hand it out as one: make it with "
+                "std::make_shared (or a module holder such as nn::Linear), or use the apply() that takes Module&.");
+  }
+}
+}  // namespace
+
+void Module::apply(const NamedModuleApplyFunction& fn, const std::string& name_prefix) {
+  fn(name_prefix, *this);
+  for (auto& c : children_) c.value()->apply(fn, join_name(name_prefix, c.key()));
+}
+void Module::apply(const ConstNamedModuleApplyFunction& fn, const std::string& name_prefix) const {
+  fn(name_prefix, *this);
+  for (const auto& c : children_) std::as_const(*c.value()).apply(fn, join_name(name_prefix, c.key()));
+}
+void Module::apply(const ModulePointerApplyFunction& fn) const {
+  fn(owned(*this));
+  for (const auto& c : children_) std::as_const(*c.value()).apply(fn);
+}
+void Module::apply(const NamedModulePointerApplyFunction& fn, const std::string& name_prefix) const {
+  fn(name_prefix, owned(*this));
+  for (const auto& c : children_) std::as_const(*c.value()).apply(fn, join_name(name_prefix, c.key()));
 }
 
 void Module::zero_grad(bool set_to_none) {

@@ -70,6 +70,30 @@ TEST_P(Engine, AccumulatesAndRetains) {
 
 // As PyTorch: a backward frees what the nodes saved, so only a node that saved tensors refuses a
 // second pass; a graph of nodes that saved none (clone, add, views, sums) runs again.
+// Anomaly detection (libtorch's DetectAnomalyGuard / AnomalyMode): backward stops at the first
+// node whose gradient holds a NaN and names it; off again, the NaN flows through as usual.
+TEST_P(Engine, AnomalyModeNamesTheNodeThatMadeANaN) {
+  const TensorOptions o = TensorOptions().device(GetParam());
+  Tensor x = tensor({0.0f, 4.0f}, o).requires_grad_();
+  EXPECT_FALSE(autograd::AnomalyMode::is_enabled());
+  {
+    autograd::DetectAnomalyGuard guard;
+    EXPECT_TRUE(autograd::AnomalyMode::is_enabled());
+    Tensor y = (x.sqrt() * 0).sum();  // sqrt's gradient at 0 is inf; times 0: NaN
+    EXPECT_THROW_MSG(y.backward(), Error, "Function 'SqrtBackward0' returned nan values in its 0th output.");
+    Tensor fine = (x * 3).sum();
+    fine.backward();  // no NaN: runs as usual
+    EXPECT_EQ(values(x.grad()), (std::vector<double>{3, 3}));
+  }
+  EXPECT_FALSE(autograd::AnomalyMode::is_enabled());
+  x.mutable_grad() = Tensor();
+  (x.sqrt() * 0).sum().backward();
+  EXPECT_TRUE(std::isnan(values(x.grad())[0]));
+  autograd::AnomalyMode::set_enabled(true, /*check_nan=*/false);  // enabled without the NaN check
+  EXPECT_NO_THROW((x.sqrt() * 0).sum().backward());
+  autograd::AnomalyMode::set_enabled(false);
+}
+
 TEST_P(Engine, NodesThatSavedNothingRunAgainWithoutRetainGraph) {
   Tensor x = tensor({1., 2.}, opts()).requires_grad_();
   Tensor h = x.clone();

@@ -44,6 +44,20 @@ TEST(DType, ConstantsAliasesAndSizes) {
   EXPECT_EQ(os.str(), "Float");
 }
 
+TEST(DType, DefaultDtypeAsLibtorchSpellsIt) {
+  EXPECT_EQ(get_default_dtype(), kFloat);
+  EXPECT_EQ(get_default_dtype_as_scalartype(), kFloat);
+  EXPECT_STREQ(get_default_dtype().name(), "float");
+  set_default_dtype(TypeMeta::Make<double>());  // libtorch: torch::set_default_dtype(caffe2::TypeMeta::Make<double>())
+  EXPECT_EQ(get_default_dtype(), kDouble);
+  EXPECT_EQ(zeros({1}).scalar_type(), kDouble);
+  set_default_dtype(kFloat);
+  EXPECT_EQ(TypeMeta::Make<int64_t>().toScalarType(), kLong);
+  EXPECT_EQ(TypeMeta::Make<float>().itemsize(), 4u);
+  EXPECT_EQ(hasCUDA(), cuda::is_available());
+  EXPECT_FALSE(hasMPS());
+}
+
 TEST(DType, PromotionMatchesPyTorch) {
   struct Case {
     ScalarType a, b, r;

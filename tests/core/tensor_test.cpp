@@ -169,7 +169,23 @@ TEST_P(TensorOnDevice, AccessorAndPrint) {
     EXPECT_EQ((tt.accessor<float, 2>()[1][0]), 10.0f);
     EXPECT_THROW_MSG((t.accessor<float, 3>()), Error, "[accessor] expected a tensor of 3 dims, got 2 dims [2, 3]; use accessor<T, 2>().");
     EXPECT_THROW_MSG((t.accessor<double, 2>()), Error, "[data_ptr<float64>]");
+    // libtorch's packed accessors: their own copy of sizes and strides
+    auto p32 = t.packed_accessor32<float, 2>();
+    auto p64 = tt.packed_accessor64<float, 2, RestrictPtrTraits>();
+    EXPECT_EQ(p32.size(1), 3);
+    EXPECT_EQ(p32.stride(0), 3);
+    EXPECT_EQ(p32[0][1], 10.0f);
+    EXPECT_EQ(p64[1][0], 10.0f);
+    EXPECT_EQ(p64.stride(0), 1);
+    p32[1][2] = 7.0f;
+    EXPECT_EQ(t[1][2].item<float>(), 7.0f);
+    EXPECT_THROW_MSG((t.packed_accessor64<float, 1>()), Error, "[accessor] expected a tensor of 1 dims, got 2 dims");
+    Tensor wide = ones({1}).expand({int64_t(1) << 32});  // 2^32 elements over one float
+    EXPECT_THROW_MSG((wide.packed_accessor32<float, 1>()), Error,
+                     "[packed_accessor32] numel needs to be smaller than int32_t max");
+    EXPECT_EQ((wide.packed_accessor64<float, 1>().size(0)), int64_t(1) << 32);
   } else {
+    EXPECT_THROW_MSG((t.packed_accessor32<float, 2>()), Error, "is not addressable from the host");
     EXPECT_THROW_MSG((t.accessor<float, 2>()), Error, "is not addressable from the host; copy it first with .cpu()");
   }
   testing::internal::CaptureStderr();

@@ -152,6 +152,32 @@ TEST_P(Activations, HardswishAndHardsigmoidLayers) {
   EXPECT_EQ(os.str(), "locus::nn::Hardswish() locus::nn::Hardsigmoid()");
 }
 
+// F::gumbel_softmax: a sample over the last dim sums to one; a small tau sharpens it; hard gives
+// the one-hot of the soft sample's argmax with the soft sample's gradient (straight through).
+TEST_P(Activations, GumbelSoftmax) {
+  manual_seed(7);
+  Tensor logits = tensor({1.0f, 2.0f, 0.5f, -1.0f, 0.0f, 3.0f}, device(GetParam())).view({2, 3});
+  Tensor soft = F::gumbel_softmax(logits);
+  EXPECT_EQ(soft.sizes(), logits.sizes());
+  EXPECT_TRUE(allclose(soft.sum(-1), ones({2}, device(GetParam())), 1e-5, 1e-6));
+  EXPECT_TRUE(soft.ge(0).all().item<bool>());
+  Tensor sharp = F::gumbel_softmax(logits, F::GumbelSoftmaxFuncOptions().tau(0.01));
+  EXPECT_GT(sharp.amax(-1).min().item<double>(), 0.999);
+  Tensor x = logits.detach().requires_grad_();
+  manual_seed(3);
+  Tensor hard = F::gumbel_softmax(x, F::GumbelSoftmaxFuncOptions().hard(true).dim(1));
+  EXPECT_TRUE(allclose(hard.sum(1), ones({2}, device(GetParam()))));
+  EXPECT_TRUE(hard.eq(0).logical_or(hard.eq(1)).all().item<bool>());
+  (hard * tensor({1.0f, 2.0f, 3.0f}, device(GetParam()))).sum().backward();
+  Tensor x2 = logits.detach().requires_grad_();
+  manual_seed(3);  // the same noise: the soft sample's gradient
+  (F::gumbel_softmax(x2, F::GumbelSoftmaxFuncOptions().dim(1)) * tensor({1.0f, 2.0f, 3.0f}, device(GetParam())))
+      .sum()
+      .backward();
+  EXPECT_TRUE(allclose(x.grad(), x2.grad(), 1e-5, 1e-6));
+  EXPECT_GT(x.grad().abs().sum().item<double>(), 0.0);
+}
+
 LOCUS_INSTANTIATE_DEVICES(Activations);
 
 }  // namespace activations_test

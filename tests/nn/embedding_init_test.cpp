@@ -76,6 +76,24 @@ TEST_P(EmbeddingInit, EmbeddingMaxNormRenormalisesTheLookedUpRowsInPlace) {
                    Error, "[embedding] max_norm must be a non-negative number, got -1.000000.");
 }
 
+TEST_P(EmbeddingInit, EmbeddingBagFromPretrained) {
+  const Device d = GetParam();
+  Tensor w = table(4, 2);
+  auto bag = nn::EmbeddingBag::from_pretrained(w, nn::EmbeddingBagFromPretrainedOptions().mode(kSum));
+  EXPECT_TRUE(bag->weight.is_same(w));  // the table itself, as PyTorch's
+  EXPECT_FALSE(bag->weight.requires_grad());
+  EXPECT_EQ(bag->weight.device(), d);
+  Tensor out = bag(idx({0, 1, 3}, {1, 3}));
+  EXPECT_TRUE(allclose(out, (w[0] + w[1] + w[3]).unsqueeze(0)));
+  auto trainable = nn::EmbeddingBag::from_pretrained(table(4, 2), nn::EmbeddingBagFromPretrainedOptions().freeze(false));
+  EXPECT_TRUE(trainable->weight.requires_grad());
+  EXPECT_TRUE(allclose(trainable(idx({0, 2}, {1, 2})), (table(4, 2)[0] + table(4, 2)[2]).unsqueeze(0) / 2));  // kMean
+  EXPECT_THROW_MSG(nn::EmbeddingBag::from_pretrained(table(4, 2).view({8})), Error,
+                   "[EmbeddingBag::from_pretrained] Embeddings parameter is expected to be 2-dimensional, got 1 dimensions");
+  EXPECT_THROW_MSG(nn::EmbeddingBag(nn::EmbeddingBagOptions(3, 2)._weight(table(4, 2))), Error,
+                   "[EmbeddingBag] _weight has shape [4, 2], but the options say [3, 2]");
+}
+
 TEST_P(EmbeddingInit, EmbeddingBagMaxNorm) {
   const Device d = GetParam();
   nn::EmbeddingBag bag(nn::EmbeddingBagOptions(6, 3).mode(kSum).max_norm(1.0).device(d).dtype(kDouble));

@@ -3,6 +3,8 @@
 #include <sstream>
 
 #include "core/tensor_impl.h"
+#include <utility>
+
 #include "testing.h"
 
 #include <tuple>
@@ -278,6 +280,64 @@ TEST(Module, SequentialOfAnyModulesAndTypedPtr) {
   nn::Sequential with_pair;
   with_pair->push_back(nn::AnyModule(std::make_shared<PairOut>()));
   EXPECT_THROW_MSG(with_pair->forward(ones({1, 2})), Error, "held by an AnyModule) does not return a Tensor; call its forward");
+}
+
+// libtorch's apply() overloads: by reference (const or not), with qualified names, with shared_ptrs.
+TEST(Module, ApplyOverloads) {
+  nn::Sequential net(nn::Linear(2, 3), nn::Sequential(nn::ReLU(), nn::Linear(3, 1)));
+  std::vector<std::string> names;
+  net->apply([&](const std::string& name, nn::Module& m) { names.push_back(name + "=" + m.name()); });
+  EXPECT_EQ(names, (std::vector<std::string>{"=locus::nn::SequentialImpl", "0=locus::nn::LinearImpl",
+                                             "1=locus::nn::SequentialImpl", "1.0=locus::nn::ReLUImpl",
+                                             "1.1=locus::nn::LinearImpl"}));  // name() is libtorch's class name
+  names.clear();
+  std::as_const(*net).apply([&](const std::string& name, const nn::Module&) { names.push_back(name); }, "net");
+  EXPECT_EQ(names, (std::vector<std::string>{"net", "net.0", "net.1", "net.1.0", "net.1.1"}));
+  int count = 0;
+  std::as_const(*net).apply([&](const nn::Module&) { ++count; });
+  EXPECT_EQ(count, 5);
+  std::vector<std::shared_ptr<nn::Module>> all;
+  net->apply([&](const std::shared_ptr<nn::Module>& m) { all.push_back(m); });
+  ASSERT_EQ(all.size(), 5u);
+  EXPECT_EQ(all[0].get(), net.ptr().get());
+  int linears = 0;
+  net->apply([&](const std::string&, const std::shared_ptr<nn::Module>& m) { linears += m->as<nn::Linear>() != nullptr; });
+  EXPECT_EQ(linears, 2);
+  // reinitialise every Linear, the way libtorch programs do
+  net->apply([](nn::Module& m) {
+    if (auto* fc = m.as<nn::Linear>()) {
+      NoGradGuard g;
+      fc->weight.fill_(0.5);
+    }
+  });
+  EXPECT_EQ(net[0]->as<nn::Linear>()->weight.min().item<float>(), 0.5f);
+  nn::LinearImpl on_stack(2, 2);  // not in a shared_ptr: the pointer forms cannot hand it out
+  EXPECT_THROW_MSG(on_stack.apply([](const std::shared_ptr<nn::Module>&) {}), Error,
+                   "[Module::apply] this locus::nn::Linear is not stored in a shared_ptr");
+}
+
+// ModuleDict as libtorch's: insert replaces, update, pop, clear, items, at<T>.
+TEST(Module, ModuleDictEdits) {
+  nn::ModuleDict dict;
+  dict->insert("a", nn::Linear(2, 2));
+  dict->update({{"b", std::make_shared<nn::ReLUImpl>()}, {"a", std::make_shared<nn::LinearImpl>(2, 5)}});
+  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(dict->at<nn::LinearImpl>("a").options.out_features(), 5);  // replaced in place
+  EXPECT_EQ(dict->named_children()["a"].get(), dict["a"].get());      // and registered as the child
+  EXPECT_THROW_MSG(dict->at<nn::LinearImpl>("b"), Error, "[ModuleDict::at] the module under 'b' is a locus::nn::ReLU, not the type asked for.");
+  nn::ModuleDict other;
+  other->insert("c", nn::Linear(1, 1));
+  dict->update(*other);
+  EXPECT_EQ(dict->items().size(), 3u);
+  auto b = dict->pop("b");
+  EXPECT_NE(b->as<nn::ReLU>(), nullptr);
+  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(dict->named_children().keys(), (std::vector<std::string>{"a", "c"}));
+  EXPECT_ANY_THROW(dict->pop("b"));
+  EXPECT_EQ(dict->parameters().size(), 4u);
+  dict->clear();
+  EXPECT_TRUE(dict->empty());
+  EXPECT_TRUE(dict->parameters().empty());
 }
 
 TEST(Module, ZeroGrad) {

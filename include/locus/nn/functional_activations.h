@@ -1,6 +1,7 @@
 #pragma once
 // More of libtorch's activation functions (torch::nn::functional): relu6, hardshrink, softshrink,
-// tanhshrink, softsign, logsigmoid, threshold, celu, glu, softmin, rrelu, hardswish, hardsigmoid.
+// tanhshrink, softsign, logsigmoid, threshold, celu, glu, softmin, rrelu, hardswish, hardsigmoid,
+// gumbel_softmax.
 // Each is made of differentiable ops, so it runs and trains on every device.
 #include <optional>
 
@@ -39,6 +40,11 @@ struct SoftminFuncOptions {
   LOCUS_ARG(int64_t, dim);
   LOCUS_ARG(std::optional<ScalarType>, dtype) = std::nullopt;
 };
+struct GumbelSoftmaxFuncOptions {
+  LOCUS_ARG(double, tau) = 1.0;
+  LOCUS_ARG(bool, hard) = false;
+  LOCUS_ARG(int, dim) = -1;
+};
 struct RReLUFuncOptions {
   LOCUS_ARG(double, lower) = 1.0 / 8;
   LOCUS_ARG(double, upper) = 1.0 / 3;
@@ -52,6 +58,9 @@ Tensor relu6(const Tensor& input, const ReLU6FuncOptions& options = {});
 Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options = {});
 /// x - lambda above lambda, x + lambda below -lambda, else 0 (lambda >= 0).
 Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& options = {});
+/// softmax((logits + g) / tau) with g Gumbel(0, 1) noise (-log of exponential samples); `hard`
+/// returns the one-hot of its argmax in the forward pass and the soft sample's gradient.
+Tensor gumbel_softmax(const Tensor& logits, const GumbelSoftmaxFuncOptions& options = {});
 /// x - tanh(x).
 Tensor tanhshrink(const Tensor& input);
 /// x / (1 + |x|).

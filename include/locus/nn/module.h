@@ -64,6 +64,11 @@ struct ModuleImplOf<T, std::void_t<typename T::ContainedType>> {
 class Module : public std::enable_shared_from_this<Module> {
  public:
   using ModuleApplyFunction = std::function<void(Module&)>;
+  using ConstModuleApplyFunction = std::function<void(const Module&)>;
+  using NamedModuleApplyFunction = std::function<void(const std::string&, Module&)>;
+  using ConstNamedModuleApplyFunction = std::function<void(const std::string&, const Module&)>;
+  using ModulePointerApplyFunction = std::function<void(const std::shared_ptr<Module>&)>;
+  using NamedModulePointerApplyFunction = std::function<void(const std::string&, const std::shared_ptr<Module>&)>;
 
   /// `name` is what name() and pretty_print() show; by default the class name, as libtorch's
   /// ("locus::nn::LinearImpl", "BlockImpl" for a user's BlockImpl; messages drop the "Impl").
@@ -137,8 +142,17 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Clears gradients: sets them to undefined (default, as PyTorch 2), or zeroes them.
   virtual void zero_grad(bool set_to_none = true);
 
-  /// Calls `fn` on this module and every module below it.
+  /// Calls `fn` on this module and every module below it (parents before children).
   void apply(const ModuleApplyFunction& fn);
+  void apply(const ConstModuleApplyFunction& fn) const;
+  /// The same with each module's qualified name: `name_prefix` for this one, "fc" / "block.conv"
+  /// below it ("prefix.fc" with a prefix), as named_modules() names them.
+  void apply(const NamedModuleApplyFunction& fn, const std::string& name_prefix = std::string());
+  void apply(const ConstNamedModuleApplyFunction& fn, const std::string& name_prefix = std::string()) const;
+  /// The same with shared_ptrs: this module must be owned by one (std::make_shared, a holder),
+  /// else an Error.
+  void apply(const ModulePointerApplyFunction& fn) const;
+  void apply(const NamedModulePointerApplyFunction& fn, const std::string& name_prefix = std::string()) const;
 
   /// One line describing this module ("locus::nn::Linear(in_features=784, ...)").
   virtual void pretty_print(std::ostream& stream) const;

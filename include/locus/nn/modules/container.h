@@ -247,14 +247,50 @@ class ModuleDictImpl : public Cloneable<ModuleDictImpl> {
   explicit ModuleDictImpl(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules) {
     for (const auto& [k, m] : modules) insert(k, m);
   }
+  /// Adds `module` under `key`, or replaces the one there (as libtorch's).
   template <typename M>
   void insert(const std::string& key, std::shared_ptr<M> module) {
+    if (modules_.contains(key)) {
+      replace_module(key, std::shared_ptr<Module>(module));
+      modules_[key] = std::move(module);
+      return;
+    }
     register_module(key, module);
     modules_.insert(key, std::move(module));
   }
   template <typename M>
   void insert(const std::string& key, const ModuleHolder<M>& holder) {
     insert(key, holder.ptr());
+  }
+  /// insert() of each (key, module), in order: new keys are appended, existing ones replaced.
+  void update(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& modules) {
+    for (const auto& [k, m] : modules) insert(k, m);
+  }
+  /// insert() of each item of another ModuleDict (or an OrderedDict of modules).
+  template <typename Container>
+  void update(const Container& container) {
+    for (const auto& item : container) insert(item.key(), item.value());
+  }
+  /// Removes the module under `key` and returns it (an Error naming the key when there is none).
+  std::shared_ptr<Module> pop(const std::string& key) {
+    std::shared_ptr<Module> m = modules_[key];  // throws for a missing key
+    modules_.erase(key);
+    unregister_module(key);
+    return m;
+  }
+  void clear() {
+    for (const std::string& k : modules_.keys()) unregister_module(k);
+    modules_.clear();
+  }
+  /// The module under `key` as a T (an Error when it is another type).
+  template <typename T>
+  T& at(const std::string& key) {
+    T* p = modules_[key]->template as<T>();
+    if (p == nullptr) throw Error("[ModuleDict::at] the module under '" + key + "' is a " + modules_[key]->type_name() + ", not the type asked for.");
+    return *p;
+  }
+  const std::vector<OrderedDict<std::string, std::shared_ptr<Module>>::Item>& items() const noexcept {
+    return modules_.items();
   }
   void pretty_print(std::ostream& stream) const override;
   std::shared_ptr<Module> operator[](const std::string& key) const { return modules_[key]; }

@@ -158,7 +158,19 @@ struct EmbeddingBagOptions {
   /// without gradient), to norm max_norm before the lookup (PyTorch's embedding_renorm_).
   LOCUS_ARG(std::optional<double>, max_norm) = std::nullopt;
   LOCUS_ARG(double, norm_type) = 2.;
+  /// A table [num_embeddings, embedding_dim] to use as the weight instead of a drawn one.
+  LOCUS_ARG(Tensor, _weight) = Tensor();
   LOCUS_PLACEMENT_ARGS;
+};
+
+/// EmbeddingBag::from_pretrained's options (libtorch's).
+struct EmbeddingBagFromPretrainedOptions {
+  LOCUS_ARG(bool, freeze) = true;
+  LOCUS_ARG(std::optional<double>, max_norm) = std::nullopt;
+  LOCUS_ARG(double, norm_type) = 2.;
+  LOCUS_ARG(functional::EmbeddingBagMode, mode) = kMean;
+  LOCUS_ARG(bool, include_last_offset) = false;
+  LOCUS_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
 };
 
 /// Sums, means or maxima of embedding rows per bag (functional::embedding_bag); weight drawn
@@ -176,6 +188,13 @@ class EmbeddingBagImpl : public Cloneable<EmbeddingBagImpl> {
   EmbeddingBagOptions options;
   Tensor weight;
 };
-LOCUS_MODULE(EmbeddingBag);
+class EmbeddingBag : public ModuleHolder<EmbeddingBagImpl> {
+ public:
+  using ModuleHolder<EmbeddingBagImpl>::ModuleHolder;
+  using Impl = EmbeddingBagImpl;
+  /// An EmbeddingBag whose weight is `embeddings` [num_embeddings, embedding_dim] itself (shared,
+  /// as PyTorch's), on its device; frozen (requires_grad false) unless options.freeze(false).
+  static EmbeddingBag from_pretrained(const Tensor& embeddings, const EmbeddingBagFromPretrainedOptions& options = {});
+};
 
 }  // namespace locus::nn
