@@ -641,6 +641,13 @@ TEST_P(PoolingMore, FractionalMaxPoolMatchesPyTorch) {
                            ._random_samples(u2)),
               {2, 3, 4, 5}, fractional_max_pool2d_k2_ratio_0_5_0_7_values,
               fractional_max_pool2d_k2_ratio_0_5_0_7_indices);
+  // libtorch's std::vector spellings of output_size and output_ratio
+  const auto fv = F::FractionalMaxPool2dFuncOptions({2, 3}).output_size(std::vector<int64_t>{4, 5})._random_samples(u2);
+  EXPECT_TRUE(F::fractional_max_pool2d(img, fv).equal(std::get<0>(F::fractional_max_pool2d_with_indices(img, F::FractionalMaxPool2dFuncOptions(f2)._random_samples(u2)))));
+  const auto fr = F::FractionalMaxPool2dFuncOptions(2).output_ratio(std::vector<double>{0.5, 0.7})._random_samples(u2);
+  EXPECT_EQ(F::fractional_max_pool2d(img, fr).sizes(), IntArrayRef({2, 3, 4, 5}));
+  EXPECT_THROW_MSG(F::FractionalMaxPool2dFuncOptions(2).output_size(std::vector<int64_t>{4}), Error,
+                   "ExpandingArray: expected 2 values, got 1.");
   // float32: PyTorch's interval arithmetic in float
   EXPECT_EQ(values(std::get<1>(F::fractional_max_pool2d_with_indices(
                 img.to(kFloat), F::FractionalMaxPool2dFuncOptions({2, 3}).output_size(ExpandingArray<2>({4, 5}))

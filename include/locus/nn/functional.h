@@ -60,6 +60,11 @@ class ExpandingArray {
     std::copy(l.begin(), l.end(), values_.begin());
   }
   ExpandingArray(const std::array<int64_t, N>& a) : values_(a) {}
+  /// From a std::vector of N values (libtorch's takes any IntArrayRef): output_size(std::vector{4, 4}).
+  ExpandingArray(const std::vector<int64_t>& v) {
+    if (v.size() != N) throw Error("ExpandingArray: expected " + std::to_string(N) + " values, got " + std::to_string(v.size()) + ".");
+    std::copy(v.begin(), v.end(), values_.begin());
+  }
   int64_t operator[](size_t i) const { return values_[i]; }
   const int64_t* data() const { return values_.data(); }
   size_t size() const { return N; }

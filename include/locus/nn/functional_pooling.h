@@ -25,6 +25,12 @@ class ExpandingArrayDouble {
                   ".");
     std::copy(l.begin(), l.end(), values_.begin());
   }
+  /// From a std::vector of N values (libtorch's takes any ArrayRef<double>).
+  ExpandingArrayDouble(const std::vector<double>& v) {
+    if (v.size() != N)
+      throw Error("ExpandingArrayDouble: expected " + std::to_string(N) + " values, got " + std::to_string(v.size()) + ".");
+    std::copy(v.begin(), v.end(), values_.begin());
+  }
   double operator[](size_t i) const { return values_[i]; }
   size_t size() const { return N; }
 
