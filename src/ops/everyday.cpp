@@ -18,6 +18,7 @@
 #include "locus/factory.h"
 #include "locus/functions.h"
 #include "locus/indexing.h"
+#include "locus/linalg.h"
 #include "locus/aten.h"
 #include "ops/checks.h"
 #include "ops/internal.h"
@@ -275,11 +276,7 @@ bool is_nonzero(const Tensor& self) { return self.is_nonzero(); }
 // ---- dist, msort, masked_fill(tensor), inner, vdot -------------------------------------------------
 Tensor Tensor::dist(const Tensor& other, const Scalar& p) const {
   ops::check_same_device("dist", {{"self", this}, {"other", &other}});
-  const double q = p.toDouble();
-  Tensor d = *this - other;
-  if (std::isinf(q)) return q > 0 ? d.abs().amax() : d.abs().amin();
-  if (q == 0) return d.ne(0).sum().to(d.scalar_type());  // the count of differing elements
-  return d.norm(p);
+  return linalg::vector_norm(*this - other, p);  // any p: 0 (a count), +-inf, or a power
 }
 Tensor dist(const Tensor& self, const Tensor& other, const Scalar& p) { return self.dist(other, p); }
 
