@@ -39,22 +39,34 @@ Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& options = {
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& options = {});
 /// A random permutation of 0..n-1 (int64).
 Tensor randperm(int64_t n, const TensorOptions& options = {});
+/// The same draws from a Generator (locus/generator.h) instead of the default stream, as
+/// libtorch's torch::rand(size, generator, options); std::nullopt means the default stream.
+Tensor rand(IntArrayRef sizes, std::optional<Generator> generator, const TensorOptions& options = {});
+Tensor randn(IntArrayRef sizes, std::optional<Generator> generator, const TensorOptions& options = {});
+Tensor randint(int64_t high, IntArrayRef sizes, std::optional<Generator> generator, const TensorOptions& options = {});
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, std::optional<Generator> generator,
+               const TensorOptions& options = {});
+Tensor randperm(int64_t n, std::optional<Generator> generator, const TensorOptions& options = {});
 
 Tensor empty_like(const Tensor& t, const TensorOptions& options = {});
 Tensor zeros_like(const Tensor& t, const TensorOptions& options = {});
 Tensor ones_like(const Tensor& t, const TensorOptions& options = {});
 Tensor full_like(const Tensor& t, const Scalar& value, const TensorOptions& options = {});
 /// Normal draws (libtorch's torch::normal): numbers, or tensors broadcast together, for mean and std.
+/// Each takes an optional Generator, as libtorch's.
 Tensor normal(double mean, double std, IntArrayRef size, const TensorOptions& options = {});
-Tensor normal(const Tensor& mean, double std = 1);
-Tensor normal(double mean, const Tensor& std);
-Tensor normal(const Tensor& mean, const Tensor& std);
+Tensor normal(double mean, double std, IntArrayRef size, std::optional<Generator> generator,
+              const TensorOptions& options = {});
+Tensor normal(const Tensor& mean, double std = 1, std::optional<Generator> generator = std::nullopt);
+Tensor normal(double mean, const Tensor& std, std::optional<Generator> generator = std::nullopt);
+Tensor normal(const Tensor& mean, const Tensor& std, std::optional<Generator> generator = std::nullopt);
 /// torch::bernoulli(p) / (self, p), torch::multinomial, torch::poisson (counts drawn with the given
 /// rates, on the host and copied back), torch::isclose: as the Tensor methods.
-Tensor bernoulli(const Tensor& p);
-Tensor bernoulli(const Tensor& self, double p);
-Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement = false);
-Tensor poisson(const Tensor& rates);
+Tensor bernoulli(const Tensor& p, std::optional<Generator> generator = std::nullopt);
+Tensor bernoulli(const Tensor& self, double p, std::optional<Generator> generator = std::nullopt);
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement = false,
+                   std::optional<Generator> generator = std::nullopt);
+Tensor poisson(const Tensor& rates, std::optional<Generator> generator = std::nullopt);
 Tensor isclose(const Tensor& self, const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
 Tensor rand_like(const Tensor& t, const TensorOptions& options = {});
 Tensor randn_like(const Tensor& t, const TensorOptions& options = {});

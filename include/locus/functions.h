@@ -203,6 +203,13 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Scalar& value);
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
+/// As the Tensor methods (scatter with "add" / "multiply", scatter_reduce, index_reduce).
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce);
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                      bool include_self = true);
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    std::string_view reduce, bool include_self = true);
 Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
 /// Positions of the non-zero elements, int64 [count, dim] (Tensor::nonzero).
 Tensor nonzero(const Tensor& a);

@@ -16,6 +16,7 @@
 #include "locus/accessor.h"
 #include "locus/device.h"
 #include "locus/dtype.h"
+#include "locus/generator.h"
 #include "locus/memory_format.h"
 #include "locus/options.h"
 #include "locus/scalar.h"
@@ -285,27 +286,30 @@ class Tensor {
   Tensor& fill_(const Scalar& value) const;
   Tensor& zero_() const { return fill_(0); }
   /// In-place random fills (locus's counter-based generator, as rand/randn).
-  Tensor& uniform_(double from = 0, double to = 1) const;
-  Tensor& normal_(double mean = 0, double std = 1) const;
+  /// Each draw takes an optional Generator (locus/generator.h), as libtorch's; without one the
+  /// process's default stream serves.
+  Tensor& uniform_(double from = 0, double to = 1, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& normal_(double mean = 0, double std = 1, std::optional<Generator> generator = std::nullopt) const;
   // ---- more in-place draws, as libtorch's (src/ops/random_ops.cpp) ----
   /// 1 with probability p (a number, or a tensor broadcast to this one), else 0.
-  Tensor& bernoulli_(double p = 0.5) const;
-  Tensor& bernoulli_(const Tensor& p) const;
+  Tensor& bernoulli_(double p = 0.5, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& bernoulli_(const Tensor& p, std::optional<Generator> generator = std::nullopt) const;
   /// Integers drawn uniformly from [from, to - 1] (to: one past the dtype's largest exact integer
   /// when absent, as PyTorch's), [0, to - 1], or [0, 2^mantissa] for floats / the dtype's max.
-  Tensor& random_(int64_t from, std::optional<int64_t> to) const;
-  Tensor& random_(int64_t to) const;
-  Tensor& random_() const;
-  Tensor& exponential_(double lambd = 1) const;
-  Tensor& geometric_(double p) const;
-  Tensor& log_normal_(double mean = 1, double std = 2) const;
-  Tensor& cauchy_(double median = 0, double sigma = 1) const;
+  Tensor& random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& random_(int64_t to, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& random_(std::optional<Generator> generator = std::nullopt) const;
+  Tensor& exponential_(double lambd = 1, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& geometric_(double p, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& log_normal_(double mean = 1, double std = 2, std::optional<Generator> generator = std::nullopt) const;
+  Tensor& cauchy_(double median = 0, double sigma = 1, std::optional<Generator> generator = std::nullopt) const;
   /// A new tensor of 0s and 1s, each 1 with the probability this tensor holds (in [0, 1]).
-  Tensor bernoulli() const;
-  Tensor bernoulli(double p) const;
+  Tensor bernoulli(std::optional<Generator> generator = std::nullopt) const;
+  Tensor bernoulli(double p, std::optional<Generator> generator = std::nullopt) const;
   /// Indices of num_samples categories drawn from each row's (unnormalised) weights; without
   /// replacement a category is drawn at most once per row.
-  Tensor multinomial(int64_t num_samples, bool replacement = false) const;
+  Tensor multinomial(int64_t num_samples, bool replacement = false,
+                     std::optional<Generator> generator = std::nullopt) const;
   /// |self - other| <= atol + rtol * |other|, elementwise (bool); NaNs equal when equal_nan.
   Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false) const;
   Tensor detach() const;
@@ -660,6 +664,27 @@ class Tensor {
   Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
   Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  /// libtorch's scatter with reduce: "add" or "multiply" combines src (or value) into self at the
+  /// scattered positions instead of replacing (scatter_reduce's "sum" / "prod", include_self).
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) const;
+  /// src reduced into self at index along dim (as scatter_add's positions): reduce is "sum",
+  /// "prod", "mean", "amax" or "amin"; with include_self false, a scattered position's old value
+  /// takes no part (positions nothing is scattered to keep self's). self and src of one dtype,
+  /// index int64. Differentiable in self and src (PyTorch's formulas: ties of amax / amin share the
+  /// gradient). sum and mean run on the device; prod, amax and amin combine on the host.
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                        bool include_self = true) const;
+  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                          bool include_self = true) const;
+  /// index_add's positions (index a vector, source self's shape but index.numel() along dim) with
+  /// scatter_reduce's reductions: "prod", "mean", "amax" or "amin".
+  Tensor index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                      bool include_self = true) const;
+  Tensor& index_reduce_(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                        bool include_self = true) const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   /// In place: value where mask (bool, broadcastable to this tensor) is true.
   Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;

@@ -268,17 +268,39 @@ class CUDAStreamGuard {
 }  // namespace cuda
 }  // namespace c10
 
+namespace locus {
+/// libtorch's cuda generator type: make_generator<CUDAGeneratorImpl>(device_index) (locus/generator.h).
+class CUDAGeneratorImpl : public GeneratorImpl {
+ public:
+  explicit CUDAGeneratorImpl(DeviceIndex device_index = -1, uint64_t seed = default_rng_seed_val)
+      : GeneratorImpl(Device(kCUDA, device_index), seed) {}
+  static DeviceType device_type() { return kCUDA; }
+};
+}  // namespace locus
+
 namespace at {
 // at::Tensor, at::kFloat, at::zeros, at::Reduction::Mean, ... are locus's.
 using namespace ::locus;
 namespace cuda {
 // at::cuda::getCurrentCUDAStream(), at::cuda::CUDAStream, and locus::cuda's device_count(), ...
 using namespace ::c10::cuda;
+namespace detail {
+/// at::cuda::detail's generators: the default one (the process stream) and new ones.
+inline Generator getDefaultCUDAGenerator(DeviceIndex device_index = -1) {
+  return ::locus::default_generator(Device(kCUDA, device_index));
+}
+inline Generator createCUDAGenerator(DeviceIndex device_index = -1) {
+  return ::locus::make_generator<::locus::CUDAGeneratorImpl>(device_index);
+}
+}  // namespace detail
 }  // namespace cuda
 /// at::globalContext(): the one setting of it that locus has, setFlushDenormal
 /// (locus::set_flush_denormal, locus/parallel.h).
 struct Context {
   bool setFlushDenormal(bool on) { return ::locus::set_flush_denormal(on); }
+  /// The default generator for a device (locus/generator.h): every device type's is the one
+  /// process stream that manual_seed seeds.
+  Generator defaultGenerator(Device device) { return ::locus::default_generator(device); }
 };
 inline Context& globalContext() {
   static Context context;

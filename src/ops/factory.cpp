@@ -2,24 +2,17 @@
 // through the host except for tensor({...}) and from_blob data, which start on the host.
 #include <cmath>
 #include <cstring>
-#include <mutex>
 
 #include "core/tensor_impl.h"
 #include "locus/accelerators.h"
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/guard.h"
-#include "locus/random.h"
+#include "locus/generator.h"
 #include "ops/checks.h"
+#include "ops/internal.h"
 
 namespace locus {
-namespace detail {
-/// Reserves `count` numbers of the Philox stream; returns (seed, offset) for the kernel. Thread-safe.
-struct PhiloxState {
-  uint64_t seed, offset;
-};
-PhiloxState philox_reserve(uint64_t count);
-}  // namespace detail
 
 namespace {
 
@@ -48,7 +41,7 @@ Tensor filled(IntArrayRef sizes, const TensorOptions& o, ScalarType dt, const Sc
 void fill_random(Tensor& t, backend::RandomKind kind, double a, double b) {
   int64_t n = t.numel();
   if (n == 0) return;
-  detail::PhiloxState st = detail::philox_reserve(static_cast<uint64_t>(n));
+  ops::PhiloxState st = ops::philox_reserve(static_cast<uint64_t>(n));
   Device d = t.device();
   backend::TensorRef r = ops::ref(t, "random");
   ops::backend_for(d).random(backend::device_index(d), ops::current_stream(d), kind, r, st.seed, st.offset, a, b);
@@ -160,6 +153,27 @@ Tensor randperm(int64_t n, const TensorOptions& o) {
   std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return k[a] < k[b]; });
   Tensor out = from_blob(perm.data(), {n}, TensorOptions().dtype(kLong)).clone();
   return out.to(TensorOptions().device(target(o)).dtype(o.has_dtype() ? o.dtype() : kLong));
+}
+
+// ---- the same draws from a Generator -----------------------------------------------------------
+Tensor rand(IntArrayRef sizes, std::optional<Generator> g, const TensorOptions& o) {
+  detail::GeneratorScope scope(g, target(o), "rand");
+  return rand(sizes, o);
+}
+Tensor randn(IntArrayRef sizes, std::optional<Generator> g, const TensorOptions& o) {
+  detail::GeneratorScope scope(g, target(o), "randn");
+  return randn(sizes, o);
+}
+Tensor randint(int64_t high, IntArrayRef sizes, std::optional<Generator> g, const TensorOptions& o) {
+  return randint(0, high, sizes, std::move(g), o);
+}
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, std::optional<Generator> g, const TensorOptions& o) {
+  detail::GeneratorScope scope(g, target(o), "randint");
+  return randint(low, high, sizes, o);
+}
+Tensor randperm(int64_t n, std::optional<Generator> g, const TensorOptions& o) {
+  detail::GeneratorScope scope(g, target(o), "randperm");
+  return randperm(n, o);
 }
 
 namespace {
@@ -295,39 +309,15 @@ Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> delet
   return t;
 }
 
-Tensor& Tensor::uniform_(double from, double to) const {
+Tensor& Tensor::uniform_(double from, double to, std::optional<Generator> g) const {
   if (to < from) throw Error("[uniform_] expects from <= to, got from=" + std::to_string(from) + " > to=" + std::to_string(to) + ".");
+  detail::GeneratorScope scope(g, device(), "uniform_");
   return copy_(rand(sizes(), options()) * (to - from) + from);
 }
-Tensor& Tensor::normal_(double mean, double std) const {
+Tensor& Tensor::normal_(double mean, double std, std::optional<Generator> g) const {
   if (std < 0) throw Error("[normal_] expects std >= 0.0, got std=" + std::to_string(std) + ".");
+  detail::GeneratorScope scope(g, device(), "normal_");
   return copy_(randn(sizes(), options()) * std + mean);
-}
-
-// ---- random state -----------------------------------------------------------------------------
-namespace {
-std::mutex g_rng_mutex;
-uint64_t g_seed = 67280421310721ull;  // PyTorch's default seed
-uint64_t g_offset = 0;
-}  // namespace
-
-void manual_seed(uint64_t seed) {
-  std::lock_guard<std::mutex> g(g_rng_mutex);
-  g_seed = seed;
-  g_offset = 0;
-}
-// libtorch's spellings: one generator serves every device
-void cuda::manual_seed(uint64_t seed) { locus::manual_seed(seed); }
-void cuda::manual_seed_all(uint64_t seed) { locus::manual_seed(seed); }
-uint64_t initial_seed() {
-  std::lock_guard<std::mutex> g(g_rng_mutex);
-  return g_seed;
-}
-detail::PhiloxState detail::philox_reserve(uint64_t count) {
-  std::lock_guard<std::mutex> g(g_rng_mutex);
-  PhiloxState s{g_seed, g_offset};
-  g_offset += (count + 3) / 4 * 4;
-  return s;
 }
 
 }  // namespace locus

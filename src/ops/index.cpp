@@ -1,5 +1,11 @@
 // Indexing, joining and whole-tensor comparisons.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
 
 #include "core/tensor_impl.h"
 #include "locus/error.h"
@@ -396,6 +402,291 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes) {
 
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) { return a.index_select(dim, index); }
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) { return a.gather(dim, index); }
+// ---- scatter_reduce, index_reduce, scatter with reduce ------------------------------------------
+// sum and mean are scatter_adds on the device; prod, amax and amin combine on the host (exact, in
+// the tensor's own dtype, in index order) and copy back. Gradients follow PyTorch 1.13's formulas
+// (ties of amax / amin share the gradient evenly; prod's zeros get the product of the others).
+namespace {
+
+enum class Reduce { Sum, Prod, Mean, Amax, Amin };
+
+Reduce parse_reduce(const char* op, std::string_view r, bool legacy) {
+  if (legacy) {
+    if (r == "add") return Reduce::Sum;
+    if (r == "multiply") return Reduce::Prod;
+    throw Error("[" + std::string(op) + "] reduce argument must be either add or multiply, got '" + std::string(r) +
+                "'; scatter_reduce() also takes sum, prod, mean, amax and amin.");
+  }
+  if (r == "sum") return Reduce::Sum;
+  if (r == "prod") return Reduce::Prod;
+  if (r == "mean") return Reduce::Mean;
+  if (r == "amax") return Reduce::Amax;
+  if (r == "amin") return Reduce::Amin;
+  throw Error("[" + std::string(op) + "] reduce argument must be either sum, prod, mean, amax or amin, got '" +
+              std::string(r) + "'" + (r == "max" || r == "min" ? " (PyTorch spells it a" + std::string(r) + ")" : "") + ".");
+}
+
+template <class T, class Acc>
+void host_combine(Reduce red, bool include_self, Tensor& out, const Tensor& idx, const Tensor& src, int64_t d) {
+  T* o = out.data_ptr<T>();
+  const int64_t* ix = idx.data_ptr<int64_t>();
+  const T* sv = src.data_ptr<T>();
+  const int64_t nd = out.dim(), n = idx.numel();
+  std::vector<int64_t> ostride(static_cast<size_t>(nd), 1), coord(static_cast<size_t>(nd), 0);
+  for (int64_t k = nd - 2; k >= 0; --k) ostride[k] = ostride[k + 1] * out.size(k + 1);
+  std::vector<char> touched(include_self ? 0 : static_cast<size_t>(out.numel()), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t at = 0;
+    for (int64_t k = 0; k < nd; ++k) at += (k == d ? ix[i] : coord[k]) * ostride[k];
+    const Acc v = static_cast<Acc>(sv[i]);
+    Acc cur = static_cast<Acc>(o[at]);
+    if (!include_self && !touched[at]) {
+      touched[at] = 1;
+      cur = v;
+    } else if (red == Reduce::Prod) {
+      if constexpr (std::is_same_v<Acc, bool>) cur = cur && v;
+      else cur = cur * v;
+    } else if (red == Reduce::Amax) {
+      if constexpr (std::is_floating_point_v<Acc>) cur = std::isnan(v) ? v : std::max(cur, v);
+      else cur = std::max(cur, v);
+    } else {
+      if constexpr (std::is_floating_point_v<Acc>) cur = std::isnan(v) ? v : std::min(cur, v);
+      else cur = std::min(cur, v);
+    }
+    o[at] = static_cast<T>(cur);
+    for (int64_t k = nd - 1; k >= 0; --k) {  // next coordinate of the index, row-major
+      if (++coord[k] < idx.size(k)) break;
+      coord[k] = 0;
+    }
+  }
+}
+
+// self (>= 1-D) combined with src (already narrowed to idx's shape, in self's dtype) at idx along d.
+Tensor reduce_into(const Tensor& self, int64_t d, const Tensor& idx, const Tensor& s, Reduce red, bool include_self) {
+  NoGradGuard no_grad;
+  if (red == Reduce::Sum || red == Reduce::Mean) {
+    Tensor base = include_self ? self : self.scatter(d, idx, 0);
+    Tensor sum = base.scatter_add(d, idx, s);
+    if (red == Reduce::Sum) return sum;
+    Tensor n = ones_like(self);
+    if (!include_self) n = n.scatter(d, idx, 0);
+    n = n.scatter_add(d, idx, ones_like(s));
+    n = n.masked_fill(n == 0, 1);
+    return self.is_floating_point() ? sum / n : sum.div(n, "floor").to(self.scalar_type());
+  }
+  Tensor out = self.to(kCPU).contiguous().clone();
+  Tensor hi = idx.to(kCPU).contiguous(), hs = s.to(kCPU).contiguous();
+  switch (self.scalar_type()) {
+    case kFloat: host_combine<float, float>(red, include_self, out, hi, hs, d); break;
+    case kDouble: host_combine<double, double>(red, include_self, out, hi, hs, d); break;
+    case kLong: host_combine<int64_t, int64_t>(red, include_self, out, hi, hs, d); break;
+    case kInt: host_combine<int32_t, int32_t>(red, include_self, out, hi, hs, d); break;
+    case kShort: host_combine<int16_t, int16_t>(red, include_self, out, hi, hs, d); break;
+    case kChar: host_combine<int8_t, int8_t>(red, include_self, out, hi, hs, d); break;
+    case kByte: host_combine<uint8_t, uint8_t>(red, include_self, out, hi, hs, d); break;
+    case kBool: host_combine<bool, bool>(red, include_self, out, hi, hs, d); break;
+    default: {  // float16 / bfloat16: in float32, rounded once at the end
+      Tensor f = out.to(kFloat), fs = hs.to(kFloat);
+      host_combine<float, float>(red, include_self, f, hi, fs, d);
+      out = f.to(self.scalar_type());
+    }
+  }
+  return out.to(self.device());
+}
+
+// `full`'s shape from r (index-shaped): zeros beyond r, as a src larger than its index gets.
+Tensor pad_to(const Tensor& r, IntArrayRef full) {
+  if (r.sizes() == full) return r;
+  Tensor out = zeros(full, r.options());
+  Tensor v = out;
+  for (int64_t k = 0; k < r.dim(); ++k) v = v.narrow(k, 0, r.size(k));
+  v.copy_(r);
+  return out;
+}
+
+// The forward of scatter_reduce / index_reduce on >= 1-D self, recorded as node `name`.
+Tensor scatter_reduce_impl(const char* op, const char* name, const Tensor& self, int64_t d, const Tensor& idx,
+                           const Tensor& s, const Tensor& src, Reduce red, bool include_self) {
+  Tensor out = reduce_into(self, d, idx, s, red, include_self);
+  if (!autograd::should_record(self, src)) return out;
+  const bool gs = autograd::requires_grad_fast(self), gx = autograd::requires_grad_fast(src);
+  Tensor a = self.detach(), x = s.detach(), result = autograd::saved_output(out);
+  DimVector src_shape(src.sizes());
+  std::string o = op;
+  autograd::record(name, out, {&self, &src}, [=](const Tensor& g) -> autograd::variable_list {
+    Tensor grad_self, grad_src;
+    switch (red) {
+      case Reduce::Sum:
+        grad_self = g;
+        grad_src = g.gather(d, idx);
+        break;
+      case Reduce::Mean: {
+        Tensor n = include_self ? ones_like(g) : zeros_like(g);
+        n = n.scatter_add(d, idx, ones_like(x).to(g.scalar_type()));
+        n = n.masked_fill(n == 0, 1);
+        grad_self = g / n;
+        grad_src = g.gather(d, idx) / n.gather(d, idx);
+        break;
+      }
+      case Reduce::Prod: {
+        // zeros of self get the product of the others; so do single zeros of src
+        Tensor masked_self = a.masked_fill(a == 0, 1);
+        Tensor masked_self_result = reduce_into(masked_self, d, idx, x, red, include_self);
+        grad_self = g * masked_self_result / masked_self;
+        Tensor src_zero = x == 0;
+        Tensor zeros_at = zeros_like(a).scatter_add(d, idx, src_zero.to(a.scalar_type())).gather(d, idx);
+        Tensor single = src_zero.logical_and(zeros_at == 1);
+        Tensor masked_src_result = reduce_into(a, d, idx, x.masked_fill(single, 1), red, include_self);
+        grad_src = locus::where(single, (g * masked_src_result).gather(d, idx),
+                                (g * result).gather(d, idx) / x.masked_fill(src_zero, 1));
+        if ((zeros_at > 1).logical_and(src_zero).any().item<bool>() && autograd::GradMode::is_enabled())
+          throw Error("[" + o + "] double backward is unsupported for src when more than one zero of src is "
+                      "scattered to the same position (as in PyTorch).");
+        break;
+      }
+      case Reduce::Amax:
+      case Reduce::Amin: {
+        // ties share the gradient evenly
+        Tensor value = result.gather(d, idx);
+        Tensor self_is = (a == result).to(g.scalar_type()), src_is = (x == value).to(g.scalar_type());
+        Tensor n = self_is.scatter_add(d, idx, src_is);
+        Tensor share = g / n;
+        grad_self = self_is * share;
+        grad_src = src_is * share.gather(d, idx);
+        break;
+      }
+    }
+    if (!include_self) grad_self = grad_self.scatter(d, idx, 0);
+    return {gs ? grad_self : Tensor(), gx ? pad_to(grad_src, src_shape) : Tensor()};
+  });
+  return out;
+}
+
+// scatter_reduce's checks and its result, for any self (0-dim too).
+Tensor scatter_reduce_checked(const char* op, const char* name, const Tensor& self, int64_t dim, const Tensor& index,
+                              const Tensor& src, Reduce red, bool include_self) {
+  if (!self.defined() || !index.defined() || !src.defined())
+    throw Error("[" + std::string(op) + "] self, index and src must be defined tensors.");
+  if (src.scalar_type() != self.scalar_type())
+    throw Error("[" + std::string(op) + "] expected self.dtype to be equal to src.dtype, got " +
+                dtype_name(self.scalar_type()) + " and " + dtype_name(src.scalar_type()) +
+                "; convert src with .to(self.scalar_type()).");
+  if (index.scalar_type() != kLong)
+    throw Error("[" + std::string(op) + "] expected dtype int64 for index, got " + dtype_name(index.scalar_type()) +
+                "; convert it with .to(locus::kLong).");
+  if (self.dim() == 0) {
+    if (index.dim() != 0 || src.dim() != 0)
+      throw Error("[" + std::string(op) + "] index and src must have as many dimensions as self (0), got " +
+                  std::to_string(index.dim()) + " and " + std::to_string(src.dim()) + ".");
+    return scatter_reduce_checked(op, name, self.reshape({1}), 0, index.reshape({1}), src.reshape({1}), red,
+                                  include_self)
+        .reshape({});
+  }
+  int64_t d = dim;
+  Tensor s;
+  Tensor idx = check_scatter(op, self, d, index, &src, &s);
+  return scatter_reduce_impl(op, name, self, d, idx, s, src, red, include_self);
+}
+
+Reduce parse_index_reduce(const char* op, std::string_view r) {
+  if (r == "prod") return Reduce::Prod;
+  if (r == "mean") return Reduce::Mean;
+  if (r == "amax") return Reduce::Amax;
+  if (r == "amin") return Reduce::Amin;
+  throw Error("[" + std::string(op) + "] expected reduce to be one of prod, mean, amax or amin but got '" +
+              std::string(r) + "'" + (r == "sum" ? "; index_add() sums." : "."));
+}
+
+Tensor index_reduce_checked(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                            std::string_view reduce, bool include_self) {
+  const Reduce red = parse_index_reduce(op, reduce);
+  if (!self.defined() || !index.defined() || !source.defined())
+    throw Error("[" + std::string(op) + "] self, index and source must be defined tensors.");
+  if (source.scalar_type() != self.scalar_type())
+    throw Error("[" + std::string(op) + "] expected self.dtype to be equal to source.dtype, got " +
+                dtype_name(self.scalar_type()) + " and " + dtype_name(source.scalar_type()) +
+                "; convert source with .to(self.scalar_type()).");
+  int64_t d = dim;
+  Tensor pos = index_add_positions(op, self, d, index, source);
+  if (self.dim() == 0)
+    return scatter_reduce_impl(op, "IndexReduceBackward0", self.reshape({1}), 0, pos, source.reshape({1}),
+                               source.reshape({1}), red, include_self)
+        .reshape({});
+  return scatter_reduce_impl(op, "IndexReduceBackward0", self, d, pos, source, source, red, include_self);
+}
+
+}  // namespace
+
+Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                              bool include_self) const {
+  return scatter_reduce_checked("scatter_reduce", "ScatterReduceBackward0", *this, dim, index, src,
+                                parse_reduce("scatter_reduce", reduce, false), include_self);
+}
+
+Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                                bool include_self) const {
+  const Reduce red = parse_reduce("scatter_reduce_", reduce, false);
+  return ops::assign_result(mut_self(), "scatter_reduce_", [&](const Tensor& me) {
+    return scatter_reduce_checked("scatter_reduce_", "ScatterReduceBackward0", me, dim, index, src, red, include_self);
+  });
+}
+
+Tensor Tensor::index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                            bool include_self) const {
+  return index_reduce_checked("index_reduce", *this, dim, index, source, reduce, include_self);
+}
+
+Tensor& Tensor::index_reduce_(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                              bool include_self) const {
+  return ops::assign_result(mut_self(), "index_reduce_", [&](const Tensor& me) {
+    return index_reduce_checked("index_reduce_", me, dim, index, source, reduce, include_self);
+  });
+}
+
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) const {
+  return scatter_reduce_checked("scatter", "ScatterReduceBackward0", *this, dim, index, src,
+                                parse_reduce("scatter", reduce, true), true);
+}
+
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) const {
+  const Reduce red = parse_reduce("scatter", reduce, true);
+  if (!index.defined()) throw Error("[scatter] index must be a defined tensor.");
+  return scatter_reduce_checked("scatter", "ScatterReduceBackward0", *this, dim, index,
+                                full(index.sizes(), value, TensorOptions().dtype(scalar_type()).device(device())), red,
+                                true);
+}
+
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) const {
+  const Reduce red = parse_reduce("scatter_", reduce, true);
+  return ops::assign_result(mut_self(), "scatter_", [&](const Tensor& me) {
+    return scatter_reduce_checked("scatter_", "ScatterReduceBackward0", me, dim, index, src, red, true);
+  });
+}
+
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) const {
+  const Reduce red = parse_reduce("scatter_", reduce, true);
+  if (!index.defined()) throw Error("[scatter_] index must be a defined tensor.");
+  Tensor src = full(index.sizes(), value, TensorOptions().dtype(scalar_type()).device(device()));
+  return ops::assign_result(mut_self(), "scatter_", [&](const Tensor& me) {
+    return scatter_reduce_checked("scatter_", "ScatterReduceBackward0", me, dim, index, src, red, true);
+  });
+}
+
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                      bool include_self) {
+  return self.scatter_reduce(dim, index, src, reduce, include_self);
+}
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    std::string_view reduce, bool include_self) {
+  return self.index_reduce(dim, index, source, reduce, include_self);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  return self.scatter(dim, index, src, reduce);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  return self.scatter(dim, index, value, reduce);
+}
+
 Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
   return a.scatter(dim, index, src);
 }

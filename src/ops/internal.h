@@ -9,6 +9,14 @@
 
 namespace locus::ops {
 
+/// The Philox stream position of a draw: `count` numbers reserved from the generator a
+/// detail::GeneratorScope names on this thread, else from the default stream (src/ops/generator.cpp).
+/// The backends' random kernels take (seed, offset). Thread-safe.
+struct PhiloxState {
+  uint64_t seed, offset;
+};
+PhiloxState philox_reserve(uint64_t count);
+
 /// grad where input > 0, else 0, in one pass (relu's backward). Not differentiable itself.
 Tensor threshold_backward(const Tensor& grad, const Tensor& input);
 /// gelu (exact erf form, or its tanh approximation), differentiable; integer inputs become the

@@ -14,6 +14,7 @@
 #include "locus/error.h"
 #include "locus/factory.h"
 #include "locus/functions.h"
+#include "locus/generator.h"
 #include "locus/tensor.h"
 #include "ops/checks.h"
 
@@ -55,15 +56,17 @@ int64_t dtype_top(ScalarType t) {
 
 }  // namespace
 
-Tensor& Tensor::bernoulli_(double p) const {
+Tensor& Tensor::bernoulli_(double p, std::optional<Generator> g) const {
   check_defined(mut_self(), "bernoulli_");
+  detail::GeneratorScope scope(g, device(), "bernoulli_");
   if (!(p >= 0 && p <= 1)) throw Error("[bernoulli_] expects 0 <= p <= 1, but got p=" + number_str(p) + ".");
   return copy_(uniform_like(mut_self()).lt(p));
 }
 
-Tensor& Tensor::bernoulli_(const Tensor& p) const {
+Tensor& Tensor::bernoulli_(const Tensor& p, std::optional<Generator> g) const {
   check_defined(mut_self(), "bernoulli_");
   check_defined(p, "bernoulli_");
+  detail::GeneratorScope scope(g, device(), "bernoulli_");
   check_same_device("bernoulli_", {{"self", this}, {"p", &p}});
   Tensor probs = p.to(kDouble);
   if (probs.numel() > 0 && (probs.lt(0).any().item<bool>() || probs.gt(1).any().item<bool>()))
@@ -71,21 +74,22 @@ Tensor& Tensor::bernoulli_(const Tensor& p) const {
   return copy_(rand(sizes(), TensorOptions().device(device()).dtype(kDouble)).lt(probs));
 }
 
-Tensor Tensor::bernoulli() const {
+Tensor Tensor::bernoulli(std::optional<Generator> g) const {
   check_float(*this, "bernoulli");
   Tensor out = empty(sizes(), options());
-  out.bernoulli_(detach());
+  out.bernoulli_(detach(), std::move(g));
   return out;
 }
 
-Tensor Tensor::bernoulli(double p) const {
+Tensor Tensor::bernoulli(double p, std::optional<Generator> g) const {
   check_defined(*this, "bernoulli");
   Tensor out = empty(sizes(), options());
-  return out.bernoulli_(p);
+  return out.bernoulli_(p, std::move(g));
 }
 
-Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to) const {
+Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to, std::optional<Generator> g) const {
   check_defined(mut_self(), "random_");
+  detail::GeneratorScope scope(g, device(), "random_");
   const int64_t top = dtype_top(scalar_type());
   const int64_t hi = to ? *to : (top == INT64_MAX ? INT64_MAX : top + 1);
   if (from >= hi)
@@ -107,39 +111,44 @@ Tensor& Tensor::random_(int64_t from, std::optional<int64_t> to) const {
   return copy_(r + from);
 }
 
-Tensor& Tensor::random_(int64_t to) const { return random_(0, to); }
-Tensor& Tensor::random_() const { return random_(0, std::nullopt); }
+Tensor& Tensor::random_(int64_t to, std::optional<Generator> g) const { return random_(0, to, std::move(g)); }
+Tensor& Tensor::random_(std::optional<Generator> g) const { return random_(0, std::nullopt, std::move(g)); }
 
-Tensor& Tensor::exponential_(double lambd) const {
+Tensor& Tensor::exponential_(double lambd, std::optional<Generator> g) const {
   check_float(mut_self(), "exponential_");
+  detail::GeneratorScope scope(g, device(), "exponential_");
   if (!(lambd > 0)) throw Error("[exponential_] expects lambda > 0.0, but found lambda=" + number_str(lambd) + ".");
   // -log(1 - u) / lambda with u in [0, 1): finite and >= 0
   return copy_((uniform_like(mut_self()) * -1.0).log1p() * (-1.0 / lambd));
 }
 
-Tensor& Tensor::geometric_(double p) const {
+Tensor& Tensor::geometric_(double p, std::optional<Generator> g) const {
   check_defined(mut_self(), "geometric_");
+  detail::GeneratorScope scope(g, device(), "geometric_");
   if (!(p > 0 && p < 1)) throw Error("[geometric_] expects p to be in (0, 1), but got p=" + number_str(p) + ".");
   // the number of trials to the first success: ceil(log(1 - u) / log(1 - p)), at least 1
   Tensor k = ((uniform_like(mut_self()) * -1.0).log1p() / std::log1p(-p)).ceil().clamp_min(1);
   return copy_(k);
 }
 
-Tensor& Tensor::log_normal_(double mean, double std) const {
+Tensor& Tensor::log_normal_(double mean, double std, std::optional<Generator> g) const {
   check_float(mut_self(), "log_normal_");
+  detail::GeneratorScope scope(g, device(), "log_normal_");
   if (!(std > 0)) throw Error("[log_normal_] expects std > 0.0, but found std=" + number_str(std) + ".");
   return copy_((randn(sizes(), TensorOptions().device(device()).dtype(kDouble)) * std + mean).exp());
 }
 
-Tensor& Tensor::cauchy_(double median, double sigma) const {
+Tensor& Tensor::cauchy_(double median, double sigma, std::optional<Generator> g) const {
   check_float(mut_self(), "cauchy_");
+  detail::GeneratorScope scope(g, device(), "cauchy_");
   if (!(sigma > 0)) throw Error("[cauchy_] expects sigma > 0.0, but found sigma=" + number_str(sigma) + ".");
   Tensor a = (rand(sizes(), TensorOptions().device(device()).dtype(kDouble)) - 0.5) * std::numbers::pi;
   return copy_(a.sin() / a.cos() * sigma + median);  // median + sigma * tan(pi (u - 1/2))
 }
 
-Tensor Tensor::multinomial(int64_t num_samples, bool replacement) const {
+Tensor Tensor::multinomial(int64_t num_samples, bool replacement, std::optional<Generator> g) const {
   check_defined(*this, "multinomial");
+  detail::GeneratorScope scope(g, device(), "multinomial");
   if (dim() != 1 && dim() != 2)
     throw Error("[multinomial] prob_dist must be 1 or 2 dim, got " + std::to_string(dim()) + " dims " +
                 shape_str(sizes()) + ".");
@@ -204,39 +213,48 @@ Tensor normal(double mean, double std, IntArrayRef size, const TensorOptions& op
   return randn(size, options) * std + mean;
 }
 
-Tensor normal(const Tensor& mean, double std) {
+Tensor normal(double mean, double std, IntArrayRef size, std::optional<Generator> g, const TensorOptions& options) {
+  if (!(std >= 0)) throw Error("[normal] expects std >= 0.0, but found std " + number_str(std) + ".");
+  return randn(size, std::move(g), options) * std + mean;
+}
+
+Tensor normal(const Tensor& mean, double std, std::optional<Generator> g) {
   check_float(mean, "normal");
   if (!(std >= 0)) throw Error("[normal] expects std >= 0.0, but found std " + number_str(std) + ".");
+  detail::GeneratorScope scope(g, mean.device(), "normal");
   return randn(mean.sizes(), mean.options()) * std + mean.detach();
 }
 
-Tensor normal(double mean, const Tensor& std) {
+Tensor normal(double mean, const Tensor& std, std::optional<Generator> g) {
   check_float(std, "normal");
   if (std.numel() > 0 && std.lt(0).any().item<bool>()) throw Error("[normal] expects all elements of std >= 0.0.");
+  detail::GeneratorScope scope(g, std.device(), "normal");
   return randn(std.sizes(), std.options()) * std.detach() + mean;
 }
 
-Tensor normal(const Tensor& mean, const Tensor& std) {
+Tensor normal(const Tensor& mean, const Tensor& std, std::optional<Generator> g) {
   check_float(mean, "normal");
   check_float(std, "normal");
   check_same_device("normal", {{"mean", &mean}, {"std", &std}});
   if (std.numel() > 0 && std.lt(0).any().item<bool>()) throw Error("[normal] expects all elements of std >= 0.0.");
   Tensor m = mean.detach(), s = std.detach();
   Tensor shape = m + s;  // broadcast
+  detail::GeneratorScope scope(g, shape.device(), "normal");
   return randn(shape.sizes(), shape.options()) * s + m;
 }
 
-Tensor bernoulli(const Tensor& p) { return p.bernoulli(); }
-Tensor bernoulli(const Tensor& self, double p) { return self.bernoulli(p); }
-Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement) {
-  return self.multinomial(num_samples, replacement);
+Tensor bernoulli(const Tensor& p, std::optional<Generator> g) { return p.bernoulli(std::move(g)); }
+Tensor bernoulli(const Tensor& self, double p, std::optional<Generator> g) { return self.bernoulli(p, std::move(g)); }
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, std::optional<Generator> g) {
+  return self.multinomial(num_samples, replacement, std::move(g));
 }
 Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
   return self.isclose(other, rtol, atol, equal_nan);
 }
 
-Tensor poisson(const Tensor& rates) {
+Tensor poisson(const Tensor& rates, std::optional<Generator> g) {
   check_float(rates, "poisson");
+  detail::GeneratorScope scope(g, rates.device(), "poisson");
   Tensor r = rates.detach().to(kCPU).to(kDouble).contiguous();
   const double* v = r.data_ptr<double>();
   for (int64_t i = 0; i < r.numel(); ++i)

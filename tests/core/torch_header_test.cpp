@@ -3,6 +3,8 @@
 // the other tests of this binary check locus's default printing; tests/core/print_test.cpp checks
 // libtorch's, and tests/package a program that selects it by including this header
 #define LOCUS_TORCH_KEEP_PRINT_STYLE
+#include <mutex>
+
 #include "locus/torch.h"
 
 #include "testing.h"
@@ -235,4 +237,25 @@ TEST(TorchHeader, ActivationsInAtensSpelling) {
   torch::hardtanh_(y, -0.5, 0.5);
   near(y, {-0.5, -0.3934693402873666, 0.0, 0.5, 0.5});
   EXPECT_THROW_MSG(torch::selu_(w), locus::Error, "[selu] a leaf Variable that requires grad");
+}
+
+// libtorch's generator spellings (locus/generator.h; the draws are tested in tests/ops/generator_test.cpp)
+TEST(TorchHeader, GeneratorSpellings) {
+  at::Generator def = at::detail::getDefaultCPUGenerator();
+  {
+    std::lock_guard<std::mutex> lock(def.mutex());  // torch.manual_seed's idiom
+    def.set_current_seed(33);
+  }
+  EXPECT_EQ(torch::initial_seed(), 33u);
+  EXPECT_EQ(at::globalContext().defaultGenerator(torch::kCPU).current_seed(), 33u);
+  EXPECT_EQ(at::cuda::detail::getDefaultCUDAGenerator().current_seed(), 33u);
+  EXPECT_EQ(at::cuda::detail::getDefaultCUDAGenerator().device().type(), torch::kCUDA);
+  at::Generator a = at::detail::createCPUGenerator(7), b = torch::make_generator<at::CPUGeneratorImpl>(7);
+  EXPECT_TRUE(torch::randn({5}, a).equal(torch::randn({5}, b)));
+  EXPECT_EQ(at::cuda::detail::createCUDAGenerator(0).device(), torch::Device("cuda:0"));
+  EXPECT_EQ(b.get<at::CPUGeneratorImpl>()->current_seed(), 7u);
+  at::Generator c = torch::make_generator<at::CUDAGeneratorImpl>(1);
+  EXPECT_EQ(c.device(), torch::Device("cuda:1"));
+  EXPECT_EQ(at::CUDAGeneratorImpl::device_type(), torch::kCUDA);
+  EXPECT_EQ(c.current_seed(), at::default_rng_seed_val);
 }
