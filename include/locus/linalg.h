@@ -115,7 +115,38 @@ Tensor tensorinv(const Tensor& A, int64_t ind = 2);
 /// triangle ignored), with ones on its diagonal when unitriangular; batch dims broadcast.
 /// Differentiable through solve; a zero on the diagonal throws as solve does (PyTorch gives inf).
 Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true, bool unitriangular = false);
+// ---- the LU family (stop 55, src/ops/linalg_lu_factor.cpp) ----
+/// A = P L U with partial pivoting, packed as LAPACK's getrf packs it: LU [..., m, n] holds L's
+/// strict lower part (its diagonal is 1) and U; pivots [..., min(m, n)] are int32 and 1-based (row
+/// j was swapped with row pivots[j] at step j). Throws for a singular matrix (a zero U[k, k]);
+/// lu_factor_ex returns info instead (0, or the first zero pivot's 1-based index; it throws only
+/// with check_errors). Computed on the host in float64, for float32 and float64 inputs of any
+/// shape (square, wide, tall); differentiable. pivot=false is refused, as on PyTorch's cpu.
+std::tuple<Tensor, Tensor> lu_factor(const Tensor& A, bool pivot = true);
+std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& A, bool pivot = true, bool check_errors = false);
+/// P [..., m, m], L [..., m, k] (unit lower), U [..., k, n] with A = P L U; differentiable in L and U.
+std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A, bool pivot = true);
+/// X with A X = B (left) or X A = B, or with A^T for adjoint, from lu_factor's LU and pivots;
+/// differentiable in LU and B.
+Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true, bool adjoint = false);
+/// solve and inv that report a singular matrix in info (int32, per matrix: 0, or the first zero
+/// pivot's 1-based index) instead of throwing, unless check_errors; the result is then what the
+/// factorization gives (infinities or NaNs), as LAPACK's.
+std::tuple<Tensor, Tensor> solve_ex(const Tensor& A, const Tensor& B, bool left = true, bool check_errors = false);
+std::tuple<Tensor, Tensor> inv_ex(const Tensor& A, bool check_errors = false);
 }  // namespace linalg
+/// torch::lu_unpack: P, L and U from lu_factor's LU and pivots (empty tensors for the parts not
+/// asked for); L and U differentiable in LU.
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU, const Tensor& pivots, bool unpack_data = true,
+                                             bool unpack_pivots = true);
+/// torch::lu_solve(b, LU_data, LU_pivots): linalg::lu_solve(LU_data, LU_pivots, b).
+Tensor lu_solve(const Tensor& b, const Tensor& LU_data, const Tensor& LU_pivots);
+std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot = true);
+std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot = true, bool check_errors = false);
+std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot = true);
+Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true, bool adjoint = false);
+std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left = true, bool check_errors = false);
+std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors = false);
 
 /// torch::triangular_solve(b, A, upper, transpose, unitriangular): (X with op(A) X = b, A's
 /// clone), op(A) = A^T when transpose; as linalg::solve_triangular.
