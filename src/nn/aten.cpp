@@ -233,10 +233,8 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
                  bool sparse) {
-  if (scale_grad_by_freq || sparse)
-    throw Error(std::string("[embedding] ") + (sparse ? "sparse=true" : "scale_grad_by_freq=true") +
-                " is not supported by locus (dense gradients only); pass false.");
   F::EmbeddingFuncOptions options;
+  options.scale_grad_by_freq(scale_grad_by_freq).sparse(sparse);
   if (padding_idx != -1) options.padding_idx(padding_idx);
   return F::embedding(indices, weight, options);
 }

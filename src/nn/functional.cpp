@@ -1199,6 +1199,9 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
     throw Error(std::string("[embedding] expected int64 (or int32) indices, got ") + dtype_name(input.scalar_type()) +
                 "; convert with .to(locus::kLong).");
   if (weight.dim() != 2) throw Error("[embedding] expected a 2-D weight [num_embeddings, embedding_dim], got " + ops::shape_str(weight.sizes()) + ".");
+  if (options.sparse())
+    throw Error("[embedding] sparse=true (sparse gradients) is not supported: locus's gradients are dense tensors; "
+                "pass sparse(false) (an optimizer then updates the whole table).");
   DimVector shape(input.sizes());
   shape.push_back(weight.size(1));
   Tensor flat = input.reshape({-1});
@@ -1212,7 +1215,20 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
     // the same values, but no gradient flows into the row at padding_idx
     if (autograd::should_record(weight)) rows = where(flat.ne(pad).unsqueeze(1), rows, rows.detach());
   }
-  return rows.view(shape);
+  Tensor out = rows.view(shape);
+  if (options.scale_grad_by_freq() && autograd::should_record(out) && flat.numel() > 0) {
+    // the same values; the gradient of each looked-up row divided by its index's count in input
+    Tensor counts = zeros({weight.size(0)}, TensorOptions().dtype(kLong).device(flat.device()))
+                        .scatter_add(0, flat.to(kLong), ones_like(flat, TensorOptions().dtype(kLong)));
+    DimVector one(input.sizes());
+    one.push_back(1);
+    Tensor scale = counts.index_select(0, flat).to(weight.scalar_type()).reciprocal().view(one);
+    Tensor scaled = out.detach();
+    autograd::record("EmbeddingBackward0", scaled, {&out},
+                     [scale](const Tensor& g) -> autograd::variable_list { return {g * scale}; });
+    return scaled;
+  }
+  return out;
 }
 
 }  // namespace locus::nn::functional

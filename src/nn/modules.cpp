@@ -124,6 +124,8 @@ Embedding Embedding::from_pretrained(const Tensor& embeddings, const EmbeddingFr
                           .padding_idx(options.padding_idx())
                           .max_norm(options.max_norm())
                           .norm_type(options.norm_type())
+                          .scale_grad_by_freq(options.scale_grad_by_freq())
+                          .sparse(options.sparse())
                           ._weight(embeddings));
   embedding->weight.set_requires_grad(!options.freeze());
   return embedding;
@@ -143,6 +145,8 @@ void EmbeddingImpl::pretty_print(std::ostream& stream) const {
   if (options.padding_idx()) stream << ", padding_idx=" << *options.padding_idx();
   if (options.max_norm()) stream << ", max_norm=" << *options.max_norm();
   if (options.norm_type() != 2) stream << ", norm_type=" << options.norm_type();
+  if (options.scale_grad_by_freq()) stream << ", scale_grad_by_freq=true";
+  if (options.sparse()) stream << ", sparse=true";
   stream << ")";
 }
 
@@ -152,7 +156,9 @@ Tensor EmbeddingImpl::forward(const Tensor& indices) {
                                functional::EmbeddingFuncOptions()
                                    .padding_idx(options.padding_idx())
                                    .max_norm(options.max_norm())
-                                   .norm_type(options.norm_type()));
+                                   .norm_type(options.norm_type())
+                                   .scale_grad_by_freq(options.scale_grad_by_freq())
+                                   .sparse(options.sparse()));
 }
 
 // ---- activations ----------------------------------------------------------------------------

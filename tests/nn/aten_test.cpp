@@ -135,9 +135,12 @@ TEST(AtenMessages, BadArgumentsNameTheFunction) {
   EXPECT_THROW_MSG(binary_cross_entropy(p, rand({2, 3})), Error,
                    "[binary_cross_entropy] target size [2, 3] differs from input size [3]; give both the same shape.");
   EXPECT_THROW_MSG(embedding(randn({4, 2}), tensor({1}, dtype(kLong)), -1, false, /*sparse=*/true), Error,
-                   "[embedding] sparse=true is not supported by locus (dense gradients only); pass false.");
-  EXPECT_THROW_MSG(embedding(randn({4, 2}), tensor({1}, dtype(kLong)), -1, /*scale_grad_by_freq=*/true), Error,
-                   "[embedding] scale_grad_by_freq=true is not supported by locus");
+                   "[embedding] sparse=true (sparse gradients) is not supported: locus's gradients are dense tensors; "
+                   "pass sparse(false) (an optimizer then updates the whole table).");
+  // scale_grad_by_freq reaches F::embedding (its values: EmbeddingInit.EmbeddingScaleGradByFreq)
+  Tensor table = randn({4, 2}).requires_grad_();
+  embedding(table, tensor({1, 1}, dtype(kLong)), -1, /*scale_grad_by_freq=*/true).sum().backward();
+  EXPECT_TRUE(table.grad()[1].equal(ones({2})));
 }
 
 }  // namespace aten_test

@@ -76,6 +76,35 @@ TEST_P(EmbeddingInit, EmbeddingMaxNormRenormalisesTheLookedUpRowsInPlace) {
                    Error, "[embedding] max_norm must be a non-negative number, got -1.000000.");
 }
 
+// PyTorch 1.13: F.embedding(i, arange(12.).view(4, 3), padding_idx=3, scale_grad_by_freq=True)
+// with i = [[1, 2, 1], [0, 1, 3]], backward of (out * arange(18.).view(2, 3, 3)).sum().
+TEST_P(EmbeddingInit, EmbeddingScaleGradByFreq) {
+  const TensorOptions o = TensorOptions().dtype(kDouble).device(GetParam());
+  const std::vector<double> want = {9, 10, 11, 6, 7, 8, 3, 4, 5, 0, 0, 0};
+  Tensor w = arange(12, o).view({4, 3}).requires_grad_();
+  Tensor out = nn::functional::embedding(
+      idx({1, 2, 1, 0, 1, 3}, {2, 3}), w,
+      nn::functional::EmbeddingFuncOptions().padding_idx(3).scale_grad_by_freq(true));
+  EXPECT_STREQ(out.grad_fn()->name().c_str(), "EmbeddingBackward0");
+  EXPECT_TRUE(out.equal(w.detach().index_select(0, idx({1, 2, 1, 0, 1, 3}, {6})).view({2, 3, 3})));
+  (out * arange(18, o).view({2, 3, 3})).sum().backward();
+  expect_near(w.grad(), want);
+  // the module and from_pretrained pass it on
+  nn::Embedding e(nn::EmbeddingOptions(4, 3).padding_idx(3).scale_grad_by_freq(true).device(GetParam()).dtype(kDouble));
+  {
+    NoGradGuard g;
+    e->weight.copy_(arange(12, o).view({4, 3}));
+  }
+  (e(idx({1, 2, 1, 0, 1, 3}, {2, 3})) * arange(18, o).view({2, 3, 3})).sum().backward();
+  expect_near(e->weight.grad(), want);
+  auto pre = nn::Embedding::from_pretrained(
+      arange(12, o).view({4, 3}), nn::EmbeddingFromPretrainedOptions().freeze(false).scale_grad_by_freq(true));
+  (pre(idx({2, 2}, {2})) * arange(6, o).view({2, 3})).sum().backward();
+  expect_near(pre->weight.grad(), {0, 0, 0, 0, 0, 0, 1.5, 2.5, 3.5, 0, 0, 0});
+  nn::Embedding sparse(nn::EmbeddingOptions(4, 3).sparse(true).device(GetParam()));
+  EXPECT_THROW_MSG(sparse(idx({0}, {1})), Error, "[embedding] sparse=true (sparse gradients) is not supported");
+}
+
 TEST_P(EmbeddingInit, EmbeddingBagFromPretrained) {
   const Device d = GetParam();
   Tensor w = table(4, 2);
@@ -190,6 +219,7 @@ TEST(EmbeddingInitPrinting, AsLibtorch) {
     << *nn::RNNCell(nn::RNNCellOptions(3, 2).nonlinearity(kReLU)) << "\n"
     << *nn::Embedding(nn::EmbeddingOptions(5, 4).max_norm(1.0)) << "\n"
     << *nn::Embedding(nn::EmbeddingOptions(5, 4).padding_idx(1).max_norm(2.5).norm_type(1)) << "\n"
+    << *nn::Embedding(nn::EmbeddingOptions(5, 4).scale_grad_by_freq(true).sparse(true)) << "\n"
     << *nn::EmbeddingBag(nn::EmbeddingBagOptions(6, 3)) << "\n"
     << *nn::EmbeddingBag(nn::EmbeddingBagOptions(6, 3).mode(kSum).max_norm(1.0).include_last_offset(true));
   EXPECT_EQ(s.str(),
@@ -198,6 +228,7 @@ TEST(EmbeddingInitPrinting, AsLibtorch) {
             "locus::nn::RNNCell(3, 2, nonlinearity=kReLU)\n"
             "locus::nn::Embedding(num_embeddings=5, embedding_dim=4, max_norm=1)\n"
             "locus::nn::Embedding(num_embeddings=5, embedding_dim=4, padding_idx=1, max_norm=2.5, norm_type=1)\n"
+            "locus::nn::Embedding(num_embeddings=5, embedding_dim=4, scale_grad_by_freq=true, sparse=true)\n"
             "locus::nn::EmbeddingBag(num_embeddings=6, embedding_dim=3)\n"
             "locus::nn::EmbeddingBag(num_embeddings=6, embedding_dim=3, max_norm=1, mode=kSum, "
             "include_last_offset=true)");

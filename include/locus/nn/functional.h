@@ -420,6 +420,10 @@ struct EmbeddingFuncOptions {
   /// without gradient), to norm max_norm before the lookup (PyTorch's embedding_renorm_).
   LOCUS_ARG(std::optional<double>, max_norm) = std::nullopt;
   LOCUS_ARG(double, norm_type) = 2.;
+  /// Each row's gradient is divided by how often its index occurs in input (EmbeddingBackward0).
+  LOCUS_ARG(bool, scale_grad_by_freq) = false;
+  /// Sparse gradients: not supported (locus's gradients are dense); true is refused.
+  LOCUS_ARG(bool, sparse) = false;
 };
 
 // ---- functions ----------------------------------------------------------------------------

@@ -84,6 +84,10 @@ struct EmbeddingOptions {
   /// without gradient), to norm max_norm before the lookup (PyTorch's embedding_renorm_).
   LOCUS_ARG(std::optional<double>, max_norm) = std::nullopt;
   LOCUS_ARG(double, norm_type) = 2.;
+  /// Each row's gradient is divided by how often its index occurs in the mini-batch.
+  LOCUS_ARG(bool, scale_grad_by_freq) = false;
+  /// Sparse gradients: not supported (locus's gradients are dense); true is refused at forward.
+  LOCUS_ARG(bool, sparse) = false;
   /// A given table [num_embeddings, embedding_dim] used as the weight instead of a drawn one (libtorch's).
   LOCUS_ARG(Tensor, _weight) = Tensor();
   LOCUS_PLACEMENT_ARGS;
@@ -95,6 +99,8 @@ struct EmbeddingFromPretrainedOptions {
   LOCUS_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
   LOCUS_ARG(std::optional<double>, max_norm) = std::nullopt;
   LOCUS_ARG(double, norm_type) = 2.;
+  LOCUS_ARG(bool, scale_grad_by_freq) = false;
+  LOCUS_ARG(bool, sparse) = false;
 };
 
 /// A lookup table [num_embeddings, embedding_dim], initialised N(0, 1); the row at padding_idx is zero.
