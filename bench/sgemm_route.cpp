@@ -39,6 +39,7 @@ constexpr Shape kShapes[] = {
     {"cnn_fc_dw", true, false, 10, 1568, 64},   {"nt_128_784_784", false, true, 128, 784, 784},
     {"nt_256_256_784", false, true, 256, 256, 784}, {"tn_784_256_256", true, false, 784, 256, 256},
     {"nn_64_1024_1024", false, false, 64, 1024, 1024}, {"nt_64_1024_1024", false, true, 64, 1024, 1024},
+    {"nt_64_2048_2048", false, true, 64, 2048, 2048}, {"nt_64_4096_4096", false, true, 64, 4096, 4096},
     {"nn_128", false, false, 128, 128, 128},    {"nt_128", false, true, 128, 128, 128},
     {"nn_256", false, false, 256, 256, 256},    {"nt_256", false, true, 256, 256, 256},
     {"tn_256", true, false, 256, 256, 256},     {"nn_512", false, false, 512, 512, 512},

@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdlib>
 #include <utility>
 #include <vector>
@@ -196,6 +197,25 @@ LOCUS_AVX512 void transpose_a(const float* a, int64_t lda, int64_t m, int64_t p0
   }
 }
 
+// Software prefetch of B's rows in the NT product, one 6-row block ahead, when a thread's share
+// of B is larger than kPrefetchFrom bytes. Each block reads kc floats of six rows that lie ldb
+// floats apart, a few lines per 4 KiB page: too short a run for the hardware's stream prefetchers,
+// so with B far larger than L2 (a 4096 x 4096 Linear weight: 32 MiB a thread) every block started
+// on misses. Measured on an Intel Xeon (AVX-512, 2 vCPUs; docs/gemm.md): 64 x 4096 x 4096 from
+// 10.0-11.2 to 9.4-9.9 ms a call (bench/side_by_side's linear_4096_b64_f), while at 64 x 1024 x
+// 1024 and 64 x 2048 x 2048 (2 and 8 MiB a thread) it cost 7 % (bench/sgemm_route): off there.
+// Towards L2 (_MM_HINT_T1): ahead of L1's hint by a little in the same runs.
+constexpr int64_t kPrefetchFrom = int64_t{16} << 20;
+
+// The lines holding [row, row + cols) of `rows` rows ldb floats apart.
+inline void prefetch_rows(const float* b, int64_t rows, int64_t ldb, int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto lo = reinterpret_cast<uintptr_t>(b + r * ldb) & ~uintptr_t{63};
+    const auto hi = reinterpret_cast<uintptr_t>(b + r * ldb + cols);
+    for (uintptr_t l = lo; l < hi; l += 64) _mm_prefetch(reinterpret_cast<const char*>(l), _MM_HINT_T1);
+  }
+}
+
 // NT as C^T = B A^T on columns [j0, j1) of C, from at = A^T (k x ldt, transpose_a): the broadcast
 // tiles with B's rows as the broadcast side, on 64-row panels of C and kKc-row panels of at (in
 // L1), into a buffer of C^T's rows (ct), then written to C transposed with alpha and beta.
@@ -205,6 +225,7 @@ void gemm_nt_transposed(int64_t m, int64_t j0, int64_t j1, int64_t k, float alph
   const int64_t rows = j1 - j0;
   if (buf.size() < static_cast<size_t>(rows * ldt)) buf.resize(static_cast<size_t>(rows * ldt));
   float* ct = buf.data();
+  const bool prefetch = rows * k * static_cast<int64_t>(sizeof(float)) > kPrefetchFrom;
   constexpr int64_t kPanel = 16 * kBcVecs;
   for (int64_t i = 0; i < m; i += kPanel) {
     const int64_t nc = std::min<int64_t>(kPanel, m - i);
@@ -216,6 +237,8 @@ void gemm_nt_transposed(int64_t m, int64_t j0, int64_t j1, int64_t k, float alph
       const int64_t kc = std::min<int64_t>(kKc, k - p);
       for (int64_t j = j0; j < j1; j += kBcRows) {
         const int64_t r = std::min<int64_t>(kBcRows, j1 - j);
+        if (prefetch && j + kBcRows < j1)
+          prefetch_rows(b + (j + kBcRows) * ldb + p, std::min<int64_t>(kBcRows, j1 - j - kBcRows), ldb, kc);
         table[r - 1][vecs - 1](kc, 1.0f, b + j * ldb + p, ldb, at + p * ldt + i, ldt, p == 0 ? 0.0f : 1.0f,
                                ct + (j - j0) * ldt + i, ldt, last);
       }

@@ -51,6 +51,15 @@ TEST(CpuGemmAvx512, MlpShapes) {
   mlp_shapes(kernels);
 }
 
+// An NT product whose B (a Linear layer's weight) is large enough that each thread prefetches its
+// rows one block ahead (more than 16 MiB a thread: 2400 x 4100 floats with a padded stride), with
+// a 6-row tail block, a K tail after 32 panels, and alpha and beta.
+TEST(CpuGemmAvx512, LargeWeightPrefetched) {
+  SKIP_WITHOUT_AVX512();
+  check({false, true, 6, 2400, 4100, 3, 0.5f, 0.0f}, 4242, kernels);
+  check({false, true, 5, 2405, 4099, 0, 1.0f, -1.0f}, 4243, kernels);
+}
+
 // gemm_f32 sends the MLP's products here and a 1024 square, a 512 square and the CNN's linear
 // layer (10 outputs) to OpenBLAS; the result is the same either way.
 TEST(CpuGemmAvx512, Routing) {
