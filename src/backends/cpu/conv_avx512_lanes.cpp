@@ -44,7 +44,7 @@ inline __mmask16 tail_mask(int64_t n) {  // the first min(n, 16) lanes
 // acc[p] += w[c] * x[c * xs + p * S] for positions LO <= p < HI, over n input channels (S: the
 // stride along the row); w advances by 16 * V floats per channel. At stride 2 the weights are
 // prefetched into L1 kPrefetchChannels channels ahead: a block reads 9 x c x 16V floats of them
-// (110 KiB at 64 -> 48 channels, more than L1), and on an Intel Xeon (AVX-512, 2 vCPUs) the
+// (108 KiB at 64 -> 48 channels, more than L1), and on an Intel Xeon (AVX-512, 2 vCPUs) the
 // 64 -> 128 stride-2 forward on 32x32 went from 9.1-9.8 to 8.5-9.4 ms (three A/B runs of
 // alternated builds, docs/benchmarks.md, stop 56); at stride 1 (16x16 and 8x8 images) it changed
 // nothing in the forward and cost 5 % in the 16x16 forward + backward, so it is off there.

@@ -52,8 +52,8 @@ TEST(CpuGemmAvx512, MlpShapes) {
 }
 
 // An NT product whose B (a Linear layer's weight) is large enough that each thread prefetches its
-// rows one block ahead (more than 16 MiB a thread: 2400 x 4100 floats with a padded stride), with
-// a 6-row tail block, a K tail after 32 panels, and alpha and beta.
+// rows one block ahead (more than 16 MiB a thread: 2400 x 4100 floats with a padded stride), then
+// with a last block of 5 rows (2405 = 400 x 6 + 5); K tails after 32 panels; alpha and beta.
 TEST(CpuGemmAvx512, LargeWeightPrefetched) {
   SKIP_WITHOUT_AVX512();
   check({false, true, 6, 2400, 4100, 3, 0.5f, 0.0f}, 4242, kernels);
