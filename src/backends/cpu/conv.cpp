@@ -16,6 +16,7 @@
 #include "backends/cpu/conv_avx512_lanes.h"
 #include "backends/cpu/conv_winograd.h"
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/line_vector.h"
 
 namespace locus::cpu {
 namespace {
@@ -196,8 +197,8 @@ struct Layout {
 // latter, so every pool thread that ended (set_num_threads) leaked its buffer (LeakSanitizer found
 // it in CpuConv2d.GradientsDoNotDependOnTheThreadCount).
 template <class T>
-std::vector<T>& thread_scratch() {
-  thread_local std::vector<T> buf;
+LineVector<T>& thread_scratch() {
+  thread_local LineVector<T> buf;
   return buf;
 }
 constexpr size_t kKeepScratch = size_t{16} << 20;
@@ -205,7 +206,7 @@ constexpr size_t kKeepScratch = size_t{16} << 20;
 template <class T>
 T* scratch(size_t n) {
   scratch_fault_point();
-  std::vector<T>& buf = thread_scratch<T>();
+  LineVector<T>& buf = thread_scratch<T>();
   if (buf.size() < n) {
     buf.clear();
     buf.shrink_to_fit();
@@ -216,8 +217,8 @@ T* scratch(size_t n) {
 
 template <class T>
 void trim_scratch() {
-  std::vector<T>& buf = thread_scratch<T>();
-  if (buf.size() * sizeof(T) > kKeepScratch) std::vector<T>().swap(buf);
+  LineVector<T>& buf = thread_scratch<T>();
+  if (buf.size() * sizeof(T) > kKeepScratch) LineVector<T>().swap(buf);
 }
 
 // dst[r * ds + t] = src[r * ss + t] (+ *add) for r < rows, t < n: a plane's rows, which are short
@@ -434,7 +435,7 @@ void conv_fwd(const T* x, const T* w, const T* bias, T* y, int64_t oc, const P& 
     if (shifted_kernels(p.n, p, false) != ShiftedKernels::kNone) return conv_fwd_shifted(x, w, bias, y, oc, p);
   const Layout g(p, true, implicit_ok<T>(p.n));
   const int64_t image_size = p.c * p.h * p.w;
-  std::vector<float> packed;
+  LineVector<float> packed;
   if constexpr (std::is_same_v<T, float>)
     if (g.implicit) packed.resize(static_cast<size_t>(oc * g.k)), conv_avx2::pack_forward(w, oc, g.k, packed.data());
   for_images<T>(p.n, [&](int64_t i, int64_t) {
@@ -501,7 +502,7 @@ void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* 
   if (conv_winograd::applies(p, oc)) return conv_winograd::forward(x, w, bias, y, oc, p);
   const bool avx512 = shifted_kernels(p.n, p, false) == ShiftedKernels::kAvx512;
   if (avx512 && conv_lanes::forward_suits(p, oc)) {  // output channels in the lanes: no taps on the padding
-    std::vector<float> packed(static_cast<size_t>(conv_lanes::packed_size(p, oc)));
+    LineVector<float> packed(static_cast<size_t>(conv_lanes::packed_size(p, oc)));
     conv_lanes::pack(w, oc, p, packed.data());
     const int64_t image_size = p.c * p.h * p.w;
     return for_images<float>(p.n, [&](int64_t i, int64_t) {
@@ -511,7 +512,7 @@ void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* 
   }
   const Shifted s(p);
   const int64_t image_size = p.c * p.h * p.w;
-  std::vector<float> packed(static_cast<size_t>(oc * s.k));
+  LineVector<float> packed(static_cast<size_t>(oc * s.k));
   if (avx512) conv_avx512::pack_forward(w, oc, s.k, packed.data());
   else conv_avx2::pack_forward(w, oc, s.k, packed.data());
   for_images<float>(p.n, [&](int64_t i, int64_t) {
@@ -524,9 +525,9 @@ void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* 
 
 // w [oc, c, kh, kw] -> [c, oc, kh, kw] with each window reversed: the weight of the input
 // gradient's convolution (the forward kernels then pack it).
-std::vector<float> flipped_weight(const float* w, int64_t oc, const P& p) {
+LineVector<float> flipped_weight(const float* w, int64_t oc, const P& p) {
   const int64_t win = p.kh * p.kw;
-  std::vector<float> f(static_cast<size_t>(oc * p.c * win));
+  LineVector<float> f(static_cast<size_t>(oc * p.c * win));
   for (int64_t o = 0; o < oc; ++o)
     for (int64_t ch = 0; ch < p.c; ++ch)
       for (int64_t t = 0; t < win; ++t)
@@ -553,7 +554,7 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
   std::optional<Shifted> st;  // else that convolution's layout, image by image
   if (gx != nullptr && !winograd) st.emplace(pt);
   const int64_t k = s.k, l = s.l, image_size = p.c * p.h * p.w;
-  std::vector<float> packed;
+  LineVector<float> packed;
   if (winograd) conv_winograd::forward(gy, w, nullptr, gx, p.c, ptn, true);
   // else the input gradient with the output channels in the lanes (conv_avx512_lanes.h) where it suits
   const bool lanes = avx512 && st && conv_lanes::suits(pt, p.c);
@@ -561,7 +562,7 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
     packed.resize(static_cast<size_t>(conv_lanes::packed_size(pt, p.c)));
     conv_lanes::pack(w, p.c, pt, packed.data(), true);
   } else if (st) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
-    const std::vector<float> flipped = flipped_weight(w, oc, p);
+    const LineVector<float> flipped = flipped_weight(w, oc, p);
     const int64_t win = p.kh * p.kw;
     packed.resize(static_cast<size_t>(oc * k));
     if (avx512) conv_avx512::pack_forward(flipped.data(), p.c, oc * win, packed.data());
@@ -680,10 +681,10 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
   const bool transposed = g.implicit && gx != nullptr && pt.oh > 0;
   std::optional<Layout> gt;  // that convolution's layout, when it applies
   if (transposed) gt.emplace(pt, true, true);
-  std::vector<float> packed;
+  LineVector<float> packed;
   if constexpr (std::is_same_v<T, float>) {
     if (transposed) {  // w [oc, c, kh, kw] -> flipped [c, oc, kh, kw], packed for the forward kernel
-      const std::vector<float> flipped = flipped_weight(w, oc, p);
+      const LineVector<float> flipped = flipped_weight(w, oc, p);
       const int64_t win = p.kh * p.kw;
       packed.resize(static_cast<size_t>(oc * k));
       conv_avx2::pack_forward(flipped.data(), p.c, oc * win, packed.data());

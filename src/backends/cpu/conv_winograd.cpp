@@ -21,6 +21,7 @@
 #include "backends/cpu/conv_avx2.h"
 #include "backends/cpu/conv_avx512.h"
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/line_vector.h"
 #include "backends/cpu/parallel_for.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -269,7 +270,7 @@ LOCUS_AVX2 void input_transform_avx2(const Plan& g, const float* image, float* v
   const int64_t y0 = std::min(p.ph, rows), y1 = std::min(p.ph + p.h, rows), x0 = std::min(p.pw, rs),
                 x1 = std::min(p.pw + p.w, rs);
   // zeroed when the geometry changes: each channel's copy writes the same elements
-  thread_local std::vector<float> bordered;
+  thread_local LineVector<float> bordered;
   thread_local int64_t zeroed[6] = {};
   const int64_t key[6] = {rows, rs, y0, y1, x0, x1};
   if (!std::equal(key, key + 6, zeroed)) {
@@ -381,7 +382,7 @@ LOCUS_AVX2 void grad_output_transform_avx2(const Plan& g, const float* gy, float
   const P& p = g.p;
   const int64_t tw = g.tw, plane = g.mplane(ld), l = p.oh * p.ow, groups = (tw + 7) / 8;
   const int64_t rows = 2 * g.th, rs = 16 * groups;
-  thread_local std::vector<float> bordered;
+  thread_local LineVector<float> bordered;
   thread_local int64_t zeroed[4] = {};
   const int64_t key[4] = {rows, rs, p.oh, p.ow};
   if (!std::equal(key, key + 4, zeroed)) {  // zeroed when the geometry changes, as input_transform_avx2's
@@ -473,8 +474,8 @@ const Kernels& kernels() {
 // faulting it per call cost as much as the transform). With `flip`, w is the weight [c, oc, 3, 3]
 // of the convolution whose input gradient this one is: window (o, c) is w's (c, o) reversed. The
 // transform runs on the pool's threads by output channels, the packing by xi.
-std::vector<float>& packed_weight_buffer() {
-  thread_local std::vector<float> packed;
+LineVector<float>& packed_weight_buffer() {
+  thread_local LineVector<float> packed;
   return packed;
 }
 const float* transformed_weight(const float* w, int64_t oc, int64_t c, bool flip) {
@@ -483,10 +484,10 @@ const float* transformed_weight(const float* w, int64_t oc, int64_t c, bool flip
   // L1's sets (the transform measured 4-5x slower so)
   const int64_t np = n + 16;
   scratch_fault_point();
-  thread_local std::vector<float> taps, u;  // w's nine taps as planes [9][np], then U [16][np]
+  thread_local LineVector<float> taps, u;  // w's nine taps as planes [9][np], then U [16][np]
   taps.resize(static_cast<size_t>(9 * np));
   u.resize(static_cast<size_t>(16 * np));
-  std::vector<float>& packed = packed_weight_buffer();
+  LineVector<float>& packed = packed_weight_buffer();
   packed.resize(static_cast<size_t>(16 * n));
   float* const k = taps.data();
   float* const uu = u.data();
@@ -530,8 +531,8 @@ const float* transformed_weight(const float* w, int64_t oc, int64_t c, bool flip
     for (int64_t xi = x0; xi < x1; ++xi) kernels().pack(uu + xi * np, oc, c, packed.data() + xi * n);
   });
   if (u.size() * sizeof(float) > kKeepBuffer) {
-    std::vector<float>().swap(u);
-    std::vector<float>().swap(taps);
+    LineVector<float>().swap(u);
+    LineVector<float>().swap(taps);
   }
   return packed.data();  // (trimmed by the caller when done)
 }
@@ -576,8 +577,8 @@ LOCUS_AVX512 void grad_output_transform(const Plan& g, const float* gyt, float* 
   }
 }
 
-std::vector<float>& thread_buffer() {
-  thread_local std::vector<float> buf;
+LineVector<float>& thread_buffer() {
+  thread_local LineVector<float> buf;
   return buf;
 }
 
@@ -644,7 +645,7 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
     const Kernels& k = kernels();
     const int64_t t = nb * tiles, ld = (t + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
     scratch_fault_point();
-    std::vector<float>& buf = thread_buffer();
+    LineVector<float>& buf = thread_buffer();
     const size_t need = static_cast<size_t>(16 * g.vplane(ld) + 16 * g.mplane(t) + conv_avx512::kStep);
     if (buf.size() < need) buf.resize(need);
     float* v = buf.data();
@@ -667,9 +668,9 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
   const int64_t threads = std::min<int64_t>(blocks, num_threads());
   parallel_for(0, threads, 1, [&](int64_t, int64_t) {
     for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) block(b);
-    if (thread_buffer().size() * sizeof(float) > kKeepBuffer) std::vector<float>().swap(thread_buffer());
+    if (thread_buffer().size() * sizeof(float) > kKeepBuffer) LineVector<float>().swap(thread_buffer());
   });
-  if (packed_weight_buffer().size() * sizeof(float) > kKeepBuffer) std::vector<float>().swap(packed_weight_buffer());
+  if (packed_weight_buffer().size() * sizeof(float) > kKeepBuffer) LineVector<float>().swap(packed_weight_buffer());
 }
 
 namespace {
@@ -710,11 +711,11 @@ void grad_weight_wide(const Plan& g, const float* x, const float* gy, float* gw,
   const int64_t per_block = g.images(), blocks = (p.n + per_block - 1) / per_block;
   const int64_t image_in = p.c * p.h * p.w, image_out = oc * l;
   const int64_t ld = per_block * tiles;  // V's rows and dM's planes sized for a whole block
-  std::vector<float> buf(static_cast<size_t>(16 * g.vplane(ld) + 16 * g.mplane(ld) + 16 * p.c * oc));
+  LineVector<float> buf(static_cast<size_t>(16 * g.vplane(ld) + 16 * g.mplane(ld) + 16 * p.c * oc));
   float* const v = buf.data();
   float* const dm = v + 16 * g.vplane(ld);
   float* const du = dm + 16 * g.mplane(ld);  // [xi][c][oc], zeroed by the vector
-  std::vector<float> bias_sums(static_cast<size_t>(gb != nullptr ? p.n * oc : 0), 0.f);  // [image][oc]
+  LineVector<float> bias_sums(static_cast<size_t>(gb != nullptr ? p.n * oc : 0), 0.f);  // [image][oc]
   std::vector<int64_t> offs(static_cast<size_t>(p.c));
   for (int64_t c = 0; c < p.c; ++c) offs[static_cast<size_t>(c)] = c * ld;
   const Kernels& k = kernels();
@@ -724,7 +725,7 @@ void grad_weight_wide(const Plan& g, const float* x, const float* gy, float* gw,
     const int64_t dl = gk.by_output ? nb * tiles : ld;  // dM's rows (by output channel) or planes' rows
     parallel_for(0, nb, 1, [&](int64_t lo, int64_t hi) {
       scratch_fault_point();
-      std::vector<float>& scratch = thread_buffer();
+      LineVector<float>& scratch = thread_buffer();
       if (scratch.size() < static_cast<size_t>(l * oc)) scratch.resize(static_cast<size_t>(l * oc));
       for (int64_t i = lo; i < hi; ++i) {
         k.input(g, x + (i0 + i) * image_in, v, ld, i * tiles);
@@ -738,7 +739,7 @@ void grad_weight_wide(const Plan& g, const float* x, const float* gy, float* gw,
                    du + xi * p.c * oc);
     });
   }
-  if (thread_buffer().size() * sizeof(float) > kKeepBuffer) std::vector<float>().swap(thread_buffer());
+  if (thread_buffer().size() * sizeof(float) > kKeepBuffer) LineVector<float>().swap(thread_buffer());
   weight_from_du(du, oc, p.c, gk.by_output, gw);
   if (gb != nullptr) {
     std::fill_n(gb, oc, 0.f);
@@ -757,12 +758,12 @@ void grad_weight(const float* x, const float* gy, float* gw, float* gb, int64_t 
   const int64_t image_in = p.c * p.h * p.w, image_out = oc * l;
   // block b's sums: dU transposed ([xi][c][oc]), then the bias gradient
   const int64_t size = 16 * p.c * oc + oc;
-  std::vector<float> sums(static_cast<size_t>(blocks * size), 0.f);
+  LineVector<float> sums(static_cast<size_t>(blocks * size), 0.f);
   auto block = [&](int64_t b) {
     const int64_t i0 = b * per_block, nb = std::min(per_block, p.n - i0);
     const int64_t t = nb * tiles, ld = (t + conv_avx512::kStep - 1) / conv_avx512::kStep * conv_avx512::kStep;
     scratch_fault_point();
-    std::vector<float>& buf = thread_buffer();
+    LineVector<float>& buf = thread_buffer();
     const size_t need = static_cast<size_t>(16 * g.vplane(ld) + 16 * g.mplane(t) + l * oc + conv_avx512::kStep);
     if (buf.size() < need) buf.resize(need);
     float* v = buf.data();
@@ -785,7 +786,7 @@ void grad_weight(const float* x, const float* gy, float* gw, float* gb, int64_t 
   const int64_t threads = std::min<int64_t>(blocks, num_threads());
   parallel_for(0, threads, 1, [&](int64_t, int64_t) {
     for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) block(b);
-    if (thread_buffer().size() * sizeof(float) > kKeepBuffer) std::vector<float>().swap(thread_buffer());
+    if (thread_buffer().size() * sizeof(float) > kKeepBuffer) LineVector<float>().swap(thread_buffer());
   });
   // the blocks' sums in block order (the same bits for any thread count), then gw = G^T dU G
   float* total = sums.data();

@@ -35,6 +35,7 @@
 
 #include "backends/cpu/convert.h"
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/line_vector.h"
 #include "backends/cpu/parallel_for.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -221,7 +222,7 @@ inline void prefetch_rows(const float* b, int64_t rows, int64_t ldb, int64_t col
 // L1), into a buffer of C^T's rows (ct), then written to C transposed with alpha and beta.
 void gemm_nt_transposed(int64_t m, int64_t j0, int64_t j1, int64_t k, float alpha, const float* at, int64_t ldt,
                         const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  static thread_local std::vector<float> buf;
+  static thread_local LineVector<float> buf;
   const int64_t rows = j1 - j0;
   if (buf.size() < static_cast<size_t>(rows * ldt)) buf.resize(static_cast<size_t>(rows * ldt));
   float* ct = buf.data();
@@ -291,7 +292,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
     const int64_t ldt = (m + 15) / 16 * 16;
     auto run = [&](int64_t lo, int64_t hi) {
       scratch_fault_point();
-      static thread_local std::vector<float> at_buf;
+      static thread_local LineVector<float> at_buf;
       if (at_buf.size() < static_cast<size_t>(k * ldt)) at_buf.resize(static_cast<size_t>(k * ldt));
       float* at = at_buf.data();
       transpose_a(a, lda, m, 0, k, at, ldt);
