@@ -60,6 +60,7 @@ constexpr int kBcRows = 6;     // tile: rows of C (of C^T for NT)
 constexpr int kBcVecs = 4;     // tile: vectors of 16 columns
 constexpr int64_t kKc = 128;   // rows of B per panel (kKc x 64 floats = 32 KB, in L1)
 constexpr double kSplitFlops = 5e5;  // below this, one thread (as blas.cpp's kSplitMin)
+constexpr double kRowSplitB = 256 * 1024;  // NN/TN: split C by rows when B is at most this (bytes)
 
 LOCUS_AVX512 inline __mmask16 tail_mask(int64_t n) {  // the first min(n, 16) lanes
   return n >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << n) - 1);
@@ -303,6 +304,20 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alp
       run(0, units);
     else
       parallel_for(0, units, 1, run);
+    return;
+  }
+  // Threads take shares of C's rows (blocks of 8) where each can read all of B (at most
+  // kRowSplitB bytes) and C has 32 rows or more, else shares of whole 16-column vectors. By rows,
+  // each thread writes whole rows of C, as the ops after it (elementwise, Adam) split it: in the
+  // MLP's step Adam took 0.9x the time when the weight gradient (256 x 784 x 64) was split so;
+  // bench/sgemm_route on the Intel Xeon model 167 (docs/gemm.md): 128 and 256 squares, 128 x 256
+  // x 64 and 64 x 1568 x 10 1.1-1.45x the GFLOP/s, 64 x 256 x 784 (B 784 KB) 0.93x, hence the bound.
+  if (flops >= kSplitFlops && m >= 32 && static_cast<double>(k) * static_cast<double>(n) * sizeof(float) <= kRowSplitB) {
+    auto run_rows = [&](int64_t lo, int64_t hi) {
+      const int64_t r0 = lo * 8, r1 = std::min(m, hi * 8);
+      gemm_bc(trans_a, r1 - r0, 0, n, k, alpha, trans_a ? a + r0 : a + r0 * lda, lda, b, ldb, beta, c + r0 * ldc, ldc);
+    };
+    parallel_for(0, (m + 7) / 8, 1, run_rows);
     return;
   }
   auto run = [&](int64_t lo, int64_t hi) {  // shares of whole 16-column vectors

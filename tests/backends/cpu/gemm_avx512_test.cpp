@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "backends/cpu/blas.h"
 #include "backends/cpu/gemm_avx512.h"
 #include "gemm_check.h"
+#include "locus/parallel.h"
 
 namespace gemm_avx512_test {
 namespace {
@@ -58,6 +60,35 @@ TEST(CpuGemmAvx512, LargeWeightPrefetched) {
   SKIP_WITHOUT_AVX512();
   check({false, true, 6, 2400, 4100, 3, 0.5f, 0.0f}, 4242, kernels);
   check({false, true, 5, 2405, 4099, 0, 1.0f, -1.0f}, 4243, kernels);
+}
+
+// NN and TN products whose B fits every thread (at most 256 KB) and whose C has 32 rows or more
+// are split over the threads by blocks of 8 rows: rows not a multiple of 8 (the last share
+// short), of 6 (the kernels' tiles then start mid-share), padded strides, alpha and beta; then
+// the same shapes with a B just over the bound (split by columns). On one thread and on the pool,
+// the same bits: every element is summed in the same order whichever thread computes it.
+TEST(CpuGemmAvx512, RowSharesCoverEveryRow) {
+  SKIP_WITHOUT_AVX512();
+  const int before = locus::get_num_threads();
+  for (int threads : {2, 3}) {
+    locus::set_num_threads(threads);
+    check({false, false, 37, 160, 96, 0, 1.0f, 0.0f}, 11, kernels);
+    check({true, false, 45, 300, 64, 5, 0.5f, 1.0f}, 12, kernels);
+    check({false, false, 133, 256, 256, 3, 1.0f, -0.5f}, 13, kernels);  // B = 256 KB, the bound
+    check({true, false, 256, 784, 64, 0, 1.0f, 0.0f}, 14, kernels);     // the MLP's weight gradient
+    check({false, false, 64, 257, 256, 0, 1.0f, 0.0f}, 15, kernels);    // B just over: by columns
+  }
+  locus::set_num_threads(2);
+  const int64_t m = 45, n = 300, k = 64;
+  std::vector<float> a(static_cast<size_t>(k * m)), b(static_cast<size_t>(k * n));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>((i * 7919) % 1000) / 999.0f - 0.5f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>((i * 104729) % 1000) / 999.0f - 0.5f;
+  std::vector<float> pooled(static_cast<size_t>(m * n)), alone(pooled.size());
+  g::gemm(true, false, m, n, k, 1.0f, a.data(), m, b.data(), n, 0.0f, pooled.data(), n);
+  locus::set_num_threads(1);
+  g::gemm(true, false, m, n, k, 1.0f, a.data(), m, b.data(), n, 0.0f, alone.data(), n);
+  locus::set_num_threads(before);
+  EXPECT_EQ(pooled, alone);
 }
 
 // gemm_f32 sends the MLP's products here and a 1024 square, a 512 square and the CNN's linear
