@@ -505,9 +505,12 @@ void conv_fwd_shifted(const float* x, const float* w, const float* bias, float* 
     LineVector<float> packed(static_cast<size_t>(conv_lanes::packed_size(p, oc)));
     conv_lanes::pack(w, oc, p, packed.data());
     const int64_t image_size = p.c * p.h * p.w;
-    return for_images<float>(p.n, [&](int64_t i, int64_t) {
+    const int64_t blocks = image_blocks(p.n);
+    return for_images<float>(p.n, [&](int64_t i, int64_t b) {
       float* buf = scratch<float>(static_cast<size_t>(conv_lanes::scratch_size(p, oc)));
-      conv_lanes::forward(packed.data(), oc, p, x + i * image_size, bias, buf, y + i * oc * p.oh * p.ow);
+      const bool more = i + 1 < (b + 1) * p.n / blocks;  // this thread's next image, in the same block
+      conv_lanes::forward(packed.data(), oc, p, x + i * image_size, bias, buf, y + i * oc * p.oh * p.ow,
+                          more ? x + (i + 1) * image_size : nullptr);
     });
   }
   const Shifted s(p);

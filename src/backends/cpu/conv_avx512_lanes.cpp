@@ -1,13 +1,14 @@
 // Float convolution kernels for AVX-512F with the output channels in the lanes (conv_avx512_lanes.h).
 // Register block: kPos consecutive output positions of one output row x up to 3 vectors of 16
 // output channels (24 accumulators); per input channel and window tap, three weight vectors are
-// loaded and each position's input value broadcast. The image is copied once with zero columns
-// left and right (padded width w + 2*pw, no padded rows); for each block, taps whose input row is
+// loaded and each position's input value broadcast. For each block, taps whose input row is
 // outside the image are skipped, and within a tap's input row only the positions whose input
 // column is inside it are computed: the first and last position of a row (pad <= 1 and a window
 // reaching one column over the border, by far the common case) by their own instantiations, any
-// other partial range on the zero columns. Results go to a [positions, oc] tile, bias included,
-// then are transposed to [oc, positions].
+// other partial range on zero columns. Where no tap has another range (direct()), the kernels read
+// the image itself; otherwise a copy with zero columns left and right (padded width w + 2*pw, no
+// padded rows). While one image is computed, the next one's lines are prefetched into L2. Results
+// go to a [positions, oc] tile, bias included, then are transposed to [oc, positions].
 // Weight gradient: 6 input channels of one window tap x 4 vectors of 16 output channels, summed
 // over the positions whose input is inside the image (a rectangle per tap), one broadcast input
 // value per channel and four loads of the transposed output gradient per position. That gradient
@@ -50,7 +51,7 @@ inline __mmask16 tail_mask(int64_t n) {  // the first min(n, 16) lanes
 // nothing in the forward and cost 5 % in the 16x16 forward + backward, so it is off there.
 template <int Pn, int V, int LO, int HI, int S>
 LOCUS_AVX512_INLINE void taps(__m512 (&acc)[Pn][V], const float* __restrict w, const float* __restrict x, int64_t xs,
-                              int64_t n) {
+                              int64_t n) {  // (x: position LO's input)
   for (int64_t c = 0; c < n; ++c, w += 16 * V, x += xs) {
     if constexpr (S == 2) {  // (an address past the weights' end is never read: no pointer formed)
       const uintptr_t ahead = reinterpret_cast<uintptr_t>(w) + sizeof(float) * 16 * V * kPrefetchChannels;
@@ -62,7 +63,7 @@ LOCUS_AVX512_INLINE void taps(__m512 (&acc)[Pn][V], const float* __restrict w, c
     for (int v = 0; v < V; ++v) wv[v] = _mm512_loadu_ps(w + 16 * v);
 #pragma GCC unroll 8
     for (int q = LO; q < HI; ++q) {
-      const __m512 b = _mm512_set1_ps(x[q * S]);
+      const __m512 b = _mm512_set1_ps(x[(q - LO) * S]);
 #pragma GCC unroll 4
       for (int v = 0; v < V; ++v) acc[q][v] = _mm512_fmadd_ps(wv[v], b, acc[q][v]);
     }
@@ -71,10 +72,13 @@ LOCUS_AVX512_INLINE void taps(__m512 (&acc)[Pn][V], const float* __restrict w, c
 
 // Output row y, positions [x0, x0 + Pn), channels of one block of V vectors (w: its packed weight,
 // [kh*kw][c][16*V]); `tile` at the block's first position and channel, rows ldt apart; `last`
-// limits the last vector's channels. S: the stride (p.sh == p.sw == S).
+// limits the last vector's channels. S: the stride (p.sh == p.sw == S). img: the image with zero
+// columns (zc = p.pw of them each side, rows wp = w + 2 pw long), or the image itself (zc = 0,
+// wp = w) where every tap's positions are one of the three ranges below (direct()).
 template <int Pn, int V, int S>
-LOCUS_AVX512 void block(const float* __restrict w, const P& p, int64_t wp, const float* __restrict img, int64_t y,
-                        int64_t x0, const float* __restrict bias, float* __restrict tile, int64_t ldt, __mmask16 last) {
+LOCUS_AVX512 void block(const float* __restrict w, const P& p, int64_t wp, int64_t zc, const float* __restrict img,
+                        int64_t y, int64_t x0, const float* __restrict bias, float* __restrict tile, int64_t ldt,
+                        __mmask16 last) {
   __m512 acc[Pn][V];
 #pragma GCC unroll 4
   for (int v = 0; v < V; ++v) {
@@ -95,11 +99,12 @@ LOCUS_AVX512 void block(const float* __restrict w, const P& p, int64_t wp, const
       const int64_t hi = std::clamp<int64_t>((p.w - shift + S - 1) / S, 0, Pn);
       if (hi <= lo) continue;
       const float* wt = w + (i * p.kw + j) * cw;
-      const float* xt = img + iy * wp + x0 * S + j * p.dw;  // padded column = input column + pw
-      if (lo == 0 && hi == Pn) taps<Pn, V, 0, Pn, S>(acc, wt, xt, xs, p.c);
-      else if (lo == 1 && hi == Pn) taps<Pn, V, 1, Pn, S>(acc, wt, xt, xs, p.c);
-      else if (lo == 0 && hi == Pn - 1) taps<Pn, V, 0, Pn - 1, S>(acc, wt, xt, xs, p.c);
-      else taps<Pn, V, 0, Pn, S>(acc, wt, xt, xs, p.c);  // the rest on the zero columns
+      // the input of the range's first position: its column in img's row is input column + zc
+      const int64_t at = iy * wp + shift + zc;
+      if (lo == 0 && hi == Pn) taps<Pn, V, 0, Pn, S>(acc, wt, img + at, xs, p.c);
+      else if (lo == 1 && hi == Pn) taps<Pn, V, 1, Pn, S>(acc, wt, img + (at + S), xs, p.c);
+      else if (lo == 0 && hi == Pn - 1) taps<Pn, V, 0, Pn - 1, S>(acc, wt, img + at, xs, p.c);
+      else taps<Pn, V, 0, Pn, S>(acc, wt, img + at, xs, p.c);  // the rest on the zero columns (zc = pw only)
     }
   }
 #pragma GCC unroll 8
@@ -111,8 +116,8 @@ LOCUS_AVX512 void block(const float* __restrict w, const P& p, int64_t wp, const
   }
 }
 
-using Block = void (*)(const float*, const P&, int64_t, const float*, int64_t, int64_t, const float*, float*, int64_t,
-                       __mmask16);
+using Block = void (*)(const float*, const P&, int64_t, int64_t, const float*, int64_t, int64_t, const float*, float*,
+                       int64_t, __mmask16);
 template <int V, int S, int... Q>
 Block block_for(int pos, std::integer_sequence<int, Q...>) {
   static constexpr Block table[] = {block<Q + 1, V, S>...};
@@ -272,12 +277,38 @@ void pack(const float* w, int64_t oc, const P& p, float* packed, bool flip) {
 
 int64_t scratch_size(const P& p, int64_t oc) { return p.c * p.h * (p.w + 2 * p.pw) + p.oh * p.ow * oc; }
 
+// True when every block's every tap covers positions [0, Pn), [1, Pn) or [0, Pn - 1) of the
+// block, or none (block's `taps` cases): the kernels then read no zero column, so they can read
+// the image itself instead of a copy with zero columns.
+bool direct(const P& p) {
+  const int64_t s = p.sw;
+  for (int64_t x0 = 0; x0 < p.ow; x0 += kPos) {
+    const int64_t pn = std::min<int64_t>(kPos, p.ow - x0);
+    for (int64_t j = 0; j < p.kw; ++j) {
+      const int64_t shift = j * p.dw - p.pw + x0 * s;
+      const int64_t lo = std::clamp<int64_t>((-shift + s - 1) / s, 0, pn), hi = std::clamp<int64_t>((p.w - shift + s - 1) / s, 0, pn);
+      if (hi > lo && !(lo == 0 && hi == pn) && !(lo == 1 && hi == pn) && !(lo == 0 && hi == pn - 1)) return false;
+    }
+  }
+  return true;
+}
+
 void forward(const float* packed, int64_t oc, const P& p, const float* image, const float* bias, float* scratch,
-             float* out) {
-  const int64_t wp = p.w + 2 * p.pw, k = p.c * p.kh * p.kw, l = p.oh * p.ow;
-  float* img = scratch;
-  float* tile = scratch + p.c * p.h * wp;
-  pad_columns(p, image, img);
+             float* out, const float* next) {
+  const int64_t k = p.c * p.kh * p.kw, l = p.oh * p.ow;
+  // the image itself where no tap reads a zero column (at stride 2 its copy was 9 % of the
+  // forward, the input read from memory: 64 -> 128 on 32x32), else a copy with zero columns
+  const bool as_is = direct(p);
+  const int64_t wp = as_is ? p.w : p.w + 2 * p.pw, zc = as_is ? 0 : p.pw;
+  const float* img = as_is ? image : scratch;
+  float* tile = scratch + p.c * p.h * (p.w + 2 * p.pw);
+  if (!as_is) pad_columns(p, image, scratch);
+  // the next image's lines, a share before each block (blocks: channel blocks x rows x row blocks)
+  const int64_t lines = next != nullptr ? (p.c * p.h * p.w * static_cast<int64_t>(sizeof(float)) + 63) / 64 : 0;
+  const int64_t calls = (oc + kVecs * kLanes - 1) / (kVecs * kLanes) * p.oh * ((p.ow + kPos - 1) / kPos);
+  const int64_t share = (lines + calls - 1) / calls;
+  int64_t fetched = 0;
+  const char* ahead = reinterpret_cast<const char*>(next);
   for_channel_blocks(oc, [&](int64_t o0, int vecs) {
     const __mmask16 last = tail_mask(oc - o0 - 16 * (vecs - 1));
     const float* w = packed + o0 * k;
@@ -285,7 +316,9 @@ void forward(const float* packed, int64_t oc, const P& p, const float* image, co
     for (int64_t y = 0; y < p.oh; ++y)
       for (int64_t x0 = 0; x0 < p.ow; x0 += kPos) {
         const int pos = static_cast<int>(std::min<int64_t>(kPos, p.ow - x0));
-        block_for(pos, vecs, p.sw)(w, p, wp, img, y, x0, b, tile + (y * p.ow + x0) * oc + o0, oc, last);
+        for (const int64_t end = std::min(lines, fetched + share); fetched < end; ++fetched)
+          _mm_prefetch(ahead + 64 * fetched, _MM_HINT_T1);
+        block_for(pos, vecs, p.sw)(w, p, wp, zc, img, y, x0, b, tile + (y * p.ow + x0) * oc + o0, oc, last);
       }
   });
   conv_avx512::transpose(tile, l, oc, out);

@@ -31,8 +31,10 @@ void pack(const float* w, int64_t oc, const P& p, float* packed, bool flip = fal
 /// Floats of scratch forward needs.
 int64_t scratch_size(const P& p, int64_t oc);
 /// out [oc, oh*ow] = bias (0 when null) + the convolution of image [c, h, w] with the packed weight.
+/// next (when not null): the image this thread convolves next, whose lines are prefetched into L2
+/// while this one is computed (its copy would otherwise wait on memory first).
 void forward(const float* packed, int64_t oc, const P& p, const float* image, const float* bias, float* scratch,
-             float* out);
+             float* out, const float* next = nullptr);
 
 /// Floats of scratch grad_weight needs for `images` images.
 int64_t grad_weight_scratch_size(const P& p, int64_t oc, int64_t images = 1);
