@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/block_claims.h"
 #include "backends/cpu/conv_avx2.h"
 #include "backends/cpu/conv_avx512.h"
 #include "backends/cpu/conv_avx512_lanes.h"
@@ -277,8 +278,9 @@ bool implicit_ok(int64_t n) {
 int64_t image_blocks(int64_t n) { return std::min<int64_t>(n, 16); }
 
 // Runs image(i, b) for every image i, b its block. The blocks are handed to the pool threads as
-// they come free, not split in halves up front: a thread held up for a while (a shared machine
-// takes a core away now and then) no longer keeps the others waiting at the end. Sums kept per
+// they come free (BlockClaims: each thread's own share of them first), not split in halves up
+// front: a thread held up for a while (a shared machine takes a core away now and then) no longer
+// keeps the others waiting at the end. Sums kept per
 // block and added in block order are the same whatever the threads did. Each thread's scratch
 // (of T) is trimmed when it is done.
 template <class T, class F>
@@ -287,12 +289,12 @@ void for_images(int64_t n, F&& image) {
   auto block = [&](int64_t b) {
     for (int64_t i = b * n / blocks, e = (b + 1) * n / blocks; i < e; ++i) image(i, b);
   };
-  std::atomic<int64_t> next{0};
-  auto worker = [&](int64_t) {
-    for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) block(b);
+  const int64_t threads = std::min<int64_t>(blocks, num_threads());
+  BlockClaims claims(blocks, threads);
+  auto worker = [&](int64_t t) {
+    for (int64_t b; (b = claims.next(t)) >= 0;) block(b);
     trim_scratch<T>();
   };
-  const int64_t threads = std::min<int64_t>(blocks, num_threads());
   if (threads >= 2 && blas_side_by_side(threads, worker)) return;
   for (int64_t b = 0; b < blocks; ++b) block(b);
   trim_scratch<T>();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backends/cpu/conv_avx2.h"
+#include "backends/cpu/block_claims.h"
 #include "backends/cpu/conv_avx512.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/line_vector.h"
@@ -662,12 +663,13 @@ void forward(const float* x, const float* w, const float* bias, float* y, int64_
       k.product(u + xi * oc * p.c, oc, p.c, v + xi * g.vplane(ld), offs.data(), m + xi * g.mplane(t), t);
     for (int64_t i = 0; i < nb; ++i) k.output(g, m, t, i * tiles, bias, y + (i0 + i) * image_out);
   };
-  // blocks handed to the threads as they come free (a shared machine's core taken away for a
-  // while holds no one up)
-  std::atomic<int64_t> next{0};
+  // blocks handed to the threads as they come free, each thread's own share first (BlockClaims: a
+  // shared machine's core taken away for a while holds no one up)
   const int64_t threads = std::min<int64_t>(blocks, num_threads());
-  parallel_for(0, threads, 1, [&](int64_t, int64_t) {
-    for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) block(b);
+  BlockClaims claims(blocks, threads);
+  parallel_for(0, threads, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t)
+      for (int64_t b; (b = claims.next(t)) >= 0;) block(b);
     if (thread_buffer().size() * sizeof(float) > kKeepBuffer) LineVector<float>().swap(thread_buffer());
   });
   if (packed_weight_buffer().size() * sizeof(float) > kKeepBuffer) LineVector<float>().swap(packed_weight_buffer());
@@ -789,10 +791,11 @@ void grad_weight(const float* x, const float* gy, float* gw, float* gb, int64_t 
     for (int64_t xi = 0; xi < 16; ++xi)
       gk.product(dm + xi * g.mplane(t), oc, p.c, v + xi * g.vplane(ld), offs.data(), t, sum + xi * p.c * oc);
   };
-  std::atomic<int64_t> next{0};
   const int64_t threads = std::min<int64_t>(blocks, num_threads());
-  parallel_for(0, threads, 1, [&](int64_t, int64_t) {
-    for (int64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) block(b);
+  BlockClaims claims(blocks, threads);
+  parallel_for(0, threads, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t)
+      for (int64_t b; (b = claims.next(t)) >= 0;) block(b);
     if (thread_buffer().size() * sizeof(float) > kKeepBuffer) LineVector<float>().swap(thread_buffer());
   });
   // the blocks' sums into block 0's, each element in block order (the same bits for any thread
