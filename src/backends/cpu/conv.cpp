@@ -280,9 +280,8 @@ int64_t image_blocks(int64_t n) { return std::min<int64_t>(n, 16); }
 // Runs image(i, b) for every image i, b its block. The blocks are handed to the pool threads as
 // they come free (BlockClaims: each thread's own share of them first), not split in halves up
 // front: a thread held up for a while (a shared machine takes a core away now and then) no longer
-// keeps the others waiting at the end. Sums kept per
-// block and added in block order are the same whatever the threads did. Each thread's scratch
-// (of T) is trimmed when it is done.
+// keeps the others waiting at the end. Sums kept per block and added in block order are the same
+// whatever the threads did. Each thread's scratch (of T) is trimmed when it is done.
 template <class T, class F>
 void for_images(int64_t n, F&& image) {
   const int64_t blocks = image_blocks(n);

@@ -15,11 +15,10 @@
 #include "backends/cpu/conv_winograd.h"
 
 #include <algorithm>
-#include <atomic>
 #include <vector>
 
-#include "backends/cpu/conv_avx2.h"
 #include "backends/cpu/block_claims.h"
+#include "backends/cpu/conv_avx2.h"
 #include "backends/cpu/conv_avx512.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/line_vector.h"
