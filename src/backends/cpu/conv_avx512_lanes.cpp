@@ -42,6 +42,16 @@ inline __mmask16 tail_mask(int64_t n) {  // the first min(n, 16) lanes
   return n >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << n) - 1);
 }
 
+// The positions [lo, hi) of the block of pn at x0 whose input column for tap column j, shift + q *
+// s (shift: position 0's, (x0 * s) - pw + j * dw), is inside the image; block() and direct().
+struct TapRange {
+  int64_t shift, lo, hi;
+};
+inline TapRange tap_range(const P& p, int64_t x0, int64_t pn, int64_t j, int64_t s) {
+  const int64_t shift = j * p.dw - p.pw + x0 * s;
+  return {shift, std::clamp<int64_t>((-shift + s - 1) / s, 0, pn), std::clamp<int64_t>((p.w - shift + s - 1) / s, 0, pn)};
+}
+
 // acc[p] += w[c] * x[c * xs + p * S] for positions LO <= p < HI, over n input channels (S: the
 // stride along the row); w advances by 16 * V floats per channel. At stride 2 the weights are
 // prefetched into L1 kPrefetchChannels channels ahead: a block reads 9 x c x 16V floats of them
@@ -93,10 +103,7 @@ LOCUS_AVX512 void block(const float* __restrict w, const P& p, int64_t wp, int64
     const int64_t iy = y * S - p.ph + i * p.dh;
     if (iy < 0 || iy >= p.h) continue;
     for (int64_t j = 0; j < p.kw; ++j) {
-      // positions x0 + q whose input column (x0 + q) * S - pw + j*dw is inside the image
-      const int64_t shift = j * p.dw - p.pw + x0 * S;
-      const int64_t lo = std::clamp<int64_t>((-shift + S - 1) / S, 0, Pn);
-      const int64_t hi = std::clamp<int64_t>((p.w - shift + S - 1) / S, 0, Pn);
+      const auto [shift, lo, hi] = tap_range(p, x0, Pn, j, S);
       if (hi <= lo) continue;
       const float* wt = w + (i * p.kw + j) * cw;
       // the input of the range's first position: its column in img's row is input column + zc
@@ -285,8 +292,7 @@ bool direct(const P& p) {
   for (int64_t x0 = 0; x0 < p.ow; x0 += kPos) {
     const int64_t pn = std::min<int64_t>(kPos, p.ow - x0);
     for (int64_t j = 0; j < p.kw; ++j) {
-      const int64_t shift = j * p.dw - p.pw + x0 * s;
-      const int64_t lo = std::clamp<int64_t>((-shift + s - 1) / s, 0, pn), hi = std::clamp<int64_t>((p.w - shift + s - 1) / s, 0, pn);
+      const auto [shift, lo, hi] = tap_range(p, x0, pn, j, s);
       if (hi > lo && !(lo == 0 && hi == pn) && !(lo == 1 && hi == pn) && !(lo == 0 && hi == pn - 1)) return false;
     }
   }
