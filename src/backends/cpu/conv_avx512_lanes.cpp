@@ -1,7 +1,8 @@
 // Float convolution kernels for AVX-512F with the output channels in the lanes (conv_avx512_lanes.h).
-// Register block: kPos consecutive output positions of one output row x up to 3 vectors of 16
-// output channels (24 accumulators); per input channel and window tap, three weight vectors are
-// loaded and each position's input value broadcast. For each block, taps whose input row is
+// Register block: up to 8 consecutive output positions of one output row x up to 3 vectors of 16
+// output channels, or 6 x 4 at stride 2 on rows of 16+ (24 accumulators; blocking()); per input
+// channel and window tap, the block's weight vectors are loaded and each position's input value
+// broadcast. For each block, taps whose input row is
 // outside the image are skipped, and within a tap's input row only the positions whose input
 // column is inside it are computed: the first and last position of a row (pad <= 1 and a window
 // reaching one column over the border, by far the common case) by their own instantiations, any
@@ -133,6 +134,7 @@ Block block_for(int pos, std::integer_sequence<int, Q...>) {
 template <int S>
 Block block_for(int pos, int vecs) {
   const auto seq = std::make_integer_sequence<int, kPos>{};
+  if (vecs == 4) return block_for<4, S>(pos, std::make_integer_sequence<int, 6>{});  // (blocking())
   if (vecs == 3) return block_for<3, S>(pos, seq);
   if (vecs == 2) return block_for<2, S>(pos, seq);
   return block_for<1, S>(pos, seq);
@@ -141,10 +143,33 @@ Block block_for(int pos, int vecs, int64_t stride) {
   return stride == 2 ? block_for<2>(pos, vecs) : block_for<1>(pos, vecs);
 }
 
-// The channel blocks: [o0, o0 + 16 * vecs), 3 vectors each, then the rest.
+// A forward's register block: up to `vecs` vectors of 16 output channels x up to `pos` positions
+// of one output row. Stride 2 on rows of 16 outputs or more: 4 x 6 (24 accumulators, as 3 x 8, but
+// 128 channels are two whole blocks instead of 48 + 48 + 32, and the 2-vector block was the least
+// efficient: 80 % of the FMA peak against 91 %). Batch 64 unless said, medians of alternated runs
+// on an Intel Xeon (AVX-512, 2 vCPUs): 32 -> 64 on 32x32 0.88x the time, 64 -> 128 on 32x32
+// 0.97x, 64 -> 128 on 64x64 (batch 16) 0.85x; on 16x16 (rows of 8 outputs: blocks of 4) 1.15x
+// slower, so rows under 16 keep 3 x 8.
+struct Blocking {
+  int vecs, pos;
+};
+Blocking blocking(const P& p) { return p.sw == 2 && p.ow >= 16 ? Blocking{4, 6} : Blocking{kVecs, kPos}; }
+
+// The channel blocks: [o0, o0 + 16 * vecs), `most` vectors each, then the rest.
 template <class F>
-void for_channel_blocks(int64_t oc, F&& f) {
-  for (int64_t o0 = 0; o0 < oc; o0 += kVecs * kLanes) f(o0, static_cast<int>(std::min<int64_t>(kVecs, (oc - o0 + 15) / 16)));
+void for_channel_blocks(int64_t oc, int most, F&& f) {
+  for (int64_t o0 = 0; o0 < oc; o0 += most * kLanes) f(o0, static_cast<int>(std::min<int64_t>(most, (oc - o0 + 15) / 16)));
+}
+// The position blocks of a row of ow outputs: as few as `most` allows, sizes within one of each other.
+int64_t position_blocks(int64_t ow, int most) { return (ow + most - 1) / most; }
+template <class F>
+void for_position_blocks(int64_t ow, int most, F&& f) {
+  const int64_t nb = position_blocks(ow, most);
+  for (int64_t b = 0, x0 = 0; b < nb; ++b) {
+    const int64_t pn = ow / nb + (b < ow % nb ? 1 : 0);
+    f(x0, pn);
+    x0 += pn;
+  }
 }
 
 constexpr int kGwRows = 6;  // input channels per weight-gradient block (one window tap)
@@ -268,7 +293,7 @@ void pack(const float* w, int64_t oc, const P& p, float* packed, bool flip) {
   // w's element (output channel o, input channel c, tap t) is w[o * so + c * sc + t * st + s0]
   const int64_t so = flip ? win : p.c * win, sc = flip ? oc * win : win, st = flip ? -1 : 1, s0 = flip ? win - 1 : 0;
   parallel_for(0, p.c, std::max<int64_t>(1, kGrainCheap / (round16(oc) * win)), [&](int64_t cb, int64_t ce) {
-    for_channel_blocks(oc, [&](int64_t o0, int vecs) {
+    for_channel_blocks(oc, blocking(p).vecs, [&](int64_t o0, int vecs) {
       const int64_t width = 16 * vecs, n = std::min<int64_t>(width, oc - o0);
       float* dst = packed + o0 * k;
       for (int64_t c = cb; c < ce; ++c)
@@ -289,14 +314,14 @@ int64_t scratch_size(const P& p, int64_t oc) { return p.c * p.h * (p.w + 2 * p.p
 // the image itself instead of a copy with zero columns.
 bool direct(const P& p) {
   const int64_t s = p.sw;
-  for (int64_t x0 = 0; x0 < p.ow; x0 += kPos) {
-    const int64_t pn = std::min<int64_t>(kPos, p.ow - x0);
+  bool ok = true;
+  for_position_blocks(p.ow, blocking(p).pos, [&](int64_t x0, int64_t pn) {
     for (int64_t j = 0; j < p.kw; ++j) {
       const auto [shift, lo, hi] = tap_range(p, x0, pn, j, s);
-      if (hi > lo && !(lo == 0 && hi == pn) && !(lo == 1 && hi == pn) && !(lo == 0 && hi == pn - 1)) return false;
+      if (hi > lo && !(lo == 0 && hi == pn) && !(lo == 1 && hi == pn) && !(lo == 0 && hi == pn - 1)) ok = false;
     }
-  }
-  return true;
+  });
+  return ok;
 }
 
 void forward(const float* packed, int64_t oc, const P& p, const float* image, const float* bias, float* scratch,
@@ -311,21 +336,21 @@ void forward(const float* packed, int64_t oc, const P& p, const float* image, co
   if (!as_is) pad_columns(p, image, scratch);
   // the next image's lines, a share before each block (blocks: channel blocks x rows x row blocks)
   const int64_t lines = next != nullptr ? (p.c * p.h * p.w * static_cast<int64_t>(sizeof(float)) + 63) / 64 : 0;
-  const int64_t calls = (oc + kVecs * kLanes - 1) / (kVecs * kLanes) * p.oh * ((p.ow + kPos - 1) / kPos);
+  const Blocking bk = blocking(p);
+  const int64_t calls = (oc + bk.vecs * kLanes - 1) / (bk.vecs * kLanes) * p.oh * position_blocks(p.ow, bk.pos);
   const int64_t share = (lines + calls - 1) / calls;
   int64_t fetched = 0;
   const char* ahead = reinterpret_cast<const char*>(next);
-  for_channel_blocks(oc, [&](int64_t o0, int vecs) {
+  for_channel_blocks(oc, bk.vecs, [&](int64_t o0, int vecs) {
     const __mmask16 last = tail_mask(oc - o0 - 16 * (vecs - 1));
     const float* w = packed + o0 * k;
     const float* b = bias != nullptr ? bias + o0 : nullptr;
     for (int64_t y = 0; y < p.oh; ++y)
-      for (int64_t x0 = 0; x0 < p.ow; x0 += kPos) {
-        const int pos = static_cast<int>(std::min<int64_t>(kPos, p.ow - x0));
+      for_position_blocks(p.ow, bk.pos, [&](int64_t x0, int64_t pn) {
         for (const int64_t end = std::min(lines, fetched + share); fetched < end; ++fetched)
           _mm_prefetch(ahead + 64 * fetched, _MM_HINT_T1);
-        block_for(pos, vecs, p.sw)(w, p, wp, zc, img, y, x0, b, tile + (y * p.ow + x0) * oc + o0, oc, last);
-      }
+        block_for(static_cast<int>(pn), vecs, p.sw)(w, p, wp, zc, img, y, x0, b, tile + (y * p.ow + x0) * oc + o0, oc, last);
+      });
   });
   conv_avx512::transpose(tile, l, oc, out);
 }

@@ -41,6 +41,11 @@ TEST(CpuConv2d, LanesKernelsMatchDirectLoops) {
            LaneShape{3, 15, 31, 3, 3, 1, 1, 1, 35, 2},  // stride 2, odd sizes: 8x16 outputs
            LaneShape{2, 12, 16, 3, 3, 2, 2, 2, 17, 2},  // stride 2, dilation 2, padding 2
            LaneShape{2, 3, 7, 3, 3, 1, 1, 1, 5, 2},     // stride 2 on a tiny image: 2x4 outputs
+           // stride 2 on rows of 16+ outputs: blocks of 4 vectors x up to 6 positions
+           LaneShape{5, 32, 32, 3, 3, 1, 1, 1, 128, 2},  // 16 = 6 + 5 + 5 positions, 64 + 64 channels
+           LaneShape{3, 7, 47, 3, 3, 1, 1, 1, 70, 2},    // rows of 24 = 4 x 6; 64 + 6 channels
+           LaneShape{2, 9, 35, 5, 5, 2, 2, 1, 81, 2},    // 5x5, pad 2 (zero columns): rows of 18; 64 + 17
+           LaneShape{2, 5, 61, 3, 3, 1, 1, 1, 64, 2},    // rows of 31 = 6 + 5 x 5
        }) {
     SCOPED_TRACE(::testing::Message() << "c=" << s.c << " " << s.h << "x" << s.w << " k=" << s.kh << "x" << s.kw
                                       << " pad=" << s.ph << "," << s.pw << " d=" << s.d << " oc=" << s.oc
