@@ -664,12 +664,32 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
   if (gb != nullptr) std::copy_n(total + oc * k, oc, gb);
 }
 
+// The input gradient of a stride-2 convolution by conv_lanes::grad_input (grad_input_suits), image
+// by image.
+void grad_input_lanes(const float* w, const float* gy, float* gx, int64_t oc, const P& p) {
+  LineVector<float> packed(static_cast<size_t>(conv_lanes::grad_input_packed_size(p, oc)));
+  conv_lanes::grad_input_pack(w, oc, p, packed.data());
+  const int64_t blocks = image_blocks(p.n), image_size = p.c * p.h * p.w, out_size = oc * p.oh * p.ow;
+  for_images<float>(p.n, [&](int64_t i, int64_t b) {
+    float* buf = scratch<float>(static_cast<size_t>(conv_lanes::grad_input_scratch_size(p, oc)));
+    const bool more = i + 1 < (b + 1) * p.n / blocks;  // this thread's next image, in the same block
+    conv_lanes::grad_input(packed.data(), oc, p, gy + i * out_size, buf, gx + i * image_size,
+                           more ? gy + (i + 1) * out_size : nullptr);
+  });
+}
+
 // The gradients of conv_fwd: gx (the input's), gw (the weight's) and gb (the bias's), each
 // computed only when not null. The weight's and bias's are summed over the images per block, then
 // the blocks' sums are added in block order (deterministic, for any thread count).
 template <class T>
 void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t oc, const P& p) {
   if constexpr (std::is_same_v<T, float>) {
+    // stride 2: the input gradient as four stride-1 convolutions (measured: docs/benchmarks.md, stop 58)
+    if (gx != nullptr && conv_lanes::grad_input_suits(p, oc)) {
+      grad_input_lanes(w, gy, gx, oc, p);
+      if (gw == nullptr && gb == nullptr) return;
+      gx = nullptr;
+    }
     const P pt = transposed_geometry(p, oc);
     if (shifted_kernels(p.n, p, true, gx != nullptr) != ShiftedKernels::kNone && (gx == nullptr || pt.oh > 0))
       return conv_bwd_shifted(x, w, gy, gx, gw, gb, oc, p, pt);

@@ -139,6 +139,74 @@ TEST(CpuConv2d, LanesKernelsMatchDirectLoops) {
   }
 }
 
+// The input gradient of a stride-2 convolution as four stride-1 ones (grad_input), against loops
+// in double, and where grad_input_suits refuses.
+TEST(CpuConv2d, LanesStrideTwoInputGradientMatchesDirectLoops) {
+  if (!cpu::conv_avx512::available()) GTEST_SKIP() << "no AVX-512F (or LOCUS_CPU_ISA caps it)";
+  struct Shape {
+    int64_t c, h, w, k, pad, oc;
+  };
+  for (const Shape s : {
+           Shape{64, 32, 32, 3, 1, 128},  // the benchmark's kind: rows of 16 (4 vectors x 6 positions)
+           Shape{32, 31, 29, 3, 1, 40},   // odd sizes: classes of 16 / 15 rows and 15 / 14 columns
+           Shape{48, 20, 36, 5, 2, 33},   // 5x5, pad 2: classes of 3x3, 3x2, 2x3, 2x2 taps
+           Shape{35, 17, 16, 4, 1, 64},   // an even window: 2x2 taps in every class; 32 + 3 channels
+           Shape{40, 12, 12, 3, 1, 32},   // rows of 6 (3 vectors x 8 blocking)
+       }) {
+    SCOPED_TRACE(::testing::Message() << "c=" << s.c << " " << s.h << "x" << s.w << " k=" << s.k << " pad=" << s.pad
+                                      << " oc=" << s.oc);
+    P p;
+    p.c = s.c; p.h = s.h; p.w = s.w; p.kh = p.kw = s.k; p.ph = p.pw = s.pad; p.sh = p.sw = 2;
+    p.oh = (s.h + 2 * s.pad - s.k) / 2 + 1;
+    p.ow = (s.w + 2 * s.pad - s.k) / 2 + 1;
+    ASSERT_TRUE(cpu::conv_lanes::grad_input_suits(p, s.oc));
+    const int64_t win = s.k * s.k, l = p.oh * p.ow;
+    std::vector<float> w(static_cast<size_t>(s.oc * s.c * win)), gy(static_cast<size_t>(2 * s.oc * l));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(std::cos(0.11 * static_cast<double>(i)));
+    for (size_t i = 0; i < gy.size(); ++i) gy[i] = static_cast<float>(std::sin(0.05 * static_cast<double>(i) + 1));
+    // exact sizes: AddressSanitizer reports any read or write past them; gx starts as NaN
+    std::vector<float> packed(static_cast<size_t>(cpu::conv_lanes::grad_input_packed_size(p, s.oc))),
+        scratch(static_cast<size_t>(cpu::conv_lanes::grad_input_scratch_size(p, s.oc))),
+        gx(static_cast<size_t>(s.c * s.h * s.w), NAN);
+    cpu::conv_lanes::grad_input_pack(w.data(), s.oc, p, packed.data());
+    const std::vector<float> g0(gy.begin(), gy.begin() + s.oc * l);  // one image's, the next one prefetched
+    cpu::conv_lanes::grad_input(packed.data(), s.oc, p, g0.data(), scratch.data(), gx.data(), gy.data() + s.oc * l);
+    int bad = 0;
+    for (int64_t c = 0; c < s.c; ++c)
+      for (int64_t iy = 0; iy < s.h; ++iy)
+        for (int64_t ix = 0; ix < s.w; ++ix) {
+          double want = 0, mag = 0;
+          for (int64_t o = 0; o < s.oc; ++o)
+            for (int64_t i = 0; i < s.k; ++i)
+              for (int64_t j = 0; j < s.k; ++j) {
+                const int64_t ty = iy + s.pad - i, tx = ix + s.pad - j;
+                if (ty % 2 != 0 || tx % 2 != 0 || ty < 0 || tx < 0 || ty / 2 >= p.oh || tx / 2 >= p.ow) continue;
+                const double t = static_cast<double>(w[static_cast<size_t>(((o * s.c + c) * s.k + i) * s.k + j)]) *
+                                 g0[static_cast<size_t>(o * l + (ty / 2) * p.ow + tx / 2)];
+                want += t;
+                mag += std::fabs(t);
+              }
+          const double got = gx[static_cast<size_t>((c * s.h + iy) * s.w + ix)];
+          if (!(std::fabs(got - want) <= 1e-5 * mag + 1e-6) && bad++ < 5)
+            ADD_FAILURE() << "gx[" << c << "][" << iy << "][" << ix << "]: " << got << ", want " << want;
+        }
+  }
+  // refused: stride 1, dilation 2, a 1x1 window (a class without taps), padding past the window
+  // (a class with negative padding), 16 channels
+  auto geometry = [](int64_t c, int64_t hw, int64_t k, int64_t pad, int64_t stride, int64_t d) {
+    P p;
+    p.c = c; p.h = p.w = hw; p.kh = p.kw = k; p.ph = p.pw = pad; p.sh = p.sw = stride; p.dh = p.dw = d;
+    p.oh = p.ow = (hw + 2 * pad - d * (k - 1) - 1) / stride + 1;
+    return p;
+  };
+  EXPECT_FALSE(cpu::conv_lanes::grad_input_suits(geometry(64, 32, 3, 1, 1, 1), 64));
+  EXPECT_FALSE(cpu::conv_lanes::grad_input_suits(geometry(64, 32, 3, 2, 2, 2), 64));
+  EXPECT_FALSE(cpu::conv_lanes::grad_input_suits(geometry(64, 32, 1, 0, 2, 1), 64));
+  EXPECT_FALSE(cpu::conv_lanes::grad_input_suits(geometry(64, 32, 3, 3, 2, 1), 64));
+  EXPECT_FALSE(cpu::conv_lanes::grad_input_suits(geometry(16, 32, 3, 1, 2, 1), 64));
+  EXPECT_TRUE(cpu::conv_lanes::grad_input_suits(geometry(64, 32, 3, 1, 2, 1), 64));
+}
+
 }  // namespace conv_avx512_lanes_test
 }  // namespace
 }  // namespace cpu_test
