@@ -222,6 +222,34 @@ void trim_scratch() {
   if (buf.size() * sizeof(T) > kKeepScratch) LineVector<T>().swap(buf);
 }
 
+// A backward's per-block sums of the weight and bias gradients: up to kKeepScratch bytes in a
+// second buffer of the calling thread, kept between calls as the scratch is (a fresh `new[]` each
+// call was faulted in page by page), larger ones allocated for the call.
+template <class T>
+LineVector<T>& thread_sums() {
+  thread_local LineVector<T> buf;
+  return buf;
+}
+template <class T>
+struct BlockSums {
+  explicit BlockSums(size_t n) {
+    if (n * sizeof(T) > kKeepScratch) {  // (not zeroed here: each block zeroes its own, in parallel)
+      owned.reset(new T[n]);
+      data = owned.get();
+      return;
+    }
+    LineVector<T>& buf = thread_sums<T>();
+    if (buf.size() < n) buf.resize(n);
+    data = buf.data();
+  }
+  BlockSums(const BlockSums&) = delete;
+  BlockSums& operator=(const BlockSums&) = delete;
+  T* get() const { return data; }
+  T& operator[](size_t i) const { return data[i]; }
+  std::unique_ptr<T[]> owned;
+  T* data;
+};
+
 // dst[r * ds + t] = src[r * ss + t] (+ *add) for r < rows, t < n: a plane's rows, which are short
 // (7 to 56 wide, often): whole vectors for float with AVX2, else a plain loop; a memmove call per
 // row cost as much as a convolution's arithmetic for the CNN's 14-wide rows.
@@ -277,14 +305,23 @@ bool implicit_ok(int64_t n) {
 // [b * n / blocks, (b + 1) * n / blocks), run in order on one thread.
 int64_t image_blocks(int64_t n) { return std::min<int64_t>(n, 16); }
 
+// The blocks of a backward whose per-block sums are `size` elements each: image_blocks(n), fewer
+// (at least 4) where their sums would pass kKeepScratch: each block's are zeroed, written and
+// summed every call, and 16 blocks of 256 -> 256 3x3's 2.4 MiB were 38 MiB of that a call.
+template <class T>
+int64_t sum_blocks(int64_t n, int64_t size) {
+  const auto fit = static_cast<int64_t>(kKeepScratch / (sizeof(T) * static_cast<size_t>(std::max<int64_t>(1, size))));
+  return std::min(image_blocks(n), std::max<int64_t>(4, fit));
+}
+
 // Runs image(i, b) for every image i, b its block. The blocks are handed to the pool threads as
 // they come free (BlockClaims: each thread's own share of them first), not split in halves up
 // front: a thread held up for a while (a shared machine takes a core away now and then) no longer
 // keeps the others waiting at the end. Sums kept per block and added in block order are the same
 // whatever the threads did. Each thread's scratch (of T) is trimmed when it is done.
 template <class T, class F>
-void for_images(int64_t n, F&& image) {
-  const int64_t blocks = image_blocks(n);
+void for_images(int64_t n, F&& image, int64_t blocks = 0) {  // (0: image_blocks(n))
+  if (blocks <= 0) blocks = image_blocks(n);
   auto block = [&](int64_t b) {
     for (int64_t i = b * n / blocks, e = (b + 1) * n / blocks; i < e; ++i) image(i, b);
   };
@@ -573,10 +610,10 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
     else conv_avx2::pack_forward(flipped.data(), p.c, oc * win, packed.data());
   }
   const size_t gx_scratch = !st ? 0 : static_cast<size_t>(lanes ? conv_lanes::scratch_size(pt, p.c) : st->as_is ? 0 : st->padded);
-  const int64_t blocks = image_blocks(p.n), size = oc * k + oc;
+  const int64_t size = oc * k + oc, blocks = sum_blocks<float>(p.n, size);
   // block c's sums at sums[c * size], zeroed by the block's first image (on the pool's threads)
   const bool summed = gw != nullptr || gb != nullptr;
-  const std::unique_ptr<float[]> sums(new float[static_cast<size_t>(summed ? blocks * size : 0)]);
+  const BlockSums<float> sums(static_cast<size_t>(summed ? blocks * size : 0));
   const bool gw_lanes = avx512 && conv_lanes::suits(p, oc);  // the weight gradient without the padding's taps
   // with AVX2, channels in the lanes (from the output gradient transposed) where that pays
   const bool avx2_lanes = !avx512 && gw != nullptr && conv_avx2::lanes_suit(oc, k);
@@ -640,7 +677,7 @@ void conv_bwd_shifted(const float* x, const float* w, const float* gy, float* gx
       if (avx512) conv_avx512::forward(packed.data(), p.c, st->k, src, st->offs.data(), nullptr, gx + i * image_size, st->l);
       else conv_avx2::forward(packed.data(), p.c, st->k, src, st->offs.data(), nullptr, gx + i * image_size, st->l);
     }
-  });
+  }, blocks);
   // the blocks' sums into block 0's, each element in block order (on the pool's threads), then gw
   // transposed
   if (!summed) return;
@@ -717,12 +754,12 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
       conv_avx2::pack_grad_input(w, oc, k, packed.data());
     }
   }
-  const int64_t blocks = image_blocks(p.n), size = oc * k + oc;
+  const int64_t size = oc * k + oc, blocks = sum_blocks<T>(p.n, size);
   // block c's sums: gw at sums[c * size], gb right after it, zeroed by the block's first image (on
   // the pool's threads: a zeroed vector was 4.7 MiB for 64 -> 128 3x3, zeroed on the calling
   // thread alone)
   const bool summed = gw != nullptr || gb != nullptr;
-  const std::unique_ptr<T[]> sums(new T[static_cast<size_t>(summed ? blocks * size : 0)]);
+  const BlockSums<T> sums(static_cast<size_t>(summed ? blocks * size : 0));
   for_images<T>(p.n, [&](int64_t i, int64_t c) {
     if (summed && i == c * p.n / blocks) std::fill_n(sums.get() + c * size, size, T(0));
     T* buf = scratch<T>(g.scratch_size(oc) + (transposed ? gt->scratch_size(p.c) : 0));
@@ -784,7 +821,7 @@ void conv_bwd(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, int64_t 
       for (int64_t ch = 0; ch < p.c; ++ch)
         copy_rows<T>(pad + (ch * g.hp + p.ph) * g.wp + p.pw, g.wp, gxi + ch * p.h * p.w, p.w, p.h, p.w);
     }
-  });
+  }, blocks);
   // the blocks' sums, each element in block order (the same for any thread count), on the pool's
   // threads
   if (!summed) return;

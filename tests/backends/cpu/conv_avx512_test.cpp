@@ -121,11 +121,13 @@ TEST(CpuConv2d, KernelsMatchDirectLoopsOnOddShapes) {
            Shape{3, 5, 11, 10, 3, 3, 1, 1, 1, 17, 2}, Shape{2, 3, 12, 13, 3, 3, 2, 2, 2, 9, 2},
            Shape{2, 4, 11, 10, 3, 3, 1, 1, 1, 6, 3}, Shape{2, 7, 9, 9, 1, 1, 0, 0, 1, 5, 2},
            Shape{1, 16, 32, 32, 3, 3, 1, 1, 1, 30, 2},
-           // strided, 32 channels or more both ways on rows of 8: the forward on the lanes kernels,
+           // strided, 32 channels or more both ways: the forward on the lanes kernels,
            // at stride 2 the input gradient as four stride-1 convolutions (conv_lanes::grad_input;
            // not with dilation 2)
            Shape{2, 32, 16, 16, 3, 3, 1, 1, 1, 40, 2}, Shape{3, 33, 15, 31, 3, 3, 1, 1, 1, 35, 2},
            Shape{2, 32, 12, 16, 3, 3, 2, 2, 2, 32, 2},
+           // and rows of 14 and 13 (position blocks of 7 + 7 and 7 + 6)
+           Shape{2, 32, 28, 28, 3, 3, 1, 1, 1, 40, 2}, Shape{2, 33, 25, 26, 3, 3, 1, 1, 1, 64, 2},
            // the CNN's two convolutions (Cin 1: the direct kernels; 16 -> 32: Winograd's)
            Shape{2, 1, 28, 28, 3, 3, 1, 1, 1, 16}, Shape{2, 16, 14, 14, 3, 3, 1, 1, 1, 32},
            // AVX2's weight gradient with the channels in the lanes (conv_avx2::lanes_suit: 16k
