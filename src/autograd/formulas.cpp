@@ -330,16 +330,19 @@ void on_unary(UnaryOp op, Tensor& out, const Tensor& a, const backend::UnaryPara
       });
       return;
     case UnaryOp::Gelu:
-      o = saved_output(out);
-      record("GeluBackward0", out, {&a}, [a, o](const Tensor& g) -> variable_list {
-        // d/dx x*Phi(x) = Phi(x) + x*phi(x); Phi(x) = gelu(x)/x (1/2 at 0)
-        Tensor cdf = where(a.eq(0), 0.5, o / a);
+      record("GeluBackward0", out, {&a}, [a](const Tensor& g) -> variable_list {
+        // one fused pass, unless a graph of the backward is being built (then differentiable ops)
+        if (!should_record(g, a)) return {ops::gelu_backward(g, a, false)};
+        // d/dx x*Phi(x) = Phi(x) + x*phi(x), Phi(x) = erfc(-x / sqrt 2) / 2 (no 0 / 0 at x = 0, whose
+        // derivative was NaN when Phi was gelu(x) / x)
+        Tensor cdf = (a * -0.70710678118654752440).erfc() * 0.5;
         Tensor pdf = (a * a * -0.5).exp() * (1.0 / std::sqrt(2.0 * std::numbers::pi));
         return {g * (cdf + a * pdf)};
       });
       return;
     case UnaryOp::GeluTanh:
       record("GeluBackward0", out, {&a}, [a](const Tensor& g) -> variable_list {
+        if (!should_record(g, a)) return {ops::gelu_backward(g, a, true)};
         const double k = std::sqrt(2.0 / std::numbers::pi), c = 0.044715;
         Tensor a2 = a * a;
         Tensor t = ((a + a2 * a * c) * k).tanh();

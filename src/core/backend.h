@@ -93,6 +93,9 @@ enum class BinaryOp : int {
   BitAnd, BitOr, BitXor,            // bool and integer dtypes only
   LShift, RShift,                   // integers only; as PyTorch's cpu kernel (x86): int8/16 shifted as int32,
                                     // the count masked to 31 (63 for int64), >> arithmetic for signed
+  // ---- stop 58 ----
+  GeluBackward,                     // a * gelu'(b) (a: the gradient, b: gelu's input), erf form; float only
+  GeluTanhBackward,                 // the same for gelu's tanh approximation
 };
 inline bool binary_is_comparison(BinaryOp op) {
   return op >= BinaryOp::Eq && op <= BinaryOp::LogicalOr;

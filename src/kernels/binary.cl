@@ -36,6 +36,9 @@
 #define B_BIT_XOR 27
 #define B_LSHIFT 28
 #define B_RSHIFT 29
+/* ---- stop 58 ---- */
+#define B_GELU_BACKWARD 30
+#define B_GELU_TANH_BACKWARD 31
 /* shift counts are masked as x86 does (PyTorch's cpu results): 31 for types up to 32 bits, 63 for int64 */
 #ifdef DT_I64
 #define SHIFT_MASK 63
@@ -71,6 +74,18 @@ DEVICE_FN A binary_op(int op, A x, A y) {
     case B_FMOD: return (A)fmod((F)x, (F)y);
     case B_TRUNC_DIVIDE: return (A)trunc((F)x / (F)y);
     case B_NEXTAFTER: return (A)nextafter((F)x, (F)y);
+    case B_GELU_BACKWARD: {  /* x * (Phi(y) + y phi(y)), Phi by erfc */
+      F f = (F)y;
+      F cdf = FLIT(0.5) * erfc(-f * FLIT(0.70710678118654752440));
+      F pdf = exp(FLIT(-0.5) * f * f) * FLIT(0.39894228040143267794);
+      return (A)((F)x * (cdf + f * pdf));
+    }
+    case B_GELU_TANH_BACKWARD: {
+      F f = (F)y, f2 = f * f;
+      F t = tanh(FLIT(0.79788456080286535588) * (f + FLIT(0.044715) * f2 * f));
+      return (A)((F)x * (FLIT(0.5) * (FLIT(1.0) + t) +
+                         FLIT(0.5) * FLIT(0.79788456080286535588) * f * (FLIT(1.0) - t * t) * (FLIT(1.0) + FLIT(3.0) * FLIT(0.044715) * f2)));
+    }
     case B_MAXIMUM: return (IS_NAN(x) || IS_NAN(y)) ? x + y : (x > y ? x : y);
     case B_MINIMUM: return (IS_NAN(x) || IS_NAN(y)) ? x + y : (x < y ? x : y);
     case B_REMAINDER: {

@@ -85,6 +85,8 @@ const char* binary_name(BinaryOp op) {
     case BinaryOp::BitXor: return "bitwise_xor";
     case BinaryOp::LShift: return "bitwise_left_shift";
     case BinaryOp::RShift: return "bitwise_right_shift";
+    case BinaryOp::GeluBackward:
+    case BinaryOp::GeluTanhBackward: return "gelu_backward";
   }
   return "binary";
 }
@@ -608,6 +610,9 @@ Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
 namespace ops {
 Tensor threshold_backward(const Tensor& grad, const Tensor& input) {
   return binary_impl(BinaryOp::ThresholdBackward, grad, input, nullptr);
+}
+Tensor gelu_backward(const Tensor& grad, const Tensor& input, bool tanh_approximation) {
+  return binary_impl(tanh_approximation ? BinaryOp::GeluTanhBackward : BinaryOp::GeluBackward, grad, input, nullptr);
 }
 
 Tensor gelu(const Tensor& input, bool tanh_approximation) {

@@ -22,6 +22,8 @@ Tensor threshold_backward(const Tensor& grad, const Tensor& input);
 /// gelu (exact erf form, or its tanh approximation), differentiable; integer inputs become the
 /// default dtype.
 Tensor gelu(const Tensor& input, bool tanh_approximation);
+/// grad * gelu'(input) in one pass (gelu's backward; float dtypes).
+Tensor gelu_backward(const Tensor& grad, const Tensor& input, bool tanh_approximation);
 /// The fused optimizer step: one Adam/AdamW update of p in one pass by the backend's kernel, when it
 /// has one and every tensor is dense, of p's dtype, on p's device and of p's size (max_sq null
 /// without amsgrad). False otherwise: the caller composes the update from tensor ops.

@@ -255,6 +255,44 @@ TEST_P(Layers, InstanceNormMatchesTheDefinition) {
                    "[instance_norm] expected weight of 3 elements (the channels), got [1].");
 }
 
+// gelu's backward (one fused pass when no graph of it is built) against its derivative in double,
+// float and double, both forms, over [-9, 9] (the negative tail included); with create_graph the
+// gradient stays differentiable: gelu''(x) = phi(x) (2 - x^2) for the erf form.
+TEST_P(Layers, GeluGradientsMatchTheDerivative) {
+  const Device d = GetParam();
+  for (ScalarType dt : {kFloat, kDouble})
+    for (bool tanh_form : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << toString(dt) << (tanh_form ? " tanh" : " erf"));
+      const Tensor x = linspace(-9, 9, 1001, TensorOptions().device(d).dtype(dt)).requires_grad_(true);
+      const Tensor y = F::gelu(x, F::GELUFuncOptions().approximate(tanh_form ? "tanh" : "none"));
+      EXPECT_EQ(y.grad_fn()->name(), "GeluBackward0");
+      // the gradient as a contiguous tensor (of y * 3), and as a sum's backward gives it (one
+      // value broadcast: stride 0)
+      for (const double scale : {3.0, 1.0}) {
+      const Tensor g = autograd::grad({scale == 1 ? y.sum() : (y * scale).sum()}, {x}, {}, /*retain_graph=*/true)[0];
+      const std::vector<double> xv = values(x), gv = values(g);
+      int bad = 0;
+      for (size_t i = 0; i < xv.size(); ++i) {
+        const double b = xv[i], k = std::sqrt(2.0 / M_PI), c = 0.044715, t = std::tanh(k * (b + c * b * b * b));
+        const double want = scale * (tanh_form ? 0.5 * (1 + t) + 0.5 * k * b * (1 - t * t) * (1 + 3 * c * b * b)
+                                           : 0.5 * std::erfc(-b / std::sqrt(2.0)) + b * std::exp(-0.5 * b * b) / std::sqrt(2 * M_PI));
+        // in float the tanh form's 1 - t^2 turns tanh's last-place error (1 ulp at t = -1 on PoCL)
+        // into up to 1.2e-7 x 1.5 k |x| (1 + 3 c x^2) here
+        const double tol = dt == kDouble ? 1e-12
+                           : tanh_form   ? 2e-6 + 1e-6 * std::fabs(b) * (1 + 3 * c * b * b) / std::max(1.0, std::fabs(want))
+                                         : 2e-6;
+        if (!(std::fabs(gv[i] - want) <= tol * std::max(1.0, std::fabs(want))) && bad++ < 5)
+          ADD_FAILURE() << "x = " << b << ": " << gv[i] << ", want " << want << " (scale " << scale << ")";
+      }
+      }
+    }
+  const Tensor x = tensor({-2.0, -0.5, 0.0, 0.7, 3.0}, TensorOptions().device(d).dtype(kDouble)).requires_grad_(true);
+  const Tensor g = autograd::grad({F::gelu(x).sum()}, {x}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+  const std::vector<double> xv = values(x), gg = values(autograd::grad({g.sum()}, {x})[0]);
+  for (size_t i = 0; i < xv.size(); ++i)
+    EXPECT_NEAR(gg[i], std::exp(-0.5 * xv[i] * xv[i]) / std::sqrt(2 * M_PI) * (2 - xv[i] * xv[i]), 1e-12) << xv[i];
+}
+
 TEST_P(Layers, FunctionalGradients) {
   Device d = GetParam();
   gradcheck([](const V& x) { return F::linear(x[0], x[1], x[2]); }, {sample({3, 4}), sample({2, 4}, 1.), sample({2}, 2.)}, d);

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/vec_math.h"
 
 namespace locus::cpu {
 namespace {
@@ -46,6 +47,11 @@ void run_binary(const TensorRef& out, const TensorRef& a, const TensorRef& b, in
     const T* x = reinterpret_cast<const T*>(p[1]);
     const T* y = reinterpret_cast<const T*>(p[2]);
     if (s[0] == sizeof(O)) {
+      // gelu's backward on float: libmvec's vector erfc / exp / tanh where it loads (vec_math.h)
+      if constexpr (std::is_same_v<T, float> && std::is_same_v<O, float> && requires { F::kTanhForm; })
+        if ((s[1] == sizeof(T) || s[1] == 0) && s[2] == sizeof(T) &&
+            vec_math::gelu_backward(o, x, s[1] == 0 ? 0 : 1, y, n, F::kTanhForm))
+          return;
       if (s[1] == sizeof(T) && s[2] == sizeof(T)) return bin_vv<T, O>(o, x, y, n, f);
       if (s[1] == sizeof(T) && s[2] == 0) return bin_vs<T, O>(o, x, static_cast<C>(*y), n, f);
       if (s[1] == 0 && s[2] == sizeof(T)) return bin_sv<T, O>(o, static_cast<C>(*x), y, n, f);
@@ -245,6 +251,24 @@ struct RShift {
 // relu's backward as PyTorch's threshold_backward: zero where the output is <= 0, the gradient elsewhere
 // (a NaN output passes it on)
 struct ThresholdBackward { template <class C> C operator()(C a, C b) const { return b <= C(0) ? C(0) : a; } };
+// gelu's backward (PyTorch's GeluBackward0): a * (Phi(b) + b phi(b)), Phi by erfc (no cancellation
+// for b << 0); and for the tanh approximation, the derivative of 0.5 b (1 + tanh(k (b + c b^3)))
+struct GeluBackward {
+  static constexpr bool kTanhForm = false;
+  template <class C> C operator()(C a, C b) const {
+    const C cdf = C(0.5) * std::erfc(-b * C(0.70710678118654752440));
+    const C pdf = std::exp(C(-0.5) * b * b) * C(0.39894228040143267794);  // 1 / sqrt(2 pi)
+    return a * (cdf + b * pdf);
+  }
+};
+struct GeluTanhBackward {
+  static constexpr bool kTanhForm = true;
+  template <class C> C operator()(C a, C b) const {
+    const C k = C(0.79788456080286535588), c = C(0.044715);  // sqrt(2 / pi)
+    const C b2 = b * b, t = std::tanh(k * (b + c * b2 * b));
+    return a * (C(0.5) * (C(1) + t) + C(0.5) * k * b * (C(1) - t * t) * (C(1) + C(3) * c * b2));
+  }
+};
 
 // Elements below which a division never uses a second thread (per chunk): the divider makes it
 // 0.1 ns an element on one thread (Zen 4, float), ten times an add's, so two threads pay from
@@ -293,6 +317,12 @@ void dispatch_op(BinaryOp op, ScalarType dt, const char* what, K&& k) {
     case BinaryOp::LogicalAnd: return k.template operator()<T, bool>(LogicalAnd{}, kGrainCheap);
     case BinaryOp::LogicalOr: return k.template operator()<T, bool>(LogicalOr{}, kGrainCheap);
     case BinaryOp::ThresholdBackward: return k.template operator()<T, T>(ThresholdBackward{}, kGrainCheap);
+    case BinaryOp::GeluBackward:
+      if constexpr (is_float_v<T>) return k.template operator()<T, T>(GeluBackward{}, kGrainMath);
+      else unsupported(what, dt);  // (autograd calls it on gelu's float input)
+    case BinaryOp::GeluTanhBackward:
+      if constexpr (is_float_v<T>) return k.template operator()<T, T>(GeluTanhBackward{}, kGrainMath);
+      else unsupported(what, dt);
     // ---- ops batch (stop 46) ---- (the op layer refuses floats, and bool shifts)
     case BinaryOp::BitAnd:
       if constexpr (!is_float_v<T>) return k.template operator()<T, T>(BitAnd{}, kGrainCheap);

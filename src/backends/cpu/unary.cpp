@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/vec_math.h"
 
 namespace locus::cpu {
 namespace {
@@ -31,6 +32,20 @@ void run_map(const TensorRef& out, const TensorRef& in, int64_t grain, F f) {
       map_contig<T>(reinterpret_cast<T*>(p[0]), reinterpret_cast<const T*>(p[1]), n, f);
     else
       map_strided<T>(p[0], s[0], p[1], s[1], n, f);
+  });
+}
+
+// gelu: on contiguous float runs libmvec's vector erf / tanh where it loads (vec_math.h), else f.
+template <class T, class F>
+void run_gelu(const TensorRef& out, const TensorRef& in, bool tanh_form, F f) {
+  const TensorRef* refs[2] = {&out, &in};
+  for_each_run<2>(refs, kGrainMath, [&](char* const* p, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
+      if constexpr (std::is_same_v<T, float>)
+        if (vec_math::gelu(reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), n, tanh_form)) return;
+      return map_contig<T>(reinterpret_cast<T*>(p[0]), reinterpret_cast<const T*>(p[1]), n, f);
+    }
+    map_strided<T>(p[0], s[0], p[1], s[1], n, f);
   });
 }
 
@@ -258,8 +273,8 @@ void unary_float(UnaryOp op, const TensorRef& out, const TensorRef& in, const Un
     case UnaryOp::Digamma: return run_map<T>(out, in, kGrainMath, Digamma{});
     case UnaryOp::Trigamma: return run_map<T>(out, in, kGrainMath, Trigamma{});
     case UnaryOp::Sigmoid: return run_map<T>(out, in, kGrainMath, Sigmoid{});
-    case UnaryOp::Gelu: return run_map<T>(out, in, kGrainMath, Gelu{});
-    case UnaryOp::GeluTanh: return run_map<T>(out, in, kGrainMath, GeluTanh{});
+    case UnaryOp::Gelu: return run_gelu<T>(out, in, false, Gelu{});
+    case UnaryOp::GeluTanh: return run_gelu<T>(out, in, true, GeluTanh{});
     case UnaryOp::PowScalar: return dispatch_pow<T>(out, in, p.a);
     default: break;
   }

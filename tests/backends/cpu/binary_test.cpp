@@ -125,6 +125,30 @@ TEST(CpuBinary, ThresholdBackward) {
   expect_near(run(BinaryOp::ThresholdBackward, kFloat, {10, 20, 30, 40}, {-1, 0, 0.5, kNaN}), {0, 0, 30, 40});
 }
 
+// gelu's backward in one pass: a * gelu'(b), against the derivative in double (erf form: Phi(b) +
+// b phi(b); tanh form: of 0.5 b (1 + tanh(k (b + c b^3)))), for float, double and the 16-bit
+// dtypes; far in the negative tail (erfc, not 1 - erf, keeps the float result nonzero), at 0, NaN.
+TEST(CpuBinary, GeluBackward) {
+  const std::vector<double> g = {1, 2, -1, 0.5, 3, 1, 1, 1}, x = {0, 1, -2, 3.5, -0.3, -9, 6, kNaN};
+  std::vector<double> erf_form, tanh_form;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double b = x[i], k = std::sqrt(2.0 / M_PI), c = 0.044715, t = std::tanh(k * (b + c * b * b * b));
+    erf_form.push_back(g[i] * (0.5 * std::erfc(-b / std::sqrt(2.0)) + b * std::exp(-0.5 * b * b) / std::sqrt(2 * M_PI)));
+    tanh_form.push_back(g[i] * (0.5 * (1 + t) + 0.5 * k * b * (1 - t * t) * (1 + 3 * c * b * b)));
+  }
+  for (ScalarType dt : {kFloat, kDouble}) {
+    expect_near(run(BinaryOp::GeluBackward, dt, g, x), erf_form);
+    expect_near(run(BinaryOp::GeluTanhBackward, dt, g, x), tanh_form);
+  }
+  // gelu'(-9) = -9 phi(-9) + Phi(-9): about -9.3e-18, still nonzero in float
+  const double tail = run(BinaryOp::GeluBackward, kFloat, {1}, {-9})[0];
+  EXPECT_LT(tail, 0);
+  EXPECT_NEAR(tail, erf_form[5], 1e-3 * std::fabs(erf_form[5]));
+  // the 16-bit dtypes: gelu'(0.5) = 0.86750, 2 gelu'(-1) = -0.16663; tanh form: gelu'(1) = 1.08296
+  expect_near(run(BinaryOp::GeluBackward, kHalf, {1, 2}, {0.5, -1}), {0.86750, -0.16663}, 2e-3);
+  expect_near(run(BinaryOp::GeluTanhBackward, kBFloat16, {1}, {1}), {1.08296}, 1e-2);
+}
+
 TEST(CpuBinary, ScalarBothSides) {
   expect_near(run_scalar(BinaryOp::Sub, kFloat, {1, 2, 3}, 10, false), {-9, -8, -7});
   expect_near(run_scalar(BinaryOp::Sub, kFloat, {1, 2, 3}, 10, true), {9, 8, 7});
